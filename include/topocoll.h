@@ -1,0 +1,104 @@
+/*
+ * topocoll: topology-aware MPI collective algorithms.
+ *
+ * Every collective has the MPI signature and an MPI error-class return value.
+ * Errors are also raised through the communicator's error handler, so with
+ * the default MPI_ERRORS_ARE_FATAL a bad argument aborts as MPI itself would.
+ *
+ * Algorithms are listed in one catalog; they are addressed by collective and
+ * name ("ring", "bruck", ...).  The same names are accepted by the
+ * TOPOCOLL_<COLLECTIVE> environment variables, the benchmark and the tuning
+ * files.
+ */
+#ifndef TOPOCOLL_H
+#define TOPOCOLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "topocoll_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TOPOCOLL_VERSION_MAJOR 0
+#define TOPOCOLL_VERSION_MINOR 1
+#define TOPOCOLL_VERSION_PATCH 0
+
+/* Collective name ("allgather"), or NULL for an unknown value. */
+const char *topocoll_coll_name(topocoll_coll coll);
+/* Collective by name; returns -1 when unknown. */
+int topocoll_coll_from_name(const char *name);
+
+/* ---- the catalog --------------------------------------------------------- */
+
+/* Number of algorithms of a collective (native included). */
+int topocoll_algorithm_count(topocoll_coll coll);
+/* Name / one-line description / requirements text of algorithm i
+ * (0 <= i < count), or NULL when out of range. */
+const char *topocoll_algorithm_name(topocoll_coll coll, int i);
+const char *topocoll_algorithm_description(topocoll_coll coll, int i);
+const char *topocoll_algorithm_requirements(topocoll_coll coll, int i);
+/* Index of a named algorithm, or -1. */
+int topocoll_algorithm_index(topocoll_coll coll, const char *name);
+
+/* Would the named algorithm serve an allgather with these arguments on comm?
+ * Returns 1 (yes), 0 (it declines; *why, when why != NULL, points to a static
+ * reason) or a negative value for an unknown name.  Collective over nothing:
+ * it may build the communicator's topology (which is collective) on first use. */
+int topocoll_allgather_applicable(const char *algorithm, int sendcount,
+                                  MPI_Datatype sendtype, int recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  const char **why);
+
+/* ---- collectives --------------------------------------------------------- */
+
+/* MPI_Allgather with topocoll's selection (tuning table, TOPOCOLL_ALLGATHER). */
+int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       MPI_Comm comm);
+
+/* MPI_Allgather with a named algorithm ("native" is PMPI_Allgather).  An
+ * algorithm that declines the arguments returns MPI_ERR_ARG (through the
+ * error handler); an unknown name returns MPI_ERR_ARG too. */
+int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf,
+                                 int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm);
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* Give comm a virtual topology from a spec (see docs/topology.md), replacing
+ * whatever was detected or set before.  Collective over comm; every rank must
+ * pass the same spec.  spec == NULL goes back to detection (or
+ * TOPOCOLL_TOPOLOGY).  Returns MPI_SUCCESS or an MPI error class; a malformed
+ * spec gets a message on stderr naming the problem. */
+int topocoll_set_topology(MPI_Comm comm, const char *spec);
+
+/* Where a rank sits in comm's topology (building it if needed). */
+typedef struct topocoll_rank_place {
+    int node;        /* node id, 0 .. nnodes-1 */
+    int socket;      /* socket / NUMA domain id, global, 0 .. nsockets-1 */
+    int node_index;  /* index of the rank among the ranks of its node */
+    int socket_index;/* index of the rank among the ranks of its socket */
+} topocoll_rank_place;
+
+int topocoll_topology_place(MPI_Comm comm, int rank, topocoll_rank_place *place);
+int topocoll_topology_counts(MPI_Comm comm, int *nnodes, int *nsockets);
+/* One-line description of comm's topology into buf (truncated to len). */
+int topocoll_topology_describe(MPI_Comm comm, char *buf, int len);
+
+/* ---- explain --------------------------------------------------------------- */
+
+/* Name of the algorithm that served the last topocoll call of this process
+ * on any communicator ("" before the first call). */
+const char *topocoll_last_algorithm(void);
+
+/* Drop the cached schedules of comm (for tests and benchmarks). */
+int topocoll_flush_cache(MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOCOLL_H */

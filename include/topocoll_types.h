@@ -1,0 +1,12 @@
+/* topocoll types that need no MPI header (shared with the MPI-free parts:
+ * schedule generators, verifier, simulator). */
+#ifndef TOPOCOLL_TYPES_H
+#define TOPOCOLL_TYPES_H
+
+/* Collectives known to the catalog. */
+typedef enum topocoll_coll {
+    TOPOCOLL_ALLGATHER = 0,
+    TOPOCOLL_NCOLL
+} topocoll_coll;
+
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Configures and builds topocoll against one MPI flavour, warnings as errors.
+#
+#   scripts/build.sh openmpi|mpich [extra cmake arguments...]
+#
+# Builds in build-<flavour> at the repository root (BUILD_DIR overrides it).
+# Later -D arguments win, e.g. -DTOPOCOLL_WERROR=OFF.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+flavor=${1:-}
+[ $# -gt 0 ] && shift
+case "$flavor" in
+  openmpi) mpicc=/usr/bin/mpicc.openmpi; mpiexec=/usr/bin/mpiexec.openmpi ;;
+  mpich)   mpicc=/usr/bin/mpicc.mpich;   mpiexec=/usr/bin/mpiexec.mpich ;;
+  *) echo "usage: $0 openmpi|mpich [cmake arguments...]" >&2; exit 2 ;;
+esac
+dir=${BUILD_DIR:-build-$flavor}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+cmake -S . -B "$dir" -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec" \
+      -DTOPOCOLL_WERROR=ON "$@"
+cmake --build "$dir" -j "$jobs"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Everything: set-up, then for Open MPI and for MPICH a -Werror build and the
+# whole CTest suite, then a clang build of the Open MPI flavour (warnings
+# reported, not fatal) and its unit tests.  Logs go to out/test/.
+# Ends with one line "N passed, M failed" over all of it; exits 1 on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+logs=out/test
+mkdir -p "$logs"
+passed=0 failed=0
+summaries=()
+
+# ctest_run NAME BUILD_DIR [ctest args]: runs ctest, adds its counts.
+ctest_run() {
+  local name=$1 dir=$2 log=$logs/ctest-$1.log line total nfail start
+  shift 2
+  start=$SECONDS
+  ctest --test-dir "$dir" --output-on-failure "$@" 2>&1 | tee "$log"
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    line="ctest gave no summary"
+    failed=$((failed + 1))
+  else
+    nfail=$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+    total=$(sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+    passed=$((passed + total - nfail))
+    failed=$((failed + nfail))
+  fi
+  summaries+=("$name: $line ($((SECONDS - start)) s)")
+}
+
+# build NAME FLAVOR [cmake args]: counts a failed build as one failure.
+build() {
+  local name=$1 flavor=$2 log=$logs/build-$1.log start=$SECONDS
+  shift 2
+  if BUILD_DIR=build-$name bash scripts/build.sh "$flavor" "$@" >"$log" 2>&1; then
+    summaries+=("$name: build ok ($((SECONDS - start)) s, $(grep -c 'warning:' "$log") warnings)")
+    return 0
+  fi
+  tail -n 40 "$log"
+  summaries+=("$name: BUILD FAILED (see $log)")
+  failed=$((failed + 1))
+  return 1
+}
+
+for flavor in openmpi mpich; do
+  echo "==== $flavor"
+  if build "$flavor" "$flavor"; then
+    ctest_run "$flavor" "build-$flavor"
+  fi
+done
+
+echo "==== openmpi, clang (warnings not fatal)"
+if OMPI_CC=clang build openmpi-clang openmpi -DCMAKE_C_COMPILER=clang -DTOPOCOLL_WERROR=OFF; then
+  grep 'warning:' "$logs/build-openmpi-clang.log" | sort -u | head -n 50
+  ctest_run openmpi-clang build-openmpi-clang -L unit
+fi
+
+echo
+echo "==== summary (logs in $logs/)"
+printf '%s\n' "${summaries[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

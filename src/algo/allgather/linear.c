@@ -1,0 +1,36 @@
+/*
+ * allgather "linear": direct exchange with every rank (seed 001, algorithm 1).
+ *
+ * Steps: one round: receive block j from every rank j != r and send the own
+ *   block to every rank j != r (rank r talks to r+1, r+2, ... first so that
+ *   not every rank hits rank 0 at once), copy the own block into place.
+ * Cost: (p-1) alpha + (p-1) n beta, all messages in flight at once (p-1
+ *   sends and p-1 receives posted together: high injection, no store and
+ *   forward).  n = bytes per rank.
+ * Memory: none beyond the receive buffer.
+ * Restrictions: none.
+ * Source: Pappalardo et al., "MPI_Allgather Optimization with P2P
+ *   Implementations", algorithm 1 (there with blocking sends; here posted
+ *   nonblocking, so it cannot deadlock at any size).
+ */
+#include "algo/allgather/common.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    for (int i = 1; i < p; i++) {
+        int from = (r - i + p) % p;
+        tc_sched_recv(s, from, ag_rbuf(a, from, 1));
+    }
+    for (int i = 1; i < p; i++)
+        tc_sched_send(s, (r + i) % p, ag_own(a));
+    tc_sched_copy(s, ag_own(a), ag_rbuf(a, r, 1));
+    return 0;
+}
+
+const tc_algo tc_allgather_linear = {
+    .coll = TOPOCOLL_ALLGATHER, .name = "linear",
+    .desc = "direct exchange: every rank sends its block to every other rank",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

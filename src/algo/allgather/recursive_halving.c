@@ -1,0 +1,53 @@
+/*
+ * allgather "recursive_halving": log2(p) exchange steps with partners at
+ * distance p/2, p/4, ..., 1 while the data exchanged doubles (seed 001,
+ * algorithm 6: the far exchanges carry the small messages).
+ *
+ * Steps: with q the largest power of two <= p (fold as in fold.h for any
+ *   other p), core rank u works in scratch whose slots are ordered by the
+ *   bit reversal of the rank: exchanging with u XOR q/2^(k+1) is then, in
+ *   slot positions, exchanging the aligned group of 2^k slots, a contiguous
+ *   range.  The slots are copied to their places in the receive buffer at
+ *   the end.
+ * Cost: log2(q) alpha + (p-1) n beta (+ 2 alpha + (p+1) n beta for the
+ *   fold), plus a local copy of the whole result.
+ * Memory: p n scratch.
+ * Restrictions: none (seed 001's version needs a power of two and hangs at
+ *   512 KB: every message here is nonblocking and matched).
+ * Source: seed 001 algorithm 6; bit-reversed layout as in MPICH's
+ *   recursive-halving reduce-scatter.
+ */
+#include "algo/allgather/fold.h"
+#include "pattern/pattern.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    ag_fold f;
+    int rc = ag_fold_init(&f, a->size, 1);
+    if (rc) return rc;
+    int r = a->rank;
+    if (r >= f.q) {
+        ag_fold_extra(s, a, &f);
+    } else {
+        int pos = tc_bitrev(r, f.bits);
+        ag_fold_gather_in(s, a, &f, pos);
+        for (int k = 0; k < f.bits; k++) {
+            int g = 1 << k;
+            int partner = r ^ (f.q >> (k + 1));
+            int ppos = tc_bitrev(partner, f.bits);
+            tc_sched_send(s, partner, ag_fold_slots(&f, a, pos & ~(g - 1), g));
+            tc_sched_recv(s, partner, ag_fold_slots(&f, a, ppos & ~(g - 1), g));
+            tc_sched_round(s);
+        }
+        ag_fold_scatter_out(s, a, &f);
+    }
+    ag_fold_free(&f);
+    return 0;
+}
+
+const tc_algo tc_allgather_recursive_halving = {
+    .coll = TOPOCOLL_ALLGATHER, .name = "recursive_halving",
+    .desc = "recursive halving: log p steps, distance halving while data doubles (folded for any p)",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

@@ -1,0 +1,40 @@
+/*
+ * allgather "ring": p-1 steps, each rank passes on to its right neighbour
+ * the block it received in the previous step (seed 001, algorithm 4; the
+ * large-message algorithm of MPICH and of seed 000 section 3.1).
+ *
+ * Steps: step 1 sends the own block to r+1 and receives block r-1 from r-1;
+ *   step i (2 <= i <= p-1) forwards block r-i+1 and receives block r-i.
+ * Cost: (p-1) (alpha + n beta); nearest-neighbour traffic only, so with a
+ *   block mapping only two of the p-1 hops of every block cross a node
+ *   boundary per node; with a cyclic mapping every hop may.
+ * Memory: none beyond the receive buffer.
+ * Restrictions: none.
+ * Source: Thakur, Rabenseifner, Gropp 2005; seed 001 algorithm 4.
+ */
+#include "algo/allgather/common.h"
+#include "pattern/pattern.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    int right = tc_ring_right(r, p), left = tc_ring_left(r, p);
+    tc_sched_copy(s, ag_own(a), ag_rbuf(a, r, 1));
+    if (p == 1) return 0;
+    tc_sched_send(s, right, ag_own(a));
+    tc_sched_recv(s, left, ag_rbuf(a, left, 1));
+    tc_sched_round(s);
+    for (int i = 2; i < p; i++) {
+        tc_sched_send(s, right, ag_rbuf(a, tc_mod(r - i + 1, p), 1));
+        tc_sched_recv(s, left, ag_rbuf(a, tc_mod(r - i, p), 1));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
+const tc_algo tc_allgather_ring = {
+    .coll = TOPOCOLL_ALLGATHER, .name = "ring",
+    .desc = "ring: p-1 nearest-neighbour steps of one block each",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

@@ -1,0 +1,86 @@
+/* The catalog: every algorithm of every collective, in one table per
+ * collective.  Order matters only for listing (benchmark columns, docs). */
+#include "algo/catalog.h"
+#include "pattern/pattern.h"
+
+#include <string.h>
+
+static const tc_algo *const allgather_entries[] = {
+    &tc_allgather_linear,
+    &tc_allgather_gather_bcast,
+    &tc_allgather_ring,
+    &tc_allgather_recursive_doubling,
+    &tc_allgather_recursive_halving,
+    &tc_allgather_bruck,
+    &tc_allgather_neighbor_exchange,
+    &tc_allgather_native,
+};
+
+#define NELEM(x) ((int)(sizeof(x) / sizeof((x)[0])))
+
+static const tc_algo *const *entries(topocoll_coll coll, int *count)
+{
+    switch (coll) {
+    case TOPOCOLL_ALLGATHER:
+        *count = NELEM(allgather_entries);
+        return allgather_entries;
+    default:
+        *count = 0;
+        return NULL;
+    }
+}
+
+static const char *const coll_names[TOPOCOLL_NCOLL] = { "allgather" };
+
+const char *tc_coll_name(topocoll_coll coll)
+{
+    return (int)coll >= 0 && coll < TOPOCOLL_NCOLL ? coll_names[coll] : NULL;
+}
+
+int tc_coll_from_name(const char *name)
+{
+    for (int i = 0; name && i < TOPOCOLL_NCOLL; i++)
+        if (strcmp(coll_names[i], name) == 0) return i;
+    return -1;
+}
+
+int tc_catalog_count(topocoll_coll coll)
+{
+    int n;
+    entries(coll, &n);
+    return n;
+}
+
+const tc_algo *tc_catalog_at(topocoll_coll coll, int i)
+{
+    int n;
+    const tc_algo *const *e = entries(coll, &n);
+    return e && i >= 0 && i < n ? e[i] : NULL;
+}
+
+const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
+{
+    int n;
+    const tc_algo *const *e = entries(coll, &n);
+    if (!name) return NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(e[i]->name, name) == 0) return e[i];
+    return NULL;
+}
+
+int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
+                    const char **why)
+{
+    const char *dummy;
+    if (!why) why = &dummy;
+    *why = "";
+    if ((al->req & TC_REQ_EVEN_P) && a->size % 2) {
+        *why = "needs an even process count";
+        return 0;
+    }
+    if ((al->req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) {
+        *why = "needs a power-of-two process count";
+        return 0;
+    }
+    return al->accepts ? al->accepts(a, t, why) : 1;
+}

@@ -1,0 +1,69 @@
+/*
+ * The catalog: one entry per algorithm.  Selection, the public API, the
+ * benchmark, the tests, the verifier and the docs all read this table.
+ */
+#ifndef TC_CATALOG_H
+#define TC_CATALOG_H
+
+#include <stdint.h>
+#include "topocoll_types.h"
+#include "sched/sched.h"
+#include "topo/topo.h"
+
+/* Everything a generator may look at: sizes, never payload. */
+typedef struct tc_args {
+    topocoll_coll coll;
+    int rank;          /* the rank the schedule is for */
+    int size;          /* communicator size */
+    int64_t scount;    /* elements of the send buffer's type per rank */
+    int64_t rcount;    /* elements of the receive buffer's type per block */
+    int root;
+    int in_place;      /* MPI_IN_PLACE given as send buffer */
+} tc_args;
+
+/* Requirement flags (documentation + cheap checks before `accepts`). */
+enum {
+    TC_REQ_NONE = 0,
+    TC_REQ_EVEN_P = 1u << 0,     /* even process count */
+    TC_REQ_POW2_P = 1u << 1,     /* power-of-two process count */
+    TC_REQ_NATIVE = 1u << 2      /* calls the MPI library's own collective */
+};
+
+typedef struct tc_algo {
+    topocoll_coll coll;
+    const char *name;
+    const char *desc;            /* one line */
+    const char *requires;        /* human text, "" when none */
+    unsigned req;                /* TC_REQ_* */
+    /* May decline: returns 1 to serve, 0 with *why set to decline.
+     * NULL means it serves everything its req flags allow. */
+    int (*accepts)(const tc_args *a, const tc_topo *t, const char **why);
+    /* Builds rank a->rank's schedule into s (initialised, empty).  Returns 0
+     * or an error; s->err covers allocation failures.  NULL for native. */
+    int (*generate)(tc_sched *s, const tc_args *a, const tc_topo *t);
+} tc_algo;
+
+/* Collective names ("allgather"); -1 / NULL when unknown. */
+int tc_coll_from_name(const char *name);
+const char *tc_coll_name(topocoll_coll coll);
+
+/* Entries of a collective, in catalog order: count, and entry i (NULL when
+ * out of range). */
+int tc_catalog_count(topocoll_coll coll);
+const tc_algo *tc_catalog_at(topocoll_coll coll, int i);
+const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
+/* Full check: req flags, then accepts(). */
+int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
+                    const char **why);
+
+/* Each algorithm file defines its entry (declared here, listed in catalog.c). */
+extern const tc_algo tc_allgather_linear;
+extern const tc_algo tc_allgather_gather_bcast;
+extern const tc_algo tc_allgather_ring;
+extern const tc_algo tc_allgather_recursive_doubling;
+extern const tc_algo tc_allgather_recursive_halving;
+extern const tc_algo tc_allgather_bruck;
+extern const tc_algo tc_allgather_neighbor_exchange;
+extern const tc_algo tc_allgather_native;
+
+#endif

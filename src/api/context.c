@@ -1,0 +1,150 @@
+/* Per-communicator context (see context.h). */
+#include "api/context.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "topo/detect.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+static void ctx_free(tc_ctx *c)
+{
+    tc_ctx_flush(c);
+    free(c->cache);
+    tc_topo_free(c->topo);
+    tc_workspace_free(&c->ws);
+    if (c->comm != MPI_COMM_NULL) PMPI_Comm_free(&c->comm);
+    free(c);
+}
+
+static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm; (void)key; (void)extra;
+    ctx_free(value);
+    return MPI_SUCCESS;
+}
+
+static int ensure_keyval(void)
+{
+    if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+}
+
+static int ctx_new(MPI_Comm comm, tc_ctx **out)
+{
+    tc_ctx *c = calloc(1, sizeof *c);
+    if (!c) return MPI_ERR_NO_MEM;
+    c->comm = MPI_COMM_NULL;
+    int rc = PMPI_Comm_dup(comm, &c->comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
+    if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
+    if (rc != MPI_SUCCESS) {
+        ctx_free(c);
+        return rc;
+    }
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
+{
+    int rc = ensure_keyval(), found = 0;
+    if (rc != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Comm_get_attr(comm, keyval, out, &found)) != MPI_SUCCESS) return rc;
+    if (found) return MPI_SUCCESS;
+    if ((rc = ctx_new(comm, out)) != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Comm_set_attr(comm, keyval, *out)) != MPI_SUCCESS) {
+        ctx_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
+{
+    tc_ctx *c;
+    int rc = tc_ctx_get(comm, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    tc_topo *t = NULL;
+    if (spec) {
+        char err[256];
+        t = tc_topo_from_spec(spec, c->size, err, sizeof err);
+        if (!t) {
+            if (c->rank == 0) fprintf(stderr, "topocoll: %s\n", err);
+            return MPI_ERR_ARG;
+        }
+    } else if ((rc = tc_topo_detect(comm, &t)) != MPI_SUCCESS) {
+        return rc;
+    }
+    tc_topo_free(c->topo);
+    c->topo = t;
+    tc_ctx_flush(c);   /* schedules depend on the topology */
+    return MPI_SUCCESS;
+}
+
+void tc_ctx_flush(tc_ctx *c)
+{
+    for (int i = 0; i < c->ncache; i++) tc_sched_free(&c->cache[i].sched);
+    c->ncache = 0;
+}
+
+static int same_key(const tc_sched_key *a, const tc_sched_key *b)
+{
+    return a->algo == b->algo && a->scount == b->scount && a->rcount == b->rcount &&
+           a->stype == b->stype && a->rtype == b->rtype && a->root == b->root &&
+           a->in_place == b->in_place;
+}
+
+static int counts_fit_int(const tc_sched *s)
+{
+    for (int i = 0; i < s->nops; i++)
+        if (s->ops[i].a.cnt > INT_MAX || s->ops[i].b.cnt > INT_MAX) return 0;
+    return 1;
+}
+
+const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_args *a, int *err)
+{
+    c->clock++;
+    for (int i = 0; i < c->ncache; i++)
+        if (same_key(&c->cache[i].key, key)) {
+            c->cache[i].last_use = c->clock;
+            return &c->cache[i].sched;
+        }
+    int cap = tc_config_get()->sched_cache;
+    if (cap < 1) cap = 1;  /* 0 = rebuild every call: keep one slot, flushed below */
+    if (tc_config_get()->sched_cache == 0) tc_ctx_flush(c);
+    if (c->cache_cap < cap) {
+        tc_cached *n = realloc(c->cache, (size_t)cap * sizeof *n);
+        if (!n) { *err = MPI_ERR_NO_MEM; return NULL; }
+        c->cache = n;
+        c->cache_cap = cap;
+    }
+    int slot = c->ncache;
+    if (slot >= cap) {   /* evict the least recently used */
+        slot = 0;
+        for (int i = 1; i < c->ncache; i++)
+            if (c->cache[i].last_use < c->cache[slot].last_use) slot = i;
+        tc_sched_free(&c->cache[slot].sched);
+    } else {
+        c->ncache++;
+    }
+    tc_cached *e = &c->cache[slot];
+    e->key = *key;
+    e->last_use = c->clock;
+    tc_sched_init(&e->sched);
+    int rc = key->algo->generate(&e->sched, a, c->topo);
+    if (rc == 0) rc = tc_sched_finish(&e->sched);
+    if (rc == 0 && !counts_fit_int(&e->sched)) rc = -1;
+    if (rc) {
+        tc_sched_free(&e->sched);
+        c->cache[slot] = c->cache[--c->ncache];
+        *err = rc == -1 ? MPI_ERR_COUNT : MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    return &e->sched;
+}

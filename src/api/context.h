@@ -1,0 +1,45 @@
+/*
+ * Per-communicator state, cached on the communicator as an attribute and
+ * freed by its delete callback: a private duplicate for topocoll's own
+ * messages, the topology, the schedule cache and the executor's workspace.
+ */
+#ifndef TC_CONTEXT_H
+#define TC_CONTEXT_H
+
+#include <mpi.h>
+#include "algo/catalog.h"
+#include "exec/exec_mpi.h"
+#include "topo/topo.h"
+
+typedef struct tc_sched_key {
+    const tc_algo *algo;
+    int64_t scount, rcount;
+    MPI_Datatype stype, rtype;
+    int root, in_place;
+} tc_sched_key;
+
+typedef struct tc_cached {
+    tc_sched_key key;
+    tc_sched sched;
+    unsigned long last_use;
+} tc_cached;
+
+typedef struct tc_ctx {
+    MPI_Comm comm;         /* private duplicate */
+    int rank, size;
+    tc_topo *topo;
+    tc_cached *cache;      /* [ncache] */
+    int ncache, cache_cap;
+    unsigned long clock;
+    tc_workspace ws;
+} tc_ctx;
+
+/* The context of comm, made on first use (collective over comm then). */
+int tc_ctx_get(MPI_Comm comm, tc_ctx **out);
+/* Replace comm's topology (collective: every rank passes the same spec). */
+int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
+/* The schedule for key on this rank: cached or built (NULL + error code). */
+const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_args *a, int *err);
+void tc_ctx_flush(tc_ctx *c);
+
+#endif

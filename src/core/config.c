@@ -1,0 +1,76 @@
+/* The configuration table (see config.h). */
+#include "core/config.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_STR, T_INT } ctype;
+
+typedef struct centry {
+    const char *env;
+    ctype type;
+    const char *dflt;
+    size_t offset;
+    const char *doc;
+} centry;
+
+static const centry table[] = {
+    { "TOPOCOLL_ALLGATHER", T_STR, NULL, offsetof(tc_config, force[0]),
+      "force an allgather algorithm by catalog name (unknown name: calls fail with MPI_ERR_ARG)" },
+    { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
+      "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank" },
+    { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),
+      "JSON selection table replacing the built-in one (docs/selection.md)" },
+    { "TOPOCOLL_SCHED_CACHE", T_INT, "64", offsetof(tc_config, sched_cache),
+      "schedules kept per communicator (least recently used dropped first; 0 disables caching)" },
+    { "TOPOCOLL_DISABLE", T_INT, "0", offsetof(tc_config, disable),
+      "1: the LD_PRELOAD interposer hands every call to the MPI library" },
+    { "TOPOCOLL_TOPOLOGY", T_STR, NULL, (size_t)-1,
+      "virtual topology spec for MPI_COMM_WORLD (docs/topology.md); read at topology creation" },
+    { "TOPOCOLL_DOMAIN", T_STR, "package", (size_t)-1,
+      "socket level for detection: package or numa; read at topology creation" },
+};
+
+static tc_config config;
+static int loaded;
+
+static void load(void)
+{
+    memset(&config, 0, sizeof config);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const centry *e = &table[i];
+        if (e->offset == (size_t)-1) continue;
+        const char *v = getenv(e->env);
+        if (!v || !*v) v = e->dflt;
+        char *field = (char *)&config + e->offset;
+        if (e->type == T_STR) {
+            *(const char **)field = v;
+        } else {
+            char *end = NULL;
+            long n = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || n < 0 || n > 1000000) n = e->dflt ? atoi(e->dflt) : 0;
+            *(int *)field = (int)n;
+        }
+    }
+    loaded = 1;
+}
+
+const tc_config *tc_config_get(void)
+{
+    if (!loaded) load();
+    return &config;
+}
+
+void tc_config_reload(void)
+{
+    load();
+}
+
+void tc_config_print(FILE *f)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        fprintf(f, "%-22s %-6s default %-8s %s\n", table[i].env,
+                table[i].type == T_STR ? "string" : "int",
+                table[i].dflt ? table[i].dflt : "(unset)", table[i].doc);
+}

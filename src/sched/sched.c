@@ -1,0 +1,141 @@
+/* Schedule builder: growable op array split into rounds (see sched.h). */
+#include "sched/sched.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void tc_sched_init(tc_sched *s)
+{
+    s->ops = NULL;
+    s->nops = s->ops_cap = 0;
+    s->round_start = NULL;
+    s->nrounds = s->rounds_cap = 0;
+    s->max_comm = 0;
+    s->tmp_count = 0;
+    s->tmp_like = TC_BUF_RECV;
+    s->err = 0;
+    /* round_start[0] must exist from the start: grow once. */
+    s->round_start = malloc(8 * sizeof(int));
+    if (!s->round_start) { s->err = ENOMEM; return; }
+    s->rounds_cap = 7;
+    s->round_start[0] = 0;
+}
+
+void tc_sched_free(tc_sched *s)
+{
+    free(s->ops);
+    free(s->round_start);
+    s->ops = NULL;
+    s->round_start = NULL;
+    s->nops = s->ops_cap = s->nrounds = s->rounds_cap = 0;
+}
+
+static void push(tc_sched *s, const tc_op *op)
+{
+    if (s->err) return;
+    if (s->nops == s->ops_cap) {
+        int cap = s->ops_cap ? 2 * s->ops_cap : 16;
+        tc_op *n = realloc(s->ops, (size_t)cap * sizeof *n);
+        if (!n) { s->err = ENOMEM; return; }
+        s->ops = n;
+        s->ops_cap = cap;
+    }
+    s->ops[s->nops++] = *op;
+}
+
+static void push_op(tc_sched *s, int kind, int peer, tc_region a, tc_region b)
+{
+    tc_op op;
+    op.kind = (uint8_t)kind;
+    op.peer = peer;
+    op.a = a;
+    op.b = b;
+    push(s, &op);
+}
+
+void tc_sched_send(tc_sched *s, int peer, tc_region src)
+{
+    if (src.cnt > 0) push_op(s, TC_OP_SEND, peer, src, tc_reg(src.buf, 0, 0));
+}
+
+void tc_sched_recv(tc_sched *s, int peer, tc_region dst)
+{
+    if (dst.cnt > 0) push_op(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0));
+}
+
+void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
+{
+    if (src.cnt > 0 || dst.cnt > 0) push_op(s, TC_OP_COPY, -1, src, dst);
+}
+
+void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
+{
+    if (src.cnt > 0) push_op(s, TC_OP_REDUCE, -1, src, inout);
+}
+
+void tc_sched_round(tc_sched *s)
+{
+    if (s->err) return;
+    if (s->round_start[s->nrounds] == s->nops) return; /* empty: keep open */
+    if (s->nrounds + 1 >= s->rounds_cap) {
+        int cap = 2 * (s->rounds_cap + 1);
+        int *n = realloc(s->round_start, (size_t)(cap + 1) * sizeof *n);
+        if (!n) { s->err = ENOMEM; return; }
+        s->round_start = n;
+        s->rounds_cap = cap;
+    }
+    s->nrounds++;
+    s->round_start[s->nrounds] = s->nops;
+}
+
+void tc_sched_need_tmp(tc_sched *s, int64_t n)
+{
+    if (n > s->tmp_count) s->tmp_count = n;
+}
+
+int tc_sched_finish(tc_sched *s)
+{
+    tc_sched_round(s);
+    if (s->err) return s->err;
+    s->max_comm = 0;
+    for (int r = 0; r < s->nrounds; r++) {
+        int comm = 0;
+        for (int i = s->round_start[r]; i < s->round_start[r + 1]; i++)
+            comm += s->ops[i].kind == TC_OP_SEND || s->ops[i].kind == TC_OP_RECV;
+        if (comm > s->max_comm) s->max_comm = comm;
+    }
+    return 0;
+}
+
+static const char *buf_name(int b)
+{
+    static const char *names[] = { "sbuf", "rbuf", "tmp" };
+    return b >= 0 && b < TC_NBUF ? names[b] : "?";
+}
+
+void tc_sched_print(const tc_sched *s, void *file)
+{
+    FILE *f = file;
+    for (int r = 0; r < s->nrounds; r++) {
+        fprintf(f, "round %d:\n", r);
+        for (int i = s->round_start[r]; i < s->round_start[r + 1]; i++) {
+            const tc_op *op = &s->ops[i];
+            switch (op->kind) {
+            case TC_OP_SEND:
+                fprintf(f, "  send %s[%lld+%lld] -> %d\n", buf_name(op->a.buf),
+                        (long long)op->a.off, (long long)op->a.cnt, op->peer);
+                break;
+            case TC_OP_RECV:
+                fprintf(f, "  recv %s[%lld+%lld] <- %d\n", buf_name(op->a.buf),
+                        (long long)op->a.off, (long long)op->a.cnt, op->peer);
+                break;
+            default:
+                fprintf(f, "  %s %s[%lld+%lld] -> %s[%lld+%lld]\n",
+                        op->kind == TC_OP_COPY ? "copy" : "reduce", buf_name(op->a.buf),
+                        (long long)op->a.off, (long long)op->a.cnt, buf_name(op->b.buf),
+                        (long long)op->b.off, (long long)op->b.cnt);
+            }
+        }
+    }
+}

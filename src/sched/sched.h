@@ -1,0 +1,83 @@
+/*
+ * Schedules: what an algorithm produces for one rank.
+ *
+ * A schedule is a list of rounds; a round is a list of operations on buffer
+ * regions.  A region is (buffer, element offset, element count), counted in
+ * elements of the buffer's own datatype: the user send buffer (SEND), the
+ * user receive buffer (RECV), a scratch buffer (TMP) laid out in elements of
+ * the datatype of the buffer named by tc_sched.tmp_like.  Nothing here knows
+ * about MPI: executor, verifier and simulator all read the same schedule.
+ *
+ * Round semantics (what the MPI executor does and the verifier enforces):
+ *   1. every RECV and SEND of the round is posted (nonblocking), in order;
+ *   2. the local ops (COPY, REDUCE) of the round run, in order;
+ *   3. the round waits for all its RECVs and SENDs.
+ *   Hazards forbidden inside a round: a RECV region overlapping any other
+ *   region of the round; a local op writing a region a SEND of the round
+ *   reads.  Messages between two ranks match in the order they are posted
+ *   (one tag, MPI's non-overtaking rule).
+ */
+#ifndef TC_SCHED_H
+#define TC_SCHED_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+enum { TC_BUF_SEND = 0, TC_BUF_RECV = 1, TC_BUF_TMP = 2, TC_NBUF = 3 };
+
+typedef enum {
+    TC_OP_SEND = 0,   /* a: source region; peer */
+    TC_OP_RECV = 1,   /* a: destination region; peer */
+    TC_OP_COPY = 2,   /* a: source, b: destination (equal byte sizes) */
+    TC_OP_REDUCE = 3  /* b = a (op) b, elementwise; a, b same element count */
+} tc_op_kind;
+
+typedef struct tc_region {
+    int64_t off;      /* in elements of the buffer's type */
+    int64_t cnt;
+    int8_t buf;       /* TC_BUF_* */
+} tc_region;
+
+typedef struct tc_op {
+    tc_region a;
+    tc_region b;
+    int32_t peer;
+    uint8_t kind;
+} tc_op;
+
+typedef struct tc_sched {
+    tc_op *ops;
+    int nops, ops_cap;
+    int *round_start;  /* round i = ops[round_start[i] .. round_start[i+1]) */
+    int nrounds, rounds_cap;
+    int max_comm;      /* most SEND+RECV ops in one round */
+    int64_t tmp_count; /* TMP elements needed */
+    int tmp_like;      /* TC_BUF_SEND or TC_BUF_RECV: TMP's element type */
+    int err;           /* sticky: nonzero after an allocation failure */
+} tc_sched;
+
+static inline tc_region tc_reg(int buf, int64_t off, int64_t cnt)
+{ tc_region r; r.buf = (int8_t)buf; r.off = off; r.cnt = cnt; return r; }
+
+void tc_sched_init(tc_sched *s);
+void tc_sched_free(tc_sched *s);
+/* Builders: append to the current (open) round.  Zero-count ops are dropped.
+ * Failures are sticky in s->err; tc_sched_finish reports them. */
+void tc_sched_send(tc_sched *s, int peer, tc_region src);
+void tc_sched_recv(tc_sched *s, int peer, tc_region dst);
+void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst);
+void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout);
+/* Close the current round (an empty round is not kept). */
+void tc_sched_round(tc_sched *s);
+/* Ask for at least n TMP elements. */
+void tc_sched_need_tmp(tc_sched *s, int64_t n);
+/* Close the last round, compute max_comm; returns 0 or an error (ENOMEM). */
+int tc_sched_finish(tc_sched *s);
+
+static inline int tc_sched_round_begin(const tc_sched *s, int r) { return s->round_start[r]; }
+static inline int tc_sched_round_end(const tc_sched *s, int r) { return s->round_start[r + 1]; }
+
+/* Human-readable dump (for debugging and docs). */
+void tc_sched_print(const tc_sched *s, void *file /* FILE* */);
+
+#endif

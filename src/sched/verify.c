@@ -1,0 +1,450 @@
+/*
+ * The verifier (see verify.h).  Every element of every buffer of every rank
+ * carries a label: the (rank, unit) it came from, or UNDEF.  Schedules are
+ * generated for all ranks, checked for shape and hazards, their messages
+ * paired in posting order, then executed symbolically with the executor's
+ * round semantics under rendezvous sends; labels move with the data.
+ */
+#include "sched/verify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNDEF (-1)
+
+typedef int32_t label_t;
+
+typedef struct vrank {
+    tc_sched s;
+    label_t *lab[TC_NBUF];   /* labels, one per signature unit */
+    int64_t units[TC_NBUF];  /* size of each buffer in units */
+    int64_t elems[TC_NBUF];  /* size of each buffer in elements */
+    int unit[TC_NBUF];       /* units per element */
+    int cur;                 /* current round */
+    int pending;             /* comm ops of the current round not complete */
+    int entered;             /* has entered round `cur` */
+} vrank;
+
+typedef struct vstate {
+    const tc_args *proto;
+    const tc_topo *t;
+    int p;
+    vrank *rk;
+    int64_t *base;           /* global id of rank r's op 0 */
+    int64_t *partner;        /* global op id -> matching op's global id */
+    int *op_rank;            /* global op id -> rank (only for comm ops) */
+    tc_verify_report *rep;
+} vstate;
+
+static tc_verify_status fail(vstate *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->rep->msg, sizeof v->rep->msg, fmt, ap);
+    va_end(ap);
+    return TC_VERIFY_FAIL;
+}
+
+static const char *bufname(int b)
+{
+    return b == TC_BUF_SEND ? "sbuf" : b == TC_BUF_RECV ? "rbuf" : b == TC_BUF_TMP ? "tmp" : "?";
+}
+
+/* A region resolved to units of a real buffer (MPI_IN_PLACE aliasing). */
+typedef struct ureg { int buf; int64_t lo, hi; } ureg;
+
+static ureg resolve(const vstate *v, int r, tc_region g)
+{
+    const vrank *k = &v->rk[r];
+    ureg u;
+    if (g.buf == TC_BUF_SEND && v->proto->in_place) {
+        int64_t block = v->proto->rcount * k->unit[TC_BUF_RECV];
+        u.buf = TC_BUF_RECV;
+        u.lo = (int64_t)r * block + g.off * k->unit[TC_BUF_SEND];
+    } else {
+        u.buf = g.buf;
+        u.lo = g.off * k->unit[g.buf];
+    }
+    u.hi = u.lo + g.cnt * k->unit[g.buf];
+    return u;
+}
+
+static int region_ok(const vstate *v, int r, tc_region g)
+{
+    const vrank *k = &v->rk[r];
+    return g.buf >= 0 && g.buf < TC_NBUF && g.off >= 0 && g.cnt >= 0 &&
+           g.off + g.cnt <= k->elems[(int)g.buf];
+}
+
+static int is_self_copy(const vstate *v, int r, const tc_op *op)
+{
+    ureg a = resolve(v, r, op->a), b = resolve(v, r, op->b);
+    return op->kind == TC_OP_COPY && a.buf == b.buf && a.lo == b.lo && a.hi == b.hi;
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_send, int u_recv)
+{
+    vrank *k = &v->rk[r];
+    tc_args a = *v->proto;
+    a.rank = r;
+    tc_sched_init(&k->s);
+    int rc = al->generate(&k->s, &a, v->t);
+    if (rc == 0) rc = tc_sched_finish(&k->s);
+    if (rc) return fail(v, "rank %d: generator failed (%s)", r, strerror(rc));
+    int64_t scount = a.in_place ? a.rcount : a.scount;
+    k->unit[TC_BUF_SEND] = a.in_place ? u_recv : u_send;
+    k->unit[TC_BUF_RECV] = u_recv;
+    k->unit[TC_BUF_TMP] = k->s.tmp_like == TC_BUF_SEND ? k->unit[TC_BUF_SEND] : u_recv;
+    k->elems[TC_BUF_SEND] = scount;
+    k->elems[TC_BUF_RECV] = (int64_t)v->p * a.rcount;
+    k->elems[TC_BUF_TMP] = k->s.tmp_count;
+    for (int b = 0; b < TC_NBUF; b++) {
+        k->units[b] = k->elems[b] * k->unit[b];
+        if (b == TC_BUF_SEND && a.in_place) { k->lab[b] = NULL; continue; }
+        k->lab[b] = malloc((size_t)(k->units[b] ? k->units[b] : 1) * sizeof(label_t));
+        if (!k->lab[b]) return fail(v, "out of memory");
+        for (int64_t i = 0; i < k->units[b]; i++) k->lab[b][i] = UNDEF;
+    }
+    /* allgather: rank r contributes units r*B .. r*B+B-1 */
+    int64_t B = a.rcount * u_recv;
+    label_t *own = a.in_place ? k->lab[TC_BUF_RECV] + (int64_t)r * B : k->lab[TC_BUF_SEND];
+    for (int64_t i = 0; i < B; i++) own[i] = (label_t)((int64_t)r * B + i);
+    return TC_VERIFY_OK;
+}
+
+/* ---- shape and hazards --------------------------------------------------- */
+
+typedef struct span { int64_t lo, hi; int buf; int what; int op; } span;
+enum { W_RECV = 0, W_SEND = 1, W_LREAD = 2, W_LWRITE = 3 };
+
+static int span_cmp(const void *x, const void *y)
+{
+    const span *a = x, *b = y;
+    if (a->buf != b->buf) return a->buf - b->buf;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static int conflicts(int w1, int w2)
+{
+    if (w1 == W_RECV || w2 == W_RECV) return 1;
+    return (w1 == W_LWRITE && w2 == W_SEND) || (w1 == W_SEND && w2 == W_LWRITE);
+}
+
+static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
+{
+    const tc_sched *s = &v->rk[r].s;
+    int n = 0;
+    for (int i = tc_sched_round_begin(s, round); i < tc_sched_round_end(s, round); i++) {
+        const tc_op *op = &s->ops[i];
+        if (is_self_copy(v, r, op)) continue;
+        ureg a = resolve(v, r, op->a), b = resolve(v, r, op->b);
+        switch (op->kind) {
+        case TC_OP_SEND: sp[n++] = (span){ a.lo, a.hi, a.buf, W_SEND, i }; break;
+        case TC_OP_RECV: sp[n++] = (span){ a.lo, a.hi, a.buf, W_RECV, i }; break;
+        default:
+            sp[n++] = (span){ a.lo, a.hi, a.buf, W_LREAD, i };
+            sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
+        }
+    }
+    qsort(sp, (size_t)n, sizeof *sp, span_cmp);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n && sp[j].buf == sp[i].buf && sp[j].lo < sp[i].hi; j++)
+            if (sp[j].op != sp[i].op && conflicts(sp[i].what, sp[j].what))
+                return fail(v, "rank %d round %d: ops %d and %d touch %s units [%lld,%lld) "
+                            "and [%lld,%lld) in the same round (hazard)", r, round,
+                            sp[i].op, sp[j].op, bufname(sp[i].buf), (long long)sp[i].lo,
+                            (long long)sp[i].hi, (long long)sp[j].lo, (long long)sp[j].hi);
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status check_shape(vstate *v, int r)
+{
+    const tc_sched *s = &v->rk[r].s;
+    for (int i = 0; i < s->nops; i++) {
+        const tc_op *op = &s->ops[i];
+        int local = op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE;
+        if (op->kind > TC_OP_REDUCE) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (!local && (op->peer < 0 || op->peer >= v->p || op->peer == r))
+            return fail(v, "rank %d op %d: peer %d out of range or itself", r, i, op->peer);
+        if (!region_ok(v, r, op->a) || (local && !region_ok(v, r, op->b)))
+            return fail(v, "rank %d op %d: region outside its buffer (%s off %lld cnt %lld)",
+                        r, i, bufname(op->a.buf), (long long)op->a.off, (long long)op->a.cnt);
+        if (op->kind == TC_OP_REDUCE)
+            return fail(v, "rank %d op %d: reduce ops are not allowed in an allgather", r, i);
+        if (local) {
+            ureg a = resolve(v, r, op->a), b = resolve(v, r, op->b);
+            if (a.hi - a.lo != b.hi - b.lo)
+                return fail(v, "rank %d op %d: copy of %lld units into %lld", r, i,
+                            (long long)(a.hi - a.lo), (long long)(b.hi - b.lo));
+        }
+    }
+    int maxops = 0;
+    for (int k = 0; k < s->nrounds; k++) {
+        int n = tc_sched_round_end(s, k) - tc_sched_round_begin(s, k);
+        if (n > maxops) maxops = n;
+    }
+    span *sp = malloc((size_t)(2 * maxops + 1) * sizeof *sp);
+    if (!sp) return fail(v, "out of memory");
+    tc_verify_status st = TC_VERIFY_OK;
+    for (int k = 0; k < s->nrounds && st == TC_VERIFY_OK; k++) st = check_round(v, r, k, sp);
+    free(sp);
+    return st;
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+typedef struct msg { int src, dst; int64_t id; } msg;
+
+static int msg_cmp(const void *x, const void *y)
+{
+    const msg *a = x, *b = y;
+    if (a->src != b->src) return a->src - b->src;
+    if (a->dst != b->dst) return a->dst - b->dst;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int64_t units_of(const vstate *v, int r, tc_region g)
+{
+    return g.cnt * v->rk[r].unit[(int)g.buf];
+}
+
+static tc_verify_status match(vstate *v, int64_t nops)
+{
+    int64_t ns = 0, nr = 0;
+    for (int r = 0; r < v->p; r++)
+        for (int i = 0; i < v->rk[r].s.nops; i++) {
+            int kd = v->rk[r].s.ops[i].kind;
+            ns += kd == TC_OP_SEND;
+            nr += kd == TC_OP_RECV;
+        }
+    msg *S = malloc((size_t)(ns + 1) * sizeof *S), *R = malloc((size_t)(nr + 1) * sizeof *R);
+    if (!S || !R) { free(S); free(R); return fail(v, "out of memory"); }
+    ns = nr = 0;
+    for (int r = 0; r < v->p; r++)
+        for (int i = 0; i < v->rk[r].s.nops; i++) {
+            const tc_op *op = &v->rk[r].s.ops[i];
+            int64_t id = v->base[r] + i;
+            v->op_rank[id] = r;
+            if (op->kind == TC_OP_SEND) S[ns++] = (msg){ r, op->peer, id };
+            if (op->kind == TC_OP_RECV) R[nr++] = (msg){ op->peer, r, id };
+        }
+    qsort(S, (size_t)ns, sizeof *S, msg_cmp);
+    qsort(R, (size_t)nr, sizeof *R, msg_cmp);
+    tc_verify_status st = TC_VERIFY_OK;
+    int64_t i = 0, j = 0;
+    while (st == TC_VERIFY_OK && (i < ns || j < nr)) {
+        if (i < ns && j < nr && S[i].src == R[j].src && S[i].dst == R[j].dst) {
+            const tc_op *so = &v->rk[S[i].src].s.ops[S[i].id - v->base[S[i].src]];
+            const tc_op *ro = &v->rk[R[j].dst].s.ops[R[j].id - v->base[R[j].dst]];
+            int64_t su = units_of(v, S[i].src, so->a), ru = units_of(v, R[j].dst, ro->a);
+            if (su != ru)
+                st = fail(v, "message %d -> %d: sent %lld units, receive expects %lld",
+                          S[i].src, S[i].dst, (long long)su, (long long)ru);
+            v->partner[S[i].id] = R[j].id;
+            v->partner[R[j].id] = S[i].id;
+            v->rep->messages++;
+            v->rep->bytes += su;
+            if (v->t->node_of[S[i].src] != v->t->node_of[S[i].dst]) {
+                v->rep->inter_node_messages++;
+                v->rep->inter_node_bytes += su;
+            }
+            i++, j++;
+        } else {
+            int send_first = j >= nr || (i < ns && msg_cmp(&S[i], &R[j]) < 0);
+            const msg *m = send_first ? &S[i] : &R[j];
+            st = fail(v, "unmatched %s between %d -> %d (no matching %s)",
+                      send_first ? "send" : "receive", m->src, m->dst,
+                      send_first ? "receive" : "send");
+        }
+    }
+    (void)nops;
+    free(S);
+    free(R);
+    return st;
+}
+
+/* ---- symbolic execution ---------------------------------------------------- */
+
+static label_t *labels_at(vstate *v, int r, tc_region g, int64_t *n)
+{
+    ureg u = resolve(v, r, g);
+    *n = u.hi - u.lo;
+    return v->rk[r].lab[u.buf] + u.lo;
+}
+
+static tc_verify_status move(vstate *v, int sr, tc_region src, int dr, tc_region dst,
+                             const char *what)
+{
+    int64_t ns, nd;
+    label_t *a = labels_at(v, sr, src, &ns), *b = labels_at(v, dr, dst, &nd);
+    for (int64_t i = 0; i < ns; i++)
+        if (a[i] == UNDEF)
+            return fail(v, "rank %d %s uninitialised %s data (units %lld..)", sr, what,
+                        bufname(src.buf), (long long)(src.off * v->rk[sr].unit[(int)src.buf]));
+    memmove(b, a, (size_t)ns * sizeof *a);
+    return TC_VERIFY_OK;
+}
+
+static int posted(const vstate *v, int64_t id)
+{
+    int r = v->op_rank[id];
+    const vrank *k = &v->rk[r];
+    int64_t i = id - v->base[r];
+    return k->entered && k->cur < k->s.nrounds &&
+           i >= tc_sched_round_begin(&k->s, k->cur) && i < tc_sched_round_end(&k->s, k->cur);
+}
+
+/* Enter rounds of rank r while they complete at once; queue partners whose
+ * round completes because of us. */
+static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
+{
+    vrank *k = &v->rk[r];
+    while (k->cur < k->s.nrounds) {
+        if (!k->entered) {
+            k->entered = 1;
+            k->pending = 0;
+            for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
+                const tc_op *op = &k->s.ops[i];
+                if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
+                int64_t id = v->base[r] + i, pid = v->partner[id];
+                if (!posted(v, pid)) { k->pending++; continue; }
+                int pr = v->op_rank[pid];
+                const tc_op *pop = &v->rk[pr].s.ops[pid - v->base[pr]];
+                tc_verify_status st = op->kind == TC_OP_SEND
+                    ? move(v, r, op->a, pr, pop->a, "sends")
+                    : move(v, pr, pop->a, r, op->a, "sends");
+                if (st) return st;
+                if (--v->rk[pr].pending == 0) queue[(*qn)++] = pr;
+            }
+            for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
+                const tc_op *op = &k->s.ops[i];
+                if (op->kind == TC_OP_COPY && !is_self_copy(v, r, op)) {
+                    tc_verify_status st = move(v, r, op->a, r, op->b, "copies");
+                    if (st) return st;
+                }
+            }
+        }
+        if (k->pending) return TC_VERIFY_OK;
+        k->cur++;
+        k->entered = 0;
+    }
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status simulate(vstate *v)
+{
+    int *queue = malloc((size_t)(v->p + 1) * sizeof *queue);
+    int *queue2 = malloc((size_t)(v->p + 1) * sizeof *queue2);
+    if (!queue || !queue2) { free(queue); free(queue2); return fail(v, "out of memory"); }
+    int qn = 0;
+    tc_verify_status st = TC_VERIFY_OK;
+    for (int r = 0; r < v->p && !st; r++) st = run_rank(v, r, queue, &qn);
+    while (!st && qn) {
+        int n2 = 0;
+        for (int i = 0; i < qn && !st; i++) {
+            int r = queue[i];
+            if (v->rk[r].pending == 0) st = run_rank(v, r, queue2, &n2);
+        }
+        int *tq = queue; queue = queue2; queue2 = tq;
+        qn = n2;
+    }
+    free(queue);
+    free(queue2);
+    if (st) return st;
+    for (int r = 0; r < v->p; r++)
+        if (v->rk[r].cur < v->rk[r].s.nrounds) {
+            const vrank *k = &v->rk[r];
+            for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
+                const tc_op *op = &k->s.ops[i];
+                if ((op->kind == TC_OP_SEND || op->kind == TC_OP_RECV) &&
+                    !posted(v, v->partner[v->base[r] + i]))
+                    return fail(v, "deadlock: rank %d round %d waits on its %s rank %d",
+                                r, k->cur, op->kind == TC_OP_SEND ? "send to" : "receive from",
+                                op->peer);
+            }
+            return fail(v, "deadlock: rank %d stuck in round %d", r, k->cur);
+        }
+    return TC_VERIFY_OK;
+}
+
+/* ---- result ---------------------------------------------------------------- */
+
+static tc_verify_status check_allgather(vstate *v)
+{
+    int64_t B = v->proto->rcount * v->rk[0].unit[TC_BUF_RECV];
+    for (int r = 0; r < v->p; r++) {
+        const label_t *l = v->rk[r].lab[TC_BUF_RECV];
+        for (int64_t i = 0; i < (int64_t)v->p * B; i++)
+            if (l[i] != (label_t)i) {
+                if (l[i] == UNDEF)
+                    return fail(v, "rank %d: rbuf unit %lld (block %lld) never written", r,
+                                (long long)i, (long long)(i / B));
+                return fail(v, "rank %d: rbuf unit %lld holds rank %lld unit %lld, expected "
+                            "rank %lld unit %lld", r, (long long)i, (long long)(l[i] / B),
+                            (long long)(l[i] % B), (long long)(i / B), (long long)(i % B));
+            }
+    }
+    return TC_VERIFY_OK;
+}
+
+static void release(vstate *v)
+{
+    if (v->rk)
+        for (int r = 0; r < v->p; r++) {
+            tc_sched_free(&v->rk[r].s);
+            for (int b = 0; b < TC_NBUF; b++) free(v->rk[r].lab[b]);
+        }
+    free(v->rk);
+    free(v->base);
+    free(v->partner);
+    free(v->op_rank);
+}
+
+tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                           int u_send, int u_recv, tc_verify_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    vstate v;
+    memset(&v, 0, sizeof v);
+    v.proto = proto;
+    v.t = t;
+    v.p = t->size;
+    v.rep = rep;
+    if (proto->coll != TOPOCOLL_ALLGATHER) return fail(&v, "collective not supported by the verifier");
+    if (proto->size != t->size) return fail(&v, "args size %d != topology size %d", proto->size, t->size);
+    if (!al->generate) { snprintf(rep->msg, sizeof rep->msg, "no schedule (native)"); return TC_VERIFY_DECLINED; }
+    if (!proto->in_place && proto->scount * u_send != proto->rcount * u_recv)
+        return fail(&v, "send and receive signatures differ");
+    const char *why = "";
+    tc_args a0 = *proto;
+    a0.rank = 0;
+    if (!tc_algo_accepts(al, &a0, t, &why)) {
+        snprintf(rep->msg, sizeof rep->msg, "declined: %s", why);
+        return TC_VERIFY_DECLINED;
+    }
+    v.rk = calloc((size_t)v.p, sizeof *v.rk);
+    v.base = malloc((size_t)(v.p + 1) * sizeof *v.base);
+    tc_verify_status st = (!v.rk || !v.base) ? fail(&v, "out of memory") : TC_VERIFY_OK;
+    for (int r = 0; r < v.p && !st; r++) st = setup_rank(&v, al, r, u_send, u_recv);
+    if (!st) {
+        v.base[0] = 0;
+        for (int r = 0; r < v.p; r++) {
+            v.base[r + 1] = v.base[r] + v.rk[r].s.nops;
+            if (v.rk[r].s.nrounds > rep->max_rounds) rep->max_rounds = v.rk[r].s.nrounds;
+        }
+        v.partner = malloc((size_t)(v.base[v.p] + 1) * sizeof *v.partner);
+        v.op_rank = malloc((size_t)(v.base[v.p] + 1) * sizeof *v.op_rank);
+        if (!v.partner || !v.op_rank) st = fail(&v, "out of memory");
+    }
+    for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
+    if (!st) st = match(&v, v.base[v.p]);
+    if (!st) st = simulate(&v);
+    if (!st) st = check_allgather(&v);
+    release(&v);
+    return st;
+}

@@ -1,0 +1,36 @@
+/*
+ * The verifier: runs an algorithm's generator for every rank of a topology in
+ * one process, without MPI, and proves the schedules
+ *   - well formed: regions inside their buffers, no hazard inside a round;
+ *   - matched: the k-th send from A to B and the k-th receive at B from A
+ *     carry the same number of bytes (in type-signature units);
+ *   - deadlock-free under the executor's semantics, assuming rendezvous
+ *     (a send completes only once its receive is posted);
+ *   - correct: tracking which rank's element every buffer element holds,
+ *     every rank ends with every block in place, and no uninitialised
+ *     element is ever sent or copied into a result.
+ */
+#ifndef TC_VERIFY_H
+#define TC_VERIFY_H
+
+#include <stdint.h>
+#include "algo/catalog.h"
+
+typedef enum { TC_VERIFY_OK = 0, TC_VERIFY_DECLINED = 1, TC_VERIFY_FAIL = 2 } tc_verify_status;
+
+typedef struct tc_verify_report {
+    int64_t messages;      /* sends over all ranks */
+    int64_t bytes;         /* signature units sent over all ranks */
+    int64_t inter_node_messages;
+    int64_t inter_node_bytes;
+    int max_rounds;        /* most rounds of any rank */
+    char msg[512];         /* why it failed or declined */
+} tc_verify_report;
+
+/* proto gives coll, size (must equal t->size), counts, root, in_place; rank
+ * is ignored.  Units: a SEND element is worth u_send signature units, a RECV
+ * element u_recv (scount*u_send must equal rcount*u_recv for allgather). */
+tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                           int u_send, int u_recv, tc_verify_report *rep);
+
+#endif

@@ -1,0 +1,63 @@
+/* Rule matching and candidate fallback (see select.h). */
+#include "select/select.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "pattern/pattern.h"
+
+static tc_table *loaded;
+static int load_tried;
+
+const tc_table *tc_select_table(void)
+{
+    if (!load_tried) {
+        load_tried = 1;
+        const char *path = tc_config_get()->tuning_file;
+        if (path) {
+            char err[512];
+            loaded = tc_table_load(path, err, sizeof err);
+            if (!loaded)
+                fprintf(stderr, "topocoll: tuning file ignored, using the built-in table: %s\n", err);
+        }
+    }
+    return loaded ? loaded : tc_default_table();
+}
+
+static int matches(const tc_rule *r, const tc_args *a, int64_t bytes)
+{
+    return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&
+           (!r->pow2_only || tc_is_pow2(a->size)) && bytes >= r->min_bytes &&
+           (!r->max_bytes || bytes < r->max_bytes);
+}
+
+static void append(char *buf, size_t len, const char *fmt, const char *s1, const char *s2)
+{
+    size_t used = strlen(buf);
+    if (used < len) snprintf(buf + used, len - used, fmt, s1, s2);
+}
+
+const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
+                         size_t whylen)
+{
+    const tc_table *tab = tc_select_table();
+    why[0] = '\0';
+    for (int i = 0; i < tab->nrules; i++) {
+        const tc_rule *r = &tab->rules[i];
+        if (!matches(r, a, bytes)) continue;
+        for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++) {
+            const tc_algo *al = tc_catalog_find(a->coll, r->candidates[k]);
+            const char *reason = "not in the catalog";
+            if (al && tc_algo_accepts(al, a, t, &reason)) {
+                char rule[96];
+                snprintf(rule, sizeof rule, "%s rule %d", tab->source, i);
+                append(why, whylen, "%s: %s", rule, r->note ? r->note : "");
+                return al;
+            }
+            append(why, whylen, "%s declined (%s); ", r->candidates[k], reason);
+        }
+    }
+    append(why, whylen, "%s%s", "no rule served: native fallback", "");
+    return tc_catalog_find(a->coll, "native");
+}

@@ -1,0 +1,46 @@
+/*
+ * Selection by table.  A rule maps (collective, process count range,
+ * power-of-two only, bytes-per-rank range) to an ordered list of candidate
+ * algorithms; the first rule that matches gives the candidates, the first
+ * candidate that accepts the arguments serves the call.  Candidates that
+ * decline are logged; when all decline, the next matching rule is tried,
+ * and "native" ends every search.  The built-in table is default_table.c;
+ * TOPOCOLL_TUNING_FILE replaces it with a JSON file (tuning.c).
+ */
+#ifndef TC_SELECT_H
+#define TC_SELECT_H
+
+#include <stdint.h>
+#include "algo/catalog.h"
+
+#define TC_RULE_MAX_CANDIDATES 8
+
+typedef struct tc_rule {
+    topocoll_coll coll;
+    int min_np, max_np;          /* inclusive; max_np 0 = no bound */
+    int pow2_only;
+    int64_t min_bytes, max_bytes;/* per-rank bytes, [min, max); max 0 = no bound */
+    const char *candidates[TC_RULE_MAX_CANDIDATES]; /* NULL-terminated */
+    const char *note;            /* why (measurement behind it) */
+} tc_rule;
+
+typedef struct tc_table {
+    const tc_rule *rules;
+    int nrules;
+    const char *source;          /* "built-in" or the file name */
+} tc_table;
+
+const tc_table *tc_default_table(void);
+/* Load a JSON table; on error returns NULL and a message in err. */
+tc_table *tc_table_load(const char *path, char *err, size_t errlen);
+void tc_table_free(tc_table *t);
+
+/* The table in force (the tuning file when set and valid). */
+const tc_table *tc_select_table(void);
+
+/* Choose an algorithm.  `why` receives a line for TOPOCOLL_EXPLAIN naming
+ * the rule and every candidate that declined. */
+const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
+                         char *why, size_t whylen);
+
+#endif

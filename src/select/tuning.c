@@ -1,0 +1,148 @@
+/*
+ * JSON tuning files (jansson).  Format:
+ *   { "allgather": [
+ *       { "np": [2, 64], "pow2": true, "bytes": [0, 4096],
+ *         "algorithms": ["recursive_doubling", "bruck"], "note": "..." },
+ *       ... ] }
+ * "np" and "bytes" are [min, max] with max inclusive for np and exclusive for
+ * bytes; 0 as max means unbounded; both optional.  Every algorithm name must
+ * be in the catalog.  Any error names the file, the rule and the field.
+ */
+#include "select/select.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct owned_table {
+    tc_table table;
+    tc_rule *rules;
+    json_t *root;   /* keeps the strings alive */
+} owned_table;
+
+static int range(json_t *v, int64_t *lo, int64_t *hi)
+{
+    if (!v) return 1;
+    if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_integer(json_array_get(v, 0)) ||
+        !json_is_integer(json_array_get(v, 1)))
+        return 0;
+    *lo = json_integer_value(json_array_get(v, 0));
+    *hi = json_integer_value(json_array_get(v, 1));
+    return *lo >= 0 && *hi >= 0 && (*hi == 0 || *hi >= *lo);
+}
+
+static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size_t len,
+                      const char *path, const char *cname, size_t idx)
+{
+    memset(r, 0, sizeof *r);
+    r->coll = coll;
+    if (!json_is_object(o)) {
+        snprintf(err, len, "%s: %s rule %zu is not an object", path, cname, idx);
+        return 0;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        if (strcmp(key, "np") && strcmp(key, "bytes") && strcmp(key, "pow2") &&
+            strcmp(key, "algorithms") && strcmp(key, "note")) {
+            snprintf(err, len, "%s: %s rule %zu: unknown field \"%s\"", path, cname, idx, key);
+            return 0;
+        }
+    }
+    int64_t lo = 1, hi = 0;
+    if (!range(json_object_get(o, "np"), &lo, &hi) || lo > 1 << 30 || hi > 1 << 30) {
+        snprintf(err, len, "%s: %s rule %zu: \"np\" must be [min, max] of non-negative integers", path, cname, idx);
+        return 0;
+    }
+    r->min_np = (int)lo;
+    r->max_np = (int)hi;
+    lo = 0, hi = 0;
+    if (!range(json_object_get(o, "bytes"), &lo, &hi)) {
+        snprintf(err, len, "%s: %s rule %zu: \"bytes\" must be [min, max] of non-negative integers", path, cname, idx);
+        return 0;
+    }
+    r->min_bytes = lo;
+    r->max_bytes = hi;
+    json_t *p2 = json_object_get(o, "pow2");
+    if (p2 && !json_is_boolean(p2)) {
+        snprintf(err, len, "%s: %s rule %zu: \"pow2\" must be true or false", path, cname, idx);
+        return 0;
+    }
+    r->pow2_only = p2 && json_is_true(p2);
+    json_t *note = json_object_get(o, "note");
+    r->note = json_is_string(note) ? json_string_value(note) : "tuning file";
+    json_t *algs = json_object_get(o, "algorithms");
+    size_t n = json_is_array(algs) ? json_array_size(algs) : 0;
+    if (n == 0 || n >= TC_RULE_MAX_CANDIDATES) {
+        snprintf(err, len, "%s: %s rule %zu: \"algorithms\" must be a list of 1 to %d names", path,
+                 cname, idx, TC_RULE_MAX_CANDIDATES - 1);
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        json_t *s = json_array_get(algs, k);
+        if (!json_is_string(s) || !tc_catalog_find(coll, json_string_value(s))) {
+            snprintf(err, len, "%s: %s rule %zu: unknown algorithm %s%s%s", path, cname, idx,
+                     json_is_string(s) ? "\"" : "", json_is_string(s) ? json_string_value(s) : "(not a string)",
+                     json_is_string(s) ? "\"" : "");
+            return 0;
+        }
+        r->candidates[k] = json_string_value(s);
+    }
+    return 1;
+}
+
+tc_table *tc_table_load(const char *path, char *err, size_t len)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root) {
+        snprintf(err, len, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+        return NULL;
+    }
+    owned_table *t = calloc(1, sizeof *t);
+    if (!t || !json_is_object(root)) {
+        snprintf(err, len, "%s: %s", path, t ? "top level must be an object keyed by collective" : "out of memory");
+        goto fail;
+    }
+    t->root = root;
+    size_t total = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val) {
+        if (tc_coll_from_name(key) < 0) {
+            snprintf(err, len, "%s: unknown collective \"%s\"", path, key);
+            goto fail;
+        }
+        if (!json_is_array(val)) {
+            snprintf(err, len, "%s: \"%s\" must be a list of rules", path, key);
+            goto fail;
+        }
+        total += json_array_size(val);
+    }
+    t->rules = calloc(total ? total : 1, sizeof *t->rules);
+    if (!t->rules) { snprintf(err, len, "out of memory"); goto fail; }
+    json_object_foreach(root, key, val) {
+        topocoll_coll coll = (topocoll_coll)tc_coll_from_name(key);
+        for (size_t i = 0; i < json_array_size(val); i++)
+            if (!parse_rule(json_array_get(val, i), coll, &t->rules[t->table.nrules++], err, len, path, key, i))
+                goto fail;
+    }
+    t->table.rules = t->rules;
+    t->table.source = path;
+    return &t->table;
+fail:
+    if (t) free(t->rules);
+    free(t);
+    json_decref(root);
+    return NULL;
+}
+
+void tc_table_free(tc_table *table)
+{
+    owned_table *t = (owned_table *)table;
+    if (!t) return;
+    free(t->rules);
+    json_decref(t->root);
+    free(t);
+}

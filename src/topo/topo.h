@@ -1,0 +1,64 @@
+/*
+ * Topology object: for every rank of a communicator, its node and socket
+ * (NUMA domain) and its index inside each, plus the member lists of every
+ * node and socket.  Pure data: no MPI in this header, so the verifier and the
+ * simulator use it without MPI.
+ *
+ * Invariants (established by tc_topo_from_map):
+ *   - nodes are numbered 0..nnodes-1 in order of their lowest rank;
+ *   - sockets are numbered globally 0..nsockets-1, node by node (the sockets
+ *     of node n are node_sock_start[n] .. node_sock_start[n+1]-1), inside a
+ *     node in order of their lowest rank;
+ *   - member lists are in increasing rank order;
+ *   - node_idx[r] is r's position in its node's member list, sock_idx[r] its
+ *     position in its socket's member list.
+ * Nothing assumes ranks of a node are consecutive or nodes are equal in size.
+ */
+#ifndef TC_TOPO_H
+#define TC_TOPO_H
+
+#include <stddef.h>
+
+typedef struct tc_topo {
+    int size;          /* number of ranks */
+    int nnodes;
+    int nsockets;      /* global count */
+    int *node_of;      /* [size] node of each rank */
+    int *sock_of;      /* [size] global socket of each rank */
+    int *node_idx;     /* [size] index of rank inside its node */
+    int *sock_idx;     /* [size] index of rank inside its socket */
+    int *node_start;   /* [nnodes+1] CSR offsets into node_ranks */
+    int *node_ranks;   /* [size] members of each node, increasing */
+    int *sock_start;   /* [nsockets+1] CSR offsets into sock_ranks */
+    int *sock_ranks;   /* [size] members of each socket, increasing */
+    int *sock_node;    /* [nsockets] node of each socket */
+    int *node_sock_start; /* [nnodes+1] first global socket of each node */
+    char desc[256];    /* human description ("spec 2x2x2/cyclic", "detected ...") */
+} tc_topo;
+
+/* Build from per-rank (node label, socket label): labels are arbitrary
+ * non-negative ints; socket labels are local to a node (the same label on two
+ * nodes means two different sockets).  Returns NULL on out-of-memory or
+ * invalid input (size < 1, negative label). */
+tc_topo *tc_topo_from_map(int size, const int *node_label, const int *sock_label);
+
+/* Parse a virtual-topology spec (see docs/topology.md) for `size` ranks.
+ * On error returns NULL and writes one line naming the problem into err. */
+tc_topo *tc_topo_from_spec(const char *spec, int size, char *err, size_t errlen);
+
+/* A flat topology: one node, one socket. */
+tc_topo *tc_topo_flat(int size);
+
+tc_topo *tc_topo_dup(const tc_topo *t);
+void tc_topo_free(tc_topo *t);
+
+static inline int tc_topo_node_size(const tc_topo *t, int node)
+{ return t->node_start[node + 1] - t->node_start[node]; }
+static inline int tc_topo_sock_size(const tc_topo *t, int sock)
+{ return t->sock_start[sock + 1] - t->sock_start[sock]; }
+static inline const int *tc_topo_node_members(const tc_topo *t, int node)
+{ return t->node_ranks + t->node_start[node]; }
+static inline const int *tc_topo_sock_members(const tc_topo *t, int sock)
+{ return t->sock_ranks + t->sock_start[sock]; }
+
+#endif

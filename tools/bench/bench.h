@@ -1,0 +1,155 @@
+/*
+ * topocoll-bench: shared declarations.
+ *
+ *   options.c   command line (no MPI)
+ *   stats.c     quantiles, Tukey's fences, medians (no MPI)
+ *   colls.c     one table entry per collective: buffers, fill, call, check
+ *   output.c    header, table, CSV and JSON
+ *   topocoll-bench.c   the measurement loop
+ */
+#ifndef TOPOCOLL_BENCH_H
+#define TOPOCOLL_BENCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <mpi.h>
+#include "topocoll.h"
+
+#define BENCH_PROG "topocoll-bench"
+
+/* Limits on option values (they keep buffers and run times sane). */
+#define BENCH_MAX_ITERS 1000000
+#define BENCH_MAX_WARMUP 1000000
+#define BENCH_MAX_REPS 1000
+#define BENCH_MAX_SLEEP_US 10000000L
+#define BENCH_MAX_SIZES 4096
+
+/* Adaptive iteration counts: at most ITERS_MAX (at least ITERS_MIN) timed
+ * iterations, fewer when one call moves more than ADAPT_BYTES / ITERS_MAX. */
+#define BENCH_ITERS_MAX 200
+#define BENCH_ITERS_MIN 10
+#define BENCH_WARMUP_MAX 10
+#define BENCH_WARMUP_MIN 2
+#define BENCH_ADAPT_BYTES ((size_t)64 << 20)
+
+/* ---- options (options.c) ------------------------------------------------- */
+
+typedef struct bench_opts {
+    const char *coll_name;   /* -c, default "allgather" */
+    size_t *sizes;           /* -s, sorted ascending, no duplicates */
+    int nsizes;
+    int iters;               /* -i, 0 = adaptive */
+    int warmup;              /* -w, -1 = adaptive */
+    long sleep_us;           /* --sleep-us */
+    int reps;                /* -r */
+    char **algos;            /* -a, NULL = default list */
+    int nalgos;
+    const char *topology;    /* -t, NULL = detected */
+    const char *csv_path;    /* --csv */
+    const char *json_path;   /* --json */
+    int validate;            /* 0 with --no-validate */
+    int quiet;               /* -q */
+    int help;                /* -h */
+} bench_opts;
+
+enum { BENCH_PARSE_OK = 0, BENCH_PARSE_HELP = 1, BENCH_PARSE_ERROR = 2 };
+
+/* Parses argv into o (which it initialises).  On BENCH_PARSE_ERROR err holds
+ * one line naming the problem.  bench_opts_free releases what it allocated,
+ * whatever the result. */
+int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t errlen);
+void bench_opts_free(bench_opts *o);
+void bench_usage(FILE *f);
+
+/* Size spec parser, exposed for the self-test: "8,64,1K", "8:1M", "8:1M:x4".
+ * On success *sizes is malloc'ed (sorted, unique) and 0 is returned. */
+int bench_parse_sizes(const char *spec, size_t **sizes, int *nsizes,
+                      char *err, size_t errlen);
+/* "8", "1K", "64K", "1M", "1000": the shortest exact spelling of bytes. */
+void bench_format_size(size_t bytes, char *buf, size_t len);
+
+/* ---- statistics (stats.c) ------------------------------------------------ */
+
+/* Quantile q in [0,1] of n >= 1 sorted values (linear interpolation). */
+double bench_quantile_sorted(const double *x, int n, double q);
+/* Sorts x (n >= 1) in place, drops the values outside Tukey's fences
+ * [Q1 - 1.5 IQR, Q3 + 1.5 IQR] and returns the mean of the rest;
+ * *dropped gets the number of values dropped. */
+double bench_tukey_mean(double *x, int n, int *dropped);
+/* Median of n >= 1 values; sorts x in place. */
+double bench_median(double *x, int n);
+
+/* ---- collectives (colls.c) ----------------------------------------------- */
+
+typedef struct bench_coll {
+    topocoll_coll coll;
+    /* Bytes of the send and receive buffers for `bytes` per rank on np ranks;
+     * returns 0, or -1 when they do not fit in size_t / an int count. */
+    int (*buffers)(size_t bytes, int np, size_t *sbytes, size_t *rbytes);
+    /* 1: the algorithm serves these arguments; 0: it declines (*why set);
+     * negative: unknown name.  May be collective over comm. */
+    int (*applicable)(const char *algo, size_t bytes, MPI_Comm comm, const char **why);
+    /* Fill the send buffer with the pattern of (rank, index, rep) and the
+     * receive buffer with values that differ from the expected result. */
+    void (*fill)(unsigned char *sbuf, unsigned char *rbuf, size_t bytes,
+                 int rank, int np, int rep);
+    /* One call of the collective; returns an MPI error code. */
+    int (*call)(const char *algo, const void *sbuf, void *rbuf, size_t bytes,
+                MPI_Comm comm);
+    /* Number of wrong bytes in this rank's receive buffer. */
+    size_t (*check)(const unsigned char *rbuf, size_t bytes, int rank, int np, int rep);
+} bench_coll;
+
+/* The benchmark's entry for a collective, or NULL if it has none yet. */
+const bench_coll *bench_coll_get(topocoll_coll coll);
+
+/* ---- results ------------------------------------------------------------- */
+
+typedef enum bench_status {
+    BENCH_OK = 0,
+    BENCH_DECLINED,   /* the algorithm declined the arguments */
+    BENCH_ERROR,      /* a call (or the buffers) failed */
+    BENCH_INVALID     /* wrong data in a receive buffer */
+} bench_status;
+
+typedef struct bench_result {
+    bench_status status;
+    char msg[MPI_MAX_ERROR_STRING + 32]; /* "declined: ...", "error: ..." */
+    double median_us, min_us, max_us; /* over repetitions */
+    int outliers;                     /* dropped by Tukey, all repetitions */
+    double ratio;                     /* to native, < 0 when unknown */
+    int fastest;                      /* fastest valid cell of its row */
+} bench_result;
+
+/* What the output needs to know about the run. */
+typedef struct bench_run {
+    const bench_opts *opts;
+    const char *coll_name;
+    int np, nnodes, nsockets;
+    char topo_desc[512];
+    char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    double wtick;
+    const int *iters;          /* timed iterations per size */
+    const int *warmup;         /* warm-up iterations per size */
+    int adaptive_iters, adaptive_warmup;
+    const char **algos;        /* columns */
+    int nalgos;
+    int native_col;            /* column of "native", -1 when not measured */
+    const char **skipped;      /* default-list algorithms declining every size */
+    const char **skipped_why;
+    int nskipped;
+    bench_result *res;         /* res[size * nalgos + algo] */
+} bench_run;
+
+/* output.c: everything here runs on rank 0 only. */
+void bench_print_header(const bench_run *r);
+void bench_print_table_head(const bench_run *r);
+void bench_print_row(const bench_run *r, int size_index);
+void bench_print_notes(const bench_run *r);
+/* Fills ratio and fastest of row size_index. */
+void bench_rank_row(bench_run *r, int size_index);
+int bench_csv_begin(FILE *f);
+int bench_csv_row(FILE *f, const bench_run *r, int size_index);
+int bench_write_json(FILE *f, const bench_run *r);
+
+#endif

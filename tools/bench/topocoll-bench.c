@@ -1,0 +1,741 @@
+/*
+ * topocoll-bench: times topocoll's algorithms for one collective side by side.
+ *
+ * Method (DESIGN.md "Measuring", seed 001's size / iterations / sleep / median
+ * of repetitions, seed 003's Tukey filter):
+ *
+ *   for each size:
+ *     for rep in 1..reps:
+ *       for each algorithm:                      (interleaved: noise hits all)
+ *         fill the buffers with the pattern of (rank, byte, rep)
+ *         warm-up calls, each followed by an MPI_Allreduce of the error code
+ *         iters times: MPI_Barrier; t0; call; t1; time[i] = t1 - t0; sleep
+ *         MPI_Reduce(time[], MPI_MAX) to rank 0: per-iteration max over ranks
+ *         rank 0: repetition time = mean of time[] inside Tukey's fences
+ *         check every byte of the receive buffer; MPI_Allreduce the verdict
+ *     rank 0: median, min and max over repetitions; ratio to native; print row
+ *
+ * MPI_COMM_WORLD gets MPI_ERRORS_RETURN, so a failing call is reported as
+ * "error: <MPI_Error_string>" in its cell instead of aborting the run.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* ---- failures of the benchmark's own MPI calls ----------------------------- */
+
+static _Noreturn void fatal_mpi(const char *what, int code, int line)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, s, &len) != MPI_SUCCESS)
+        snprintf(s, sizeof s, "MPI error %d", code);
+    fprintf(stderr, BENCH_PROG ": %s failed (line %d): %s\n", what, line, s);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+#define CHECK_MPI(call)                                                        \
+    do {                                                                       \
+        int rc_ = (call);                                                      \
+        if (rc_ != MPI_SUCCESS)                                                \
+            fatal_mpi(#call, rc_, __LINE__);                                   \
+    } while (0)
+
+static void error_string(int code, char *buf, size_t len)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    if (MPI_Error_string(code, s, &n) != MPI_SUCCESS)
+        snprintf(s, sizeof s, "MPI error %d", code);
+    snprintf(buf, len, "%s", s);
+}
+
+/* ---- the state of one run --------------------------------------------------- */
+
+typedef struct bench_ctx {
+    MPI_Comm comm;
+    int rank, np;
+    bench_opts opts;
+    const bench_coll *bc;
+    topocoll_coll coll;
+    bench_run run;
+    FILE *csv, *json;
+    int progress;            /* rank 0 writes progress to a terminal */
+    /* per size */
+    unsigned char *sbuf, *rbuf;
+    size_t sbytes, rbytes;
+    double *times, *tmax;    /* per iteration; tmax on rank 0 only */
+    double *reptimes;        /* [algo * reps + rep], rank 0 */
+    int *repbad;             /* per algo: first repetition with wrong data, or -1 */
+    long long *badbytes;     /* per algo: wrong bytes, all ranks */
+    long long *badranks;     /* per algo: ranks with wrong bytes */
+} bench_ctx;
+
+/* Everything allocated here is freed by ctx_free; run.* arrays are owned too. */
+static void ctx_free(bench_ctx *c)
+{
+    free(c->sbuf);
+    free(c->rbuf);
+    free(c->times);
+    free(c->tmax);
+    free(c->reptimes);
+    free(c->repbad);
+    free(c->badbytes);
+    free(c->badranks);
+    free((void *)c->run.iters);
+    free((void *)c->run.warmup);
+    free(c->run.algos);
+    free(c->run.skipped);
+    free(c->run.skipped_why);
+    free(c->run.res);
+    if (c->csv != NULL && fclose(c->csv) != 0 && c->rank == 0)
+        fprintf(stderr, BENCH_PROG ": closing the CSV file failed\n");
+    if (c->json != NULL && fclose(c->json) != 0 && c->rank == 0)
+        fprintf(stderr, BENCH_PROG ": closing the JSON file failed\n");
+    bench_opts_free(&c->opts);
+    memset(c, 0, sizeof *c);
+}
+
+/* Ends the program with `code` on every rank (the caller made sure all ranks
+ * agree on it). */
+static int finish(bench_ctx *c, int code)
+{
+    ctx_free(c);
+    if (MPI_Finalize() != MPI_SUCCESS && code == 0)
+        code = 1;
+    return code;
+}
+
+/* A bad option: one message on rank 0, exit status 2 everywhere. */
+static int usage_error(bench_ctx *c, const char *fmt, ...)
+{
+    if (c->rank == 0) {
+        va_list ap;
+        fprintf(stderr, BENCH_PROG ": ");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, " (see " BENCH_PROG " --help)\n");
+    }
+    return finish(c, 2);
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts, rem;
+    ts.tv_sec = us / 1000000;
+    ts.tv_nsec = (us % 1000000) * 1000;
+    while (nanosleep(&ts, &rem) != 0) {
+        if (errno != EINTR)
+            return; /* nothing sensible to do: the sleep is only a pause */
+        ts = rem;
+    }
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+static void list_algorithms(FILE *f, topocoll_coll coll)
+{
+    int n = topocoll_algorithm_count(coll);
+    for (int i = 0; i < n; i++) {
+        const char *name = topocoll_algorithm_name(coll, i);
+        const char *desc = topocoll_algorithm_description(coll, i);
+        const char *req = topocoll_algorithm_requirements(coll, i);
+        if (name == NULL)
+            continue;
+        fprintf(f, "  %-24s %s%s%s%s\n", name, desc ? desc : "",
+                req && *req ? " [requires: " : "", req && *req ? req : "",
+                req && *req ? "]" : "");
+    }
+}
+
+static void print_help(void)
+{
+    bench_usage(stdout);
+    for (int k = 0; k < (int)TOPOCOLL_NCOLL; k++) {
+        const char *name = topocoll_coll_name((topocoll_coll)k);
+        if (name == NULL)
+            continue;
+        printf("\nAlgorithms of %s%s:\n", name,
+               bench_coll_get((topocoll_coll)k) ? "" : " (not supported by the benchmark yet)");
+        list_algorithms(stdout, (topocoll_coll)k);
+    }
+}
+
+static void known_colls(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < (int)TOPOCOLL_NCOLL && used < len; k++) {
+        const char *name = topocoll_coll_name((topocoll_coll)k);
+        if (name == NULL)
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static void known_algos(topocoll_coll coll, char *buf, size_t len)
+{
+    size_t used = 0;
+    int n = topocoll_algorithm_count(coll);
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        const char *name = topocoll_algorithm_name(coll, i);
+        if (name == NULL)
+            continue;
+        int k = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+static int adaptive_iters(size_t bytes_moved)
+{
+    size_t per = bytes_moved > 0 ? bytes_moved : 1;
+    size_t it = BENCH_ADAPT_BYTES / per;
+    if (it > BENCH_ITERS_MAX)
+        it = BENCH_ITERS_MAX;
+    if (it < BENCH_ITERS_MIN)
+        it = BENCH_ITERS_MIN;
+    return (int)it;
+}
+
+static int adaptive_warmup(int iters)
+{
+    int w = iters / 20;
+    if (w > BENCH_WARMUP_MAX)
+        w = BENCH_WARMUP_MAX;
+    if (w < BENCH_WARMUP_MIN)
+        w = BENCH_WARMUP_MIN;
+    return w;
+}
+
+/* Decides the columns: the named algorithms, or native followed by every
+ * catalog algorithm that serves at least one size.  Fills app[s * ncand + k]
+ * (1 serves, 0 declines, agreed by all ranks) for the candidates cand[]. */
+static int choose_columns(bench_ctx *c)
+{
+    const bench_opts *o = &c->opts;
+    int ncat = topocoll_algorithm_count(c->coll);
+    int ncand = o->algos ? o->nalgos : ncat;
+    const char **cand = NULL, **why = NULL;
+    int *app = NULL, *gapp = NULL, rc = -1;
+    size_t cells;
+
+    if (ncand <= 0) {
+        if (c->rank == 0)
+            fprintf(stderr, BENCH_PROG ": the catalog of %s has no algorithms\n",
+                    c->run.coll_name);
+        return -1;
+    }
+    cells = (size_t)o->nsizes * (size_t)ncand;
+    cand = calloc((size_t)ncand, sizeof *cand);
+    why = calloc(cells, sizeof *why);
+    app = calloc(cells, sizeof *app);
+    gapp = calloc(cells, sizeof *gapp);
+    c->run.algos = calloc((size_t)ncand, sizeof *c->run.algos);
+    c->run.skipped = calloc((size_t)ncand, sizeof *c->run.skipped);
+    c->run.skipped_why = calloc((size_t)ncand, sizeof *c->run.skipped_why);
+    if (!cand || !why || !app || !gapp || !c->run.algos || !c->run.skipped ||
+        !c->run.skipped_why) {
+        fprintf(stderr, BENCH_PROG ": out of memory\n");
+        MPI_Abort(c->comm, 1);
+        goto out;
+    }
+    if (o->algos) {
+        for (int k = 0; k < ncand; k++)
+            cand[k] = o->algos[k];
+    } else {
+        /* native first: it is the reference of every ratio */
+        int k = 0, ni = topocoll_algorithm_index(c->coll, "native");
+        if (ni >= 0)
+            cand[k++] = topocoll_algorithm_name(c->coll, ni);
+        for (int i = 0; i < ncat; i++)
+            if (i != ni)
+                cand[k++] = topocoll_algorithm_name(c->coll, i);
+        for (int i = 0; i < ncand; i++)
+            if (cand[i] == NULL) {
+                if (c->rank == 0)
+                    fprintf(stderr, BENCH_PROG ": catalog entry %d of %s has no name\n", i,
+                            c->run.coll_name);
+                goto out;
+            }
+    }
+    for (int s = 0; s < o->nsizes; s++)
+        for (int k = 0; k < ncand; k++) {
+            size_t i = (size_t)s * (size_t)ncand + (size_t)k;
+            const char *w = NULL;
+            int a = c->bc->applicable(cand[k], o->sizes[s], c->comm, &w);
+            app[i] = a > 0;
+            why[i] = a > 0 ? NULL : a == 0 ? w : "unknown to the applicability check";
+        }
+    /* every rank must take the same decision, or the calls would not match */
+    CHECK_MPI(MPI_Allreduce(app, gapp, (int)cells, MPI_INT, MPI_MIN, c->comm));
+    for (size_t i = 0; i < cells; i++)
+        if (!gapp[i] && app[i])
+            why[i] = "declined on some ranks";
+
+    c->run.nalgos = 0;
+    c->run.native_col = -1;
+    for (int k = 0; k < ncand; k++) {
+        int any = 0;
+        for (int s = 0; s < o->nsizes; s++)
+            any |= gapp[(size_t)s * (size_t)ncand + (size_t)k];
+        if (!any && !o->algos) {
+            c->run.skipped_why[c->run.nskipped] = why[k];
+            c->run.skipped[c->run.nskipped++] = cand[k];
+            continue;
+        }
+        if (strcmp(cand[k], "native") == 0)
+            c->run.native_col = c->run.nalgos;
+        c->run.algos[c->run.nalgos++] = cand[k];
+    }
+    if (c->run.nalgos == 0) {
+        if (c->rank == 0)
+            fprintf(stderr, BENCH_PROG ": no algorithm serves these sizes\n");
+        goto out;
+    }
+    c->run.res = calloc((size_t)o->nsizes * (size_t)c->run.nalgos, sizeof *c->run.res);
+    if (c->run.res == NULL) {
+        fprintf(stderr, BENCH_PROG ": out of memory\n");
+        MPI_Abort(c->comm, 1);
+        goto out;
+    }
+    /* mark the declined cells now; the loop skips them */
+    for (int s = 0; s < o->nsizes; s++) {
+        int col = 0;
+        for (int k = 0; k < ncand; k++) {
+            size_t i = (size_t)s * (size_t)ncand + (size_t)k;
+            int any = 0;
+            for (int t = 0; t < o->nsizes; t++)
+                any |= gapp[(size_t)t * (size_t)ncand + (size_t)k];
+            if (!any && !o->algos)
+                continue;
+            bench_result *r = &c->run.res[(size_t)s * (size_t)c->run.nalgos + (size_t)col];
+            r->ratio = -1.0;
+            if (!gapp[i]) {
+                r->status = BENCH_DECLINED;
+                snprintf(r->msg, sizeof r->msg, "declined: %s",
+                         why[i] ? why[i] : "(no reason given)");
+            }
+            col++;
+        }
+    }
+    rc = 0;
+out:
+    free(cand);
+    free(why);
+    free(app);
+    free(gapp);
+    return rc;
+}
+
+/* ---- one (size, algorithm, repetition) ----------------------------------------- */
+
+typedef struct one_result {
+    int err;            /* first MPI error code on any rank, 0 if none */
+    long long bad[2];   /* wrong bytes, ranks with wrong bytes */
+} one_result;
+
+static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *out)
+{
+    size_t bytes = c->opts.sizes[s];
+    int iters = c->run.iters[s], warmup = c->run.warmup[s];
+    int err = MPI_SUCCESS, gerr = MPI_SUCCESS;
+
+    memset(out, 0, sizeof *out);
+    if (c->opts.validate)
+        c->bc->fill(c->sbuf, c->rbuf, bytes, c->rank, c->np, rep);
+
+    for (int w = 0; w < warmup; w++) {
+        int e = c->bc->call(algo, c->sbuf, c->rbuf, bytes, c->comm);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+        /* a call that fails on some ranks only must not leave the others
+         * waiting in the next one */
+        CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
+        if (gerr != MPI_SUCCESS)
+            break;
+    }
+    if (gerr == MPI_SUCCESS) {
+        for (int it = 0; it < iters; it++) {
+            double t0, t1;
+            int e;
+            CHECK_MPI(MPI_Barrier(c->comm));
+            t0 = MPI_Wtime();
+            e = c->bc->call(algo, c->sbuf, c->rbuf, bytes, c->comm);
+            t1 = MPI_Wtime();
+            c->times[it] = t1 - t0;
+            if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+                err = e;
+            if (c->opts.sleep_us > 0)
+                sleep_us(c->opts.sleep_us);
+        }
+        CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
+    }
+    out->err = gerr;
+    if (gerr != MPI_SUCCESS)
+        return;
+    CHECK_MPI(MPI_Reduce(c->times, c->tmax, iters, MPI_DOUBLE, MPI_MAX, 0, c->comm));
+    if (c->opts.validate) {
+        long long mine[2];
+        size_t bad = c->bc->check(c->rbuf, bytes, c->rank, c->np, rep);
+        mine[0] = (long long)bad;
+        mine[1] = bad > 0;
+        CHECK_MPI(MPI_Allreduce(mine, out->bad, 2, MPI_LONG_LONG, MPI_SUM, c->comm));
+    }
+}
+
+/* ---- one size ---------------------------------------------------------------------- */
+
+static void progress(bench_ctx *c, int s, const char *algo, int rep)
+{
+    char sz[32];
+    if (!c->progress)
+        return;
+    bench_format_size(c->opts.sizes[s], sz, sizeof sz);
+    fprintf(stderr, "\r  size %d/%d (%s): %s, repetition %d/%d\033[K", s + 1,
+            c->opts.nsizes, sz, algo, rep + 1, c->opts.reps);
+    fflush(stderr);
+}
+
+/* Allocates the buffers of size s on every rank; 0 when all ranks have them. */
+static int size_buffers(bench_ctx *c, int s)
+{
+    int ok = 1, gok = 0;
+    free(c->sbuf);
+    free(c->rbuf);
+    c->sbuf = c->rbuf = NULL;
+    if (c->bc->buffers(c->opts.sizes[s], c->np, &c->sbytes, &c->rbytes) != 0) {
+        ok = 0;
+    } else {
+        c->sbuf = malloc(c->sbytes > 0 ? c->sbytes : 1);
+        c->rbuf = malloc(c->rbytes > 0 ? c->rbytes : 1);
+        if (c->sbuf == NULL || c->rbuf == NULL)
+            ok = 0;
+        else if (!c->opts.validate) {
+            /* defined contents, even when nobody checks them */
+            memset(c->sbuf, c->rank & 0xff, c->sbytes);
+            memset(c->rbuf, 0, c->rbytes);
+        }
+    }
+    CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c->comm));
+    return gok ? 0 : -1;
+}
+
+static void run_size(bench_ctx *c, int s)
+{
+    bench_run *r = &c->run;
+    int na = r->nalgos, reps = c->opts.reps;
+
+    if (size_buffers(c, s) != 0) {
+        for (int a = 0; a < na; a++) {
+            bench_result *x = &r->res[(size_t)s * (size_t)na + (size_t)a];
+            if (x->status == BENCH_DECLINED)
+                continue;
+            x->status = BENCH_ERROR;
+            snprintf(x->msg, sizeof x->msg,
+                     "error: cannot allocate %zu + %zu bytes of buffers on some rank",
+                     c->sbytes, c->rbytes);
+        }
+        return;
+    }
+    for (int a = 0; a < na; a++) {
+        c->repbad[a] = -1;
+        c->badbytes[a] = 0;
+        c->badranks[a] = 0;
+    }
+    for (int a = 0; a < na; a++)
+        r->res[(size_t)s * (size_t)na + (size_t)a].outliers = 0;
+
+    for (int rep = 0; rep < reps; rep++) {
+        for (int a = 0; a < na; a++) {
+            bench_result *x = &r->res[(size_t)s * (size_t)na + (size_t)a];
+            one_result o;
+            if (x->status == BENCH_DECLINED || x->status == BENCH_ERROR)
+                continue;
+            if (c->rank == 0)
+                progress(c, s, r->algos[a], rep);
+            run_one(c, s, r->algos[a], rep, &o);
+            if (o.err != MPI_SUCCESS) {
+                char es[MPI_MAX_ERROR_STRING];
+                error_string(o.err, es, sizeof es);
+                x->status = BENCH_ERROR;
+                snprintf(x->msg, sizeof x->msg, "error: %s", es);
+                continue;
+            }
+            if (o.bad[0] > 0 && c->repbad[a] < 0) {
+                c->repbad[a] = rep;
+                c->badbytes[a] = o.bad[0];
+                c->badranks[a] = o.bad[1];
+            }
+            if (c->rank == 0) {
+                int dropped = 0;
+                double t = bench_tukey_mean(c->tmax, r->iters[s], &dropped);
+                c->reptimes[(size_t)a * (size_t)reps + (size_t)rep] = t * 1e6;
+                x->outliers += dropped;
+            }
+        }
+    }
+    for (int a = 0; a < na; a++) {
+        bench_result *x = &r->res[(size_t)s * (size_t)na + (size_t)a];
+        double *rt = &c->reptimes[(size_t)a * (size_t)reps];
+        if (x->status == BENCH_DECLINED || x->status == BENCH_ERROR)
+            continue;
+        if (c->rank == 0) {
+            x->median_us = bench_median(rt, reps); /* sorts rt */
+            x->min_us = rt[0];
+            x->max_us = rt[reps - 1];
+        }
+        if (c->repbad[a] >= 0) {
+            x->status = BENCH_INVALID;
+            snprintf(x->msg, sizeof x->msg,
+                     "INVALID: %lld wrong bytes on %lld rank%s (first in repetition %d)",
+                     c->badbytes[a], c->badranks[a], c->badranks[a] == 1 ? "" : "s",
+                     c->repbad[a] + 1);
+        }
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    bench_ctx c;
+    char err[512], list[1024];
+    int prc, code = 0, ok, gok;
+
+    memset(&c, 0, sizeof c);
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, BENCH_PROG ": MPI_Init failed\n");
+        return 1;
+    }
+    c.comm = MPI_COMM_WORLD;
+    CHECK_MPI(MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_rank(c.comm, &c.rank));
+    CHECK_MPI(MPI_Comm_size(c.comm, &c.np));
+
+    /* ---- options: every rank parses the same argv ---- */
+    prc = bench_parse_options(argc, argv, &c.opts, err, sizeof err);
+    if (prc == BENCH_PARSE_ERROR)
+        return usage_error(&c, "%s", err);
+    if (prc == BENCH_PARSE_HELP) {
+        if (c.rank == 0)
+            print_help();
+        return finish(&c, 0);
+    }
+    {
+        int k = topocoll_coll_from_name(c.opts.coll_name);
+        if (k < 0) {
+            known_colls(list, sizeof list);
+            return usage_error(&c, "unknown collective '%s' (known: %s)", c.opts.coll_name,
+                               list);
+        }
+        c.coll = (topocoll_coll)k;
+        c.run.coll_name = topocoll_coll_name(c.coll);
+        c.bc = bench_coll_get(c.coll);
+        if (c.bc == NULL || c.run.coll_name == NULL)
+            return usage_error(&c, "collective '%s' is not supported by the benchmark yet",
+                               c.opts.coll_name);
+    }
+    for (int i = 0; i < c.opts.nalgos; i++)
+        if (topocoll_algorithm_index(c.coll, c.opts.algos[i]) < 0) {
+            known_algos(c.coll, list, sizeof list);
+            return usage_error(&c, "unknown algorithm '%s' for %s (known: %s)",
+                               c.opts.algos[i], c.run.coll_name, list);
+        }
+    for (int s = 0; s < c.opts.nsizes; s++) {
+        size_t sb, rb;
+        if (c.bc->buffers(c.opts.sizes[s], c.np, &sb, &rb) != 0) {
+            bench_format_size(c.opts.sizes[s], list, sizeof list);
+            return usage_error(&c, "size %s is too large for %d processes", list, c.np);
+        }
+    }
+
+    /* ---- topology ---- */
+    if (c.opts.topology != NULL) {
+        int trc = topocoll_set_topology(c.comm, c.opts.topology);
+        ok = trc == MPI_SUCCESS;
+        CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
+        if (!gok) {
+            char es[MPI_MAX_ERROR_STRING];
+            error_string(trc, es, sizeof es);
+            return usage_error(&c, "--topology '%s' rejected: %s", c.opts.topology,
+                               trc == MPI_SUCCESS ? "on another rank" : es);
+        }
+    }
+    {
+        int trc = topocoll_topology_counts(c.comm, &c.run.nnodes, &c.run.nsockets);
+        if (trc == MPI_SUCCESS)
+            trc = topocoll_topology_describe(c.comm, c.run.topo_desc,
+                                             (int)sizeof c.run.topo_desc);
+        ok = trc == MPI_SUCCESS;
+        CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
+        if (!gok) {
+            if (c.rank == 0) {
+                char es[MPI_MAX_ERROR_STRING];
+                error_string(trc, es, sizeof es);
+                fprintf(stderr, BENCH_PROG ": cannot build the topology: %s\n",
+                        ok ? "failed on another rank" : es);
+            }
+            return finish(&c, 1);
+        }
+    }
+    /* ---- output files: open them now, so that a bad path costs no run ---- */
+    ok = 1;
+    if (c.rank == 0) {
+        const char *paths[2] = { c.opts.csv_path, c.opts.json_path };
+        FILE **fps[2] = { &c.csv, &c.json };
+        for (int i = 0; i < 2 && ok; i++) {
+            if (paths[i] == NULL)
+                continue;
+            *fps[i] = fopen(paths[i], "w");
+            if (*fps[i] == NULL) {
+                snprintf(err, sizeof err, "cannot write '%s': %s", paths[i],
+                         strerror(errno));
+                ok = 0;
+            }
+        }
+        if (ok && c.csv != NULL && bench_csv_begin(c.csv) != 0) {
+            snprintf(err, sizeof err, "cannot write '%s'", c.opts.csv_path);
+            ok = 0;
+        }
+    }
+    CHECK_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, c.comm));
+    if (!ok)
+        return usage_error(&c, "%s", err);
+
+    {
+        int len = 0;
+        CHECK_MPI(MPI_Get_library_version(c.run.mpi_version, &len));
+        c.run.mpi_version[strcspn(c.run.mpi_version, "\r\n")] = '\0';
+    }
+    c.run.wtick = MPI_Wtick();
+    c.run.np = c.np;
+    c.run.opts = &c.opts;
+
+    /* ---- iterations per size ---- */
+    {
+        int *it = malloc((size_t)c.opts.nsizes * sizeof *it);
+        int *wu = malloc((size_t)c.opts.nsizes * sizeof *wu);
+        int maxit = 1;
+        c.run.iters = it;
+        c.run.warmup = wu;
+        if (it == NULL || wu == NULL) {
+            fprintf(stderr, BENCH_PROG ": out of memory\n");
+            MPI_Abort(c.comm, 1);
+            return 1;
+        }
+        c.run.adaptive_iters = c.opts.iters == 0;
+        c.run.adaptive_warmup = c.opts.warmup < 0;
+        for (int s = 0; s < c.opts.nsizes; s++) {
+            size_t sb = 0, rb = 0;
+            if (c.bc->buffers(c.opts.sizes[s], c.np, &sb, &rb) != 0)
+                sb = rb = SIZE_MAX; /* checked above; keeps the compiler calm */
+            it[s] = c.opts.iters > 0 ? c.opts.iters : adaptive_iters(sb > rb ? sb : rb);
+            wu[s] = c.opts.warmup >= 0 ? c.opts.warmup : adaptive_warmup(it[s]);
+            if (it[s] > maxit)
+                maxit = it[s];
+        }
+        c.times = malloc((size_t)maxit * sizeof *c.times);
+        if (c.rank == 0)
+            c.tmax = malloc((size_t)maxit * sizeof *c.tmax);
+        if (c.times == NULL || (c.rank == 0 && c.tmax == NULL)) {
+            fprintf(stderr, BENCH_PROG ": out of memory\n");
+            MPI_Abort(c.comm, 1);
+            return 1;
+        }
+    }
+
+    /* ---- columns ---- */
+    ok = choose_columns(&c) == 0;
+    CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
+    if (!gok)
+        return finish(&c, 1);
+    c.repbad = malloc((size_t)c.run.nalgos * sizeof *c.repbad);
+    c.badbytes = malloc((size_t)c.run.nalgos * sizeof *c.badbytes);
+    c.badranks = malloc((size_t)c.run.nalgos * sizeof *c.badranks);
+    if (c.rank == 0)
+        c.reptimes = malloc((size_t)c.run.nalgos * (size_t)c.opts.reps * sizeof *c.reptimes);
+    if (!c.repbad || !c.badbytes || !c.badranks || (c.rank == 0 && !c.reptimes)) {
+        fprintf(stderr, BENCH_PROG ": out of memory\n");
+        MPI_Abort(c.comm, 1);
+        return 1;
+    }
+
+    /* ---- run ---- */
+    c.progress = c.rank == 0 && !c.opts.quiet && isatty(STDERR_FILENO);
+    if (c.rank == 0) {
+        if (!c.opts.quiet)
+            bench_print_header(&c.run);
+        bench_print_table_head(&c.run);
+    }
+    ok = 1;
+    for (int s = 0; s < c.opts.nsizes; s++) {
+        int frc;
+        run_size(&c, s);
+        frc = topocoll_flush_cache(c.comm);
+        if (frc != MPI_SUCCESS && c.rank == 0 && s == 0) {
+            char es[MPI_MAX_ERROR_STRING];
+            error_string(frc, es, sizeof es);
+            fprintf(stderr, BENCH_PROG ": warning: topocoll_flush_cache: %s\n", es);
+        }
+        if (c.rank != 0)
+            continue;
+        bench_rank_row(&c.run, s);
+        if (c.progress) {
+            fprintf(stderr, "\r\033[K");
+            fflush(stderr);
+        }
+        bench_print_row(&c.run, s);
+        if (c.csv != NULL && ok && bench_csv_row(c.csv, &c.run, s) != 0) {
+            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.csv_path);
+            ok = 0;
+        }
+    }
+
+    /* ---- verdict and files ---- */
+    for (size_t i = 0; i < (size_t)c.opts.nsizes * (size_t)c.run.nalgos; i++)
+        if (c.run.res[i].status == BENCH_INVALID || c.run.res[i].status == BENCH_ERROR)
+            code = 1;
+    if (c.rank == 0) {
+        bench_print_notes(&c.run);
+        if (c.json != NULL && bench_write_json(c.json, &c.run) != 0) {
+            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.json_path);
+            ok = 0;
+        }
+        if (c.csv != NULL) {
+            if (fclose(c.csv) != 0 && ok) {
+                fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.csv_path);
+                ok = 0;
+            }
+            c.csv = NULL;
+        }
+        if (c.json != NULL) {
+            if (fclose(c.json) != 0 && ok) {
+                fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.json_path);
+                ok = 0;
+            }
+            c.json = NULL;
+        }
+        if (!ok)
+            code = 1;
+        if (code == 1 && ok && !c.opts.quiet)
+            printf("# some results are INVALID or failed: exit status 1\n");
+    }
+    CHECK_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, c.comm));
+    return finish(&c, code);
+}
