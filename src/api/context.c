@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "select/select.h"
 #include "topo/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -28,10 +29,27 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+/* MPI deletes MPI_COMM_SELF's attributes first thing in MPI_Finalize: the
+ * place to release process-wide state (hwloc, tuning table, keyvals). */
+static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm; (void)value; (void)extra;
+    tc_detect_finalize();
+    tc_select_finalize();
+    PMPI_Comm_free_keyval(&key);
+    /* contexts still attached to communicators are freed when those are */
+    if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
 static int ensure_keyval(void)
 {
     if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+    int fin_key, rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &fin_key, NULL);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(MPI_COMM_SELF, fin_key, NULL);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+    return rc;
 }
 
 static int ctx_new(MPI_Comm comm, tc_ctx **out)

@@ -26,7 +26,8 @@ int tc_bitrev(int x, int bits);
 int tc_binom_parent(int v);
 /* Number of ranks in v's subtree: [v, v + size) are its members. */
 int tc_binom_subtree(int v, int p);
-/* Children of v in decreasing subtree order (largest first); returns count. */
+/* Children of v by decreasing distance (v + 2^k, largest k first); returns
+ * the count. */
 int tc_binom_children(int v, int p, int *children, int max);
 
 /* Fold of a non-power-of-two count onto the largest power of two q:

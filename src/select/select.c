@@ -25,6 +25,13 @@ const tc_table *tc_select_table(void)
     return loaded ? loaded : tc_default_table();
 }
 
+void tc_select_finalize(void)
+{
+    tc_table_free(loaded);
+    loaded = NULL;
+    load_tried = 0;
+}
+
 static int matches(const tc_rule *r, const tc_args *a, int64_t bytes)
 {
     return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&

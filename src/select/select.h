@@ -38,6 +38,9 @@ void tc_table_free(tc_table *t);
 /* The table in force (the tuning file when set and valid). */
 const tc_table *tc_select_table(void);
 
+/* Release the loaded tuning table (at MPI_Finalize). */
+void tc_select_finalize(void);
+
 /* Choose an algorithm.  `why` receives a line for TOPOCOLL_EXPLAIN naming
  * the rule and every candidate that declined. */
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
