@@ -89,6 +89,14 @@ static void expect_error(int rc, const int *cls, int ncls, const char *entry, co
     record(ok, "%s, %s: returned %s (code %d), expected %s", entry, what, class_name(c), rc, want);
 }
 
+/* Rank 0 says which check comes next (a crash then shows where it was). */
+static void announce(const char *entry, const char *what)
+{
+    if (wrank != 0) return;
+    printf("check %s: %s\n", entry, what);
+    fflush(stdout);
+}
+
 /* The catalog algorithm `name`, or topocoll_allgather when name is NULL. */
 static int call(const char *name, const void *s, int sc, MPI_Datatype st, void *r, int rc,
                 MPI_Datatype rt, MPI_Comm comm)
@@ -111,35 +119,54 @@ static int result_ok(const int *recv)
     return 1;
 }
 
-/* Every invalid argument through one entry point. */
-static void bad_arguments(const char *name, int *send, int *recv)
+/* Every invalid argument through one entry point (in_place_recv: only
+ * MPI_IN_PLACE as the receive buffer, which runs last because a library that
+ * does not check it crashes).  Each check is announced on rank 0 first, so a
+ * crash shows which one it was. */
+static void bad_arguments(const char *name, int *send, int *recv, int in_place_recv)
 {
     const char *entry = name ? name : "topocoll_allgather";
-    static const int count_cls[] = { MPI_ERR_COUNT };
-    static const int buf_cls[] = { MPI_ERR_BUFFER };
-    static const int type_cls[] = { MPI_ERR_TYPE };
-    static const int comm_cls[] = { MPI_ERR_COMM };
-    static const int inplace_recv_cls[] = { MPI_ERR_ARG, MPI_ERR_BUFFER };
+    struct bad {
+        const char *what;
+        const void *sbuf;
+        int scount;
+        MPI_Datatype stype;
+        void *rbuf;
+        int rcount;
+        MPI_Datatype rtype;
+        MPI_Comm comm;
+        int cls[MAXCLS];
+        int ncls;
+    };
+    const struct bad bad[] = {
+        { "negative sendcount", send, -1, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD,
+          { MPI_ERR_COUNT }, 1 },
+        { "negative recvcount", send, COUNT, MPI_INT, recv, -1, MPI_INT, MPI_COMM_WORLD,
+          { MPI_ERR_COUNT }, 1 },
+        { "negative recvcount with MPI_IN_PLACE", MPI_IN_PLACE, 0, MPI_INT, recv, -COUNT, MPI_INT,
+          MPI_COMM_WORLD, { MPI_ERR_COUNT }, 1 },
+        { "NULL sendbuf with a positive count", NULL, COUNT, MPI_INT, recv, COUNT, MPI_INT,
+          MPI_COMM_WORLD, { MPI_ERR_BUFFER }, 1 },
+        { "NULL recvbuf with a positive count", send, COUNT, MPI_INT, NULL, COUNT, MPI_INT,
+          MPI_COMM_WORLD, { MPI_ERR_BUFFER }, 1 },
+        { "MPI_DATATYPE_NULL as sendtype", send, COUNT, MPI_DATATYPE_NULL, recv, COUNT, MPI_INT,
+          MPI_COMM_WORLD, { MPI_ERR_TYPE }, 1 },
+        { "MPI_DATATYPE_NULL as recvtype", send, COUNT, MPI_INT, recv, COUNT, MPI_DATATYPE_NULL,
+          MPI_COMM_WORLD, { MPI_ERR_TYPE }, 1 },
+        { "MPI_COMM_NULL", send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_NULL,
+          { MPI_ERR_COMM }, 1 },
+        { "MPI_IN_PLACE as recvbuf", send, COUNT, MPI_INT, MPI_IN_PLACE, COUNT, MPI_INT,
+          MPI_COMM_WORLD, { MPI_ERR_ARG, MPI_ERR_BUFFER }, 2 },
+    };
+    const size_t n = sizeof bad / sizeof bad[0];
 
-    fill(send, recv);
-    expect_error(call(name, send, -1, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
-                 count_cls, 1, entry, "negative sendcount");
-    expect_error(call(name, send, COUNT, MPI_INT, recv, -1, MPI_INT, MPI_COMM_WORLD),
-                 count_cls, 1, entry, "negative recvcount");
-    expect_error(call(name, MPI_IN_PLACE, 0, MPI_INT, recv, -COUNT, MPI_INT, MPI_COMM_WORLD),
-                 count_cls, 1, entry, "negative recvcount with MPI_IN_PLACE");
-    expect_error(call(name, NULL, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
-                 buf_cls, 1, entry, "NULL sendbuf with a positive count");
-    expect_error(call(name, send, COUNT, MPI_INT, NULL, COUNT, MPI_INT, MPI_COMM_WORLD),
-                 buf_cls, 1, entry, "NULL recvbuf with a positive count");
-    expect_error(call(name, send, COUNT, MPI_DATATYPE_NULL, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
-                 type_cls, 1, entry, "MPI_DATATYPE_NULL as sendtype");
-    expect_error(call(name, send, COUNT, MPI_INT, recv, COUNT, MPI_DATATYPE_NULL, MPI_COMM_WORLD),
-                 type_cls, 1, entry, "MPI_DATATYPE_NULL as recvtype");
-    expect_error(call(name, send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_NULL),
-                 comm_cls, 1, entry, "MPI_COMM_NULL");
-    expect_error(call(name, send, COUNT, MPI_INT, MPI_IN_PLACE, COUNT, MPI_INT, MPI_COMM_WORLD),
-                 inplace_recv_cls, 2, entry, "MPI_IN_PLACE as recvbuf");
+    for (size_t i = in_place_recv ? n - 1 : 0; i < (in_place_recv ? n : n - 1); i++) {
+        const struct bad *b = &bad[i];
+        announce(entry, b->what);
+        fill(send, recv);
+        expect_error(call(name, b->sbuf, b->scount, b->stype, b->rbuf, b->rcount, b->rtype, b->comm),
+                     b->cls, b->ncls, entry, b->what);
+    }
 }
 
 /* Arguments MPI ignores must not be rejected. */
@@ -148,10 +175,12 @@ static void ignored_arguments(const char *name, int *send, int *recv)
     const char *entry = name ? name : "topocoll_allgather";
     int rc, ok;
 
+    announce(entry, "zero counts with NULL buffers");
     rc = call(name, NULL, 0, MPI_INT, NULL, 0, MPI_INT, MPI_COMM_WORLD);
     record(rc == MPI_SUCCESS, "%s, zero counts with NULL buffers: returned %d, expected MPI_SUCCESS",
            entry, rc);
 
+    announce(entry, "MPI_IN_PLACE with sendcount -7 and MPI_DATATYPE_NULL");
     fill(send, recv);
     for (int i = 0; i < COUNT; i++) recv[wrank * COUNT + i] = send[i];
     rc = call(name, MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, recv, COUNT, MPI_INT, MPI_COMM_WORLD);
@@ -225,7 +254,7 @@ int main(int argc, char **argv)
      * forces an unknown name: that error may come first) and every algorithm
      * that would serve the valid version of the call. */
     if (!env_mode) {
-        bad_arguments(NULL, send, recv);
+        bad_arguments(NULL, send, recv, 0);
         ignored_arguments(NULL, send, recv);
     }
     nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
@@ -246,7 +275,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (!fallback) fallback = name;
-        bad_arguments(name, send, recv);
+        bad_arguments(name, send, recv, 0);
         ignored_arguments(name, send, recv);
     }
 
@@ -282,6 +311,15 @@ int main(int argc, char **argv)
         ok = rc == MPI_SUCCESS && result_ok(recv);
         record(ok, "topocoll_allgather_algorithm(\"%s\") after the bad calls: returned %d%s",
                fallback ? fallback : "(none applicable)", rc, rc == MPI_SUCCESS ? ", wrong result" : "");
+    }
+
+    /* Last: MPI_IN_PLACE as recvbuf, through every entry point. */
+    if (!env_mode) bad_arguments(NULL, send, recv, 1);
+    for (int i = 0; i < nalgo; i++) {
+        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
+        if (name && topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT,
+                                                  MPI_COMM_WORLD, NULL) == 1)
+            bad_arguments(name, send, recv, 1);
     }
 
     if (wrank == 0) {

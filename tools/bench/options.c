@@ -106,7 +106,7 @@ static int parse_one_size(const char *s, const char *e, size_t *out,
         v <<= shift;
     }
     if (v == 0) {
-        seterr(err, errlen, "size '%.*s': sizes must be at least 1 byte", len, s);
+        seterr(err, errlen, "sizes must be at least 1 byte (got '%.*s')", len, s);
         return -1;
     }
     if (v > (size_t)INT_MAX) {

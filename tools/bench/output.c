@@ -82,7 +82,7 @@ void bench_print_table_head(const bench_run *r)
     printf("%9s", "bytes");
     for (int a = 0; a < r->nalgos; a++) {
         int w = col_width(r, a);
-        printf(" | %*s ", w, r->algos[a]);
+        printf(" | %*s%s", w, r->algos[a], a + 1 < r->nalgos ? " " : "");
         total += w + 4;
     }
     printf("\n");
@@ -121,12 +121,14 @@ void bench_rank_row(bench_run *r, int s)
 
 static void format_cell(const bench_result *c, char *buf, size_t len)
 {
+    /* about five significant digits: 7.47, 123.45, 4567.8, 293657 */
+    int prec = c->median_us >= 10000.0 ? 0 : c->median_us >= 1000.0 ? 1 : 2;
     switch (c->status) {
     case BENCH_OK:
         if (c->ratio >= 0.0)
-            snprintf(buf, len, "%.2f (%.2fx)", c->median_us, c->ratio);
+            snprintf(buf, len, "%.*f (%.2fx)", prec, c->median_us, c->ratio);
         else
-            snprintf(buf, len, "%.2f", c->median_us);
+            snprintf(buf, len, "%.*f", prec, c->median_us);
         return;
     case BENCH_DECLINED:
         snprintf(buf, len, "declined");
@@ -150,7 +152,9 @@ void bench_print_row(const bench_run *r, int s)
     for (int a = 0; a < r->nalgos; a++) {
         const bench_result *c = cell(r, s, a);
         format_cell(c, text, sizeof text);
-        printf(" | %*s%c", col_width(r, a), text, c->fastest ? '*' : ' ');
+        printf(" | %*s", col_width(r, a), text);
+        if (c->fastest || a + 1 < r->nalgos)
+            putchar(c->fastest ? '*' : ' ');
     }
     printf("\n");
     fflush(stdout);
@@ -272,6 +276,7 @@ static json_t *json_meta(const bench_run *r)
     const bench_opts *o = r->opts;
     json_t *m = json_object(), *algos = json_array(), *sizes = json_array(),
            *skipped = json_array();
+    char version[32];
     int rc = 0;
 
     if (m == NULL || algos == NULL || sizes == NULL || skipped == NULL) {
@@ -296,9 +301,9 @@ static json_t *json_meta(const bench_run *r)
         rc |= json_array_append_new(skipped, k);
     }
     rc |= jset(m, "tool", json_string(BENCH_PROG));
-    rc |= jset(m, "topocoll_version", json_pack("[iii]", TOPOCOLL_VERSION_MAJOR,
-                                                TOPOCOLL_VERSION_MINOR,
-                                                TOPOCOLL_VERSION_PATCH));
+    snprintf(version, sizeof version, "%d.%d.%d", TOPOCOLL_VERSION_MAJOR,
+             TOPOCOLL_VERSION_MINOR, TOPOCOLL_VERSION_PATCH);
+    rc |= jset(m, "topocoll_version", json_string(version));
     rc |= jset(m, "coll", json_string(r->coll_name));
     rc |= jset(m, "datatype", json_string("MPI_BYTE"));
     rc |= jset(m, "np", json_integer(r->np));

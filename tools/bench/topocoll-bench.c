@@ -503,8 +503,9 @@ static void run_size(bench_ctx *c, int s)
         if (c->repbad[a] >= 0) {
             x->status = BENCH_INVALID;
             snprintf(x->msg, sizeof x->msg,
-                     "INVALID: %lld wrong bytes on %lld rank%s (first in repetition %d)",
-                     c->badbytes[a], c->badranks[a], c->badranks[a] == 1 ? "" : "s",
+                     "INVALID: %lld wrong byte%s on %lld rank%s (first in repetition %d)",
+                     c->badbytes[a], c->badbytes[a] == 1 ? "" : "s", c->badranks[a],
+                     c->badranks[a] == 1 ? "" : "s",
                      c->repbad[a] + 1);
         }
     }
