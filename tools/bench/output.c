@@ -55,8 +55,7 @@ void bench_print_header(const bench_run *r)
            TOPOCOLL_VERSION_MAJOR, TOPOCOLL_VERSION_MINOR, TOPOCOLL_VERSION_PATCH,
            r->coll_name);
     printf("# processes: %d, nodes: %d, sockets: %d\n", r->np, r->nnodes, r->nsockets);
-    printf("# topology: %s%s%s%s\n", r->topo_desc, o->topology ? " (set: " : " (detected)",
-           o->topology ? o->topology : "", o->topology ? ")" : "");
+    printf("# topology: %s\n", r->topo_desc);
     printf("# MPI: %s\n", r->mpi_version);
     print_iters_line(r);
     printf("# repetitions: %d, sleep between iterations: %ld us, validation: %s, "

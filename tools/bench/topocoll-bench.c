@@ -623,6 +623,9 @@ int main(int argc, char **argv)
         int len = 0;
         CHECK_MPI(MPI_Get_library_version(c.run.mpi_version, &len));
         c.run.mpi_version[strcspn(c.run.mpi_version, "\r\n")] = '\0';
+        for (char *p = c.run.mpi_version; *p; p++)
+            if (*p == '\t')
+                *p = ' ';
     }
     c.run.wtick = MPI_Wtick();
     c.run.np = c.np;

@@ -1,0 +1,82 @@
+/* JSON tuning files: a valid file loads into the rules it describes; every
+ * malformed file is refused with a message naming the problem.  No MPI.
+ * Ends with "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "select/select.h"
+
+static int passed, failed;
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { perror(path); exit(2); }
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+    char path[] = "/tmp/topocoll_tuning_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { perror("mkstemp"); exit(2); }
+    close(fd);
+    write_file(path, text);
+    char err[512] = "";
+    tc_table *t = tc_table_load(path, err, sizeof err);
+    int ok = !t && strstr(err, needle) && strstr(err, path);
+    if (ok) passed++;
+    else { failed++; printf("FAIL: %s -> %s (wanted '%s')\n", text, t ? "loaded" : err, needle); }
+    tc_table_free(t);
+    unlink(path);
+}
+
+int main(void)
+{
+    char path[] = "/tmp/topocoll_tuning_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return 2;
+    close(fd);
+    write_file(path, "{ \"allgather\": [ {\"np\": [2, 8], \"bytes\": [0, 4096], \"pow2\": true,"
+                     " \"algorithms\": [\"bruck\", \"ring\"], \"note\": \"mine\"},"
+                     " {\"algorithms\": [\"ring\"]} ] }");
+    char err[512] = "";
+    tc_table *t = tc_table_load(path, err, sizeof err);
+    unlink(path);
+    if (t && t->nrules == 2 && t->rules[0].min_np == 2 && t->rules[0].max_np == 8 &&
+        t->rules[0].pow2_only && t->rules[0].max_bytes == 4096 &&
+        strcmp(t->rules[0].candidates[0], "bruck") == 0 && strcmp(t->rules[0].candidates[1], "ring") == 0 &&
+        !t->rules[0].candidates[2] && strcmp(t->rules[0].note, "mine") == 0 && t->rules[1].min_np == 1 &&
+        t->rules[1].max_np == 0 && !t->rules[1].pow2_only)
+        passed++;
+    else { failed++; printf("FAIL: valid file: %s\n", t ? "wrong rules" : err); }
+    tc_table_free(t);
+
+    expect_error("{ \"allgather\": [ ", "");
+    expect_error("[1, 2]", "top level must be an object");
+    expect_error("{ \"allgatherv\": [] }", "unknown collective \"allgatherv\"");
+    expect_error("{ \"allgather\": {} }", "must be a list of rules");
+    expect_error("{ \"allgather\": [ 3 ] }", "rule 0 is not an object");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"nosuch\"]} ] }", "unknown algorithm \"nosuch\"");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [7]} ] }", "unknown algorithm (not a string)");
+    expect_error("{ \"allgather\": [ {\"algorithms\": []} ] }", "\"algorithms\" must be a list");
+    expect_error("{ \"allgather\": [ {\"np\": [8, 2], \"algorithms\": [\"ring\"]} ] }", "\"np\" must be");
+    expect_error("{ \"allgather\": [ {\"np\": [-1, 2], \"algorithms\": [\"ring\"]} ] }", "\"np\" must be");
+    expect_error("{ \"allgather\": [ {\"bytes\": \"big\", \"algorithms\": [\"ring\"]} ] }", "\"bytes\" must be");
+    expect_error("{ \"allgather\": [ {\"pow2\": 1, \"algorithms\": [\"ring\"]} ] }", "\"pow2\" must be");
+    expect_error("{ \"allgather\": [ {\"algorithm\": [\"ring\"]} ] }", "unknown field \"algorithm\"");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"]}, {\"np\": [1]} ] }", "rule 1");
+
+    char missing[] = "/nonexistent/topocoll.json";
+    t = tc_table_load(missing, err, sizeof err);
+    if (!t && strstr(err, missing)) passed++;
+    else { failed++; printf("FAIL: missing file accepted\n"); }
+    tc_table_free(t);
+
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
