@@ -18,7 +18,7 @@ ctest_run() {
   local name=$1 dir=$2 log=$logs/ctest-$1.log line total nfail start
   shift 2
   start=$SECONDS
-  ctest --test-dir "$dir" --output-on-failure "$@" 2>&1 | tee "$log"
+  (cd "$dir" && ctest --output-on-failure "$@") 2>&1 | tee "$log"
   line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
   if [ -z "$line" ]; then
     line="ctest gave no summary"
@@ -62,5 +62,6 @@ fi
 echo
 echo "==== summary (logs in $logs/)"
 printf '%s\n' "${summaries[@]}"
+echo "total: $SECONDS s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

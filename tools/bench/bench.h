@@ -49,6 +49,7 @@ typedef struct bench_opts {
     const char *json_path;   /* --json */
     int validate;            /* 0 with --no-validate */
     int quiet;               /* -q */
+    int progress;            /* --progress: even when stderr is no terminal */
     int help;                /* -h */
 } bench_opts;
 

@@ -32,7 +32,9 @@ void bench_usage(FILE *f)
 "      --csv FILE        write the results as CSV\n"
 "      --json FILE       write the results as JSON\n"
 "      --no-validate     do not check the receive buffers\n"
-"  -q, --quiet           print the results table only\n"
+"  -q, --quiet           no header, no progress: the table and its notes only\n"
+"      --progress        show progress on stderr even when it is not a terminal\n"
+"                        (mpirun passes stderr through a pipe)\n"
 "  -h, --help            this text, and the algorithms of the collectives\n"
 "\n"
 "Each timed iteration is MPI_Barrier; t = MPI_Wtime(); call; t = MPI_Wtime() - t.\n"
@@ -316,7 +318,7 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
 
 enum opt_id {
     OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
-    OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_HELP
+    OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP
 };
 
 static const struct opt_def {
@@ -337,6 +339,7 @@ static const struct opt_def {
     { 0, "json", 1, OPT_JSON },
     { 0, "no-validate", 0, OPT_NOVALIDATE },
     { 'q', "quiet", 0, OPT_QUIET },
+    { 0, "progress", 0, OPT_PROGRESS },
     { 'h', "help", 0, OPT_HELP },
 };
 #define NOPTS ((int)(sizeof opt_defs / sizeof opt_defs[0]))
@@ -410,6 +413,9 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
         return 0;
     case OPT_QUIET:
         o->quiet = 1;
+        return 0;
+    case OPT_PROGRESS:
+        o->progress = 1;
         return 0;
     case OPT_HELP:
         o->help = 1;

@@ -141,9 +141,11 @@ static void test_options(void)
         bench_opts_free(&o);
     }
     {
-        const char *args[] = { "--csv", "a.csv", "--json=b.json", "-c", "allgather" };
-        EXPECT(parse(args, 5, &o) == BENCH_PARSE_OK);
+        const char *args[] = { "--csv", "a.csv", "--json=b.json", "-c", "allgather",
+                               "--progress" };
+        EXPECT(parse(args, 6, &o) == BENCH_PARSE_OK);
         EXPECT(strcmp(o.csv_path, "a.csv") == 0 && strcmp(o.json_path, "b.json") == 0);
+        EXPECT(o.progress == 1);
         bench_opts_free(&o);
     }
     {

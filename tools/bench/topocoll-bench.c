@@ -492,10 +492,10 @@ static void run_size(bench_ctx *c, int s)
     }
     for (int a = 0; a < na; a++) {
         bench_result *x = &r->res[(size_t)s * (size_t)na + (size_t)a];
-        double *rt = &c->reptimes[(size_t)a * (size_t)reps];
         if (x->status == BENCH_DECLINED || x->status == BENCH_ERROR)
             continue;
         if (c->rank == 0) {
+            double *rt = &c->reptimes[(size_t)a * (size_t)reps];
             x->median_us = bench_median(rt, reps); /* sorts rt */
             x->min_us = rt[0];
             x->max_us = rt[reps - 1];
@@ -681,7 +681,7 @@ int main(int argc, char **argv)
     }
 
     /* ---- run ---- */
-    c.progress = c.rank == 0 && !c.opts.quiet && isatty(STDERR_FILENO);
+    c.progress = c.rank == 0 && !c.opts.quiet && (c.opts.progress || isatty(STDERR_FILENO));
     if (c.rank == 0) {
         if (!c.opts.quiet)
             bench_print_header(&c.run);
