@@ -44,6 +44,8 @@ static int check_args(const ag_call *c)
         return tc_raise(MPI_COMM_NULL, MPI_ERR_COMM, "%s: invalid communicator", c->fn);
     if (inter) return tc_raise(c->comm, MPI_ERR_COMM, "%s: inter-communicators are not supported", c->fn);
     int in_place = c->sbuf == MPI_IN_PLACE;
+    if (c->rbuf == MPI_IN_PLACE)
+        return tc_raise(c->comm, MPI_ERR_ARG, "%s: recvbuf cannot be MPI_IN_PLACE", c->fn);
     if (c->rcount < 0) return tc_raise(c->comm, MPI_ERR_COUNT, "%s: negative recvcount %d", c->fn, c->rcount);
     if (!in_place && c->scount < 0)
         return tc_raise(c->comm, MPI_ERR_COUNT, "%s: negative sendcount %d", c->fn, c->scount);
