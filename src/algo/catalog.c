@@ -44,28 +44,49 @@ int tc_coll_from_name(const char *name)
     return -1;
 }
 
+/* Families generated from parameters come after the fixed entries. */
+static int family_count(topocoll_coll coll)
+{
+    return coll == TOPOCOLL_ALLGATHER ? tc_allgather_hier_count() : 0;
+}
+
+static const tc_algo *family_at(topocoll_coll coll, int i)
+{
+    return coll == TOPOCOLL_ALLGATHER ? tc_allgather_hier_at(i) : NULL;
+}
+
 int tc_catalog_count(topocoll_coll coll)
 {
     int n;
     entries(coll, &n);
-    return n;
+    return n + family_count(coll);
 }
 
 const tc_algo *tc_catalog_at(topocoll_coll coll, int i)
 {
     int n;
     const tc_algo *const *e = entries(coll, &n);
-    return e && i >= 0 && i < n ? e[i] : NULL;
+    if (!e || i < 0) return NULL;
+    if (i < n) return e[i];
+    return i - n < family_count(coll) ? family_at(coll, i - n) : NULL;
 }
 
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
 {
-    int n;
-    const tc_algo *const *e = entries(coll, &n);
     if (!name) return NULL;
-    for (int i = 0; i < n; i++)
-        if (strcmp(e[i]->name, name) == 0) return e[i];
+    int n = tc_catalog_count(coll);
+    for (int i = 0; i < n; i++) {
+        const tc_algo *al = tc_catalog_at(coll, i);
+        if (strcmp(al->name, name) == 0) return al;
+    }
     return NULL;
+}
+
+int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    tc_args own = *a;
+    own.param = al->param;
+    return al->generate(s, &own, t);
 }
 
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
@@ -82,5 +103,8 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
         *why = "needs a power-of-two process count";
         return 0;
     }
-    return al->accepts ? al->accepts(a, t, why) : 1;
+    if (!al->accepts) return 1;
+    tc_args own = *a;
+    own.param = al->param;
+    return al->accepts(&own, t, why);
 }

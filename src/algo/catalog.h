@@ -19,6 +19,8 @@ typedef struct tc_args {
     int64_t rcount;    /* elements of the receive buffer's type per block */
     int root;
     int in_place;      /* MPI_IN_PLACE given as send buffer */
+    const void *param; /* the algorithm's own parameters (tc_algo.param);
+                          set by tc_algo_generate / tc_algo_accepts */
 } tc_args;
 
 /* Requirement flags (documentation + cheap checks before `accepts`). */
@@ -41,6 +43,9 @@ typedef struct tc_algo {
     /* Builds rank a->rank's schedule into s (initialised, empty).  Returns 0
      * or an error; s->err covers allocation failures.  NULL for native. */
     int (*generate)(tc_sched *s, const tc_args *a, const tc_topo *t);
+    /* Parameters shared by a family of entries (e.g. the hierarchical
+     * allgathers); reach the generator as tc_args.param. */
+    const void *param;
 } tc_algo;
 
 /* Collective names ("allgather"); -1 / NULL when unknown. */
@@ -52,9 +57,12 @@ const char *tc_coll_name(topocoll_coll coll);
 int tc_catalog_count(topocoll_coll coll);
 const tc_algo *tc_catalog_at(topocoll_coll coll, int i);
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
-/* Full check: req flags, then accepts(). */
+/* Full check: req flags, then accepts() (with a->param set from al). */
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why);
+/* Run al's generator for a->rank into s (initialised): every consumer
+ * (executor cache, verifier, simulator) goes through this. */
+int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_topo *t);
 
 /* Each algorithm file defines its entry (declared here, listed in catalog.c). */
 extern const tc_algo tc_allgather_linear;
@@ -65,5 +73,8 @@ extern const tc_algo tc_allgather_recursive_halving;
 extern const tc_algo tc_allgather_bruck;
 extern const tc_algo tc_allgather_neighbor_exchange;
 extern const tc_algo tc_allgather_native;
+/* The hierarchical family (src/algo/allgather/hierarchical.c). */
+int tc_allgather_hier_count(void);
+const tc_algo *tc_allgather_hier_at(int i);
 
 #endif

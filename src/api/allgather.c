@@ -95,7 +95,8 @@ static int run(tc_ctx *x, const tc_algo *al, const ag_call *c, const tc_args *a)
     } else if ((rc = tc_bind_type(&bind[TC_BUF_SEND], (void *)c->sbuf, c->stype)) != MPI_SUCCESS) {
         return rc;
     }
-    return tc_exec(s, bind, MPI_OP_NULL, x->comm, &x->ws);
+    tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
+    return tc_exec(s, bind, &env);
 }
 
 static int finish(const ag_call *c, int rc)

@@ -11,6 +11,9 @@
 #include "topo/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
+/* Set once MPI_Finalize has started: MPI then releases windows and
+ * communicators itself, and calling into it for them is unsafe. */
+static int finalizing;
 
 static void ctx_free(tc_ctx *c)
 {
@@ -18,7 +21,12 @@ static void ctx_free(tc_ctx *c)
     free(c->cache);
     tc_topo_free(c->topo);
     tc_workspace_free(&c->ws);
-    if (c->comm != MPI_COMM_NULL) PMPI_Comm_free(&c->comm);
+    if (!finalizing) {
+        tc_shm_free(&c->shm);
+        if (c->comm != MPI_COMM_NULL) PMPI_Comm_free(&c->comm);
+    } else {
+        tc_shm_forget(&c->shm);
+    }
     free(c);
 }
 
@@ -34,6 +42,7 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
+    finalizing = 1;
     tc_detect_finalize();
     tc_select_finalize();
     PMPI_Comm_free_keyval(&key);
@@ -57,10 +66,13 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     tc_ctx *c = calloc(1, sizeof *c);
     if (!c) return MPI_ERR_NO_MEM;
     c->comm = MPI_COMM_NULL;
+    c->shm.node_comm = MPI_COMM_NULL;
+    c->shm.data_win = c->shm.flag_win = MPI_WIN_NULL;
     int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
+    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo);
     if (rc != MPI_SUCCESS) {
         ctx_free(c);
         return rc;
@@ -102,7 +114,14 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     tc_topo_free(c->topo);
     c->topo = t;
     tc_ctx_flush(c);   /* schedules depend on the topology */
-    return MPI_SUCCESS;
+    tc_shm_free(&c->shm);   /* nodes may have changed: collective, as this call */
+    return tc_shm_init(&c->shm, c->comm, c->rank, c->topo);
+}
+
+tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)
+{
+    tc_exec_env env = { c->comm, &c->ws, &c->shm, c->topo->node_idx, op };
+    return env;
 }
 
 void tc_ctx_flush(tc_ctx *c)
@@ -155,7 +174,7 @@ const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_arg
     e->key = *key;
     e->last_use = c->clock;
     tc_sched_init(&e->sched);
-    int rc = key->algo->generate(&e->sched, a, c->topo);
+    int rc = tc_algo_generate(key->algo, &e->sched, a, c->topo);
     if (rc == 0) rc = tc_sched_finish(&e->sched);
     if (rc == 0 && !counts_fit_int(&e->sched)) rc = -1;
     if (rc) {

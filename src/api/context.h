@@ -32,6 +32,7 @@ typedef struct tc_ctx {
     int ncache, cache_cap;
     unsigned long clock;
     tc_workspace ws;
+    tc_shm shm;            /* node communicator and shared windows */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */
@@ -41,5 +42,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */
 const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_args *a, int *err);
 void tc_ctx_flush(tc_ctx *c);
+/* The executor's environment for this context. */
+tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op);
 
 #endif

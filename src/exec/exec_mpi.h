@@ -1,22 +1,25 @@
 /*
  * The MPI executor: runs a schedule with PMPI_ calls only.  Per round it
  * posts every receive and send (nonblocking), runs the local copies and
- * reductions, then waits for the round (semantics in sched/sched.h).
+ * reductions, raises its signals, then waits for the round's messages and
+ * signals (semantics in sched/sched.h).
  */
 #ifndef TC_EXEC_MPI_H
 #define TC_EXEC_MPI_H
 
 #include <mpi.h>
+#include "exec/shm.h"
 #include "sched/sched.h"
 
 /* What a logical buffer is bound to for one call. */
 typedef struct tc_bind {
     char *base;          /* address of element 0 (NULL allowed for count 0) */
     MPI_Datatype type;
-    MPI_Aint extent;
+    MPI_Aint extent;     /* element stride (the type size when packed) */
     MPI_Aint true_lb, true_extent;
     int size;            /* type size in bytes */
     int contiguous;      /* elements are dense bytes: memcpy works */
+    int packed;          /* elements stored packed (SHM): MPI_PACKED on the wire */
 } tc_bind;
 
 /* Reusable per-communicator memory: request array, scratch, pack buffer. */
@@ -29,15 +32,23 @@ typedef struct tc_workspace {
     size_t pack_bytes;
 } tc_workspace;
 
+/* Everything a run needs besides the schedule and the user buffers. */
+typedef struct tc_exec_env {
+    MPI_Comm comm;          /* private communicator */
+    tc_workspace *ws;
+    tc_shm *shm;            /* node-shared memory (schedules that use it) */
+    const int *node_idx;    /* rank -> index in its node (= node_comm rank) */
+    MPI_Op op;              /* for REDUCE ops; MPI_OP_NULL when none */
+} tc_exec_env;
+
 /* Fill extent/size/contiguity of b->type. */
 int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type);
 
-/* Run s on comm (the private communicator).  bind[TC_BUF_TMP] is filled
- * here from bind[s->tmp_like] and the workspace.  op is used by REDUCE ops
- * (MPI_OP_NULL when none).  Every count must fit an int (checked when the
- * schedule is built).  Returns an MPI error code. */
-int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], MPI_Op op, MPI_Comm comm,
-            tc_workspace *ws);
+/* Run s.  bind[TC_BUF_TMP] and bind[TC_BUF_SHM] are filled here from
+ * bind[s->tmp_like], the workspace and the node-shared memory.  Every
+ * count must fit an int (checked when the schedule is built).  Returns an
+ * MPI error code. */
+int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
 
 void tc_workspace_free(tc_workspace *ws);
 

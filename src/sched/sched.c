@@ -13,6 +13,9 @@ void tc_sched_init(tc_sched *s)
     s->nrounds = s->rounds_cap = 0;
     s->max_comm = 0;
     s->tmp_count = 0;
+    s->shm_count = 0;
+    s->shm_home_off = s->shm_home_cnt = 0;
+    s->uses_shm = 0;
     s->tmp_like = TC_BUF_RECV;
     s->err = 0;
     /* round_start[0] must exist from the start: grow once. */
@@ -74,6 +77,16 @@ void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
     if (src.cnt > 0) push_op(s, TC_OP_REDUCE, -1, src, inout);
 }
 
+void tc_sched_signal(tc_sched *s, int peer)
+{
+    push_op(s, TC_OP_SIGNAL, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0));
+}
+
+void tc_sched_wait(tc_sched *s, int peer)
+{
+    push_op(s, TC_OP_WAIT, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0));
+}
+
 void tc_sched_round(tc_sched *s)
 {
     if (s->err) return;
@@ -94,11 +107,30 @@ void tc_sched_need_tmp(tc_sched *s, int64_t n)
     if (n > s->tmp_count) s->tmp_count = n;
 }
 
+void tc_sched_need_shm(tc_sched *s, int64_t n)
+{
+    if (n > s->shm_count) s->shm_count = n;
+}
+
+void tc_sched_shm_home(tc_sched *s, int64_t off, int64_t cnt)
+{
+    s->shm_home_off = off;
+    s->shm_home_cnt = cnt;
+}
+
+int tc_sched_uses_shm(const tc_sched *s)
+{
+    return s->uses_shm;
+}
+
 int tc_sched_finish(tc_sched *s)
 {
     tc_sched_round(s);
     if (s->err) return s->err;
     s->max_comm = 0;
+    s->uses_shm = s->shm_count > 0;
+    for (int i = 0; i < s->nops && !s->uses_shm; i++)
+        s->uses_shm = s->ops[i].kind == TC_OP_SIGNAL || s->ops[i].kind == TC_OP_WAIT;
     for (int r = 0; r < s->nrounds; r++) {
         int comm = 0;
         for (int i = s->round_start[r]; i < s->round_start[r + 1]; i++)
@@ -110,7 +142,7 @@ int tc_sched_finish(tc_sched *s)
 
 static const char *buf_name(int b)
 {
-    static const char *names[] = { "sbuf", "rbuf", "tmp" };
+    static const char *names[] = { "sbuf", "rbuf", "tmp", "shm" };
     return b >= 0 && b < TC_NBUF ? names[b] : "?";
 }
 
@@ -129,6 +161,12 @@ void tc_sched_print(const tc_sched *s, void *file)
             case TC_OP_RECV:
                 fprintf(f, "  recv %s[%lld+%lld] <- %d\n", buf_name(op->a.buf),
                         (long long)op->a.off, (long long)op->a.cnt, op->peer);
+                break;
+            case TC_OP_SIGNAL:
+                fprintf(f, "  signal -> %d\n", op->peer);
+                break;
+            case TC_OP_WAIT:
+                fprintf(f, "  wait <- %d\n", op->peer);
                 break;
             default:
                 fprintf(f, "  %s %s[%lld+%lld] -> %s[%lld+%lld]\n",

@@ -7,15 +7,22 @@
  * user receive buffer (RECV), a scratch buffer (TMP) laid out in elements of
  * the datatype of the buffer named by tc_sched.tmp_like.  Nothing here knows
  * about MPI: executor, verifier and simulator all read the same schedule.
+ * A fourth buffer, SHM, is node-shared memory (one per node, laid out by the
+ * algorithm in elements of tmp_like's type); ranks of a node order their
+ * accesses to it with SIGNAL / WAIT pairs (flag counters in shared memory).
  *
  * Round semantics (what the MPI executor does and the verifier enforces):
  *   1. every RECV and SEND of the round is posted (nonblocking), in order;
  *   2. the local ops (COPY, REDUCE) of the round run, in order;
- *   3. the round waits for all its RECVs and SENDs.
+ *   3. the round's SIGNALs are raised (release: everything written before,
+ *      local ops of this round included, is visible to the waiter);
+ *   4. the round waits for all its RECVs and SENDs, then for its WAITs
+ *      (acquire).
  *   Hazards forbidden inside a round: a RECV region overlapping any other
  *   region of the round; a local op writing a region a SEND of the round
  *   reads.  Messages between two ranks match in the order they are posted
- *   (one tag, MPI's non-overtaking rule).
+ *   (one tag, MPI's non-overtaking rule); the k-th WAIT of B on A matches the
+ *   k-th SIGNAL of A to B.  SIGNAL/WAIT peers share a node.
  */
 #ifndef TC_SCHED_H
 #define TC_SCHED_H
@@ -23,13 +30,15 @@
 #include <stdint.h>
 #include <stddef.h>
 
-enum { TC_BUF_SEND = 0, TC_BUF_RECV = 1, TC_BUF_TMP = 2, TC_NBUF = 3 };
+enum { TC_BUF_SEND = 0, TC_BUF_RECV = 1, TC_BUF_TMP = 2, TC_BUF_SHM = 3, TC_NBUF = 4 };
 
 typedef enum {
     TC_OP_SEND = 0,   /* a: source region; peer */
     TC_OP_RECV = 1,   /* a: destination region; peer */
     TC_OP_COPY = 2,   /* a: source, b: destination (equal byte sizes) */
-    TC_OP_REDUCE = 3  /* b = a (op) b, elementwise; a, b same element count */
+    TC_OP_REDUCE = 3, /* b = a (op) b, elementwise; a, b same element count */
+    TC_OP_SIGNAL = 4, /* peer (same node) may go past its matching WAIT */
+    TC_OP_WAIT = 5    /* wait for peer's matching SIGNAL */
 } tc_op_kind;
 
 typedef struct tc_region {
@@ -51,7 +60,11 @@ typedef struct tc_sched {
     int *round_start;  /* round i = ops[round_start[i] .. round_start[i+1]) */
     int nrounds, rounds_cap;
     int max_comm;      /* most SEND+RECV ops in one round */
+    int uses_shm;      /* set by tc_sched_finish */
     int64_t tmp_count; /* TMP elements needed */
+    int64_t shm_count; /* SHM elements needed (node-wide layout) */
+    int64_t shm_home_off, shm_home_cnt; /* SHM part to place in this rank's
+                                           NUMA domain (leaders: their group's) */
     int tmp_like;      /* TC_BUF_SEND or TC_BUF_RECV: TMP's element type */
     int err;           /* sticky: nonzero after an allocation failure */
 } tc_sched;
@@ -67,10 +80,16 @@ void tc_sched_send(tc_sched *s, int peer, tc_region src);
 void tc_sched_recv(tc_sched *s, int peer, tc_region dst);
 void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst);
 void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout);
+void tc_sched_signal(tc_sched *s, int peer);
+void tc_sched_wait(tc_sched *s, int peer);
 /* Close the current round (an empty round is not kept). */
 void tc_sched_round(tc_sched *s);
-/* Ask for at least n TMP elements. */
+/* Ask for at least n TMP / SHM elements. */
 void tc_sched_need_tmp(tc_sched *s, int64_t n);
+void tc_sched_need_shm(tc_sched *s, int64_t n);
+void tc_sched_shm_home(tc_sched *s, int64_t off, int64_t cnt);
+/* Does the schedule use node-shared memory (SHM regions or SIGNAL/WAIT)? */
+int tc_sched_uses_shm(const tc_sched *s);
 /* Close the last round, compute max_comm; returns 0 or an error (ENOMEM). */
 int tc_sched_finish(tc_sched *s);
 

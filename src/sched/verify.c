@@ -35,6 +35,7 @@ typedef struct vstate {
     vrank *rk;
     int64_t *base;           /* global id of rank r's op 0 */
     int64_t *partner;        /* global op id -> matching op's global id */
+    label_t **node_shm;      /* [nnodes] shared labels of each node's SHM */
     int *op_rank;            /* global op id -> rank (only for comm ops) */
     tc_verify_report *rep;
 } vstate;
@@ -50,7 +51,8 @@ static tc_verify_status fail(vstate *v, const char *fmt, ...)
 
 static const char *bufname(int b)
 {
-    return b == TC_BUF_SEND ? "sbuf" : b == TC_BUF_RECV ? "rbuf" : b == TC_BUF_TMP ? "tmp" : "?";
+    return b == TC_BUF_SEND ? "sbuf" : b == TC_BUF_RECV ? "rbuf" : b == TC_BUF_TMP ? "tmp"
+         : b == TC_BUF_SHM ? "shm" : "?";
 }
 
 /* A region resolved to units of a real buffer (MPI_IN_PLACE aliasing). */
@@ -93,19 +95,21 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     tc_args a = *v->proto;
     a.rank = r;
     tc_sched_init(&k->s);
-    int rc = al->generate(&k->s, &a, v->t);
+    int rc = tc_algo_generate(al, &k->s, &a, v->t);
     if (rc == 0) rc = tc_sched_finish(&k->s);
     if (rc) return fail(v, "rank %d: generator failed (%s)", r, strerror(rc));
     int64_t scount = a.in_place ? a.rcount : a.scount;
     k->unit[TC_BUF_SEND] = a.in_place ? u_recv : u_send;
     k->unit[TC_BUF_RECV] = u_recv;
     k->unit[TC_BUF_TMP] = k->s.tmp_like == TC_BUF_SEND ? k->unit[TC_BUF_SEND] : u_recv;
+    k->unit[TC_BUF_SHM] = k->unit[TC_BUF_TMP];
     k->elems[TC_BUF_SEND] = scount;
     k->elems[TC_BUF_RECV] = (int64_t)v->p * a.rcount;
     k->elems[TC_BUF_TMP] = k->s.tmp_count;
+    k->elems[TC_BUF_SHM] = 0;   /* node-wide: set by setup_shm */
     for (int b = 0; b < TC_NBUF; b++) {
         k->units[b] = k->elems[b] * k->unit[b];
-        if (b == TC_BUF_SEND && a.in_place) { k->lab[b] = NULL; continue; }
+        if ((b == TC_BUF_SEND && a.in_place) || b == TC_BUF_SHM) { k->lab[b] = NULL; continue; }
         k->lab[b] = malloc((size_t)(k->units[b] ? k->units[b] : 1) * sizeof(label_t));
         if (!k->lab[b]) return fail(v, "out of memory");
         for (int64_t i = 0; i < k->units[b]; i++) k->lab[b][i] = UNDEF;
@@ -116,6 +120,36 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     for (int64_t i = 0; i < B; i++) own[i] = (label_t)((int64_t)r * B + i);
     return TC_VERIFY_OK;
 }
+
+/* Every rank of a node sees one SHM label array, as large as the largest
+ * SHM any of its ranks asks for. */
+static tc_verify_status setup_shm(vstate *v)
+{
+    const tc_topo *t = v->t;
+    v->node_shm = calloc((size_t)t->nnodes, sizeof *v->node_shm);
+    if (!v->node_shm) return fail(v, "out of memory");
+    for (int n = 0; n < t->nnodes; n++) {
+        const int *m = tc_topo_node_members(t, n);
+        int64_t elems = 0;
+        for (int i = 0; i < tc_topo_node_size(t, n); i++)
+            if (v->rk[m[i]].s.shm_count > elems) elems = v->rk[m[i]].s.shm_count;
+        int64_t units = elems * v->rk[m[0]].unit[TC_BUF_SHM];
+        v->node_shm[n] = malloc((size_t)(units ? units : 1) * sizeof(label_t));
+        if (!v->node_shm[n]) return fail(v, "out of memory");
+        for (int64_t u = 0; u < units; u++) v->node_shm[n][u] = UNDEF;
+        for (int i = 0; i < tc_topo_node_size(t, n); i++) {
+            vrank *k = &v->rk[m[i]];
+            k->elems[TC_BUF_SHM] = elems;
+            k->units[TC_BUF_SHM] = units;
+            k->lab[TC_BUF_SHM] = v->node_shm[n];
+        }
+    }
+    return TC_VERIFY_OK;
+}
+
+static int is_comm(int kind) { return kind == TC_OP_SEND || kind == TC_OP_RECV; }
+static int is_sync(int kind) { return kind == TC_OP_SIGNAL || kind == TC_OP_WAIT; }
+static int is_local(int kind) { return kind == TC_OP_COPY || kind == TC_OP_REDUCE; }
 
 /* ---- shape and hazards --------------------------------------------------- */
 
@@ -141,7 +175,7 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
     int n = 0;
     for (int i = tc_sched_round_begin(s, round); i < tc_sched_round_end(s, round); i++) {
         const tc_op *op = &s->ops[i];
-        if (is_self_copy(v, r, op)) continue;
+        if (is_sync(op->kind) || is_self_copy(v, r, op)) continue;
         ureg a = resolve(v, r, op->a), b = resolve(v, r, op->b);
         switch (op->kind) {
         case TC_OP_SEND: sp[n++] = (span){ a.lo, a.hi, a.buf, W_SEND, i }; break;
@@ -167,10 +201,16 @@ static tc_verify_status check_shape(vstate *v, int r)
     const tc_sched *s = &v->rk[r].s;
     for (int i = 0; i < s->nops; i++) {
         const tc_op *op = &s->ops[i];
-        int local = op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE;
-        if (op->kind > TC_OP_REDUCE) return fail(v, "rank %d op %d: bad kind", r, i);
+        int local = is_local(op->kind);
+        if (op->kind > TC_OP_WAIT) return fail(v, "rank %d op %d: bad kind", r, i);
         if (!local && (op->peer < 0 || op->peer >= v->p || op->peer == r))
             return fail(v, "rank %d op %d: peer %d out of range or itself", r, i, op->peer);
+        if (is_sync(op->kind)) {
+            if (v->t->node_of[op->peer] != v->t->node_of[r])
+                return fail(v, "rank %d op %d: %s with rank %d on another node", r, i,
+                            op->kind == TC_OP_SIGNAL ? "signal" : "wait", op->peer);
+            continue;
+        }
         if (!region_ok(v, r, op->a) || (local && !region_ok(v, r, op->b)))
             return fail(v, "rank %d op %d: region outside its buffer (%s off %lld cnt %lld)",
                         r, i, bufname(op->a.buf), (long long)op->a.off, (long long)op->a.cnt);
@@ -198,11 +238,12 @@ static tc_verify_status check_shape(vstate *v, int r)
 
 /* ---- matching ------------------------------------------------------------ */
 
-typedef struct msg { int src, dst; int64_t id; } msg;
+typedef struct msg { int chan, src, dst; int64_t id; } msg;
 
 static int msg_cmp(const void *x, const void *y)
 {
     const msg *a = x, *b = y;
+    if (a->chan != b->chan) return a->chan - b->chan;
     if (a->src != b->src) return a->src - b->src;
     if (a->dst != b->dst) return a->dst - b->dst;
     return a->id < b->id ? -1 : a->id > b->id;
@@ -219,8 +260,8 @@ static tc_verify_status match(vstate *v, int64_t nops)
     for (int r = 0; r < v->p; r++)
         for (int i = 0; i < v->rk[r].s.nops; i++) {
             int kd = v->rk[r].s.ops[i].kind;
-            ns += kd == TC_OP_SEND;
-            nr += kd == TC_OP_RECV;
+            ns += kd == TC_OP_SEND || kd == TC_OP_SIGNAL;
+            nr += kd == TC_OP_RECV || kd == TC_OP_WAIT;
         }
     msg *S = malloc((size_t)(ns + 1) * sizeof *S), *R = malloc((size_t)(nr + 1) * sizeof *R);
     if (!S || !R) { free(S); free(R); return fail(v, "out of memory"); }
@@ -230,17 +271,28 @@ static tc_verify_status match(vstate *v, int64_t nops)
             const tc_op *op = &v->rk[r].s.ops[i];
             int64_t id = v->base[r] + i;
             v->op_rank[id] = r;
-            if (op->kind == TC_OP_SEND) S[ns++] = (msg){ r, op->peer, id };
-            if (op->kind == TC_OP_RECV) R[nr++] = (msg){ op->peer, r, id };
+            int chan = is_sync(op->kind);
+            if (op->kind == TC_OP_SEND || op->kind == TC_OP_SIGNAL) S[ns++] = (msg){ chan, r, op->peer, id };
+            if (op->kind == TC_OP_RECV || op->kind == TC_OP_WAIT) R[nr++] = (msg){ chan, op->peer, r, id };
         }
     qsort(S, (size_t)ns, sizeof *S, msg_cmp);
     qsort(R, (size_t)nr, sizeof *R, msg_cmp);
+    int64_t *node_out = calloc((size_t)v->t->nnodes * 3, sizeof *node_out);
+    if (!node_out) { free(S); free(R); return fail(v, "out of memory"); }
+    int64_t *node_out_bytes = node_out + v->t->nnodes, *node_in_bytes = node_out + 2 * v->t->nnodes;
     tc_verify_status st = TC_VERIFY_OK;
     int64_t i = 0, j = 0;
     while (st == TC_VERIFY_OK && (i < ns || j < nr)) {
-        if (i < ns && j < nr && S[i].src == R[j].src && S[i].dst == R[j].dst) {
+        if (i < ns && j < nr && S[i].chan == R[j].chan && S[i].src == R[j].src &&
+            S[i].dst == R[j].dst) {
             const tc_op *so = &v->rk[S[i].src].s.ops[S[i].id - v->base[S[i].src]];
             const tc_op *ro = &v->rk[R[j].dst].s.ops[R[j].id - v->base[R[j].dst]];
+            if (S[i].chan) {   /* signal / wait: no data */
+                v->partner[S[i].id] = R[j].id;
+                v->partner[R[j].id] = S[i].id;
+                i++, j++;
+                continue;
+            }
             int64_t su = units_of(v, S[i].src, so->a), ru = units_of(v, R[j].dst, ro->a);
             if (su != ru)
                 st = fail(v, "message %d -> %d: sent %lld units, receive expects %lld",
@@ -249,20 +301,31 @@ static tc_verify_status match(vstate *v, int64_t nops)
             v->partner[R[j].id] = S[i].id;
             v->rep->messages++;
             v->rep->bytes += su;
-            if (v->t->node_of[S[i].src] != v->t->node_of[S[i].dst]) {
+            int sn = v->t->node_of[S[i].src], dn = v->t->node_of[S[i].dst];
+            if (sn != dn) {
                 v->rep->inter_node_messages++;
                 v->rep->inter_node_bytes += su;
+                node_out[sn]++;
+                node_out_bytes[sn] += su;
+                node_in_bytes[dn] += su;
             }
             i++, j++;
         } else {
             int send_first = j >= nr || (i < ns && msg_cmp(&S[i], &R[j]) < 0);
             const msg *m = send_first ? &S[i] : &R[j];
             st = fail(v, "unmatched %s between %d -> %d (no matching %s)",
-                      send_first ? "send" : "receive", m->src, m->dst,
-                      send_first ? "receive" : "send");
+                      m->chan ? (send_first ? "signal" : "wait") : (send_first ? "send" : "receive"),
+                      m->src, m->dst,
+                      m->chan ? (send_first ? "wait" : "signal") : (send_first ? "receive" : "send"));
         }
     }
     (void)nops;
+    for (int n = 0; n < v->t->nnodes; n++) {
+        if (node_out[n] > v->rep->node_max_out_messages) v->rep->node_max_out_messages = node_out[n];
+        if (node_out_bytes[n] > v->rep->node_max_out_bytes) v->rep->node_max_out_bytes = node_out_bytes[n];
+        if (node_in_bytes[n] > v->rep->node_max_in_bytes) v->rep->node_max_in_bytes = node_in_bytes[n];
+    }
+    free(node_out);
     free(S);
     free(R);
     return st;
@@ -299,6 +362,23 @@ static int posted(const vstate *v, int64_t id)
            i >= tc_sched_round_begin(&k->s, k->cur) && i < tc_sched_round_end(&k->s, k->cur);
 }
 
+/* A signal stays raised once its rank has entered the signal's round. */
+static int raised(const vstate *v, int64_t id)
+{
+    int r = v->op_rank[id];
+    const vrank *k = &v->rk[r];
+    int64_t i = id - v->base[r];
+    if (k->cur >= k->s.nrounds) return 1;
+    if (i < tc_sched_round_begin(&k->s, k->cur)) return 1;
+    return k->entered && i < tc_sched_round_end(&k->s, k->cur);
+}
+
+static void complete_partner(vstate *v, int64_t pid, int *queue, int *qn)
+{
+    int pr = v->op_rank[pid];
+    if (--v->rk[pr].pending == 0) queue[(*qn)++] = pr;
+}
+
 /* Enter rounds of rank r while they complete at once; queue partners whose
  * round completes because of us. */
 static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
@@ -310,8 +390,13 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
             k->pending = 0;
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 const tc_op *op = &k->s.ops[i];
-                if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
-                int64_t id = v->base[r] + i, pid = v->partner[id];
+                int64_t id = v->base[r] + i, pid;
+                if (op->kind == TC_OP_WAIT) {
+                    if (!raised(v, v->partner[id])) k->pending++;
+                    continue;
+                }
+                if (!is_comm(op->kind)) continue;
+                pid = v->partner[id];
                 if (!posted(v, pid)) { k->pending++; continue; }
                 int pr = v->op_rank[pid];
                 const tc_op *pop = &v->rk[pr].s.ops[pid - v->base[pr]];
@@ -319,7 +404,7 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                     ? move(v, r, op->a, pr, pop->a, "sends")
                     : move(v, pr, pop->a, r, op->a, "sends");
                 if (st) return st;
-                if (--v->rk[pr].pending == 0) queue[(*qn)++] = pr;
+                complete_partner(v, pid, queue, qn);
             }
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 const tc_op *op = &k->s.ops[i];
@@ -327,6 +412,12 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                     tc_verify_status st = move(v, r, op->a, r, op->b, "copies");
                     if (st) return st;
                 }
+            }
+            /* signals go up after the round's local ops */
+            for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
+                if (k->s.ops[i].kind != TC_OP_SIGNAL) continue;
+                int64_t pid = v->partner[v->base[r] + i];
+                if (posted(v, pid)) complete_partner(v, pid, queue, qn);
             }
         }
         if (k->pending) return TC_VERIFY_OK;
@@ -361,6 +452,9 @@ static tc_verify_status simulate(vstate *v)
             const vrank *k = &v->rk[r];
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 const tc_op *op = &k->s.ops[i];
+                if (op->kind == TC_OP_WAIT && !raised(v, v->partner[v->base[r] + i]))
+                    return fail(v, "deadlock: rank %d round %d waits on a signal from rank %d",
+                                r, k->cur, op->peer);
                 if ((op->kind == TC_OP_SEND || op->kind == TC_OP_RECV) &&
                     !posted(v, v->partner[v->base[r] + i]))
                     return fail(v, "deadlock: rank %d round %d waits on its %s rank %d",
@@ -397,8 +491,12 @@ static void release(vstate *v)
     if (v->rk)
         for (int r = 0; r < v->p; r++) {
             tc_sched_free(&v->rk[r].s);
-            for (int b = 0; b < TC_NBUF; b++) free(v->rk[r].lab[b]);
+            for (int b = 0; b < TC_NBUF; b++)
+                if (b != TC_BUF_SHM) free(v->rk[r].lab[b]);
         }
+    if (v->node_shm)
+        for (int n = 0; n < v->t->nnodes; n++) free(v->node_shm[n]);
+    free(v->node_shm);
     free(v->rk);
     free(v->base);
     free(v->partner);
@@ -431,6 +529,7 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
     v.base = malloc((size_t)(v.p + 1) * sizeof *v.base);
     tc_verify_status st = (!v.rk || !v.base) ? fail(&v, "out of memory") : TC_VERIFY_OK;
     for (int r = 0; r < v.p && !st; r++) st = setup_rank(&v, al, r, u_send, u_recv);
+    if (!st) st = setup_shm(&v);
     if (!st) {
         v.base[0] = 0;
         for (int r = 0; r < v.p; r++) {

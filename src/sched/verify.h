@@ -23,6 +23,9 @@ typedef struct tc_verify_report {
     int64_t bytes;         /* signature units sent over all ranks */
     int64_t inter_node_messages;
     int64_t inter_node_bytes;
+    int64_t node_max_out_messages;  /* max over nodes: messages leaving the node */
+    int64_t node_max_out_bytes;     /* max over nodes: units leaving the node */
+    int64_t node_max_in_bytes;      /* max over nodes: units entering the node */
     int max_rounds;        /* most rounds of any rank */
     char msg[512];         /* why it failed or declined */
 } tc_verify_report;

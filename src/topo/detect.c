@@ -270,3 +270,23 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out)
     if (spec && spec[0]) return detect_from_spec(comm, spec, out);
     return detect_from_machine(comm, out);
 }
+
+/* ---- memory placement ---------------------------------------------------- */
+
+int tc_bind_memory_local(void *addr, size_t len)
+{
+    int rc = -1;
+    if (!addr || len == 0 || pthread_mutex_lock(&hw_lock) != 0) return -1;
+    if (hw_load_locked()) {
+        hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+        if (cpus && hwloc_get_cpubind(hw_topo, cpus, HWLOC_CPUBIND_PROCESS) == 0 &&
+            !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(hw_topo), cpus))
+            rc = hwloc_set_area_membind(hw_topo, addr, len, cpus, HWLOC_MEMBIND_BIND,
+                                        HWLOC_MEMBIND_MIGRATE);
+        else if (cpus)
+            rc = 0;   /* unbound process: leave placement to the kernel */
+        hwloc_bitmap_free(cpus);
+    }
+    (void)pthread_mutex_unlock(&hw_lock);
+    return rc;
+}

@@ -14,4 +14,9 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out);
  * (call at MPI_Finalize time; detection reloads it if used again). */
 void tc_detect_finalize(void);
 
+/* Bind the pages of [addr, addr+len) to the memory of the calling process's
+ * NUMA domain (from its CPU binding; nothing for an unbound process).
+ * Returns 0, or -1 when hwloc cannot (placement then stays first-touch). */
+int tc_bind_memory_local(void *addr, size_t len);
+
 #endif

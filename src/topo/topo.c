@@ -274,6 +274,7 @@ tc_topo *tc_topo_dup(const tc_topo *t)
     d->nsockets = t->nsockets;
     memcpy(d->desc, t->desc, sizeof d->desc);
     d->desc[sizeof d->desc - 1] = '\0';
+    d->no_shm = t->no_shm;
     d->node_of = dup_ints(t->node_of, n);
     d->sock_of = dup_ints(t->sock_of, n);
     d->node_idx = dup_ints(t->node_idx, n);

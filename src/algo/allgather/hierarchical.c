@@ -1,0 +1,289 @@
+/*
+ * allgather "h<L>_<agg>_<x>_<dist>": the hierarchical family of seed 000
+ * (Kandalla et al., multi-leader allgather), one entry per parameter set.
+ *
+ *   L     leaders per node: 1 (single leader), s (one per socket, spread),
+ *         sp (one per socket, all packed on the first socket: Figure 7's
+ *         counter-case), 2 or 4 (k leaders, groups of the node's ranks in
+ *         socket-major order).  Groups: src/algo/groups.h.
+ *   agg   aggregation inside a group: gather (members send to the leader),
+ *         ring or rd (allgather among the members: everyone holds the
+ *         group's blocks), shm (members write into the group's part of a
+ *         node-shared buffer and signal the leader).
+ *   x     exchange of group bundles among all leaders (blocks of unequal
+ *         size when groups differ): rd, ring, bruck.
+ *   dist  distribution: bcast (binomial broadcast of everything), new (only
+ *         the blocks the group did not already hold; after ring/rd), shm
+ *         (the leader fills the group's shared part and signals; members
+ *         read it).
+ *
+ * Steps: data move in the group-major layout (groups one after another,
+ * leader first): scratch (TMP) for point-to-point phases, the group's part
+ * of the node-shared buffer (SHM) for shared-memory phases; a final copy
+ * puts blocks in rank order in the receive buffer (runs of consecutive
+ * ranks are one copy, so a block mapping costs one copy per group).
+ * Cost (G groups in all, m ranks per group, n bytes per rank, p ranks):
+ *   gather: (m-1) alpha + (m-1) n beta at the leader; ring/rd: as the flat
+ *   algorithms on m ranks; shm: one copy of n, m-1 flags;
+ *   exchange: rd log G alpha + (p-m) n beta, ring (G-1) alpha + (p-m) n beta,
+ *   bruck ceil(log G) alpha + (p-m) n beta;
+ *   distribution: bcast log m (alpha + p n beta), new log m (alpha +
+ *   (p-m) n beta), shm m-1 flags + one copy of p n per member.
+ *   Inter-node traffic: only leaders cross nodes; each node's groups
+ *   receive p - (group size) blocks each.
+ * Memory: p n scratch per rank (none for members with agg=shm and
+ *   dist=shm); node-shared: groups on the node × p n, twice (calls
+ *   alternate halves, so no extra handshake is needed between calls).
+ * Restrictions: shm variants need the ranks of a node to share memory
+ *   (they decline otherwise).  Any p, any mapping, unequal nodes/sockets.
+ * Source: seed 000 sections 3.2 and 4; Table 1 for selection.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/allgather/common.h"
+#include "algo/groups.h"
+#include "algo/subset.h"
+
+enum { AGG_GATHER, AGG_RING, AGG_RD, AGG_SHM, N_AGG };
+enum { X_RD, X_RING, X_BRUCK, N_X };
+enum { D_BCAST, D_NEW, D_SHM, N_D };
+
+typedef struct hier_param {
+    int mode, k, packed;     /* groups.h */
+    int agg, x, dist;
+} hier_param;
+
+static const char *const agg_names[N_AGG] = { "gather", "ring", "rd", "shm" };
+static const char *const x_names[N_X] = { "rd", "ring", "bruck" };
+static const char *const d_names[N_D] = { "bcast", "new", "shm" };
+
+typedef struct leader_cfg { const char *tag; int mode, k, packed; const char *text; } leader_cfg;
+static const leader_cfg leader_cfgs[] = {
+    { "1", TC_GROUPS_NODE, 1, 0, "1 leader per node" },
+    { "s", TC_GROUPS_SOCKET, 0, 0, "1 leader per socket (spread)" },
+    { "sp", TC_GROUPS_SOCKET, 0, 1, "1 leader per socket, leaders packed on the first socket" },
+    { "2", TC_GROUPS_K, 2, 0, "2 leaders per node" },
+    { "4", TC_GROUPS_K, 4, 0, "4 leaders per node" },
+};
+#define N_LEADER_CFGS ((int)(sizeof leader_cfgs / sizeof leader_cfgs[0]))
+
+/* ---- one rank's schedule ---------------------------------------------------- */
+
+typedef struct hctx {
+    const tc_args *a;
+    const hier_param *hp;
+    tc_groups g;
+    int me, grp, mi, m;       /* rank, its group, index in group, group size */
+    const int *gm;            /* group members */
+    int64_t *block_off;       /* [p+1] offsets of positions (elements) */
+    int64_t *group_off;       /* [G+1] offsets of group bundles (elements) */
+    int64_t shm_base;         /* this group's part of SHM (elements) */
+} hctx;
+
+static tc_region tmp_pos(const hctx *h, int pos, int n)
+{ return ag_tmp(h->a, pos, n); }
+
+static tc_region shm_pos(const hctx *h, int pos, int n)
+{ return tc_reg(TC_BUF_SHM, h->shm_base + (int64_t)pos * h->a->rcount, (int64_t)n * h->a->rcount); }
+
+/* Where the leader assembles the group's and then everyone's blocks. */
+static int leader_work_buf(const hctx *h) { return h->hp->agg == AGG_SHM ? TC_BUF_SHM : TC_BUF_TMP; }
+
+static tc_region work_pos(const hctx *h, int buf, int pos, int n)
+{ return buf == TC_BUF_SHM ? shm_pos(h, pos, n) : tmp_pos(h, pos, n); }
+
+static void aggregate(tc_sched *s, hctx *h)
+{
+    const tc_args *a = h->a;
+    int own = h->g.pos[h->me], leader = h->gm[0];
+    switch (h->hp->agg) {
+    case AGG_GATHER:
+        if (h->mi) {
+            tc_sched_send(s, leader, ag_own(a));
+        } else {
+            for (int i = 1; i < h->m; i++) tc_sched_recv(s, h->gm[i], tmp_pos(h, h->g.pos[h->gm[i]], 1));
+            tc_sched_copy(s, ag_own(a), tmp_pos(h, own, 1));
+        }
+        tc_sched_round(s);
+        break;
+    case AGG_RING:
+    case AGG_RD: {
+        tc_sched_copy(s, ag_own(a), tmp_pos(h, own, 1));
+        tc_sched_round(s);
+        tc_bundles b = { h->m, h->gm, h->block_off + h->g.start[h->grp], 0, TC_BUF_TMP };
+        if (h->hp->agg == AGG_RING) tc_subset_allgather_ring(s, &b, h->mi);
+        else tc_subset_allgather_rd(s, &b, h->mi);
+        break;
+    }
+    case AGG_SHM:
+        tc_sched_copy(s, ag_own(a), shm_pos(h, own, 1));
+        if (h->mi) tc_sched_signal(s, leader);
+        else for (int i = 1; i < h->m; i++) tc_sched_wait(s, h->gm[i]);
+        tc_sched_round(s);
+        break;
+    }
+}
+
+static void exchange(tc_sched *s, hctx *h)
+{
+    if (h->mi || h->g.ngroups == 1) return;
+    int buf = leader_work_buf(h);
+    int64_t base = buf == TC_BUF_SHM ? h->shm_base : 0;
+    tc_bundles b = { h->g.ngroups, h->g.leaders, h->group_off, base, buf };
+    if (h->hp->x == X_RD) tc_subset_allgather_rd(s, &b, h->grp);
+    else if (h->hp->x == X_RING) tc_subset_allgather_ring(s, &b, h->grp);
+    else tc_subset_allgather_bruck(s, &b, h->grp);
+}
+
+/* Returns the buffer the rank's final copy reads from. */
+static int distribute(tc_sched *s, hctx *h)
+{
+    int p = h->a->size, first = h->g.start[h->grp], last = h->g.start[h->grp + 1];
+    int buf = h->mi ? TC_BUF_TMP : leader_work_buf(h);
+    if (h->hp->dist == D_SHM) {
+        if (h->mi) {
+            tc_sched_wait(s, h->gm[0]);
+        } else {
+            if (buf == TC_BUF_TMP) tc_sched_copy(s, tmp_pos(h, 0, p), shm_pos(h, 0, p));
+            for (int i = 1; i < h->m; i++) tc_sched_signal(s, h->gm[i]);
+        }
+        tc_sched_round(s);
+        return TC_BUF_SHM;
+    }
+    tc_region regs[2];
+    int nregs = 0;
+    if (h->hp->dist == D_BCAST) {
+        regs[nregs++] = work_pos(h, buf, 0, p);
+    } else {                       /* only what the group did not hold */
+        if (first > 0) regs[nregs++] = work_pos(h, buf, 0, first);
+        if (last < p) regs[nregs++] = work_pos(h, buf, last, p - last);
+    }
+    tc_subset_bcast(s, h->gm, h->m, h->mi, regs, nregs);
+    return buf;
+}
+
+/* Group-major positions to rank order, one copy per run of consecutive ranks. */
+static void copy_out(tc_sched *s, const hctx *h, int buf)
+{
+    int p = h->a->size;
+    for (int x = 0; x < p;) {
+        int y = x + 1;
+        while (y < p && h->g.members[y] == h->g.members[y - 1] + 1) y++;
+        tc_sched_copy(s, work_pos(h, buf, x, y - x), ag_rbuf(h->a, h->g.members[x], y - x));
+        x = y;
+    }
+    tc_sched_round(s);
+}
+
+static int offsets(hctx *h)
+{
+    int p = h->a->size, G = h->g.ngroups;
+    h->block_off = malloc((size_t)(p + 1) * sizeof *h->block_off);
+    h->group_off = malloc((size_t)(G + 1) * sizeof *h->group_off);
+    if (!h->block_off || !h->group_off) return 1;
+    for (int x = 0; x <= p; x++) h->block_off[x] = (int64_t)x * h->a->rcount;
+    for (int q = 0; q <= G; q++) h->group_off[q] = (int64_t)h->g.start[q] * h->a->rcount;
+    return 0;
+}
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const hier_param *hp = a->param;
+    hctx h;
+    memset(&h, 0, sizeof h);
+    h.a = a;
+    h.hp = hp;
+    if (tc_groups_build(&h.g, t, hp->mode, hp->k, hp->packed)) return 1;
+    int rc = offsets(&h);
+    if (!rc) {
+        int p = a->size, node = t->node_of[a->rank];
+        int groups_here = h.g.node_first[node + 1] - h.g.node_first[node];
+        h.me = a->rank;
+        h.grp = h.g.group_of[h.me];
+        h.gm = h.g.members + h.g.start[h.grp];
+        h.m = tc_groups_size(&h.g, h.grp);
+        h.mi = h.g.pos[h.me] - h.g.start[h.grp];
+        h.shm_base = (int64_t)(h.grp - h.g.node_first[node]) * p * a->rcount;
+        tc_sched_need_tmp(s, (int64_t)p * a->rcount);
+        if (hp->agg == AGG_SHM || hp->dist == D_SHM) {
+            tc_sched_need_shm(s, (int64_t)groups_here * p * a->rcount);
+            if (h.mi == 0) tc_sched_shm_home(s, h.shm_base, (int64_t)p * a->rcount);
+        }
+        aggregate(s, &h);
+        exchange(s, &h);
+        copy_out(s, &h, distribute(s, &h));
+    }
+    free(h.block_off);
+    free(h.group_off);
+    tc_groups_free(&h.g);
+    return rc;
+}
+
+static int accepts(const tc_args *a, const tc_topo *t, const char **why)
+{
+    const hier_param *hp = a->param;
+    if ((hp->agg == AGG_SHM || hp->dist == D_SHM) && t->no_shm) {
+        *why = "the ranks of a node cannot share memory";
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the family's catalog entries ------------------------------------------- */
+
+typedef struct hier_entry {
+    tc_algo algo;
+    hier_param param;
+    char name[32];
+    char desc[160];
+} hier_entry;
+
+static hier_entry *entries;
+static int nentries;
+
+static int valid(int agg, int dist)
+{
+    return dist != D_NEW || agg == AGG_RING || agg == AGG_RD;
+}
+
+static void build_entries(void)
+{
+    static hier_entry table[N_LEADER_CFGS * N_AGG * N_X * N_D];
+    int n = 0;
+    for (int l = 0; l < N_LEADER_CFGS; l++)
+        for (int agg = 0; agg < N_AGG; agg++)
+            for (int dist = 0; dist < N_D; dist++)
+                for (int x = 0; x < N_X; x++) {
+                    if (!valid(agg, dist)) continue;
+                    hier_entry *e = &table[n++];
+                    e->param = (hier_param){ leader_cfgs[l].mode, leader_cfgs[l].k,
+                                             leader_cfgs[l].packed, agg, x, dist };
+                    snprintf(e->name, sizeof e->name, "h%s_%s_%s_%s", leader_cfgs[l].tag,
+                             agg_names[agg], x_names[x], d_names[dist]);
+                    snprintf(e->desc, sizeof e->desc,
+                             "hierarchical, %s: aggregation %s, leader exchange %s, distribution %s",
+                             leader_cfgs[l].text, agg_names[agg], x_names[x], d_names[dist]);
+                    e->algo = (tc_algo){ .coll = TOPOCOLL_ALLGATHER, .name = e->name,
+                                         .desc = e->desc,
+                                         .requires = agg == AGG_SHM || dist == D_SHM
+                                                     ? "node-shared memory" : "",
+                                         .req = TC_REQ_NONE, .accepts = accepts,
+                                         .generate = generate, .param = &e->param };
+                }
+    entries = table;
+    nentries = n;
+}
+
+int tc_allgather_hier_count(void)
+{
+    if (!entries) build_entries();
+    return nentries;
+}
+
+const tc_algo *tc_allgather_hier_at(int i)
+{
+    if (!entries) build_entries();
+    return i >= 0 && i < nentries ? &entries[i].algo : NULL;
+}

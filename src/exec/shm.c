@@ -1,0 +1,120 @@
+/* Node-shared memory (see shm.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "exec/shm.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/detect.h"
+
+#define LINE 64
+#define SPINS_BEFORE_YIELD 64
+
+static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
+{
+    return (_Atomic uint64_t *)(void *)(sh->flags + ((size_t)dst * (size_t)sh->node_size + (size_t)src) * LINE);
+}
+
+/* Allocate a shared window of `bytes` on node rank 0; everyone gets its base. */
+static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win, char **base)
+{
+    MPI_Aint size = node_rank == 0 ? (MPI_Aint)bytes : 0, qsize;
+    int disp, rc;
+    void *mine;
+    rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, node, &mine, win);
+    if (rc != MPI_SUCCESS) return rc;
+    return PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
+}
+
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, tc_topo *t)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->node_comm = MPI_COMM_NULL;
+    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+    int rc = PMPI_Comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
+    if (rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
+    PMPI_Comm_size(sh->node_comm, &sh->node_size);
+    MPI_Comm real = MPI_COMM_NULL;
+    int local_ok = 0, ok = 0, real_size = 0;
+    rc = PMPI_Comm_split_type(sh->node_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real);
+    if (rc == MPI_SUCCESS) {
+        PMPI_Comm_size(real, &real_size);
+        local_ok = real_size == sh->node_size;
+        PMPI_Comm_free(&real);
+    }
+    if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
+    t->no_shm = !ok;
+    return MPI_SUCCESS;
+}
+
+static int create_flags(tc_shm *sh)
+{
+    size_t bytes = (size_t)sh->node_size * (size_t)sh->node_size * LINE;
+    int rc = alloc_shared(sh->node_comm, sh->node_rank, bytes, &sh->flag_win, (char **)&sh->flags);
+    if (rc != MPI_SUCCESS) return rc;
+    sh->waits_seen = calloc((size_t)sh->node_size, sizeof *sh->waits_seen);
+    if (!sh->waits_seen) return MPI_ERR_NO_MEM;
+    /* row dst is written by this rank only at creation: zero our own row */
+    for (int src = 0; src < sh->node_size; src++)
+        atomic_store_explicit(flag_at(sh, sh->node_rank, src), 0, memory_order_relaxed);
+    return PMPI_Barrier(sh->node_comm);
+}
+
+int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created)
+{
+    int rc;
+    *created = 0;
+    if (sh->flag_win == MPI_WIN_NULL && (rc = create_flags(sh)) != MPI_SUCCESS) return rc;
+    if (bytes <= sh->half) return MPI_SUCCESS;
+    /* Grow: everyone of the node is here (same schedule, same size).  Nobody
+     * can still read the old window: every rank has finished its previous
+     * call, and the barrier below orders the free against later use. */
+    if ((rc = PMPI_Barrier(sh->node_comm)) != MPI_SUCCESS) return rc;
+    if (sh->data_win != MPI_WIN_NULL && (rc = PMPI_Win_free(&sh->data_win)) != MPI_SUCCESS) return rc;
+    size_t half = (bytes + 4095) / 4096 * 4096;
+    if ((rc = alloc_shared(sh->node_comm, sh->node_rank, 2 * half, &sh->data_win, &sh->data)) != MPI_SUCCESS)
+        return rc;
+    sh->half = half;
+    *created = 1;
+    return PMPI_Barrier(sh->node_comm);
+}
+
+char *tc_shm_next_half(tc_shm *sh)
+{
+    return sh->data + (sh->calls++ % 2) * sh->half;
+}
+
+void tc_shm_signal(tc_shm *sh, int dst)
+{
+    atomic_fetch_add_explicit(flag_at(sh, dst, sh->node_rank), 1, memory_order_release);
+}
+
+void tc_shm_wait(tc_shm *sh, int src)
+{
+    uint64_t want = ++sh->waits_seen[src];
+    _Atomic uint64_t *f = flag_at(sh, sh->node_rank, src);
+    for (int spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++)
+        if (spins >= SPINS_BEFORE_YIELD) sched_yield();
+}
+
+void tc_shm_free(tc_shm *sh)
+{
+    if (sh->data_win != MPI_WIN_NULL) PMPI_Win_free(&sh->data_win);
+    if (sh->flag_win != MPI_WIN_NULL) PMPI_Win_free(&sh->flag_win);
+    if (sh->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&sh->node_comm);
+    free(sh->waits_seen);
+    memset(sh, 0, sizeof *sh);
+    sh->node_comm = MPI_COMM_NULL;
+    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+}
+
+void tc_shm_forget(tc_shm *sh)
+{
+    free(sh->waits_seen);
+    memset(sh, 0, sizeof *sh);
+    sh->node_comm = MPI_COMM_NULL;
+    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+}

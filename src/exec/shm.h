@@ -1,0 +1,51 @@
+/*
+ * Node-shared memory for schedules with SHM regions and SIGNAL/WAIT ops.
+ *
+ * Per communicator context: a node communicator (the ranks of this rank's
+ * node in the topology, virtual or detected), a data window
+ * (MPI_Win_allocate_shared, grown on demand, split in two halves that
+ * alternate between calls so that a call never overwrites what a slower
+ * rank still reads from the previous one), and a flag window of n x n
+ * counters (one 64-byte line each) for SIGNAL/WAIT: SIGNAL is a release
+ * fetch-add on flag[dst][src], WAIT an acquire spin until flag[me][src]
+ * reaches the number of waits on src so far.  Spinning yields the CPU.
+ *
+ * SHM data are kept packed (element = type size bytes) so that ranks whose
+ * receive types have different extents agree on the layout; messages from
+ * and to SHM use MPI_PACKED.
+ */
+#ifndef TC_EXEC_SHM_H
+#define TC_EXEC_SHM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "topo/topo.h"
+
+typedef struct tc_shm {
+    MPI_Comm node_comm;     /* MPI_COMM_NULL until created */
+    int node_rank, node_size;
+    MPI_Win data_win, flag_win;
+    char *data;             /* base of the data window (both halves) */
+    size_t half;            /* bytes per half */
+    unsigned char *flags;   /* n*n lines */
+    uint64_t *waits_seen;   /* [n] waits done on each source */
+    unsigned long calls;    /* SHM schedules run (half = calls % 2) */
+} tc_shm;
+
+/* Create the node communicator for topology t and decide, collectively over
+ * comm, whether every node's ranks can share memory (t->no_shm). */
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, tc_topo *t);
+/* Make the data window hold `bytes` per half (collective over the node).
+ * *created says whether a new window was made (its memory not yet placed). */
+int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
+/* The half to use for this call; advances the alternation. */
+char *tc_shm_next_half(tc_shm *sh);
+void tc_shm_signal(tc_shm *sh, int dst_node_rank);
+void tc_shm_wait(tc_shm *sh, int src_node_rank);
+/* Free windows and the node communicator (collective over the node). */
+void tc_shm_free(tc_shm *sh);
+/* Release only our own memory (inside MPI_Finalize, which frees the rest). */
+void tc_shm_forget(tc_shm *sh);
+
+#endif

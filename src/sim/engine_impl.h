@@ -1,0 +1,67 @@
+/*
+ * Engine state shared by engine.c (the passes), check.c (conservation and
+ * routing checks) and model.c (statistics and estimates).  Internal.
+ */
+#ifndef TC_SIM_ENGINE_IMPL_H
+#define TC_SIM_ENGINE_IMPL_H
+
+#include "sim/sim.h"
+#include "sim/steps.h"
+
+/* Check state (only with prm->check): per-rank byte sums and a multiset
+ * hash of (source, destination, bytes) over sends and over receives. */
+typedef struct sim_check {
+    uint64_t *sent_to;      /* [p] bytes sent to r by everybody */
+    uint64_t *recv_from;    /* [p] bytes everybody expects from r */
+    uint64_t *sent_own;     /* [p] bytes r sends */
+    uint64_t *recv_own;     /* [p] bytes r expects */
+    uint64_t hash_send, hash_recv;
+    int64_t nsend, nrecv;
+    uint64_t hops_bytes;    /* sum over flows of hops x bytes */
+    uint64_t flow_bytes;    /* sum over flows of bytes */
+    int failed;
+} sim_check;
+
+typedef struct sim_eng {
+    const tc_algo *al;
+    tc_args args;
+    const tc_net *net;
+    const tc_sim_place *pl;
+    const tc_sim_params *prm;
+    tc_sim_result *res;
+    tc_sched s, tmpl;       /* the one schedule (buffers reused), a fresh template */
+    int pass;               /* 0: everything; > 0: step windows only */
+    uint64_t *load;         /* [nlinks] */
+    uint64_t *agg;          /* [nnodes] bytes of this round to each node */
+    int *touched;           /* [nnodes] nodes with agg != 0 */
+    int ntouched;
+    /* per round index */
+    int st_cap;
+    int64_t *st_msgs;
+    uint64_t *st_bytes, *st_red;
+    uint64_t *st_max;       /* [st_cap * TC_NET_MAX_TIERS] */
+    sim_steps sl;
+    sim_check ck;
+} sim_eng;
+
+/* engine.c */
+int eng_fail(sim_eng *e, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* check.c */
+int check_init(sim_eng *e);
+void check_free(sim_eng *e);
+void check_path(sim_eng *e, int src, int dst, const int32_t *links, int nh);
+void check_pair(sim_eng *e, int from, int to, uint64_t bytes, int is_send);
+void check_finish(sim_eng *e);
+void check_step_sums(sim_eng *e, const uint64_t *colsum);
+
+/* model.c */
+void model_tiers(sim_eng *e);
+void model_step_max(sim_eng *e, int lo, int hi, uint64_t *colsum);
+void model_estimates(sim_eng *e);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * The simulator engine: runs a catalog algorithm's generator for every rank
+ * of a placement on a network, ONE RANK AT A TIME (a schedule is freed --
+ * its buffers reused -- before the next rank's is built), routes every SEND
+ * over the network's links and accumulates bytes per link, per tier and per
+ * step (the round index of the sending rank's schedule), plus the bytes each
+ * rank reduces.  From the loads, the bandwidth model of seed 004 section 3
+ * (beta per byte on a link, gamma per reduced byte) gives two estimates:
+ *
+ *   total-load:   max over links of load x beta(tier)
+ *                 + gamma x (reduced bytes of the busiest rank)
+ *   step-by-step: sum over steps s of [ max over links of load_s x beta(tier)
+ *                 + gamma x (reduced bytes of the busiest rank in step s) ]
+ *
+ * Bytes = element count x element size (one element size for all buffers).
+ * Sends inside a node are counted but not routed (the paper ignores them).
+ * Cost: time O(total ops + routed flows x hops); memory O(links + nodes +
+ * ranks (checks) + one schedule + steps x used links (bounded by a budget;
+ * past it, the generators are re-run over windows of steps)).
+ * No MPI anywhere in src/sim.
+ */
+#ifndef TC_SIM_SIM_H
+#define TC_SIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algo/catalog.h"
+#include "sim/net.h"
+#include "sim/place.h"
+
+typedef struct tc_sim_params {
+    double bw[TC_NET_MAX_TIERS]; /* link bandwidth per tier, bytes per second */
+    double gamma;                /* seconds per reduced byte */
+    int esize;                   /* bytes per element, every buffer */
+    int steps;                   /* compute the step-by-step estimate */
+    int keep_steps;              /* keep the per-step table in the result */
+    int keep_links;              /* keep every link's load in the result */
+    int check;                   /* byte-conservation and routing checks */
+    size_t step_mem;             /* bytes allowed for per-step loads */
+} tc_sim_params;
+
+/* Defaults: 10 GB/s (1e10 B/s) on every tier, gamma 0.25 ns per byte
+ * (4 GB/s of reduction per core), 1-byte elements, step estimate on,
+ * 1 GiB for per-step loads, no checks. */
+void tc_sim_params_default(tc_sim_params *prm);
+
+typedef struct tc_sim_tier {
+    int64_t links;               /* links of the tier */
+    int64_t used;                /* links with traffic */
+    uint64_t min, max, total;    /* bytes over used links (min 0 when none used) */
+    double t_load;               /* max x beta */
+    double t_steps;              /* sum over steps of this tier's step max x beta */
+} tc_sim_tier;
+
+typedef struct tc_sim_step {
+    int64_t messages;            /* SENDs of this round, all ranks */
+    uint64_t bytes;              /* their bytes */
+    uint64_t max[TC_NET_MAX_TIERS]; /* busiest link of each tier in this step */
+    uint64_t reduced;            /* busiest rank's reduced bytes in this step */
+    double t;                    /* step time */
+} tc_sim_step;
+
+typedef enum { TC_SIM_OK = 0, TC_SIM_DECLINED = 1, TC_SIM_ERROR = 2 } tc_sim_status;
+
+typedef struct tc_sim_result {
+    tc_sim_status status;
+    char msg[400];               /* why declined / failed; check failures */
+    int p;                       /* ranks */
+    int rounds;                  /* most rounds of any rank (= steps) */
+    int64_t ops;                 /* operations generated, all ranks */
+    int64_t messages;            /* SENDs */
+    int64_t net_messages;        /* SENDs between different nodes */
+    int64_t flows;               /* routed (rank, round, destination node) aggregates */
+    uint64_t bytes;              /* bytes sent */
+    uint64_t intra_bytes;        /* of which inside a node */
+    uint64_t routed;             /* sum over links of load (= sum of hops x bytes) */
+    uint64_t sent_max;           /* most bytes sent by one rank */
+    uint64_t reduced_max;        /* most bytes reduced by one rank */
+    int reduced_rank;            /* that rank (-1 when nothing is reduced) */
+    uint64_t reduced_total;
+    int ntiers;
+    tc_sim_tier tier[TC_NET_MAX_TIERS];
+    double t_load;               /* total-load estimate, seconds */
+    int t_load_tier;             /* the tier that bounds it */
+    double t_steps;              /* step-by-step estimate (negative when not computed) */
+    int step_passes;             /* generator runs for the step loads (1 = one pass) */
+    int nsteps;                  /* entries of steps (keep_steps) */
+    tc_sim_step *steps;          /* keep_steps: one entry per round index */
+    uint64_t *link_load;         /* keep_links: [nlinks] */
+    int checked;                 /* checks ran */
+    int64_t check_items;         /* conditions verified */
+    double wall_s;               /* time spent in tc_sim_run */
+} tc_sim_result;
+
+/* The prototype arguments of a collective for the simulator: p ranks, the
+ * MPI count argument = bytes / esize for both buffers (scount = rcount),
+ * root.  Returns 0, or -1 with one line in err. */
+int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize, int root,
+                 char *err, size_t errlen);
+
+/* Simulates al.  The result is filled in every case (status, msg);
+ * release it with tc_sim_result_free. */
+tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *net,
+                         const tc_sim_place *pl, const tc_sim_params *prm, tc_sim_result *res);
+void tc_sim_result_free(tc_sim_result *res);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * cluster_check: topocoll on real (emulated) nodes, run by
+ * tests/cluster/run_cluster_tests.sh under tools/cluster/topocoll-cluster.
+ *
+ * 1. Detection: the topology topocoll detects on MPI_COMM_WORLD (no virtual
+ *    topology) must group the ranks exactly as their host names do: same node
+ *    <=> same hostname, as many nodes as distinct host names, node_index the
+ *    rank's position among its node's ranks.  The same holds on a split
+ *    communicator (even/odd world ranks, reversed order), whose topology is
+ *    inherited from its members' places.
+ * 2. The allgather of every algorithm of the catalog (whatever it holds when
+ *    this runs: no names are assumed) and of topocoll's own selection ("auto"),
+ *    on both communicators, against PMPI_Allgather, for several counts, with
+ *    and without MPI_IN_PLACE.  An algorithm that declines is counted skipped.
+ *
+ *   cluster_check [--expect-nodes N] [--expect-hosts h0,h1,...] [--loop SECONDS]
+ *
+ *   --expect-nodes N   world must have N nodes (a failure otherwise)
+ *   --expect-hosts L   rank r must run on the r-th host name of the list
+ *   --loop S           after the checks, call topocoll_allgather in a loop for S
+ *                      seconds (for the fault test); rank 0 prints "looping"
+ *
+ * Rank 0 prints "topocoll: nodes=N sockets=S ..." and ends with
+ * "N passed, M failed, K skipped"; the exit status is 1 on any failure.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topocoll.h"
+
+#define HOSTLEN 64
+
+static int wrank, wsize, npassed, nfailed, nskipped;
+
+/* Every rank's verdict: a case passes only when it passed everywhere. */
+static int agree(int ok_local, MPI_Comm comm)
+{
+    int ok = 0;
+    MPI_Allreduce(&ok_local, &ok, 1, MPI_INT, MPI_MIN, comm);
+    return ok;
+}
+
+static void count(int ok, const char *fmt, const char *a, const char *b)
+{
+    /* ok is agreed over MPI_COMM_WORLD by the caller */
+    if (ok) npassed++;
+    else {
+        nfailed++;
+        if (wrank == 0) {
+            printf("FAILED: ");
+            printf(fmt, a, b);
+            printf("\n");
+        }
+    }
+}
+
+/* Hostnames of every rank of comm, hostlen bytes each. */
+static char *gather_hosts(MPI_Comm comm, int size)
+{
+    char me[HOSTLEN];
+    char *all = malloc((size_t)size * HOSTLEN);
+    memset(me, 0, sizeof me);
+    gethostname(me, sizeof me - 1);
+    if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+    PMPI_Allgather(me, HOSTLEN, MPI_CHAR, all, HOSTLEN, MPI_CHAR, comm);
+    return all;
+}
+
+/* Detected topology of comm vs the ranks' hostnames. */
+static int check_detection(MPI_Comm comm, const char *what, int expect_nodes)
+{
+    int size, rank, nnodes = -1, nsockets = -1, ok = 1, distinct = 0;
+    char *hosts;
+    char text[512];
+    topocoll_rank_place *pl;
+
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    hosts = gather_hosts(comm, size);
+    pl = calloc((size_t)size, sizeof *pl);
+    if (!pl) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (topocoll_topology_counts(comm, &nnodes, &nsockets) != MPI_SUCCESS) ok = 0;
+    for (int r = 0; r < size && ok; r++)
+        if (topocoll_topology_place(comm, r, &pl[r]) != MPI_SUCCESS) ok = 0;
+    for (int r = 0; r < size; r++) {
+        int first = 1;
+        for (int q = 0; q < r; q++)
+            if (strcmp(hosts + (size_t)q * HOSTLEN, hosts + (size_t)r * HOSTLEN) == 0) first = 0;
+        distinct += first;
+    }
+    if (ok) {
+        if (nnodes != distinct) ok = 0;
+        if (expect_nodes > 0 && nnodes != expect_nodes) ok = 0;
+        for (int r = 0; r < size && ok; r++) {
+            int idx = 0;
+            for (int q = 0; q < size; q++) {
+                int same_host = strcmp(hosts + (size_t)q * HOSTLEN, hosts + (size_t)r * HOSTLEN) == 0;
+                if (same_host != (pl[q].node == pl[r].node)) ok = 0;
+                if (same_host && q < r) idx++;
+            }
+            if (pl[r].node < 0 || pl[r].node >= nnodes || pl[r].node_index != idx) ok = 0;
+        }
+    }
+    if (topocoll_topology_describe(comm, text, (int)sizeof text) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "(no description)");
+    if (rank == 0) {
+        printf("topocoll: %s: nodes=%d sockets=%d distinct_hosts=%d: %s\n", what, nnodes, nsockets,
+               distinct, text);
+        printf("  hosts by rank:");
+        for (int r = 0; r < size; r++) printf(" %s", hosts + (size_t)r * HOSTLEN);
+        printf("\n");
+        fflush(stdout);
+    }
+    free(pl);
+    free(hosts);
+    return ok;
+}
+
+static int check_hosts(const char *list)
+{
+    char me[HOSTLEN], buf[4096], *save = NULL, *tok;
+    int r = 0, ok = 0;
+    memset(me, 0, sizeof me);
+    gethostname(me, sizeof me - 1);
+    snprintf(buf, sizeof buf, "%s", list);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), r++)
+        if (r == wrank) ok = strcmp(tok, me) == 0;
+    if (r != wsize) ok = 0;
+    if (!ok) fprintf(stderr, "rank %d: runs on %s, expected the %d-th of %s\n", wrank, me, wrank, list);
+    return ok;
+}
+
+/* One allgather of algo (NULL: topocoll's selection) on comm; 1 ok, 0 wrong,
+ * -1 declined (the same on every rank of comm, or it is wrong). */
+static int one_case(MPI_Comm comm, const char *algo, int count, int in_place)
+{
+    int size, rank, ok = 1, appl = 1, rc;
+    size_t n;
+    int *send, *recv, *ref;
+
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    if (algo) {
+        appl = topocoll_allgather_applicable(algo, count, MPI_INT, count, MPI_INT, comm, NULL);
+        int lo = appl, hi = appl;
+        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+        if (lo != hi || lo < 0) return 0;
+        if (lo == 0) return -1;
+    }
+    n = (size_t)count * (size_t)size;
+    send = malloc((size_t)count * sizeof(int) + 1);
+    recv = malloc(n * sizeof(int) + 1);
+    ref = malloc(n * sizeof(int) + 1);
+    if (!send || !recv || !ref) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int i = 0; i < count; i++) send[i] = rank * 1000003 + i * 7 + 1;
+    PMPI_Allgather(send, count, MPI_INT, ref, count, MPI_INT, comm);
+    memset(recv, 0xA5, n * sizeof(int));
+    if (in_place) memcpy(recv + (size_t)rank * count, send, (size_t)count * sizeof(int));
+    const void *sb = in_place ? MPI_IN_PLACE : send;
+    rc = algo ? topocoll_allgather_algorithm(algo, sb, count, MPI_INT, recv, count, MPI_INT, comm)
+              : topocoll_allgather(sb, count, MPI_INT, recv, count, MPI_INT, comm);
+    if (rc != MPI_SUCCESS || memcmp(recv, ref, n * sizeof(int)) != 0) ok = 0;
+    for (size_t i = 0; ok && i < n; i++)
+        if (ref[i] != (int)(i / (size_t)count) * 1000003 + (int)(i % (size_t)count) * 7 + 1) ok = 0;
+    free(send);
+    free(recv);
+    free(ref);
+    return ok;
+}
+
+static void run_matrix(MPI_Comm comm, const char *what)
+{
+    static const int counts[] = { 0, 1, 5, 1000, 65536 };
+    const int ncounts = (int)(sizeof counts / sizeof counts[0]);
+    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
+    for (int a = -1; a < nalgo; a++) {
+        const char *algo = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHER, a);
+        const char *label = algo ? algo : "auto";
+        int passed = 0, failed = 0, skipped = 0;
+        for (int c = 0; c < ncounts; c++)
+            for (int ip = 0; ip < 2; ip++) {
+                int r = comm == MPI_COMM_NULL ? 1 : one_case(comm, algo, counts[c], ip);
+                /* agreed over the world: every communicator's cases count once */
+                int lo = r, hi = r;
+                MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                if (lo == 0) {
+                    failed++;
+                    if (wrank == 0)
+                        printf("FAILED: %s %s count=%d in_place=%d\n", what, label, counts[c], ip);
+                } else if (hi < 0 || lo < 0) {
+                    skipped++;
+                } else {
+                    passed++;
+                }
+            }
+        npassed += passed;
+        nfailed += failed;
+        nskipped += skipped;
+        if (wrank == 0) {
+            printf("  %-12s %-24s %2d passed, %d failed, %2d declined\n", what, label, passed,
+                   failed, skipped);
+            fflush(stdout);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int expect_nodes = 0;
+    double loop = 0;
+    const char *expect_hosts = NULL;
+    MPI_Comm sub = MPI_COMM_NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--expect-nodes") == 0 && i + 1 < argc) expect_nodes = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--expect-hosts") == 0 && i + 1 < argc) expect_hosts = argv[++i];
+        else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = atof(argv[++i]);
+        else {
+            if (wrank == 0)
+                fprintf(stderr, "usage: %s [--expect-nodes N] [--expect-hosts h0,h1,...] [--loop S]\n",
+                        argv[0]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    if (expect_hosts)
+        count(agree(check_hosts(expect_hosts), MPI_COMM_WORLD), "%s%s", "rank placement differs from ",
+              expect_hosts);
+    count(agree(check_detection(MPI_COMM_WORLD, "world", expect_nodes), MPI_COMM_WORLD),
+          "%s%s", "detected topology of MPI_COMM_WORLD does not match the host names", "");
+
+    /* Even and odd world ranks, reversed: each half inherits its members' places. */
+    if (wsize >= 2) {
+        MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &sub);
+        MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
+        count(agree(check_detection(sub, wrank % 2 ? "odd ranks" : "even ranks", 0), MPI_COMM_WORLD),
+              "%s%s", "topology of a split communicator does not match the host names", "");
+    }
+
+    if (wrank == 0) {
+        printf("allgather on the detected topology, %d algorithms + auto:\n",
+               topocoll_algorithm_count(TOPOCOLL_ALLGATHER));
+        fflush(stdout);
+    }
+    run_matrix(MPI_COMM_WORLD, "world");
+    if (sub != MPI_COMM_NULL) run_matrix(sub, "even/odd");
+
+    if (loop > 0) {
+        int buf[1024], *all = malloc((size_t)wsize * sizeof buf);
+        double t0 = MPI_Wtime();
+        long iters = 0;
+        int stop = 0;
+        if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+        for (int i = 0; i < 1024; i++) buf[i] = wrank + i;
+        if (wrank == 0) {
+            printf("looping for %g s\n", loop);
+            fflush(stdout);
+        }
+        while (!stop) {
+            if (topocoll_allgather(buf, 1024, MPI_INT, all, 1024, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS) {
+                fprintf(stderr, "rank %d: allgather failed in the loop\n", wrank);
+                MPI_Abort(MPI_COMM_WORLD, 3);
+            }
+            iters++;
+            stop = MPI_Wtime() - t0 > loop;
+            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        }
+        if (wrank == 0) printf("loop done: %ld allgathers\n", iters);
+        free(all);
+    }
+
+    if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+    if (wrank == 0) {
+        printf("%d passed, %d failed, %d skipped\n", npassed, nfailed, nskipped);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return nfailed ? 1 : 0;
+}
