@@ -54,7 +54,7 @@ int eng_fail(sim_eng *e, const char *fmt, ...)
 /* check.c */
 int check_init(sim_eng *e);
 void check_free(sim_eng *e);
-void check_path(sim_eng *e, int src, int dst, const int32_t *links, int nh);
+void check_path(sim_eng *e, int src, int dst, const int32_t *links, int nh, uint64_t bytes);
 void check_pair(sim_eng *e, int from, int to, uint64_t bytes, int is_send);
 void check_finish(sim_eng *e);
 void check_step_sums(sim_eng *e, const uint64_t *colsum);
@@ -63,5 +63,6 @@ void check_step_sums(sim_eng *e, const uint64_t *colsum);
 void model_tiers(sim_eng *e);
 void model_step_max(sim_eng *e, int lo, int hi, uint64_t *colsum);
 void model_estimates(sim_eng *e);
+void model_fill_steps(sim_eng *e);
 
 #endif

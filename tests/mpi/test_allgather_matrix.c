@@ -15,6 +15,11 @@
  * zone: the gaps of a derived type and the guard must come back untouched.
  *
  * Usage: test_allgather_matrix [--quick] [--no-large] [--verbose]
+ *                              [--flat | --hierarchical] [--sample=K]
+ *   --flat / --hierarchical  only the flat entries (and auto) / only the
+ *               hierarchical family h<leaders>_<agg>_<exchange>_<dist>;
+ *   --sample=K  of the hierarchical entries, every K-th (offset by np, so
+ *               runs at different np cover different entries);
  *   --quick     fewer counts and datatypes, no large cases (for MPICH, whose
  *               oversubscribed runs are slow);
  *   --no-large  leave out the >= 1 MiB per rank cases;
@@ -89,6 +94,8 @@ static const char *const key_text[NKEYS] = {
 typedef struct ctx {
     int wrank, wsize;
     int verbose, quick, large;
+    int family;                  /* 0 all, 1 flat only, 2 hierarchical only */
+    int sample;                  /* hierarchical entries: every sample-th (rotating) */
     int npassed, nfailed, nskipped;
     int casen;                   /* running case number, feeds the data */
     int detail_lines;
@@ -492,11 +499,27 @@ static int apply_mapping(ctx *c, MPI_Comm comm, const char *where, const mapping
 
 /* ---- the matrix ---------------------------------------------------------- */
 
+/* Hierarchical entries are named h<leaders>_<agg>_<exchange>_<distribution>. */
+static int is_hierarchical(const char *name)
+{
+    return name && name[0] == 'h' && strchr(name, '_') != NULL;
+}
+
+/* Is algorithm a (-1: auto) part of this run (--family, --sample)? */
+static int selected(const ctx *c, int a)
+{
+    const char *name = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHER, a);
+    int hier = is_hierarchical(name);
+    if ((c->family == 1 && hier) || (c->family == 2 && (!hier || a < 0))) return 0;
+    return !hier || c->sample <= 1 || (a + c->wsize) % c->sample == 0;
+}
+
 static int run_matrix(ctx *c, MPI_Comm comm, const char *where, const mapping *m,
                       const type_case *types, int ntypes, const int *counts, int ncounts,
                       const type_case *large)
 {
     for (int a = -1; a < c->nalgo; a++) {
+        if (!selected(c, a)) continue;
         const char *algo = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHER, a);
         for (int t = 0; t < ntypes; t++) {
             if (c->quick && !types[t].quick) continue;
@@ -553,8 +576,12 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--quick") == 0) c.quick = 1;
         else if (strcmp(argv[i], "--no-large") == 0) c.large = 0;
         else if (strcmp(argv[i], "--verbose") == 0) c.verbose = 1;
+        else if (strcmp(argv[i], "--flat") == 0) c.family = 1;
+        else if (strcmp(argv[i], "--hierarchical") == 0) c.family = 2;
+        else if (strncmp(argv[i], "--sample=", 9) == 0 && atoi(argv[i] + 9) > 0) c.sample = atoi(argv[i] + 9);
         else {
-            fprintf(stderr, "usage: %s [--quick] [--no-large] [--verbose]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--no-large] [--verbose] [--flat | --hierarchical]"
+                            " [--sample=K]\n", argv[0]);
             MPI_Finalize();
             return 2;
         }

@@ -1,0 +1,392 @@
+/*
+ * The simulator engine (see sim.h): one pass over the ranks, generating each
+ * rank's schedule into one reused tc_sched, aggregating the round's sends
+ * per destination node, routing each aggregate once and adding its bytes to
+ * the links (totals, and per-step rows for the step-by-step estimate).  When
+ * the per-step rows would pass their budget, further passes re-run the
+ * generators over windows of steps.  Cost per pass: O(ops + flows x hops).
+ * Source: seed 004 section 3 (pattern generator + linkUsage, here fused).
+ */
+#include "sim/engine_impl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int eng_fail(sim_eng *e, const char *fmt, ...)
+{
+    va_list ap;
+    if (e->res->status == TC_SIM_ERROR) return -1;   /* keep the first message */
+    va_start(ap, fmt);
+    vsnprintf(e->res->msg, sizeof e->res->msg, fmt, ap);
+    va_end(ap);
+    e->res->status = TC_SIM_ERROR;
+    return -1;
+}
+
+void tc_sim_params_default(tc_sim_params *prm)
+{
+    memset(prm, 0, sizeof *prm);
+    for (int t = 0; t < TC_NET_MAX_TIERS; t++) prm->bw[t] = 1e10;
+    prm->gamma = 0.25e-9;
+    prm->esize = 1;
+    prm->steps = 1;
+    prm->step_mem = (size_t)1 << 30;
+}
+
+int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize, int root,
+                 char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    if (esize < 1) {
+        snprintf(err, errlen, "element size %d must be >= 1", esize);
+        return -1;
+    }
+    if (bytes < 0 || bytes % esize) {
+        snprintf(err, errlen, "%lld bytes per core is not a multiple of the element size %d",
+                 (long long)bytes, esize);
+        return -1;
+    }
+    if (p < 1 || root < 0 || root >= p) {
+        snprintf(err, errlen, "root %d is not a rank of %d", root, p);
+        return -1;
+    }
+    a->coll = coll;
+    a->size = p;
+    a->scount = a->rcount = bytes / esize;
+    a->root = root;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the reused schedule ------------------------------------------------------ */
+
+/* Empties e->s but keeps its op and round buffers: every field comes from a
+ * freshly initialised template except the buffers. */
+static void sched_reset(sim_eng *e)
+{
+    tc_sched *s = &e->s;
+    tc_op *ops = s->ops;
+    int ops_cap = s->ops_cap, rounds_cap = s->rounds_cap;
+    int *rs = s->round_start;
+    *s = e->tmpl;
+    s->ops = ops;
+    s->ops_cap = ops_cap;
+    s->round_start = rs;
+    s->rounds_cap = rounds_cap;
+    s->round_start[0] = 0;
+}
+
+/* Per-round arrays cover rounds 0 .. n-1. */
+static int grow_round_arrays(sim_eng *e, int n)
+{
+    if (n <= e->st_cap) return 0;
+    int cap = e->st_cap ? e->st_cap : 64;
+    while (cap < n) cap *= 2;
+    int64_t *m = realloc(e->st_msgs, (size_t)cap * sizeof *m);
+    if (m) e->st_msgs = m;
+    uint64_t *b = realloc(e->st_bytes, (size_t)cap * sizeof *b);
+    if (b) e->st_bytes = b;
+    uint64_t *r = realloc(e->st_red, (size_t)cap * sizeof *r);
+    if (r) e->st_red = r;
+    if (!m || !b || !r) return eng_fail(e, "out of memory (per-step arrays, %d steps)", n);
+    for (int i = e->st_cap; i < cap; i++) {
+        e->st_msgs[i] = 0;
+        e->st_bytes[i] = e->st_red[i] = 0;
+    }
+    e->st_cap = cap;
+    return 0;
+}
+
+/* ---- one round of one rank ------------------------------------------------------ */
+
+/* Routes the round's aggregates (bytes per destination node). */
+static void flush(sim_eng *e, int src, int round)
+{
+    int32_t links[TC_NET_MAX_HOPS];
+    const int first = e->pass == 0, steps = e->prm->steps;
+    for (int j = 0; j < e->ntouched; j++) {
+        int dn = e->touched[j];
+        uint64_t b = e->agg[dn];
+        e->agg[dn] = 0;
+        int nh = tc_net_route(e->net, src, dn, links);
+        if (first) {
+            for (int h = 0; h < nh; h++) e->load[links[h]] += b;
+            e->res->flows++;
+            if (e->prm->check) check_path(e, src, dn, links, nh, b);
+        }
+        if (steps)
+            for (int h = 0; h < nh; h++) steps_add(&e->sl, round, links[h], b);
+    }
+    e->ntouched = 0;
+}
+
+static int bad_peer(sim_eng *e, int r, int k, const tc_op *op)
+{
+    return eng_fail(e, "rank %d round %d: %s with peer %d (ranks are 0..%d) or a negative count",
+                    r, k, op->kind == TC_OP_SEND ? "send" : "receive", op->peer, e->pl->p - 1);
+}
+
+/* Scans round k of rank r (on node src): aggregates its sends, sums its
+ * reductions into *red; per-step counters on the first pass. */
+static int scan_round(sim_eng *e, int r, int src, int k, uint64_t *red)
+{
+    const tc_sched *s = &e->s;
+    const int p = e->pl->p, first = e->pass == 0, check = e->prm->check && first;
+    const int *node_of = e->pl->node_of;
+    const uint64_t esz = (uint64_t)e->prm->esize;
+    int64_t msgs = 0, netm = 0;
+    uint64_t bytes = 0, intra = 0, rd = 0;
+    for (int i = tc_sched_round_begin(s, k); i < tc_sched_round_end(s, k); i++) {
+        const tc_op *op = &s->ops[i];
+        if (op->kind == TC_OP_SEND) {
+            int peer = op->peer;
+            if (peer < 0 || peer >= p || peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
+            uint64_t b = (uint64_t)op->a.cnt * esz;
+            int dn = node_of[peer];
+            msgs++;
+            bytes += b;
+            if (dn == src) {
+                intra += b;
+            } else if (b) {
+                netm++;
+                if (!e->agg[dn]) e->touched[e->ntouched++] = dn;
+                e->agg[dn] += b;
+            }
+            if (check) check_pair(e, r, peer, b, 1);
+        } else if (op->kind == TC_OP_RECV) {
+            if (!check) continue;
+            if (op->peer < 0 || op->peer >= p || op->peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
+            check_pair(e, op->peer, r, (uint64_t)op->a.cnt * esz, 0);
+        } else if (op->kind == TC_OP_REDUCE) {
+            rd += (uint64_t)op->a.cnt * esz;
+        }
+        /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
+    }
+    *red = rd;
+    if (first) {
+        e->st_msgs[k] += msgs;
+        e->st_bytes[k] += bytes;
+        if (rd > e->st_red[k]) e->st_red[k] = rd;
+        e->res->messages += msgs;
+        e->res->net_messages += netm;
+        e->res->bytes += bytes;
+        e->res->intra_bytes += intra;
+    }
+    return 0;
+}
+
+static int generate(sim_eng *e, int r)
+{
+    sched_reset(e);
+    e->args.rank = r;
+    int rc = tc_algo_generate(e->al, &e->s, &e->args, e->pl->topo);
+    if (rc == 0) rc = tc_sched_finish(&e->s);
+    if (rc) return eng_fail(e, "rank %d: the generator failed (%s)", r, strerror(rc));
+    return 0;
+}
+
+static void rank_totals(sim_eng *e, int r, uint64_t red, uint64_t sent)
+{
+    tc_sim_result *res = e->res;
+    res->reduced_total += red;
+    if (red > res->reduced_max || (red && res->reduced_rank < 0)) {
+        res->reduced_max = red;
+        res->reduced_rank = r;
+    }
+    if (sent > res->sent_max) res->sent_max = sent;
+}
+
+static int do_rank(sim_eng *e, int r)
+{
+    if (generate(e, r) != 0) return -1;
+    const tc_sched *s = &e->s;
+    const int first = e->pass == 0;
+    if (first) {
+        e->res->ops += s->nops;
+        if (s->nrounds > e->res->rounds) e->res->rounds = s->nrounds;
+        if (grow_round_arrays(e, s->nrounds) != 0) return -1;
+    }
+    int src = e->pl->node_of[r];
+    uint64_t red_total = 0, sent0 = e->res->bytes;
+    for (int k = 0; k < s->nrounds; k++) {
+        if (!first && (k < e->sl.lo || k >= e->sl.hi)) continue;
+        uint64_t red;
+        if (scan_round(e, r, src, k, &red) != 0) return -1;
+        flush(e, src, k);
+        red_total += red;
+    }
+    if (first) rank_totals(e, r, red_total, e->res->bytes - sent0);
+    return 0;
+}
+
+static int run_pass(sim_eng *e)
+{
+    for (int r = 0; r < e->pl->p; r++)
+        if (do_rank(e, r) != 0) return -1;
+    return 0;
+}
+
+/* ---- passes over windows of steps ---------------------------------------------- */
+
+static int run_windows(sim_eng *e, uint64_t *colsum)
+{
+    int S = e->res->rounds;
+    size_t row = (size_t)(e->sl.ncid ? e->sl.ncid : 1) * sizeof(uint64_t);
+    size_t w = e->prm->step_mem / row;
+    int W = w < 1 ? 1 : w > (size_t)S ? S : (int)w;
+    for (int lo = 0; lo < S; lo += W) {
+        int hi = lo + W < S ? lo + W : S;
+        if (steps_window(&e->sl, S, lo, hi) != 0)
+            return eng_fail(e, "out of memory (per-step loads for steps %d..%d)", lo, hi - 1);
+        e->pass++;
+        if (run_pass(e) != 0) return -1;
+        model_step_max(e, lo, hi, colsum);
+        e->res->step_passes++;
+    }
+    steps_drop_rows(&e->sl);
+    return 0;
+}
+
+static int step_loads(sim_eng *e)
+{
+    uint64_t *colsum = NULL;
+    if (e->prm->check && !(colsum = calloc((size_t)(e->sl.ncid ? e->sl.ncid : 1), sizeof *colsum)))
+        return eng_fail(e, "out of memory");
+    int rc = 0;
+    if (!e->sl.overflow) {
+        model_step_max(e, 0, e->res->rounds, colsum);
+        e->res->step_passes = 1;
+        steps_drop_rows(&e->sl);
+    } else {
+        e->res->step_passes = 1;
+        rc = run_windows(e, colsum);
+    }
+    if (rc == 0 && colsum) check_step_sums(e, colsum);
+    free(colsum);
+    return rc;
+}
+
+/* ---- set-up and result ---------------------------------------------------------- */
+
+static int eng_init(sim_eng *e)
+{
+    const tc_net *n = e->net;
+    tc_sched_init(&e->s);
+    tc_sched_init(&e->tmpl);
+    if (e->s.err || e->tmpl.err) return eng_fail(e, "out of memory");
+    e->load = calloc((size_t)(n->nlinks ? n->nlinks : 1), sizeof *e->load);
+    e->agg = calloc((size_t)n->nnodes, sizeof *e->agg);
+    e->touched = malloc((size_t)n->nnodes * sizeof *e->touched);
+    if (!e->load || !e->agg || !e->touched) return eng_fail(e, "out of memory (%d links)", n->nlinks);
+    if (steps_init(&e->sl, n->nlinks, e->prm->step_mem) != 0) return eng_fail(e, "out of memory");
+    if (e->prm->check && check_init(e) != 0) return eng_fail(e, "out of memory (checks)");
+    return 0;
+}
+
+static void eng_free(sim_eng *e)
+{
+    tc_sched_free(&e->s);
+    tc_sched_free(&e->tmpl);
+    free(e->load);
+    free(e->agg);
+    free(e->touched);
+    free(e->st_msgs);
+    free(e->st_bytes);
+    free(e->st_red);
+    free(e->st_max);
+    steps_free(&e->sl);
+    check_free(e);
+}
+
+static void keep_results(sim_eng *e)
+{
+    tc_sim_result *res = e->res;
+    if (e->prm->keep_links) {
+        res->link_load = e->load;
+        e->load = NULL;
+    }
+    if (e->prm->keep_steps && e->prm->steps && res->rounds > 0) {
+        res->steps = calloc((size_t)res->rounds, sizeof *res->steps);
+        if (!res->steps) return;
+        res->nsteps = res->rounds;
+        model_fill_steps(e);
+    }
+}
+
+/* Accept / decline before any work, as the verifier does. */
+static int admit(const tc_algo *al, const tc_args *proto, const tc_sim_place *pl, tc_sim_result *res)
+{
+    const char *why = "";
+    tc_args a0 = *proto;
+    a0.rank = 0;
+    if (proto->size != pl->p) {
+        snprintf(res->msg, sizeof res->msg, "the arguments are for %d ranks, the placement has %d",
+                 proto->size, pl->p);
+        res->status = TC_SIM_ERROR;
+        return 0;
+    }
+    if (!al->generate) {
+        snprintf(res->msg, sizeof res->msg, "no schedule (%s calls the MPI library's collective)", al->name);
+        res->status = TC_SIM_DECLINED;
+        return 0;
+    }
+    if (!tc_algo_accepts(al, &a0, pl->topo, &why)) {
+        snprintf(res->msg, sizeof res->msg, "declined: %s", why);
+        res->status = TC_SIM_DECLINED;
+        return 0;
+    }
+    return 1;
+}
+
+tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *net,
+                         const tc_sim_place *pl, const tc_sim_params *prm, tc_sim_result *res)
+{
+    double t0 = now_s();
+    memset(res, 0, sizeof *res);
+    res->p = pl->p;
+    res->ntiers = net->ntiers;
+    res->reduced_rank = -1;
+    res->t_steps = -1;
+    if (!admit(al, proto, pl, res)) return res->status;
+    sim_eng e;
+    memset(&e, 0, sizeof e);
+    e.al = al;
+    e.args = *proto;
+    e.net = net;
+    e.pl = pl;
+    e.prm = prm;
+    e.res = res;
+    int rc = eng_init(&e);
+    if (rc == 0) rc = run_pass(&e);
+    if (rc == 0) {
+        model_tiers(&e);
+        if (prm->steps) rc = step_loads(&e);
+    }
+    if (rc == 0) {
+        model_estimates(&e);
+        if (prm->check) check_finish(&e);
+        keep_results(&e);
+    }
+    eng_free(&e);
+    res->wall_s = now_s() - t0;
+    return res->status;
+}
+
+void tc_sim_result_free(tc_sim_result *res)
+{
+    free(res->steps);
+    free(res->link_load);
+    res->steps = NULL;
+    res->link_load = NULL;
+    res->nsteps = 0;
+}

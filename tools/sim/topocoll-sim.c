@@ -1,0 +1,166 @@
+/*
+ * topocoll-sim: simulates topocoll's own schedules on a network model and
+ * prints link usage per tier and the bandwidth-model time estimates of
+ * seed 004 (Jain, Lau, Kale), per algorithm or side by side (--compare).
+ * No MPI process: the generators run for every rank in this process, one
+ * rank at a time (src/sim).  docs/simulator.md has the options and the model.
+ *
+ * Exit status: 0 ok; 1 a simulation failed (generator error, failed check)
+ * or an output file could not be written; 2 bad usage or input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "report.h"
+#include "sim/sim.h"
+
+static void list_algos(topocoll_coll coll)
+{
+    for (int i = 0; i < tc_catalog_count(coll); i++) {
+        const tc_algo *al = tc_catalog_at(coll, i);
+        printf("%-28s %s%s\n", al->name, al->desc, al->generate ? "" : " [no schedule: not simulated]");
+    }
+}
+
+/* Algorithms from a comma list, or every one with a schedule. */
+static int pick_algos(const sim_opts *o, topocoll_coll coll, const tc_algo ***out, int *n, char *err, size_t len)
+{
+    int cap = tc_catalog_count(coll) + 1, k = 0;
+    const tc_algo **v;
+    if (o->algos) {
+        cap = 1;
+        for (const char *p = o->algos; *p; p++) cap += *p == ',';
+    }
+    v = calloc((size_t)cap, sizeof *v);
+    if (!v) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (!o->algos) {
+        for (int i = 0; i < tc_catalog_count(coll); i++)
+            if (tc_catalog_at(coll, i)->generate) v[k++] = tc_catalog_at(coll, i);
+    } else {
+        const char *p = o->algos;
+        while (*p || k == 0) {
+            const char *c = strchr(p, ',');
+            size_t l = c ? (size_t)(c - p) : strlen(p);
+            char name[96];
+            snprintf(name, sizeof name, "%.*s", (int)(l < 95 ? l : 95), p);
+            v[k] = tc_catalog_find(coll, name);
+            if (!v[k]) {
+                snprintf(err, len, "unknown %s algorithm '%s' (topocoll-sim --coll %s --list shows them)",
+                         tc_coll_name(coll), name, tc_coll_name(coll));
+                free(v);
+                return -1;
+            }
+            k++;
+            if (!c) break;
+            p = c + 1;
+        }
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+static int simulate_all(sim_run *run, const tc_args *proto)
+{
+    int failed = 0;
+    for (int i = 0; i < run->nalg; i++) {
+        tc_sim_run(run->algs[i], proto, run->net, run->pl, run->prm, &run->res[i]);
+        failed |= run->res[i].status == TC_SIM_ERROR;
+        if (!run->o->compare) {
+            report_algo(stdout, run, i);
+            if (run->o->steps) report_steps(stdout, run, i);
+            fflush(stdout);
+        }
+    }
+    if (run->o->compare) {
+        report_compare(stdout, run);
+        for (int i = 0; run->o->steps && i < run->nalg; i++) report_steps(stdout, run, i);
+    }
+    return failed;
+}
+
+static int write_files(const sim_run *run)
+{
+    char err[512];
+    int rc = 0;
+    if (run->o->csv && export_csv(run, run->o->csv, err, sizeof err) != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        rc = 1;
+    }
+    if (run->o->json && export_json(run, run->o->json, err, sizeof err) != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        rc = 1;
+    }
+    return rc;
+}
+
+/* Network, placement, parameters, prototype: 0 or 2 with a message. */
+static int setup(const sim_opts *o, topocoll_coll coll, tc_net **net, tc_sim_place **pl, tc_sim_params *prm,
+                 tc_args *proto)
+{
+    char err[512];
+    if (!(*net = tc_net_parse(o->network, err, sizeof err)) ||
+        !(*pl = tc_sim_place_new(*net, o->ranks, o->map, o->levels, err, sizeof err)) ||
+        sim_opts_params(o, *net, prm, err, sizeof err) != 0 ||
+        tc_sim_proto(proto, coll, (*pl)->p, o->bytes, o->esize, o->root, err, sizeof err) != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    sim_opts o;
+    char err[512];
+    int rc = sim_opts_parse(argc, argv, &o, err, sizeof err);
+    if (rc == 1) {
+        sim_usage(stdout);
+        return 0;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        return 2;
+    }
+    int coll = tc_coll_from_name(o.coll);
+    if (coll < 0) {
+        fprintf(stderr, "topocoll-sim: unknown collective '%s'\n", o.coll);
+        return 2;
+    }
+    if (o.list) {
+        list_algos((topocoll_coll)coll);
+        return 0;
+    }
+    tc_net *net = NULL;
+    tc_sim_place *pl = NULL;
+    tc_sim_params prm;
+    tc_args proto;
+    sim_run run = { &o, NULL, NULL, &prm, o.coll, 0, NULL, NULL };
+    rc = setup(&o, (topocoll_coll)coll, &net, &pl, &prm, &proto);
+    if (rc == 0 && pick_algos(&o, (topocoll_coll)coll, &run.algs, &run.nalg, err, sizeof err) != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        rc = 2;
+    }
+    if (rc == 0 && !(run.res = calloc((size_t)run.nalg + 1, sizeof *run.res))) {
+        fprintf(stderr, "topocoll-sim: out of memory\n");
+        rc = 1;
+    }
+    if (rc == 0) {
+        run.net = net;
+        run.pl = pl;
+        report_header(stdout, &run);
+        rc = simulate_all(&run, &proto);
+        rc |= write_files(&run);
+    }
+    for (int i = 0; run.res && i < run.nalg; i++) tc_sim_result_free(&run.res[i]);
+    free(run.res);
+    free(run.algs);
+    tc_sim_place_free(pl);
+    tc_net_free(net);
+    return rc;
+}
