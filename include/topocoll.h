@@ -40,6 +40,9 @@ int topocoll_algorithm_count(topocoll_coll coll);
 const char *topocoll_algorithm_name(topocoll_coll coll, int i);
 const char *topocoll_algorithm_description(topocoll_coll coll, int i);
 const char *topocoll_algorithm_requirements(topocoll_coll coll, int i);
+/* Family of algorithm i: "native", "flat" or "hierarchical"; NULL when out
+ * of range. */
+const char *topocoll_algorithm_family(topocoll_coll coll, int i);
 /* Index of a named algorithm, or -1. */
 int topocoll_algorithm_index(topocoll_coll coll, const char *name);
 

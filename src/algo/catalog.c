@@ -82,6 +82,12 @@ const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
     return NULL;
 }
 
+const char *tc_algo_family(const tc_algo *al)
+{
+    if (al->req & TC_REQ_NATIVE) return "native";
+    return al->family ? al->family : "flat";
+}
+
 int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tc_args own = *a;

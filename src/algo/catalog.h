@@ -46,6 +46,8 @@ typedef struct tc_algo {
     /* Parameters shared by a family of entries (e.g. the hierarchical
      * allgathers); reach the generator as tc_args.param. */
     const void *param;
+    /* "hierarchical", ...; NULL for the flat algorithms (see tc_algo_family). */
+    const char *family;
 } tc_algo;
 
 /* Collective names ("allgather"); -1 / NULL when unknown. */
@@ -60,6 +62,8 @@ const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
 /* Full check: req flags, then accepts() (with a->param set from al). */
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why);
+/* "native", "flat" or the entry's family name. */
+const char *tc_algo_family(const tc_algo *al);
 /* Run al's generator for a->rank into s (initialised): every consumer
  * (executor cache, verifier, simulator) goes through this. */
 int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_topo *t);

@@ -24,6 +24,12 @@ const char *topocoll_algorithm_requirements(topocoll_coll coll, int i)
     return al ? al->requires : NULL;
 }
 
+const char *topocoll_algorithm_family(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_at(coll, i);
+    return al ? tc_algo_family(al) : NULL;
+}
+
 int topocoll_algorithm_index(topocoll_coll coll, const char *name)
 {
     int n = tc_catalog_count(coll);

@@ -220,7 +220,7 @@ static int do_rank(sim_eng *e, int r)
     uint64_t red_total = 0, sent0 = e->res->bytes;
     for (int k = 0; k < s->nrounds; k++) {
         if (!first && (k < e->sl.lo || k >= e->sl.hi)) continue;
-        uint64_t red;
+        uint64_t red = 0;
         if (scan_round(e, r, src, k, &red) != 0) return -1;
         flush(e, src, k);
         red_total += red;

@@ -499,17 +499,11 @@ static int apply_mapping(ctx *c, MPI_Comm comm, const char *where, const mapping
 
 /* ---- the matrix ---------------------------------------------------------- */
 
-/* Hierarchical entries are named h<leaders>_<agg>_<exchange>_<distribution>. */
-static int is_hierarchical(const char *name)
-{
-    return name && name[0] == 'h' && strchr(name, '_') != NULL;
-}
-
 /* Is algorithm a (-1: auto) part of this run (--family, --sample)? */
 static int selected(const ctx *c, int a)
 {
-    const char *name = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHER, a);
-    int hier = is_hierarchical(name);
+    const char *family = a < 0 ? "" : topocoll_algorithm_family(TOPOCOLL_ALLGATHER, a);
+    int hier = family && strcmp(family, "hierarchical") == 0;
     if ((c->family == 1 && hier) || (c->family == 2 && (!hier || a < 0))) return 0;
     return !hier || c->sample <= 1 || (a + c->wsize) % c->sample == 0;
 }

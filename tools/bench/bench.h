@@ -153,4 +153,7 @@ int bench_csv_begin(FILE *f);
 int bench_csv_row(FILE *f, const bench_run *r, int size_index);
 int bench_write_json(FILE *f, const bench_run *r);
 
+/* The column that measures topocoll's own selection (topocoll_<coll>). */
+#define BENCH_AUTO "auto"
+
 #endif

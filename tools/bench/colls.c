@@ -39,6 +39,7 @@ static int allgather_buffers(size_t bytes, int np, size_t *sbytes, size_t *rbyte
 static int allgather_applicable(const char *algo, size_t bytes, MPI_Comm comm,
                                 const char **why)
 {
+    if (strcmp(algo, BENCH_AUTO) == 0) return 1;
     return topocoll_allgather_applicable(algo, (int)bytes, MPI_BYTE, (int)bytes,
                                          MPI_BYTE, comm, why);
 }
@@ -58,6 +59,8 @@ static void allgather_fill(unsigned char *sbuf, unsigned char *rbuf, size_t byte
 static int allgather_call(const char *algo, const void *sbuf, void *rbuf, size_t bytes,
                           MPI_Comm comm)
 {
+    if (strcmp(algo, BENCH_AUTO) == 0)
+        return topocoll_allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, comm);
     return topocoll_allgather_algorithm(algo, sbuf, (int)bytes, MPI_BYTE, rbuf,
                                         (int)bytes, MPI_BYTE, comm);
 }

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -223,6 +224,39 @@ static int adaptive_warmup(int iters)
     return w;
 }
 
+/* Replaces every -a entry holding a shell pattern ('*', '?', '[') by the
+ * catalog names it matches, in catalog order, without duplicates; a pattern
+ * that matches nothing stays, so that it is reported as unknown. */
+static int expand_patterns(bench_ctx *c)
+{
+    bench_opts *o = &c->opts;
+    int ncat = topocoll_algorithm_count(c->coll), n = 0;
+    if (!o->algos) return 0;
+    char **out = calloc((size_t)(o->nalgos + ncat) + 1, sizeof *out);
+    if (!out) return -1;
+    for (int i = 0; i < o->nalgos; i++) {
+        const char *a = o->algos[i];
+        int matched = 0;
+        if (strpbrk(a, "*?[")) {
+            for (int k = 0; k < ncat; k++) {
+                const char *name = topocoll_algorithm_name(c->coll, k);
+                int dup = 0;
+                if (!name || fnmatch(a, name, 0) != 0) continue;
+                matched = 1;
+                for (int j = 0; j < n && !dup; j++) dup = strcmp(out[j], name) == 0;
+                if (!dup && !(out[n++] = strdup(name))) return -1;
+            }
+        }
+        if (!matched && !(out[n++] = strdup(a))) return -1;
+        if (n > o->nalgos + ncat - 1) break;
+    }
+    for (int i = 0; i < o->nalgos; i++) free(o->algos[i]);
+    free(o->algos);
+    o->algos = out;
+    o->nalgos = n;
+    return 0;
+}
+
 /* Decides the columns: the named algorithms, or native followed by every
  * catalog algorithm that serves at least one size.  Fills app[s * ncand + k]
  * (1 serves, 0 declines, agreed by all ranks) for the candidates cand[]. */
@@ -259,13 +293,20 @@ static int choose_columns(bench_ctx *c)
         for (int k = 0; k < ncand; k++)
             cand[k] = o->algos[k];
     } else {
-        /* native first: it is the reference of every ratio */
+        /* native first: it is the reference of every ratio; then topocoll's
+         * own selection and the flat algorithms (families: name them, e.g.
+         * -a 'h1_*') */
         int k = 0, ni = topocoll_algorithm_index(c->coll, "native");
         if (ni >= 0)
             cand[k++] = topocoll_algorithm_name(c->coll, ni);
-        for (int i = 0; i < ncat; i++)
-            if (i != ni)
+        cand[k++] = BENCH_AUTO;
+        for (int i = 0; i < ncat; i++) {
+            const char *fam = topocoll_algorithm_family(c->coll, i);
+            if (i != ni && fam && strcmp(fam, "flat") == 0)
                 cand[k++] = topocoll_algorithm_name(c->coll, i);
+        }
+        ncand = k;
+        cells = (size_t)o->nsizes * (size_t)ncand;
         for (int i = 0; i < ncand; i++)
             if (cand[i] == NULL) {
                 if (c->rank == 0)
@@ -552,8 +593,11 @@ int main(int argc, char **argv)
             return usage_error(&c, "collective '%s' is not supported by the benchmark yet",
                                c.opts.coll_name);
     }
+    if (expand_patterns(&c) != 0)
+        return usage_error(&c, "out of memory");
     for (int i = 0; i < c.opts.nalgos; i++)
-        if (topocoll_algorithm_index(c.coll, c.opts.algos[i]) < 0) {
+        if (strcmp(c.opts.algos[i], BENCH_AUTO) != 0 &&
+            topocoll_algorithm_index(c.coll, c.opts.algos[i]) < 0) {
             known_algos(c.coll, list, sizeof list);
             return usage_error(&c, "unknown algorithm '%s' for %s (known: %s)",
                                c.opts.algos[i], c.run.coll_name, list);

@@ -4,11 +4,18 @@
  * the configuration variables.  No MPI process needed beyond MPI_Init.
  *
  *   topocoll-info catalog | selection | config
+ *   topocoll-info traffic LAYOUT   cross-node traffic of every allgather
+ *                                  schedule under block, cyclic and random
+ *                                  mappings of LAYOUT (e.g. 4x2x4), from the
+ *                                  verifier, beside the lower bound
  */
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "algo/catalog.h"
+#include "sched/verify.h"
 #include "core/config.h"
 #include "select/select.h"
 
@@ -53,11 +60,89 @@ static void print_selection(void)
     }
 }
 
+/* The size a fixed layout describes (0 when none up to 1<<16). */
+static int layout_size(const char *layout)
+{
+    char err[256];
+    for (int p = 1; p <= 1 << 16; p++) {
+        tc_topo *t = tc_topo_from_spec(layout, p, err, sizeof err);
+        if (t) { tc_topo_free(t); return p; }
+    }
+    return 0;
+}
+
+/* Lower bound: node i must receive the p - n_i blocks it does not hold. */
+static void bound(const tc_topo *t, long long *total, long long *max)
+{
+    *total = *max = 0;
+    for (int n = 0; n < t->nnodes; n++) {
+        long long need = t->size - tc_topo_node_size(t, n);
+        *total += need;
+        if (need > *max) *max = need;
+    }
+}
+
+static int print_traffic(const char *layout)
+{
+    static const char *maps[] = { "block", "cyclic", "random:1" };
+    tc_topo *topo[3];
+    int p = layout_size(layout);
+    if (!p || strchr(layout, '/')) {
+        fprintf(stderr, "topocoll-info: '%s' is not a fixed layout without mapping (e.g. 4x2x4)\n", layout);
+        return 2;
+    }
+    for (int m = 0; m < 3; m++) {
+        char spec[300], err[256];
+        snprintf(spec, sizeof spec, "%s/%s", layout, maps[m]);
+        topo[m] = tc_topo_from_spec(spec, p, err, sizeof err);
+        if (!topo[m]) { fprintf(stderr, "topocoll-info: %s\n", err); return 2; }
+    }
+    long long lb_total, lb_max;
+    bound(topo[0], &lb_total, &lb_max);
+    printf("# Cross-node traffic of the allgather schedules: %s, %d ranks, %d nodes\n\n", layout, p,
+           topo[0]->nnodes);
+    printf("Counted from the schedules by the verifier (`topocoll-info traffic %s`): messages and\n"
+           "blocks (one block = one rank's contribution, n bytes) that cross a node boundary,\n"
+           "in total and for the busiest node (sent by its ranks), under block, cyclic and\n"
+           "random rank mappings.  Lower bound: every node must receive the p - n_i blocks it\n"
+           "does not hold: %lld blocks in total, %lld for the busiest node; and at least one\n"
+           "message per node (%d).\n\n", layout, lb_total, lb_max, topo[0]->nnodes);
+    printf("| algorithm | block msgs (max/node) | block blocks (max/node) | cyclic msgs | cyclic blocks "
+           "| random msgs | random blocks |\n|---|---|---|---|---|---|---|\n");
+    printf("| lower bound | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) |\n",
+           topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes,
+           lb_total, lb_max);
+    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
+        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+        if (!al->generate) continue;
+        printf("| `%s` |", al->name);
+        for (int m = 0; m < 3; m++) {
+            tc_args a;
+            memset(&a, 0, sizeof a);
+            a.coll = TOPOCOLL_ALLGATHER;
+            a.size = p;
+            a.scount = a.rcount = 1;
+            tc_verify_report rep;
+            tc_verify_status st = tc_verify(al, topo[m], &a, 1, 1, &rep);
+            if (st == TC_VERIFY_OK)
+                printf(" %lld (%lld) | %lld (%lld) |", (long long)rep.inter_node_messages,
+                       (long long)rep.node_max_out_messages, (long long)rep.inter_node_bytes,
+                       (long long)rep.node_max_out_bytes);
+            else
+                printf(" %s | - |", st == TC_VERIFY_DECLINED ? "declines" : "FAILS");
+        }
+        printf("\n");
+    }
+    for (int m = 0; m < 3; m++) tc_topo_free(topo[m]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "traffic") == 0 && argc == 3) return print_traffic(argv[2]);
     if (strcmp(what, "catalog") && strcmp(what, "selection") && strcmp(what, "config")) {
-        fprintf(stderr, "usage: topocoll-info catalog|selection|config\n");
+        fprintf(stderr, "usage: topocoll-info catalog|selection|config|traffic LAYOUT\n");
         return 2;
     }
     if (strcmp(what, "catalog") == 0) print_catalog();

@@ -270,7 +270,8 @@ static void build_entries(void)
                                          .requires = agg == AGG_SHM || dist == D_SHM
                                                      ? "node-shared memory" : "",
                                          .req = TC_REQ_NONE, .accepts = accepts,
-                                         .generate = generate, .param = &e->param };
+                                         .generate = generate, .param = &e->param,
+                                         .family = "hierarchical" };
                 }
     entries = table;
     nentries = n;
