@@ -1,38 +1,63 @@
 /*
  * The built-in selection table.  Rules are tried in order; see select.h.
  *
- * np <= 8 rows: measured with topocoll-bench on the development machines
- * (2 cores, one node, Open MPI 4.1.4, np 2, 3, 4, 8, 8 B .. 2 MiB; tables in
+ * Several nodes: seed 000's integrated design (its Table 1): hierarchical
+ * with point-to-point aggregation and recursive doubling among leaders for
+ * small messages, shared-memory aggregation/distribution with recursive
+ * doubling for medium ones, the flat ring for large ones.  Thresholds from
+ * topocoll-bench on a virtual 2 nodes x 2 sockets x 2 ranks topology (np 8,
+ * oversubscribed on 2 cores) and 2 x 1 x 2 (np 4); docs/selection.md has
+ * the tables behind them.  One leader per node measured faster than one per
+ * (virtual) socket on these 2-core machines, so the rules use h1_*.
+ *
+ * One node, np <= 8: measured with topocoll-bench on the development
+ * machines (2 cores, Open MPI 4.1.4, np 2, 3, 4, 8, 8 B .. 2 MiB; tables in
  * docs/measurements/ and docs/selection.md).  Inside one shared-memory node
  * the direct exchange wins small messages (0.44-0.85x of native at np 3-8,
  * up to 8 KiB), recursive doubling wins medium ones at power-of-two p
  * (0.84-0.98x at np 4 and 8), the direct exchange keeps winning at np 3.
- * np > 8 rows: not measurable on 2 cores; they follow the published
- * crossovers (Thakur, Rabenseifner, Gropp 2005; seed 000 section 3.1):
- * logarithmic algorithms for small messages, ring for large ones.
+ * One node, np > 8: not measurable on 2 cores; the published crossovers
+ * (Thakur, Rabenseifner, Gropp 2005; seed 000 section 3.1): logarithmic
+ * algorithms for small messages, ring for large ones.
  */
 #include "select/select.h"
 
 #define KiB 1024
 #define MiB (1024 * 1024)
+#define ALLGATHER .coll = TOPOCOLL_ALLGATHER
 
 static const tc_rule rules[] = {
-    { TOPOCOLL_ALLGATHER, 1, 1, 0, 0, 0, { "ring", NULL },
-      "one rank: a local copy" },
-    { TOPOCOLL_ALLGATHER, 2, 8, 0, 0, 8 * KiB, { "linear", NULL },
-      "np <= 8, < 8 KiB: direct exchange measured fastest (0.44-0.85x native)" },
-    { TOPOCOLL_ALLGATHER, 2, 8, 1, 0, 1 * MiB, { "recursive_doubling", NULL },
-      "np <= 8 power of two, 8 KiB - 1 MiB: recursive doubling measured fastest (0.84-0.98x)" },
-    { TOPOCOLL_ALLGATHER, 2, 8, 0, 0, 1 * MiB, { "linear", NULL },
-      "np <= 8 other p, 8 KiB - 1 MiB: direct exchange measured fastest (0.62-0.73x at np 3)" },
-    { TOPOCOLL_ALLGATHER, 2, 8, 0, 1 * MiB, 0, { "ring", "linear", NULL },
-      "np <= 8, >= 1 MiB: ring (0.49-1.0x at np 2-4)" },
-    { TOPOCOLL_ALLGATHER, 9, 0, 1, 0, 64 * KiB, { "recursive_doubling", NULL },
-      "np > 8 power of two, small/medium: log p steps (literature crossover)" },
-    { TOPOCOLL_ALLGATHER, 9, 0, 0, 0, 8 * KiB, { "bruck", NULL },
-      "np > 8 other p, small: ceil(log p) steps without a fold (literature crossover)" },
-    { TOPOCOLL_ALLGATHER, 9, 0, 0, 8 * KiB, 0, { "ring", "neighbor_exchange", NULL },
-      "np > 8, large: nearest-neighbour pipeline (literature crossover)" },
+    { ALLGATHER, .min_np = 1, .max_np = 1, .candidates = { "ring", NULL },
+      .note = "one rank: a local copy" },
+    /* several nodes: seed 000 Table 1 */
+    { ALLGATHER, .min_np = 2, .min_nodes = 2, .max_bytes = 32,
+      .candidates = { "h1_gather_rd_bcast", NULL },
+      .note = "several nodes, < 32 B: point-to-point aggregation, recursive doubling (Table 1; "
+              "shm measured faster from 32 B)" },
+    { ALLGATHER, .min_np = 2, .min_nodes = 2, .min_bytes = 32, .max_bytes = 1 * MiB,
+      .candidates = { "h1_shm_rd_shm", "h1_gather_rd_bcast", NULL },
+      .note = "several nodes, 32 B - 1 MiB: shared-memory aggregation and distribution, recursive "
+              "doubling (Table 1; 0.12-0.71x native at 2x2x2 from 256 B to 512 KiB)" },
+    { ALLGATHER, .min_np = 2, .min_nodes = 2, .min_bytes = 1 * MiB,
+      .candidates = { "ring", NULL },
+      .note = "several nodes, >= 1 MiB: flat ring (Table 1; ring and shm tie at 1 MiB)" },
+    /* one node */
+    { ALLGATHER, .min_np = 2, .max_np = 8, .max_bytes = 8 * KiB, .candidates = { "linear", NULL },
+      .note = "np <= 8, < 8 KiB: direct exchange measured fastest (0.44-0.85x native)" },
+    { ALLGATHER, .min_np = 2, .max_np = 8, .pow2_only = 1, .max_bytes = 1 * MiB,
+      .candidates = { "recursive_doubling", NULL },
+      .note = "np <= 8 power of two, 8 KiB - 1 MiB: recursive doubling measured fastest (0.84-0.98x)" },
+    { ALLGATHER, .min_np = 2, .max_np = 8, .max_bytes = 1 * MiB, .candidates = { "linear", NULL },
+      .note = "np <= 8 other p, 8 KiB - 1 MiB: direct exchange measured fastest (0.62-0.73x at np 3)" },
+    { ALLGATHER, .min_np = 2, .max_np = 8, .min_bytes = 1 * MiB, .candidates = { "ring", "linear", NULL },
+      .note = "np <= 8, >= 1 MiB: ring (0.49-1.0x at np 2-4)" },
+    { ALLGATHER, .min_np = 9, .pow2_only = 1, .max_bytes = 64 * KiB,
+      .candidates = { "recursive_doubling", NULL },
+      .note = "np > 8 power of two, small/medium: log p steps (literature crossover)" },
+    { ALLGATHER, .min_np = 9, .max_bytes = 8 * KiB, .candidates = { "bruck", NULL },
+      .note = "np > 8 other p, small: ceil(log p) steps without a fold (literature crossover)" },
+    { ALLGATHER, .min_np = 9, .min_bytes = 8 * KiB, .candidates = { "ring", "neighbor_exchange", NULL },
+      .note = "np > 8, large: nearest-neighbour pipeline (literature crossover)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in" };

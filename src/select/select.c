@@ -32,9 +32,10 @@ void tc_select_finalize(void)
     load_tried = 0;
 }
 
-static int matches(const tc_rule *r, const tc_args *a, int64_t bytes)
+static int matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes)
 {
     return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&
+           t->nnodes >= r->min_nodes && (!r->max_nodes || t->nnodes <= r->max_nodes) &&
            (!r->pow2_only || tc_is_pow2(a->size)) && bytes >= r->min_bytes &&
            (!r->max_bytes || bytes < r->max_bytes);
 }
@@ -52,7 +53,7 @@ const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char
     why[0] = '\0';
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
-        if (!matches(r, a, bytes)) continue;
+        if (!matches(r, a, t, bytes)) continue;
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++) {
             const tc_algo *al = tc_catalog_find(a->coll, r->candidates[k]);
             const char *reason = "not in the catalog";

@@ -1,6 +1,6 @@
 /*
  * Selection by table.  A rule maps (collective, process count range,
- * power-of-two only, bytes-per-rank range) to an ordered list of candidate
+ * power-of-two only, node count range, bytes-per-rank range) to an ordered list of candidate
  * algorithms; the first rule that matches gives the candidates, the first
  * candidate that accepts the arguments serves the call.  Candidates that
  * decline are logged; when all decline, the next matching rule is tried,
@@ -19,6 +19,7 @@ typedef struct tc_rule {
     topocoll_coll coll;
     int min_np, max_np;          /* inclusive; max_np 0 = no bound */
     int pow2_only;
+    int min_nodes, max_nodes;    /* inclusive; 0 = no bound */
     int64_t min_bytes, max_bytes;/* per-rank bytes, [min, max); max 0 = no bound */
     const char *candidates[TC_RULE_MAX_CANDIDATES]; /* NULL-terminated */
     const char *note;            /* why (measurement behind it) */

@@ -1,11 +1,11 @@
 /*
  * JSON tuning files (jansson).  Format:
  *   { "allgather": [
- *       { "np": [2, 64], "pow2": true, "bytes": [0, 4096],
+ *       { "np": [2, 64], "nodes": [2, 0], "pow2": true, "bytes": [0, 4096],
  *         "algorithms": ["recursive_doubling", "bruck"], "note": "..." },
  *       ... ] }
- * "np" and "bytes" are [min, max] with max inclusive for np and exclusive for
- * bytes; 0 as max means unbounded; both optional.  Every algorithm name must
+ * "np", "nodes" and "bytes" are [min, max] with max inclusive for np and
+ * nodes and exclusive for bytes; 0 as max means unbounded; all optional.  Every algorithm name must
  * be in the catalog.  Any error names the file, the rule and the field.
  */
 #include "select/select.h"
@@ -44,7 +44,7 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val) {
-        if (strcmp(key, "np") && strcmp(key, "bytes") && strcmp(key, "pow2") &&
+        if (strcmp(key, "np") && strcmp(key, "nodes") && strcmp(key, "bytes") && strcmp(key, "pow2") &&
             strcmp(key, "algorithms") && strcmp(key, "note")) {
             snprintf(err, len, "%s: %s rule %zu: unknown field \"%s\"", path, cname, idx, key);
             return 0;
@@ -57,6 +57,13 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     }
     r->min_np = (int)lo;
     r->max_np = (int)hi;
+    lo = 0, hi = 0;
+    if (!range(json_object_get(o, "nodes"), &lo, &hi) || lo > 1 << 30 || hi > 1 << 30) {
+        snprintf(err, len, "%s: %s rule %zu: \"nodes\" must be [min, max] of non-negative integers", path, cname, idx);
+        return 0;
+    }
+    r->min_nodes = (int)lo;
+    r->max_nodes = (int)hi;
     lo = 0, hi = 0;
     if (!range(json_object_get(o, "bytes"), &lo, &hi)) {
         snprintf(err, len, "%s: %s rule %zu: \"bytes\" must be [min, max] of non-negative integers", path, cname, idx);

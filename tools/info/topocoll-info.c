@@ -44,14 +44,17 @@ static void print_range(long long lo, long long hi)
 static void print_selection(void)
 {
     const tc_table *t = tc_select_table();
-    printf("# Selection table (%s)\n\n| # | collective | np | pow2 only | bytes per rank | candidates | why |\n"
-           "|---|---|---|---|---|---|---|\n", t->source);
+    printf("# Selection table (%s)\n\n| # | collective | np | nodes | pow2 only | bytes per rank | candidates | why |\n"
+           "|---|---|---|---|---|---|---|---|\n", t->source);
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
         char np[32];
         if (r->max_np) snprintf(np, sizeof np, "%d..%d", r->min_np, r->max_np);
         else snprintf(np, sizeof np, "%d..inf", r->min_np);
-        printf("| %d | %s | %s | %s | ", i, tc_coll_name(r->coll), np, r->pow2_only ? "yes" : "no");
+        char nodes[32];
+        if (r->max_nodes) snprintf(nodes, sizeof nodes, "%d..%d", r->min_nodes, r->max_nodes);
+        else snprintf(nodes, sizeof nodes, "%d..inf", r->min_nodes > 1 ? r->min_nodes : 1);
+        printf("| %d | %s | %s | %s | %s | ", i, tc_coll_name(r->coll), np, nodes, r->pow2_only ? "yes" : "no");
         print_range(r->min_bytes, r->max_bytes);
         printf(" | ");
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++)
