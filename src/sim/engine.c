@@ -107,27 +107,27 @@ static int grow_round_arrays(sim_eng *e, int n)
     return 0;
 }
 
-/* ---- one round of one rank ------------------------------------------------------ */
+/* ---- one rank ------------------------------------------------------------------- */
 
 /* Routes the round's aggregates (bytes per destination node). */
-static void flush(sim_eng *e, int src, int round)
+static void flush(sim_eng *e, int src, int round, const int *touched, int nt)
 {
     int32_t links[TC_NET_MAX_HOPS];
     const int first = e->pass == 0, steps = e->prm->steps;
-    for (int j = 0; j < e->ntouched; j++) {
-        int dn = e->touched[j];
-        uint64_t b = e->agg[dn];
-        e->agg[dn] = 0;
+    uint64_t *agg = e->agg, *load = e->load;
+    for (int j = 0; j < nt; j++) {
+        int dn = touched[j];
+        uint64_t b = agg[dn];
+        agg[dn] = 0;
         int nh = tc_net_route(e->net, src, dn, links);
         if (first) {
-            for (int h = 0; h < nh; h++) e->load[links[h]] += b;
-            e->res->flows++;
+            for (int h = 0; h < nh; h++) load[links[h]] += b;
             if (e->prm->check) check_path(e, src, dn, links, nh, b);
         }
         if (steps)
             for (int h = 0; h < nh; h++) steps_add(&e->sl, round, links[h], b);
     }
-    e->ntouched = 0;
+    if (first) e->res->flows += nt;
 }
 
 static int bad_peer(sim_eng *e, int r, int k, const tc_op *op)
@@ -136,51 +136,73 @@ static int bad_peer(sim_eng *e, int r, int k, const tc_op *op)
                     r, k, op->kind == TC_OP_SEND ? "send" : "receive", op->peer, e->pl->p - 1);
 }
 
-/* Scans round k of rank r (on node src): aggregates its sends, sums its
- * reductions into *red; per-step counters on the first pass. */
-static int scan_round(sim_eng *e, int r, int src, int k, uint64_t *red)
+/* What one rank's scan adds up. */
+typedef struct rank_sums {
+    int64_t msgs, netm;
+    uint64_t bytes, intra, red;
+} rank_sums;
+
+/* Receives only matter to the checks. */
+static int scan_recv(sim_eng *e, int r, int k, const tc_op *op)
+{
+    if (op->peer < 0 || op->peer >= e->pl->p || op->peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
+    check_pair(e, op->peer, r, (uint64_t)op->a.cnt * (uint64_t)e->prm->esize, 0);
+    return 0;
+}
+
+/* Per-round counters of the first pass. */
+static inline void round_counters(sim_eng *e, int k, int64_t msgs, uint64_t bytes, uint64_t rd)
+{
+    if (msgs) {
+        e->st_msgs[k] += msgs;
+        e->st_bytes[k] += bytes;
+    }
+    if (rd > e->st_red[k]) e->st_red[k] = rd;
+}
+
+/* Scans every round of rank r (on node src) in [lo, hi): aggregates each
+ * round's sends per destination node and routes them at the round's end. */
+static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
 {
     const tc_sched *s = &e->s;
+    const tc_op *ops = s->ops;
     const int p = e->pl->p, first = e->pass == 0, check = e->prm->check && first;
     const int *node_of = e->pl->node_of;
     const uint64_t esz = (uint64_t)e->prm->esize;
-    int64_t msgs = 0, netm = 0;
-    uint64_t bytes = 0, intra = 0, rd = 0;
-    for (int i = tc_sched_round_begin(s, k); i < tc_sched_round_end(s, k); i++) {
-        const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_SEND) {
-            int peer = op->peer;
-            if (peer < 0 || peer >= p || peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
-            uint64_t b = (uint64_t)op->a.cnt * esz;
-            int dn = node_of[peer];
-            msgs++;
-            bytes += b;
-            if (dn == src) {
-                intra += b;
-            } else if (b) {
-                netm++;
-                if (!e->agg[dn]) e->touched[e->ntouched++] = dn;
-                e->agg[dn] += b;
+    uint64_t *agg = e->agg;
+    int *touched = e->touched;
+    for (int k = lo; k < hi; k++) {
+        int64_t msgs = 0, nt = 0;
+        uint64_t bytes = 0, rd = 0;
+        for (int i = s->round_start[k], end = s->round_start[k + 1]; i < end; i++) {
+            const tc_op *op = &ops[i];
+            if (op->kind == TC_OP_SEND) {
+                int peer = op->peer;
+                if (peer < 0 || peer >= p || peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
+                uint64_t b = (uint64_t)op->a.cnt * esz;
+                int dn = node_of[peer];
+                msgs++;
+                bytes += b;
+                if (dn == src) {
+                    sum->intra += b;
+                } else if (b) {
+                    sum->netm++;
+                    if (!agg[dn]) touched[nt++] = dn;
+                    agg[dn] += b;
+                }
+                if (check) check_pair(e, r, peer, b, 1);
+            } else if (op->kind == TC_OP_REDUCE) {
+                rd += (uint64_t)op->a.cnt * esz;
+            } else if (op->kind == TC_OP_RECV && check && scan_recv(e, r, k, op) != 0) {
+                return -1;
             }
-            if (check) check_pair(e, r, peer, b, 1);
-        } else if (op->kind == TC_OP_RECV) {
-            if (!check) continue;
-            if (op->peer < 0 || op->peer >= p || op->peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
-            check_pair(e, op->peer, r, (uint64_t)op->a.cnt * esz, 0);
-        } else if (op->kind == TC_OP_REDUCE) {
-            rd += (uint64_t)op->a.cnt * esz;
+            /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
         }
-        /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
-    }
-    *red = rd;
-    if (first) {
-        e->st_msgs[k] += msgs;
-        e->st_bytes[k] += bytes;
-        if (rd > e->st_red[k]) e->st_red[k] = rd;
-        e->res->messages += msgs;
-        e->res->net_messages += netm;
-        e->res->bytes += bytes;
-        e->res->intra_bytes += intra;
+        if (nt) flush(e, src, k, touched, (int)nt);
+        if (first) round_counters(e, k, msgs, bytes, rd);
+        sum->msgs += msgs;
+        sum->bytes += bytes;
+        sum->red += rd;
     }
     return 0;
 }
@@ -202,38 +224,36 @@ static int generate(sim_eng *e, int r)
     return 0;
 }
 
-static void rank_totals(sim_eng *e, int r, uint64_t red, uint64_t sent)
+static void rank_totals(sim_eng *e, int r, const rank_sums *sum)
 {
     tc_sim_result *res = e->res;
-    res->reduced_total += red;
-    if (red > res->reduced_max || (red && res->reduced_rank < 0)) {
-        res->reduced_max = red;
+    res->messages += sum->msgs;
+    res->net_messages += sum->netm;
+    res->bytes += sum->bytes;
+    res->intra_bytes += sum->intra;
+    res->reduced_total += sum->red;
+    if (sum->red > res->reduced_max || (sum->red && res->reduced_rank < 0)) {
+        res->reduced_max = sum->red;
         res->reduced_rank = r;
     }
-    if (sent > res->sent_max) res->sent_max = sent;
+    if (sum->bytes > res->sent_max) res->sent_max = sum->bytes;
 }
 
 static int do_rank(sim_eng *e, int r)
 {
     if (generate(e, r) != 0) return -1;
     const tc_sched *s = &e->s;
-    const int first = e->pass == 0;
-    if (first) {
+    rank_sums sum = { 0, 0, 0, 0, 0 };
+    if (e->pass == 0) {
         e->res->ops += s->nops;
         if (s->nrounds > e->res->rounds) e->res->rounds = s->nrounds;
         if (grow_round_arrays(e, s->nrounds) != 0) return -1;
+        if (scan_rank(e, r, e->pl->node_of[r], 0, s->nrounds, &sum) != 0) return -1;
+        rank_totals(e, r, &sum);
+        return 0;
     }
-    int src = e->pl->node_of[r];
-    uint64_t red_total = 0, sent0 = e->res->bytes;
-    for (int k = 0; k < s->nrounds; k++) {
-        if (!first && (k < e->sl.lo || k >= e->sl.hi)) continue;
-        uint64_t red = 0;
-        if (scan_round(e, r, src, k, &red) != 0) return -1;
-        flush(e, src, k);
-        red_total += red;
-    }
-    if (first) rank_totals(e, r, red_total, e->res->bytes - sent0);
-    return 0;
+    int lo = e->sl.lo, hi = e->sl.hi < s->nrounds ? e->sl.hi : s->nrounds;
+    return scan_rank(e, r, e->pl->node_of[r], lo, hi, &sum);
 }
 
 static int run_pass(sim_eng *e)

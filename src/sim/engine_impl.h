@@ -33,8 +33,7 @@ typedef struct sim_eng {
     int pass;               /* 0: everything; > 0: step windows only */
     uint64_t *load;         /* [nlinks] */
     uint64_t *agg;          /* [nnodes] bytes of this round to each node */
-    int *touched;           /* [nnodes] nodes with agg != 0 */
-    int ntouched;
+    int *touched;           /* [nnodes] nodes with agg != 0 this round */
     /* per round index */
     int st_cap;
     int64_t *st_msgs;
