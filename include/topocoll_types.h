@@ -6,6 +6,11 @@
 /* Collectives known to the catalog. */
 typedef enum topocoll_coll {
     TOPOCOLL_ALLGATHER = 0,
+    TOPOCOLL_BCAST,
+    TOPOCOLL_SCATTER,
+    TOPOCOLL_GATHER,
+    TOPOCOLL_REDUCE,
+    TOPOCOLL_REDUCE_SCATTER_BLOCK,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

@@ -18,19 +18,36 @@ static const tc_algo *const allgather_entries[] = {
 
 #define NELEM(x) ((int)(sizeof(x) / sizeof((x)[0])))
 
+static int null_terminated_count(const tc_algo *const *list)
+{
+    int n = 0;
+    while (list[n]) n++;
+    return n;
+}
+
 static const tc_algo *const *entries(topocoll_coll coll, int *count)
 {
+    const tc_algo *const *list;
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
         *count = NELEM(allgather_entries);
         return allgather_entries;
+    case TOPOCOLL_BCAST: list = tc_bcast_entries; break;
+    case TOPOCOLL_SCATTER: list = tc_scatter_entries; break;
+    case TOPOCOLL_GATHER: list = tc_gather_entries; break;
+    case TOPOCOLL_REDUCE: list = tc_reduce_entries; break;
+    case TOPOCOLL_REDUCE_SCATTER_BLOCK: list = tc_reduce_scatter_block_entries; break;
     default:
         *count = 0;
         return NULL;
     }
+    *count = null_terminated_count(list);
+    return list;
 }
 
-static const char *const coll_names[TOPOCOLL_NCOLL] = { "allgather" };
+static const char *const coll_names[TOPOCOLL_NCOLL] = {
+    "allgather", "bcast", "scatter", "gather", "reduce", "reduce_scatter_block",
+};
 
 const char *tc_coll_name(topocoll_coll coll)
 {

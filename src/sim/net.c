@@ -53,15 +53,17 @@ int net_mul(int64_t a, int64_t b, int64_t limit, int64_t *out)
     return 1;
 }
 
-/* Reads a positive decimal int at s (advancing *pos); what names it. */
-static int read_count(const net_errctx *e, const char *s, size_t *pos, const char *what, int *out)
+/* Reads a positive decimal int at s (advancing *pos); what names it; in a
+ * count list (in_list) an 'x' ends the token quoted in errors. */
+static int read_count(const net_errctx *e, const char *s, size_t *pos, const char *what, int in_list, int *out)
 {
     size_t i = *pos;
     long long v = 0;
     if (s[i] < '0' || s[i] > '9') {
         char tok[24];
         size_t k = 0;
-        while (s[i + k] && s[i + k] != ',' && s[i + k] != 'x' && s[i + k] != 'X' && k + 1 < sizeof tok) {
+        while (s[i + k] && s[i + k] != ',' && !(in_list && (s[i + k] == 'x' || s[i + k] == 'X')) &&
+               k + 1 < sizeof tok) {
             tok[k] = s[i + k];
             k++;
         }
@@ -102,7 +104,7 @@ int net_parse_counts(const net_errctx *e, const char *params, int n, int *out,
         }
         char what[48];
         snprintf(what, sizeof what, "%s", names[got]);
-        if (read_count(e, params, &pos, what, &out[got]) != 0) return -1;
+        if (read_count(e, params, &pos, what, 1, &out[got]) != 0) return -1;
         got++;
         if (!params[pos]) break;
         if (params[pos] != 'x' && params[pos] != 'X') {
@@ -187,7 +189,7 @@ static int parse_one_key(const net_errctx *e, const char *params, size_t *pos, n
     *pos = i + len + 1;
     char what[48];
     snprintf(what, sizeof what, "'%s'", k->name);
-    return k->words ? read_word(e, params, pos, k) : read_count(e, params, pos, what, &k->val);
+    return k->words ? read_word(e, params, pos, k) : read_count(e, params, pos, what, 0, &k->val);
 }
 
 int net_parse_keys(const net_errctx *e, const char *params, net_key *keys, int nkeys)
