@@ -70,6 +70,33 @@ int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf,
                                  void *recvbuf, int recvcount,
                                  MPI_Datatype recvtype, MPI_Comm comm);
 
+/* The other collectives, with the MPI signatures, and by algorithm name
+ * ("native" is the MPI library's own).  Selection reads TOPOCOLL_BCAST,
+ * TOPOCOLL_SCATTER, TOPOCOLL_GATHER, TOPOCOLL_REDUCE and
+ * TOPOCOLL_REDUCE_SCATTER_BLOCK like TOPOCOLL_ALLGATHER. */
+int topocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int topocoll_bcast_algorithm(const char *algorithm, void *buf, int count, MPI_Datatype type,
+                             int root, MPI_Comm comm);
+int topocoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int topocoll_scatter_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, int root, MPI_Comm comm);
+int topocoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int topocoll_gather_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm);
+int topocoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm);
+int topocoll_reduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
+int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *sendbuf,
+                                            void *recvbuf, int recvcount, MPI_Datatype type,
+                                            MPI_Op op, MPI_Comm comm);
+
 /* ---- topology ------------------------------------------------------------ */
 
 /* Give comm a virtual topology from a spec (see docs/topology.md), replacing

@@ -83,7 +83,7 @@ static int run(tc_ctx *x, const tc_algo *al, const ag_call *c, const tc_args *a)
     if (!al->generate)
         return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
     tc_sched_key key = { al, a->scount, a->rcount, a->in_place ? MPI_DATATYPE_NULL : c->stype,
-                         c->rtype, 0, a->in_place };
+                         c->rtype, 0, a->in_place, MPI_OP_NULL, TOPOCOLL_ALLGATHER };
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
@@ -128,27 +128,8 @@ int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     tc_args a;
     make_args(&c, x, &a);
     int64_t bytes = bytes_per_rank(&c);
-    const tc_config *cfg = tc_config_get();
-    const char *forced = cfg->force[TOPOCOLL_ALLGATHER];
-    char why[512] = "";
     const tc_algo *al = NULL;
-    if (forced) {
-        al = tc_catalog_find(TOPOCOLL_ALLGATHER, forced);
-        if (!al)
-            return tc_raise(comm, MPI_ERR_ARG, "TOPOCOLL_ALLGATHER=%s: no such allgather algorithm", forced);
-        const char *reason = "";
-        if (tc_algo_accepts(al, &a, x->topo, &reason)) {
-            snprintf(why, sizeof why, "forced by TOPOCOLL_ALLGATHER");
-        } else {
-            tc_warn_once(x, forced, reason);
-            char rest[400];
-            al = tc_select(&a, x->topo, bytes, rest, sizeof rest);
-            snprintf(why, sizeof why, "TOPOCOLL_ALLGATHER=%s declined (%s); %s", forced, reason, rest);
-        }
-    } else {
-        al = tc_select(&a, x->topo, bytes, why, sizeof why);
-    }
-    tc_explain(x, "allgather", bytes, al->name, why);
+    if ((rc = tc_choose(x, &a, bytes, comm, &al)) != MPI_SUCCESS) return rc;
     if (nothing_to_move(&c)) return MPI_SUCCESS;
     return finish(&c, run(x, al, &c, &a));
 }

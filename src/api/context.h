@@ -16,6 +16,8 @@ typedef struct tc_sched_key {
     int64_t scount, rcount;
     MPI_Datatype stype, rtype;
     int root, in_place;
+    MPI_Op op;             /* reductions (MPI_OP_NULL otherwise) */
+    topocoll_coll coll;
 } tc_sched_key;
 
 typedef struct tc_cached {

@@ -11,4 +11,9 @@ void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *al
 /* A forced algorithm declined: say so once per process and name. */
 void tc_warn_once(const tc_ctx *x, const char *algo, const char *reason);
 
+/* Choose the algorithm for a call (forced by TOPOCOLL_<COLL>, else the
+ * selection table), explain it, and return MPI_SUCCESS or a raised error
+ * (unknown forced name). */
+int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out);
+
 #endif

@@ -16,8 +16,19 @@ typedef struct centry {
 } centry;
 
 static const centry table[] = {
-    { "TOPOCOLL_ALLGATHER", T_STR, NULL, offsetof(tc_config, force[0]),
+    { "TOPOCOLL_ALLGATHER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLGATHER]),
       "force an allgather algorithm by catalog name (unknown name: calls fail with MPI_ERR_ARG)" },
+    { "TOPOCOLL_BCAST", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_BCAST]),
+      "force a bcast algorithm by catalog name" },
+    { "TOPOCOLL_SCATTER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_SCATTER]),
+      "force a scatter algorithm by catalog name" },
+    { "TOPOCOLL_GATHER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_GATHER]),
+      "force a gather algorithm by catalog name" },
+    { "TOPOCOLL_REDUCE", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_REDUCE]),
+      "force a reduce algorithm by catalog name" },
+    { "TOPOCOLL_REDUCE_SCATTER_BLOCK", T_STR, NULL,
+      offsetof(tc_config, force[TOPOCOLL_REDUCE_SCATTER_BLOCK]),
+      "force a reduce_scatter_block algorithm by catalog name" },
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank" },
     { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),
@@ -70,7 +81,7 @@ void tc_config_reload(void)
 void tc_config_print(FILE *f)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        fprintf(f, "%-22s %-6s default %-8s %s\n", table[i].env,
+        fprintf(f, "%-30s %-6s default %-8s %s\n", table[i].env,
                 table[i].type == T_STR ? "string" : "int",
                 table[i].dflt ? table[i].dflt : "(unset)", table[i].doc);
 }

@@ -9,8 +9,10 @@
 
 #include <stdio.h>
 
+#include "topocoll_types.h"
+
 typedef struct tc_config {
-    const char *force[1];    /* TOPOCOLL_<COLL>: forced algorithm per collective, NULL if unset */
+    const char *force[TOPOCOLL_NCOLL]; /* TOPOCOLL_<COLL>: forced algorithm, NULL if unset */
     int explain;             /* TOPOCOLL_EXPLAIN: 0 off, 1 rank 0 of each comm, 2 every rank */
     const char *tuning_file; /* TOPOCOLL_TUNING_FILE */
     int sched_cache;         /* TOPOCOLL_SCHED_CACHE: schedules cached per communicator */

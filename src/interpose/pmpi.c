@@ -1,5 +1,6 @@
 /*
- * The LD_PRELOAD interposer: MPI_* entry points that route through topocoll.
+ * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
+ * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched.  topocoll itself calls only PMPI_
  * functions, so nothing recurses.
@@ -22,4 +23,40 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (!covered(comm))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return topocoll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    if (!covered(comm)) return PMPI_Bcast(buf, count, type, root, comm);
+    return topocoll_bcast(buf, count, type, root, comm);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (!covered(comm))
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return topocoll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    if (!covered(comm))
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return topocoll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    if (!covered(comm)) return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    return topocoll_reduce(sendbuf, recvbuf, count, type, op, root, comm);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    if (!covered(comm)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+    return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
 }

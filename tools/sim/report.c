@@ -18,7 +18,7 @@ const char *sim_fmt_bytes(uint64_t b, char *buf, size_t len)
     }
     double v = (double)b / 1024;
     int u = 0;
-    while (v >= 1024 && u < 5) {
+    while (v >= 999.5 && u < 5) {   /* 1023.9 MiB prints as 1.00 GiB */
         v /= 1024;
         u++;
     }

@@ -8,6 +8,7 @@
  * Exit status: 0 ok; 1 a simulation failed (generator error, failed check)
  * or an output file could not be written; 2 bad usage or input.
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,41 +25,67 @@ static void list_algos(topocoll_coll coll)
     }
 }
 
-/* Algorithms from a comma list, or every one with a schedule. */
+static int has(const tc_algo *const *v, int n, const tc_algo *al)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == al) return 1;
+    return 0;
+}
+
+/* Adds the algorithms one token names: "all" (every one with a schedule), a
+ * shell pattern (those with a schedule), or a name.  0, or -1 with err. */
+static int add_token(topocoll_coll coll, const char *tok, const tc_algo **v, int *k, char *err, size_t len)
+{
+    int n = tc_catalog_count(coll), all = !strcmp(tok, "all"), pattern = strpbrk(tok, "*?[") != NULL, hits = 0;
+    if (!all && !pattern) {
+        const tc_algo *al = tc_catalog_find(coll, tok);
+        if (!al) {
+            snprintf(err, len, "unknown %s algorithm '%s' (topocoll-sim --coll %s --list shows them)",
+                     tc_coll_name(coll), tok, tc_coll_name(coll));
+            return -1;
+        }
+        if (!has(v, *k, al)) v[(*k)++] = al;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const tc_algo *al = tc_catalog_at(coll, i);
+        if (!al->generate || (pattern && fnmatch(tok, al->name, 0) != 0)) continue;
+        hits++;
+        if (!has(v, *k, al)) v[(*k)++] = al;
+    }
+    if (!hits) {
+        snprintf(err, len, "no %s algorithm with a schedule matches '%s'", tc_coll_name(coll), tok);
+        return -1;
+    }
+    return 0;
+}
+
+/* Algorithms from a comma list of names and patterns, or by default every
+ * flat algorithm with a schedule (families: name them or use a pattern). */
 static int pick_algos(const sim_opts *o, topocoll_coll coll, const tc_algo ***out, int *n, char *err, size_t len)
 {
-    int cap = tc_catalog_count(coll) + 1, k = 0;
-    const tc_algo **v;
-    if (o->algos) {
-        cap = 1;
-        for (const char *p = o->algos; *p; p++) cap += *p == ',';
-    }
-    v = calloc((size_t)cap, sizeof *v);
+    int total = tc_catalog_count(coll), k = 0;
+    const tc_algo **v = calloc((size_t)total + 1, sizeof *v);
     if (!v) {
         snprintf(err, len, "out of memory");
         return -1;
     }
     if (!o->algos) {
-        for (int i = 0; i < tc_catalog_count(coll); i++)
-            if (tc_catalog_at(coll, i)->generate) v[k++] = tc_catalog_at(coll, i);
-    } else {
-        const char *p = o->algos;
-        while (*p || k == 0) {
-            const char *c = strchr(p, ',');
-            size_t l = c ? (size_t)(c - p) : strlen(p);
-            char name[96];
-            snprintf(name, sizeof name, "%.*s", (int)(l < 95 ? l : 95), p);
-            v[k] = tc_catalog_find(coll, name);
-            if (!v[k]) {
-                snprintf(err, len, "unknown %s algorithm '%s' (topocoll-sim --coll %s --list shows them)",
-                         tc_coll_name(coll), name, tc_coll_name(coll));
-                free(v);
-                return -1;
-            }
-            k++;
-            if (!c) break;
-            p = c + 1;
+        for (int i = 0; i < total; i++) {
+            const tc_algo *al = tc_catalog_at(coll, i);
+            if (al->generate && !strcmp(tc_algo_family(al), "flat")) v[k++] = al;
         }
+    }
+    for (const char *p = o->algos; p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        char tok[128];
+        snprintf(tok, sizeof tok, "%.*s", (int)(l < 127 ? l : 127), p);
+        if (add_token(coll, tok, v, &k, err, len) != 0) {
+            free(v);
+            return -1;
+        }
+        p = c ? c + 1 : NULL;
     }
     *out = v;
     *n = k;
