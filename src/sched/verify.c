@@ -50,6 +50,14 @@ typedef struct vstate {
     int64_t *base;           /* global id of rank r's op 0 */
     int64_t *partner;        /* global op id -> matching op's global id */
     label_t **node_shm;      /* [nnodes] shared labels of each node's SHM */
+    /* Happens-before for node-shared memory (only when a schedule uses it):
+     * a vector clock per rank, joins pending until the rank's next round,
+     * clock snapshots of signals, and per SHM unit its last write and the
+     * reads since. */
+    int32_t *vc, *pend;      /* [p*p] */
+    int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise) */
+    int32_t **shm_w;         /* [nnodes][units*2]: writer rank, clock */
+    int32_t **shm_r;         /* [nnodes][units*node size]: read clocks per node rank */
     uint64_t key_sum;        /* sum of every rank's key */
     int *op_rank;            /* global op id -> rank (only for comm ops) */
     tc_verify_report *rep;
@@ -434,10 +442,91 @@ static label_t *labels_at(vstate *v, int r, tc_region g, int64_t *n)
     return v->rk[r].lab[u.buf] + u.lo;
 }
 
+/* ---- happens-before on node-shared memory -------------------------------- */
+
+static int32_t *vc_of(const vstate *v, int r) { return v->vc + (size_t)r * (size_t)v->p; }
+
+static void vc_join(int32_t *into, const int32_t *from, int p)
+{
+    for (int i = 0; i < p; i++)
+        if (from[i] > into[i]) into[i] = from[i];
+}
+
+/* An access by rank r to SHM units [lo, hi) of its node: a write must come
+ * after the last write and every read since; a read after the last write. */
+static tc_verify_status shm_access(vstate *v, int r, int64_t lo, int64_t hi, int write)
+{
+    int node = v->t->node_of[r], n = tc_topo_node_size(v->t, node), me = v->t->node_idx[r];
+    const int *members = tc_topo_node_members(v->t, node);
+    const int32_t *mine = vc_of(v, r);
+    int32_t clock = mine[r];
+    for (int64_t u = lo; u < hi; u++) {
+        int32_t *w = v->shm_w[node] + 2 * u, *rd = v->shm_r[node] + u * n;
+        if (w[0] >= 0 && w[0] != r && mine[w[0]] < w[1])
+            return fail(v, "race on node-shared memory: rank %d %s shm unit %lld written by rank %d "
+                        "without ordering (signal/wait missing)", r, write ? "writes" : "reads",
+                        (long long)u, w[0]);
+        if (!write) { rd[me] = clock; continue; }
+        for (int q = 0; q < n; q++)
+            if (q != me && rd[q] > 0 && mine[members[q]] < rd[q])
+                return fail(v, "race on node-shared memory: rank %d overwrites shm unit %lld that "
+                            "rank %d reads without ordering", r, (long long)u, members[q]);
+        w[0] = r;
+        w[1] = clock;
+        for (int q = 0; q < n; q++) rd[q] = 0;
+    }
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status track(vstate *v, int r, tc_region g, int write)
+{
+    if (!v->vc) return TC_VERIFY_OK;
+    ureg u = resolve(v, r, g);
+    return u.buf == TC_BUF_SHM ? shm_access(v, r, u.lo, u.hi, write) : TC_VERIFY_OK;
+}
+
+static tc_verify_status setup_hb(vstate *v)
+{
+    int any = 0;
+    for (int r = 0; r < v->p && !any; r++) any = v->rk[r].s.uses_shm;
+    if (!any) return TC_VERIFY_OK;
+    size_t pp = (size_t)v->p * (size_t)v->p;
+    v->vc = calloc(pp, sizeof *v->vc);
+    v->pend = calloc(pp, sizeof *v->pend);
+    v->sig_vc = calloc((size_t)v->base[v->p] + 1, sizeof *v->sig_vc);
+    v->shm_w = calloc((size_t)v->t->nnodes, sizeof *v->shm_w);
+    v->shm_r = calloc((size_t)v->t->nnodes, sizeof *v->shm_r);
+    if (!v->vc || !v->pend || !v->sig_vc || !v->shm_w || !v->shm_r) return fail(v, "out of memory");
+    for (int n = 0; n < v->t->nnodes; n++) {
+        int64_t units = v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM];
+        v->shm_w[n] = malloc((size_t)(2 * units + 1) * sizeof(int32_t));
+        v->shm_r[n] = calloc((size_t)(units * tc_topo_node_size(v->t, n) + 1), sizeof(int32_t));
+        if (!v->shm_w[n] || !v->shm_r[n]) return fail(v, "out of memory");
+        for (int64_t u = 0; u < 2 * units; u++) v->shm_w[n][u] = -1;
+    }
+    return TC_VERIFY_OK;
+}
+
+static void release_hb(vstate *v)
+{
+    if (v->sig_vc)
+        for (int64_t i = 0; i < v->base[v->p]; i++) free(v->sig_vc[i]);
+    for (int n = 0; v->shm_w && n < v->t->nnodes; n++) free(v->shm_w[n]);
+    for (int n = 0; v->shm_r && n < v->t->nnodes; n++) free(v->shm_r[n]);
+    free(v->vc);
+    free(v->pend);
+    free(v->sig_vc);
+    free(v->shm_w);
+    free(v->shm_r);
+}
+
 static tc_verify_status move(vstate *v, int sr, tc_region src, int dr, tc_region dst,
                              const char *what)
 {
     int64_t ns, nd;
+    tc_verify_status st = track(v, sr, src, 0);
+    if (!st) st = track(v, dr, dst, 1);
+    if (st) return st;
     label_t *a = labels_at(v, sr, src, &ns), *b = labels_at(v, dr, dst, &nd);
     for (int64_t i = 0; i < ns; i++)
         if (a[i].elem < 0)
@@ -451,6 +540,9 @@ static tc_verify_status move(vstate *v, int sr, tc_region src, int dr, tc_region
 static tc_verify_status combine(vstate *v, int r, tc_region src, tc_region dst)
 {
     int64_t ns, nd;
+    tc_verify_status st = track(v, r, src, 0);
+    if (!st) st = track(v, r, dst, 1);
+    if (st) return st;
     label_t *a = labels_at(v, r, src, &ns), *b = labels_at(v, r, dst, &nd);
     if (ns != nd) return fail(v, "rank %d: reduce of %lld units into %lld", r, (long long)ns, (long long)nd);
     for (int64_t i = 0; i < ns; i++) {
@@ -504,11 +596,17 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
         if (!k->entered) {
             k->entered = 1;
             k->pending = 0;
+            if (v->vc) {   /* what completed in earlier rounds happened before */
+                vc_join(vc_of(v, r), v->pend + (size_t)r * (size_t)v->p, v->p);
+                vc_of(v, r)[r]++;
+            }
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 const tc_op *op = &k->s.ops[i];
                 int64_t id = v->base[r] + i, pid;
                 if (op->kind == TC_OP_WAIT) {
                     if (!raised(v, v->partner[id])) k->pending++;
+                    else if (v->vc && v->sig_vc[v->partner[id]])
+                        vc_join(v->pend + (size_t)r * (size_t)v->p, v->sig_vc[v->partner[id]], v->p);
                     continue;
                 }
                 if (!is_comm(op->kind)) continue;
@@ -520,6 +618,10 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                     ? move(v, r, op->a, pr, pop->a, "sends")
                     : move(v, pr, pop->a, r, op->a, "sends");
                 if (st) return st;
+                if (v->vc) {   /* the receiver's next round comes after the send */
+                    int snd = op->kind == TC_OP_SEND ? r : pr, rcv = op->kind == TC_OP_SEND ? pr : r;
+                    vc_join(v->pend + (size_t)rcv * (size_t)v->p, vc_of(v, snd), v->p);
+                }
                 complete_partner(v, pid, queue, qn);
             }
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
@@ -534,8 +636,16 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
             /* signals go up after the round's local ops */
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 if (k->s.ops[i].kind != TC_OP_SIGNAL) continue;
-                int64_t pid = v->partner[v->base[r] + i];
-                if (posted(v, pid)) complete_partner(v, pid, queue, qn);
+                int64_t id = v->base[r] + i, pid = v->partner[id];
+                if (v->vc) {
+                    v->sig_vc[id] = malloc((size_t)v->p * sizeof(int32_t));
+                    if (!v->sig_vc[id]) return fail(v, "out of memory");
+                    memcpy(v->sig_vc[id], vc_of(v, r), (size_t)v->p * sizeof(int32_t));
+                }
+                if (posted(v, pid)) {
+                    if (v->vc) vc_join(v->pend + (size_t)v->op_rank[pid] * (size_t)v->p, v->sig_vc[id], v->p);
+                    complete_partner(v, pid, queue, qn);
+                }
             }
         }
         if (k->pending) return TC_VERIFY_OK;
@@ -638,6 +748,7 @@ static tc_verify_status check_result(vstate *v)
 
 static void release(vstate *v)
 {
+    release_hb(v);
     if (v->rk)
         for (int r = 0; r < v->p; r++) {
             tc_sched_free(&v->rk[r].s);
@@ -694,6 +805,7 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
     }
     for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
     if (!st) st = match(&v, v.base[v.p]);
+    if (!st) st = setup_hb(&v);
     if (!st) st = simulate(&v);
     if (!st) st = check_result(&v);
     release(&v);

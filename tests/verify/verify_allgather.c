@@ -116,12 +116,28 @@ static int gen_incomplete(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* rank 1 writes node-shared memory, rank 0 reads it after a message from
+ * rank 2 that says nothing about rank 1: a race the data alone would hide */
+static int gen_shm_race(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    tc_sched_need_shm(s, a->rcount);
+    if (a->rank == 1) tc_sched_copy(s, own(a), tc_reg(TC_BUF_SHM, 0, a->rcount));
+    if (a->rank == 2) tc_sched_send(s, 0, own(a));
+    if (a->rank == 0) {
+        tc_sched_recv(s, 2, blk(a, 2, 1));
+        tc_sched_round(s);
+        tc_sched_copy(s, tc_reg(TC_BUF_SHM, 0, a->rcount), blk(a, 1, 1));
+    }
+    return 0;
+}
+
 static int check_rejects(void)
 {
     static const struct { const char *name; int (*gen)(tc_sched *, const tc_args *, const tc_topo *); } bad[] = {
         { "wrong_block", gen_wrong_block }, { "deadlock", gen_deadlock },
         { "size_mismatch", gen_size_mismatch }, { "hazard", gen_hazard },
-        { "incomplete", gen_incomplete },
+        { "incomplete", gen_incomplete }, { "shm_race", gen_shm_race },
     };
     int failures = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -130,18 +146,20 @@ static int check_rejects(void)
         al.coll = TOPOCOLL_ALLGATHER;
         al.name = bad[i].name;
         al.generate = bad[i].gen;
-        tc_topo *t = tc_topo_flat(4);
+        int p = bad[i].gen == gen_shm_race ? 3 : 4;
+        tc_topo *t = tc_topo_flat(p);
         tc_args a;
         memset(&a, 0, sizeof a);
         a.coll = TOPOCOLL_ALLGATHER;
-        a.size = 4;
+        a.size = p;
         a.scount = a.rcount = 2;
         tc_verify_report rep;
         tc_verify_status st = tc_verify(&al, t, &a, 1, 1, &rep);
         tc_topo_free(t);
         printf("broken schedule %-14s -> %s: %s\n", bad[i].name,
                st == TC_VERIFY_FAIL ? "rejected" : "ACCEPTED (verifier bug)", rep.msg);
-        failures += st != TC_VERIFY_FAIL;
+        failures += st != TC_VERIFY_FAIL ||
+                    (bad[i].gen == gen_shm_race && !strstr(rep.msg, "race"));
     }
     return failures;
 }
