@@ -125,7 +125,12 @@ static void make_args(const call *c, tc_args *a)
     if (c->coll == TOPOCOLL_GATHER && a->in_place) a->scount = c->rcount;
     if (c->coll == TOPOCOLL_REDUCE) a->scount = a->rcount = c->rcount;   /* both are count */
     if (c->coll == TOPOCOLL_REDUCE_SCATTER_BLOCK) a->scount = (int64_t)c->size * c->rcount;
-    if (c->coll == TOPOCOLL_BCAST) a->scount = 0;
+    if (c->coll == TOPOCOLL_BCAST) {   /* ranks may describe the data with different */
+        int size = 0;                  /* types: the schedule counts bytes            */
+        PMPI_Type_size(c->rtype, &size);
+        a->scount = 0;
+        a->rcount = (int64_t)c->rcount * size;
+    }
     int commutative = 1;
     if (is_reduction(c)) PMPI_Op_commutative(c->op, &commutative);
     a->commutative = commutative;
@@ -183,14 +188,45 @@ static int run_native(const call *c)
     }
 }
 
+/* bcast runs on bytes: contiguous data in place, anything else packed into
+ * a staging buffer at the root and unpacked on the others. */
+static int run_bcast(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
+{
+    tc_bind b[TC_NBUF];
+    int rc, pos = 0, packed_data = 0;
+    tc_bind user;
+    if ((rc = tc_bind_type(&user, c->rbuf, c->rtype)) != MPI_SUCCESS) return rc;
+    char *data = c->rbuf;
+    if (!user.contiguous) {
+        if ((rc = tc_workspace_stage(&x->ws, (size_t)a->rcount)) != MPI_SUCCESS) return rc;
+        data = x->ws.stage;
+        packed_data = 1;
+        if (c->rank == c->root &&
+            (rc = PMPI_Pack(c->rbuf, c->rcount, c->rtype, data, (int)a->rcount, &pos, x->comm)) != MPI_SUCCESS)
+            return rc;
+    }
+    if ((rc = tc_bind_type(&b[TC_BUF_RECV], data, MPI_BYTE)) != MPI_SUCCESS) return rc;
+    b[TC_BUF_SEND] = b[TC_BUF_RECV];
+    b[TC_BUF_SEND].base = NULL;
+    tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
+    if ((rc = tc_exec(s, b, &env)) != MPI_SUCCESS) return rc;
+    pos = 0;
+    if (packed_data && c->rank != c->root)
+        rc = PMPI_Unpack(data, (int)a->rcount, &pos, c->rbuf, c->rcount, c->rtype, x->comm);
+    return rc;
+}
+
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
 {
     if (!al->generate) return run_native(c);
-    tc_sched_key key = { al, a->scount, a->rcount, c->stype, c->rtype, a->root, a->in_place,
+    int bcast = c->coll == TOPOCOLL_BCAST;
+    tc_sched_key key = { al, a->scount, a->rcount, bcast ? MPI_BYTE : c->stype,
+                         bcast ? MPI_BYTE : c->rtype, a->root, a->in_place,
                          is_reduction(c) ? c->op : MPI_OP_NULL, c->coll };
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
+    if (c->coll == TOPOCOLL_BCAST) return run_bcast(x, s, c, a);
     tc_bind b[TC_NBUF];
     if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;
     tc_exec_env env = tc_ctx_env(x, is_reduction(c) ? c->op : MPI_OP_NULL);

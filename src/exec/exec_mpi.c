@@ -181,5 +181,11 @@ void tc_workspace_free(tc_workspace *ws)
     free(ws->reqs);
     free(ws->tmp);
     free(ws->pack);
+    free(ws->stage);
     memset(ws, 0, sizeof *ws);
+}
+
+int tc_workspace_stage(tc_workspace *ws, size_t n)
+{
+    return grow((void **)&ws->stage, &ws->stage_bytes, n ? n : 1);
 }

@@ -30,6 +30,8 @@ typedef struct tc_workspace {
     size_t tmp_bytes;
     char *pack;
     size_t pack_bytes;
+    char *stage;           /* the API's staging copy (bcast of derived types) */
+    size_t stage_bytes;
 } tc_workspace;
 
 /* Everything a run needs besides the schedule and the user buffers. */
@@ -51,5 +53,7 @@ int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type);
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
 
 void tc_workspace_free(tc_workspace *ws);
+/* Grow ws->stage to at least n bytes. */
+int tc_workspace_stage(tc_workspace *ws, size_t n);
 
 #endif

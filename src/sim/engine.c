@@ -34,7 +34,7 @@ void tc_sim_params_default(tc_sim_params *prm)
     prm->gamma = 0.25e-9;
     prm->esize = 1;
     prm->steps = 1;
-    prm->step_mem = (size_t)1 << 30;
+    prm->step_mem = (size_t)4 << 30;
 }
 
 int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize, int root,
@@ -160,19 +160,22 @@ static inline void round_counters(sim_eng *e, int k, int64_t msgs, uint64_t byte
     if (rd > e->st_red[k]) e->st_red[k] = rd;
 }
 
-/* Scans every round of rank r (on node src) in [lo, hi): aggregates each
- * round's sends per destination node and routes them at the round's end. */
+/* Scans every round of rank r (on node src) in [lo, hi): aggregates the
+ * sends per destination node.  With the step estimate the aggregates are
+ * routed at the end of each round (loads per step); without it they keep
+ * growing over all rounds and over the following ranks of the same node,
+ * and are routed when the source node changes (do_rank, run_pass). */
 static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
 {
     const tc_sched *s = &e->s;
     const tc_op *ops = s->ops;
-    const int p = e->pl->p, first = e->pass == 0, check = e->prm->check && first;
+    const int p = e->pl->p, first = e->pass == 0, check = e->prm->check && first, steps = e->prm->steps;
     const int *node_of = e->pl->node_of;
     const uint64_t esz = (uint64_t)e->prm->esize;
     uint64_t *agg = e->agg;
-    int *touched = e->touched;
+    int *touched = e->touched, nt = e->ntouched;
     for (int k = lo; k < hi; k++) {
-        int64_t msgs = 0, nt = 0;
+        int64_t msgs = 0;
         uint64_t bytes = 0, rd = 0;
         for (int i = s->round_start[k], end = s->round_start[k + 1]; i < end; i++) {
             const tc_op *op = &ops[i];
@@ -198,13 +201,25 @@ static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
             }
             /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
         }
-        if (nt) flush(e, src, k, touched, (int)nt);
+        if (steps && nt) {
+            flush(e, src, k, touched, nt);
+            nt = 0;
+        }
         if (first) round_counters(e, k, msgs, bytes, rd);
         sum->msgs += msgs;
         sum->bytes += bytes;
         sum->red += rd;
     }
+    e->ntouched = nt;
+    e->agg_src = src;
     return 0;
+}
+
+/* Routes what is still aggregated (total-only mode). */
+static void flush_pending(sim_eng *e)
+{
+    if (e->ntouched) flush(e, e->agg_src, 0, e->touched, e->ntouched);
+    e->ntouched = 0;
 }
 
 /* Generates rank r's schedule.  The last round is closed with
@@ -244,9 +259,10 @@ static int do_rank(sim_eng *e, int r)
     if (generate(e, r) != 0) return -1;
     const tc_sched *s = &e->s;
     rank_sums sum = { 0, 0, 0, 0, 0 };
+    if (e->ntouched && e->agg_src != e->pl->node_of[r]) flush_pending(e);
     if (e->pass == 0) {
         e->res->ops += s->nops;
-        if (s->nrounds > e->res->rounds) e->res->rounds = s->nrounds;
+        if (s->nrounds > e->res->rounds) e->res->rounds = e->sl.smax = s->nrounds;
         if (grow_round_arrays(e, s->nrounds) != 0) return -1;
         if (scan_rank(e, r, e->pl->node_of[r], 0, s->nrounds, &sum) != 0) return -1;
         rank_totals(e, r, &sum);
@@ -260,6 +276,7 @@ static int run_pass(sim_eng *e)
 {
     for (int r = 0; r < e->pl->p; r++)
         if (do_rank(e, r) != 0) return -1;
+    flush_pending(e);
     return 0;
 }
 
@@ -271,16 +288,17 @@ static int run_windows(sim_eng *e, uint64_t *colsum)
     size_t row = (size_t)(e->sl.ncid ? e->sl.ncid : 1) * sizeof(uint64_t);
     size_t w = e->prm->step_mem / row;
     int W = w < 1 ? 1 : w > (size_t)S ? S : (int)w;
+    if ((size_t)W * row > e->sl.budget) e->sl.budget = (size_t)W * row;   /* at least one step */
     for (int lo = 0; lo < S; lo += W) {
         int hi = lo + W < S ? lo + W : S;
-        if (steps_window(&e->sl, S, lo, hi) != 0)
-            return eng_fail(e, "out of memory (per-step loads for steps %d..%d)", lo, hi - 1);
+        steps_window(&e->sl, lo, hi);
         e->pass++;
         if (run_pass(e) != 0) return -1;
+        if (e->sl.overflow) return eng_fail(e, "out of memory (per-step loads of steps %d..%d)", lo, hi - 1);
         model_step_max(e, lo, hi, colsum);
         e->res->step_passes++;
     }
-    steps_drop_rows(&e->sl);
+    steps_drop(&e->sl);
     return 0;
 }
 
@@ -293,7 +311,7 @@ static int step_loads(sim_eng *e)
     if (!e->sl.overflow) {
         model_step_max(e, 0, e->res->rounds, colsum);
         e->res->step_passes = 1;
-        steps_drop_rows(&e->sl);
+        steps_drop(&e->sl);
     } else {
         e->res->step_passes = 1;
         rc = run_windows(e, colsum);
@@ -379,6 +397,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
                          const tc_sim_place *pl, const tc_sim_params *prm, tc_sim_result *res)
 {
     double t0 = now_s();
+    clock_t c0 = clock();
     memset(res, 0, sizeof *res);
     res->p = pl->p;
     res->ntiers = net->ntiers;
@@ -395,6 +414,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.res = res;
     int rc = eng_init(&e);
     if (rc == 0) rc = run_pass(&e);
+    if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");
     if (rc == 0) {
         model_tiers(&e);
         if (prm->steps) rc = step_loads(&e);
@@ -406,6 +426,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     }
     eng_free(&e);
     res->wall_s = now_s() - t0;
+    res->cpu_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
     return res->status;
 }
 

@@ -33,7 +33,9 @@ typedef struct sim_eng {
     int pass;               /* 0: everything; > 0: step windows only */
     uint64_t *load;         /* [nlinks] */
     uint64_t *agg;          /* [nnodes] bytes of this round to each node */
-    int *touched;           /* [nnodes] nodes with agg != 0 this round */
+    int *touched;           /* [nnodes] nodes with agg != 0 */
+    int ntouched;           /* entries of touched */
+    int agg_src;            /* node the aggregates leave from */
     /* per round index */
     int st_cap;
     int64_t *st_msgs;

@@ -38,8 +38,8 @@ void model_tiers(sim_eng *e)
     }
 }
 
-/* Maxima of steps lo .. hi-1 from the rows; colsum (may be NULL) gathers
- * every compact link's per-step loads for the check. */
+/* Maxima of steps lo .. hi-1 from the columns; colsum (may be NULL)
+ * gathers every compact link's per-step loads for the check. */
 void model_step_max(sim_eng *e, int lo, int hi, uint64_t *colsum)
 {
     const sim_steps *st = &e->sl;
@@ -50,15 +50,15 @@ void model_step_max(sim_eng *e, int lo, int hi, uint64_t *colsum)
             return;
         }
     }
-    for (int s = lo; s < hi && s < st->nrows; s++) {
-        const uint64_t *row = st->row[s];
-        uint64_t *mx = e->st_max + (size_t)s * TC_NET_MAX_TIERS;
-        for (int c = 0; row && c < st->cap[s]; c++) {
-            uint64_t v = row[c];
-            if (!v) continue;
-            int t = tc_net_link_tier(e->net, st->cid_link[c]);
-            if (v > mx[t]) mx[t] = v;
-            if (colsum) colsum[c] += v;
+    for (int c = 0; c < st->ncid; c++) {
+        const uint64_t *v = st->col[c];
+        int t = tc_net_link_tier(e->net, st->cid_link[c]), first = lo + st->base[c];
+        int n = st->cap[c] < hi - first ? st->cap[c] : hi - first;
+        uint64_t *mx = e->st_max + (size_t)first * TC_NET_MAX_TIERS + t;
+        for (int i = 0; v && i < n; i++) {
+            uint64_t x = v[i];
+            if (x > mx[(size_t)i * TC_NET_MAX_TIERS]) mx[(size_t)i * TC_NET_MAX_TIERS] = x;
+            if (colsum) colsum[c] += x;
         }
     }
 }

@@ -42,7 +42,7 @@ typedef struct tc_sim_params {
 
 /* Defaults: 10 GB/s (1e10 B/s) on every tier, gamma 0.25 ns per byte
  * (4 GB/s of reduction per core), 1-byte elements, step estimate on,
- * 1 GiB for per-step loads, no checks. */
+ * 4 GiB for per-step loads, no checks. */
 void tc_sim_params_default(tc_sim_params *prm);
 
 typedef struct tc_sim_tier {
@@ -71,7 +71,8 @@ typedef struct tc_sim_result {
     int64_t ops;                 /* operations generated, all ranks */
     int64_t messages;            /* SENDs */
     int64_t net_messages;        /* SENDs between different nodes */
-    int64_t flows;               /* routed (rank, round, destination node) aggregates */
+    int64_t flows;               /* routed aggregates: bytes of one (rank, round) to one node;
+                                    without the step estimate, of one run of ranks on a node */
     uint64_t bytes;              /* bytes sent */
     uint64_t intra_bytes;        /* of which inside a node */
     uint64_t routed;             /* sum over links of load (= sum of hops x bytes) */
@@ -90,7 +91,8 @@ typedef struct tc_sim_result {
     uint64_t *link_load;         /* keep_links: [nlinks] */
     int checked;                 /* checks ran */
     int64_t check_items;         /* conditions verified */
-    double wall_s;               /* time spent in tc_sim_run */
+    double wall_s;               /* time spent in tc_sim_run, wall clock */
+    double cpu_s;                /* ... and processor time (clock()) */
 } tc_sim_result;
 
 /* The prototype arguments of a collective for the simulator: p ranks, the

@@ -1,8 +1,9 @@
 /*
- * Per-step link loads (see steps.h): compact link ids, rows grown by a
- * quarter of the ids known so far (O(log) reallocations per row), a byte
- * budget with a drop-everything overflow, and windows of full-width rows
- * for the re-runs.  Memory: at most the budget plus 8 bytes per link.
+ * Per-step link loads (see steps.h): compact link ids, link-major columns
+ * over the range of steps a link is used in, doubled towards a new step
+ * (O(log steps) reallocations per link), a byte budget with a
+ * drop-everything overflow, and windows of steps for the re-runs.
+ * Memory: at most the budget, plus 4 bytes per link and 20 per link used.
  */
 #include "sim/steps.h"
 
@@ -19,8 +20,7 @@ int steps_init(sim_steps *st, int nlinks, size_t budget)
     st->hi = INT_MAX;
     size_t n = (size_t)(nlinks ? nlinks : 1);
     st->cid = malloc(n * sizeof *st->cid);
-    st->cid_link = malloc(n * sizeof *st->cid_link);
-    if (!st->cid || !st->cid_link) {
+    if (!st->cid) {
         steps_free(st);
         return ENOMEM;
     }
@@ -28,96 +28,118 @@ int steps_init(sim_steps *st, int nlinks, size_t budget)
     return 0;
 }
 
-void steps_drop_rows(sim_steps *st)
+void steps_drop(sim_steps *st)
 {
-    for (int s = 0; s < st->nrows; s++) free(st->row[s]);
-    free(st->row);
-    free(st->cap);
-    st->row = NULL;
-    st->cap = NULL;
-    st->nrows = st->rows_cap = 0;
+    for (int c = 0; c < st->ncid; c++) {
+        free(st->col[c]);
+        st->col[c] = NULL;
+        st->cap[c] = st->base[c] = 0;
+    }
     st->mem = 0;
 }
 
 void steps_free(sim_steps *st)
 {
-    steps_drop_rows(st);
+    if (st->col) steps_drop(st);
     free(st->cid);
     free(st->cid_link);
-    st->cid = st->cid_link = NULL;
+    free(st->col);
+    free(st->base);
+    free(st->cap);
+    memset(st, 0, sizeof *st);
+}
+
+/* Room for one more compact id in col and cap. */
+static int grow_ids(sim_steps *st)
+{
+    int n = st->ids_cap ? 2 * st->ids_cap : 1024;
+    if (n > st->nlinks) n = st->nlinks;
+    uint64_t **col = realloc(st->col, (size_t)n * sizeof *col);
+    if (col) st->col = col;
+    int32_t *cap = realloc(st->cap, (size_t)n * sizeof *cap);
+    if (cap) st->cap = cap;
+    int32_t *base = realloc(st->base, (size_t)n * sizeof *base);
+    if (base) st->base = base;
+    int32_t *link = realloc(st->cid_link, (size_t)n * sizeof *link);
+    if (link) st->cid_link = link;
+    if (!col || !cap || !base || !link) return ENOMEM;
+    for (int c = st->ids_cap; c < n; c++) {
+        st->col[c] = NULL;
+        st->cap[c] = st->base[c] = 0;
+    }
+    st->ids_cap = n;
+    return 0;
 }
 
 int steps_new_cid(sim_steps *st, int link)
 {
+    if (st->ncid == st->ids_cap && grow_ids(st) != 0) {
+        steps_drop(st);
+        st->overflow = st->oom = 1;
+        return -1;
+    }
     int c = st->ncid++;
     st->cid[link] = c;
     st->cid_link[c] = link;
     return c;
 }
 
-/* Makes row pointers exist up to step. */
-static int grow_rows(sim_steps *st, int step)
+/* Steps a column may span: the steps known so far, within the window. */
+static int64_t span_limit(const sim_steps *st)
 {
-    if (step < st->rows_cap) {
-        if (step >= st->nrows) st->nrows = step + 1;
-        return 0;
-    }
-    int cap = st->rows_cap ? st->rows_cap : 64;
-    while (cap <= step) cap = cap > INT_MAX / 2 ? INT_MAX : 2 * cap;
-    uint64_t **r = realloc(st->row, (size_t)cap * sizeof *r);
-    if (!r) return ENOMEM;
-    st->row = r;
-    int32_t *c = realloc(st->cap, (size_t)cap * sizeof *c);
-    if (!c) return ENOMEM;
-    st->cap = c;
-    for (int s = st->rows_cap; s < cap; s++) {
-        st->row[s] = NULL;
-        st->cap[s] = 0;
-    }
-    st->rows_cap = cap;
-    st->nrows = step + 1;
-    return 0;
+    int64_t limit = (int64_t)st->smax - st->lo;
+    if (st->hi != INT_MAX && limit > (int64_t)st->hi - st->lo) limit = (int64_t)st->hi - st->lo;
+    return limit;
 }
 
-static int overflow(sim_steps *st)
+/* The new range [*a, *b) of column c so that it holds step j: twice the
+ * old span, extended towards j, clamped to [0, limit). */
+static void new_range(const sim_steps *st, int c, int j, int64_t *a, int64_t *b)
 {
-    steps_drop_rows(st);
-    st->overflow = 1;
-    return -1;
+    int64_t lo = st->base[c], hi = lo + st->cap[c], limit = span_limit(st), want;
+    if (st->cap[c] == 0) {
+        lo = hi = j;
+        want = 4;
+    } else {
+        want = 2 * (hi - lo);
+    }
+    if (j < lo) lo = j;
+    if (j + 1 > hi) hi = j + 1;
+    if (hi - lo < want) {
+        if (j < st->base[c]) lo = hi - want;
+        else hi = lo + want;
+    }
+    if (lo < 0) lo = 0;
+    if (hi > limit) hi = limit;
+    if (hi < j + 1) hi = j + 1;
+    *a = lo;
+    *b = hi;
 }
 
-int steps_grow(sim_steps *st, int step, int c)
+int steps_grow(sim_steps *st, int c, int j)
 {
-    if (grow_rows(st, step) != 0) return overflow(st);
-    int old = st->cap[step];
-    if (c < old) return 0;
-    int64_t want = (int64_t)st->ncid + st->ncid / 4 + 16;
-    if (want > st->nlinks) want = st->nlinks;
-    if (want < c + 1) want = c + 1;
-    size_t add = (size_t)(want - old) * sizeof(uint64_t);
-    if (st->mem + add > st->budget) return overflow(st);
-    uint64_t *r = realloc(st->row[step], (size_t)want * sizeof *r);
-    if (!r) return overflow(st);
-    memset(r + old, 0, add);
-    st->row[step] = r;
-    st->cap[step] = (int32_t)want;
+    int64_t a, b, old = st->cap[c];
+    new_range(st, c, j, &a, &b);
+    size_t add = (size_t)(b - a - old) * sizeof(uint64_t);
+    uint64_t *v = st->mem + add <= st->budget ? calloc((size_t)(b - a), sizeof *v) : NULL;
+    if (!v) {
+        steps_drop(st);
+        st->overflow = 1;
+        return -1;
+    }
+    if (old) memcpy(v + (st->base[c] - a), st->col[c], (size_t)old * sizeof *v);
+    free(st->col[c]);
+    st->col[c] = v;
+    st->base[c] = (int32_t)a;
+    st->cap[c] = (int32_t)(b - a);
     st->mem += add;
     return 0;
 }
 
-int steps_window(sim_steps *st, int nsteps, int lo, int hi)
+void steps_window(sim_steps *st, int lo, int hi)
 {
-    steps_drop_rows(st);
+    steps_drop(st);
     st->overflow = 0;
     st->lo = lo;
     st->hi = hi;
-    if (nsteps < 1) return 0;
-    if (grow_rows(st, nsteps - 1) != 0) return ENOMEM;
-    for (int s = lo; s < hi && s < nsteps; s++) {
-        st->row[s] = calloc((size_t)(st->ncid ? st->ncid : 1), sizeof(uint64_t));
-        if (!st->row[s]) return ENOMEM;
-        st->cap[s] = st->ncid;
-        st->mem += (size_t)st->ncid * sizeof(uint64_t);
-    }
-    return 0;
 }

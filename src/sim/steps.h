@@ -1,11 +1,16 @@
 /*
  * Per-step link loads for the step-by-step estimate (internal to the
- * engine).  Links get a compact id the first time they carry traffic; step
- * s keeps a row of 64-bit loads over compact ids, grown on demand, so the
- * memory is (steps) x (links used), not (steps) x (links).  A byte budget
- * bounds it: past the budget every row is dropped (overflow) and the engine
- * re-runs the generators over windows of steps with full-width rows
- * (steps_window).  Cost: O(1) amortised per add; memory <= budget.
+ * engine).  Links get a compact id the first time they carry traffic; each
+ * such link keeps a column of 64-bit loads over the range of steps it is
+ * used in, grown geometrically in either direction, so the memory is at
+ * most (links used) x (steps), not (links) x (steps), and a link used in a
+ * few steps costs a few entries.  Columns are
+ * link-major because a rank's schedule is scanned step after step: a rank
+ * that talks to the same neighbours (ring, neighbour exchange) then walks
+ * each column sequentially.  A byte budget bounds the memory: past it every
+ * column is dropped (overflow) and the engine re-runs the generators over
+ * windows of steps (steps_window).  Cost: O(1) amortised per add;
+ * memory <= budget + 4 bytes per link + 20 per link used.
  */
 #ifndef TC_SIM_STEPS_H
 #define TC_SIM_STEPS_H
@@ -16,38 +21,41 @@
 typedef struct sim_steps {
     int nlinks;
     int32_t *cid;        /* [nlinks] compact id of a link, -1 before use */
-    int32_t *cid_link;   /* [nlinks] link of each compact id */
+    int32_t *cid_link;   /* [ids_cap] link of each compact id */
     int ncid;
-    uint64_t **row;      /* [nrows] loads of step s over compact ids, or NULL */
-    int32_t *cap;        /* [nrows] width of each row */
-    int nrows, rows_cap;
-    size_t mem, budget;  /* bytes held by rows; the limit */
+    uint64_t **col;      /* [ids_cap] loads of compact link c in steps
+                            lo+base[c] .. lo+base[c]+cap[c]-1 */
+    int32_t *base;       /* [ids_cap] */
+    int32_t *cap;        /* [ids_cap] */
+    int ids_cap;         /* compact ids col and cap have room for */
+    size_t mem, budget;  /* bytes held by columns; the limit */
     int lo, hi;          /* steps recorded: lo <= s < hi */
-    int overflow;        /* budget hit: rows dropped, steps not recorded */
+    int smax;            /* steps known so far (columns never grow past it) */
+    int overflow;        /* budget hit: columns dropped, steps not recorded */
+    int oom;             /* no memory for a compact id: the engine fails */
 } sim_steps;
 
 int steps_init(sim_steps *st, int nlinks, size_t budget);
 void steps_free(sim_steps *st);
 
-/* Slow paths of steps_add. */
+/* Slow paths of steps_add (steps_new_cid: -1 and overflow when out of
+ * memory; steps_grow: column c covers step lo + j afterwards, or -1). */
 int steps_new_cid(sim_steps *st, int link);
-int steps_grow(sim_steps *st, int step, int c);
+int steps_grow(sim_steps *st, int c, int j);
 
 static inline void steps_add(sim_steps *st, int step, int link, uint64_t bytes)
 {
     int32_t c = st->cid[link];
     if (c < 0) c = steps_new_cid(st, link);
-    if (st->overflow || step < st->lo || step >= st->hi) return;
-    if (step >= st->nrows || c >= st->cap[step]) {
-        if (steps_grow(st, step, c) != 0) return;
-    }
-    st->row[step][c] += bytes;
+    if (st->overflow || c < 0 || step < st->lo || step >= st->hi) return;
+    int j = step - st->lo;
+    if ((unsigned)(j - st->base[c]) >= (unsigned)st->cap[c] && steps_grow(st, c, j) != 0) return;
+    st->col[c][j - st->base[c]] += bytes;
 }
 
-/* Drops every row and records steps [lo, hi) from now on, with rows of the
- * full compact width allocated at once.  Returns 0 or ENOMEM. */
-int steps_window(sim_steps *st, int nsteps, int lo, int hi);
-/* Releases every row (keeps the compact ids). */
-void steps_drop_rows(sim_steps *st);
+/* Drops every column and records steps [lo, hi) from now on. */
+void steps_window(sim_steps *st, int lo, int hi);
+/* Releases every column (keeps the compact ids). */
+void steps_drop(sim_steps *st);
 
 #endif

@@ -8,13 +8,18 @@
 #  1. up 3 hosts (links limited to 1gbit), status
 #  2. Open MPI, ranks 3,1,2 block and cyclic: tests/cluster/cluster_check.c
 #     (detected topology = the hosts, every catalog algorithm + auto against
-#     PMPI_Allgather), TOPOCOLL_EXPLAIN=1 reporting nodes=3, and the full
-#     allgather matrix (build-openmpi/tests/test_allgather_matrix)
-#  3. MPICH, best effort: cluster_check --quick, ranks 3,1,2 block and 2,2,2
-#     cyclic.  Wrong results fail; a hang (MPI_Finalize over UCX's TCP
-#     transport, a known UCX bug) is reported and not counted.
-#  4. fault: one host's ranks killed mid-run -> the job ends non-zero in 10 s
-#  5. down, then: no process in the hosts' namespaces, no namespace, no
+#     PMPI_Allgather), TOPOCOLL_EXPLAIN=1 reporting nodes=3, and the allgather
+#     matrix (build-openmpi/tests/test_allgather_matrix --quick: flat entries and
+#     a sample of the hierarchical ones, block; a sample of the hierarchical
+#     ones, cyclic)
+#  3. MPICH, best effort: cluster_check --quick on a sample of the catalog,
+#     ranks 3,1,2 block and 2,1,1 cyclic (hydra can deal ranks cyclically
+#     only where wrapping around the hosts gives that order).  Wrong results
+#     fail; a hang (MPI_Finalize over UCX's TCP transport, a known UCX bug) is
+#     reported and not counted.
+#  4. fault: one host's ranks killed mid-run -> the job ends non-zero in 10 s;
+#     partition: a host's link down mid-run -> the job hangs (down must clean up)
+#  5. down (with the hung job still running), then: no process in the hosts' namespaces, no namespace, no
 #     veth/bridge, no /dev/shm segment or private /dev/shm mount, no state
 #  6. without privileges the tool says so in one line and exits non-zero
 #
@@ -127,12 +132,12 @@ fi
 grep -E '^topocoll: world:' "$out/ompi-check-block.log"
 check_run "openmpi cluster_check ranks 3,1,2 cyclic" "$out/ompi-check-cyclic.log" -- \
   --ranks 3,1,2 --order cyclic --timeout 120 -- \
-  "$out/cluster_check-openmpi" --expect-nodes 3 --expect-hosts $cyclic_hosts
+  "$out/cluster_check-openmpi" --quick --expect-nodes 3 --expect-hosts $cyclic_hosts
 grep -E '^topocoll: world:' "$out/ompi-check-cyclic.log"
 check_run "openmpi allgather matrix ranks 3,1,2 block" "$out/ompi-matrix-block.log" -- \
-  --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_allgather_matrix
+  --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_allgather_matrix --quick --sample=6
 check_run "openmpi allgather matrix ranks 3,1,2 cyclic" "$out/ompi-matrix-cyclic.log" -- \
-  --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_allgather_matrix --no-large
+  --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_allgather_matrix --quick --hierarchical --sample=7
 
 # ---- MPICH, best effort -------------------------------------------------------------
 # mpich_run NAME LOG run-args: a hang after the summary line is given 5 s, then
@@ -141,6 +146,7 @@ mpich_run() {
   local what=$1 log=$2 pid rc seen="" t summary
   shift 2
   t=$(now)
+  : >"$log"    # before the job starts: the loop below must not read an old log
   "$tool" run --mpi mpich "$@" >"$log" 2>&1 &
   pid=$!
   while kill -0 $pid 2>/dev/null; do
@@ -169,17 +175,17 @@ mpich_run() {
 }
 if [ $have_mpich -eq 1 ]; then
   mpich_run "cluster_check ranks 3,1,2 block" "$out/mpich-check-block.log" \
-    --ranks 3,1,2 --timeout 60 -- "$out/cluster_check-mpich" --quick --expect-nodes 3 \
-    --expect-hosts $block_hosts
-  mpich_run "cluster_check ranks 2,2,2 cyclic" "$out/mpich-check-cyclic.log" \
-    --ranks 2,2,2 --order cyclic --timeout 60 -- "$out/cluster_check-mpich" --quick \
-    --expect-nodes 3 --expect-hosts host0,host1,host2,host0,host1,host2
+    --ranks 3,1,2 --timeout 45 -- "$out/cluster_check-mpich" --quick --sample=8 \
+    --expect-nodes 3 --expect-hosts $block_hosts
+  mpich_run "cluster_check ranks 2,1,1 cyclic" "$out/mpich-check-cyclic.log" \
+    --ranks 2,1,1 --order cyclic --timeout 45 -- "$out/cluster_check-mpich" --quick --sample=8 \
+    --expect-nodes 3 --expect-hosts host0,host1,host2,host0
 fi
 
 # ---- fault: host1's ranks killed mid-run ------------------------------------------------
 flog=$out/fault.log
 : >"$flog"
-"$tool" run --ranks 3,1,2 --timeout 60 -- "$out/cluster_check-openmpi" --quick --loop 30 >"$flog" 2>&1 &
+"$tool" run --ranks 3,1,2 --timeout 60 -- "$out/cluster_check-openmpi" --quick --sample=50 --loop 30 >"$flog" 2>&1 &
 fpid=$!
 for _ in $(seq 150); do grep -q '^looping' "$flog" && break; sleep 0.2; done
 if grep -q '^looping' "$flog"; then
@@ -210,9 +216,31 @@ else
   fail "processes left after the fault"; cat "$out/status-after-fault.log"
 fi
 
+# ---- partition: host2's link down mid-run, the job hangs; down must clean it up ------------
+plog=$out/partition.log
+: >"$plog"
+"$tool" run --ranks 3,1,2 --timeout 60 -- "$out/cluster_check-openmpi" --quick --sample=50 --loop 30 >"$plog" 2>&1 &
+ppid=$!
+for _ in $(seq 150); do grep -q '^looping' "$plog" && break; sleep 0.2; done
+if grep -q '^looping' "$plog" && "$tool" link host2 down; then
+  sleep 2
+  "$tool" status >"$out/status-partition.log" 2>&1
+  if kill -0 $ppid 2>/dev/null && ! grep -q '^processes: none' "$out/status-partition.log"; then
+    pass "partition: host2's link down, the job hangs with $(grep -c '^  host' "$out/status-partition.log") processes in the hosts (down must clean it up)"
+  else
+    fail "partition: the job did not hang as expected (log $plog)"
+  fi
+else
+  fail "partition: the job never started looping, or the link could not be taken down (log $plog)"
+fi
+
 # ---- down and the leftover check ----------------------------------------------------------
 t=$(now)
 if "$tool" down; then pass "down in $(elapsed "$t") s (wall, with the tool's start-up)"; else fail "down"; fi
+wait $ppid 2>/dev/null
+prc=$?
+if [ $prc -ne 0 ]; then pass "the hung job's run ended (status $prc) when down killed it"
+else fail "the hung job's run ended with status 0"; fi
 left=$(python3 - $ns_inodes <<'EOF'
 import os, sys
 want = {int(x) for x in sys.argv[1:]}
@@ -259,7 +287,7 @@ fi
 # ---- without privileges: one line, non-zero ----------------------------------------------
 if command -v setpriv >/dev/null; then
   msg=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
-        python3 "$tool" status 2>&1)
+        /usr/bin/python3 "$tool" status 2>&1)
   rc=$?
   if [ $rc -ne 0 ] && [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ]; then
     pass "unprivileged: status $rc, one line: $msg"

@@ -47,8 +47,8 @@ else
   echo "FAIL compare run:"
   cat "$dir/out" "$dir/err"
 fi
-# CSV: 21 fields on every line, 4 algorithms x (2 tiers + 1 total) + step rows
-if [ -s "$dir/r.csv" ] && awk -F, 'NF != 21 { bad = 1 } END { exit bad }' "$dir/r.csv" &&
+# CSV: 22 fields on every line, 4 algorithms x (2 tiers + 1 total) + step rows
+if [ -s "$dir/r.csv" ] && awk -F, 'NF != 22 { bad = 1 } END { exit bad }' "$dir/r.csv" &&
    [ "$(grep -c '^total,' "$dir/r.csv")" -eq 4 ] && [ "$(grep -c '^tier,' "$dir/r.csv")" -eq 8 ]; then
   pass=$((pass + 1))
 else

@@ -381,6 +381,17 @@ static unsigned rnd(unsigned n)
     return (unsigned)((rng_state >> 33) % n);
 }
 
+/* Link statistics equal (the step-by-step part aside). */
+static int same_tiers(const tc_sim_result *x, const tc_sim_result *y)
+{
+    for (int t = 0; t < x->ntiers; t++)
+        if (x->tier[t].used != y->tier[t].used || x->tier[t].min != y->tier[t].min ||
+            x->tier[t].max != y->tier[t].max || x->tier[t].total != y->tier[t].total ||
+            x->tier[t].t_load != y->tier[t].t_load)
+            return 0;
+    return x->ntiers == y->ntiers;
+}
+
 static void random_case(int i)
 {
     static const char *const specs[] = { "twotier:3x2x2", "twotier:4x3x2", "twotier:2x4x3", "twotier:5x2x1",
@@ -411,9 +422,23 @@ static void random_case(int i)
         prm.esize = esize;
         prm.check = 1;
         prm.step_mem = rnd(2) ? (size_t)1 << 20 : 256;
+        prm.keep_links = 1;
         tc_sim_status st = tc_sim_run(al, &a, net, pl, &prm, &res);
         ok(st != TC_SIM_ERROR && (st == TC_SIM_DECLINED || (res.checked && res.check_items > 0)),
            "random case %d: %s on %s map '%s' levels %d: %s", i, al->name, spec, map, levels, res.msg);
+        if (st == TC_SIM_OK) {
+            /* total-only aggregates over rounds and ranks of a node: same loads */
+            tc_sim_result tot;
+            prm.steps = 0;
+            tc_sim_run(al, &a, net, pl, &prm, &tot);
+            ok(tot.status == TC_SIM_OK && tot.link_load &&
+               !memcmp(tot.link_load, res.link_load, (size_t)net->nlinks * sizeof *tot.link_load) &&
+               same_tiers(&tot, &res) && tot.t_load == res.t_load &&
+               tot.t_steps < 0 && tot.flows <= res.flows && tot.bytes == res.bytes &&
+               tot.reduced_max == res.reduced_max,
+               "random case %d: total-only run has the same loads (%s)", i, tot.msg);
+            tc_sim_result_free(&tot);
+        }
     }
     tc_sim_result_free(&res);
     tc_sim_place_free(pl);

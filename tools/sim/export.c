@@ -1,6 +1,6 @@
 /*
  * CSV and JSON exports of topocoll-sim (exact byte counts, times in
- * seconds).  CSV: one table, a "record" column says what a row is: "tier"
+ * seconds; 22 CSV columns, docs/simulator.md).  CSV: one table, a "record" column says what a row is: "tier"
  * (one per algorithm and tier), "total" (one per algorithm), "step" (one per
  * algorithm, step and tier, only with the per-step table kept).  JSON: one
  * object (docs/simulator.md).  jansson builds the JSON.
@@ -30,19 +30,19 @@ static void csv_algo(FILE *f, const sim_run *run, int i)
     for (int t = 0; r->status == TC_SIM_OK && t < r->ntiers; t++) {
         const tc_sim_tier *ts = &r->tier[t];
         csv_prefix(f, run, i, "tier");
-        fprintf(f, ",%s,,%lld,%lld,%llu,%llu,%llu,,,,%.9g,%.9g,\n", run->net->tier[t].name, (long long)ts->links,
+        fprintf(f, ",%s,,%lld,%lld,%llu,%llu,%llu,,,,%.9g,%.9g,,\n", run->net->tier[t].name, (long long)ts->links,
                 (long long)ts->used, (unsigned long long)ts->min, (unsigned long long)ts->max,
                 (unsigned long long)ts->total, ts->t_load, ts->t_steps);
     }
     csv_prefix(f, run, i, "total");
-    fprintf(f, ",,,,,,,%llu,%lld,%llu,%llu,%.9g,%.9g,%.6g\n", (unsigned long long)r->routed,
+    fprintf(f, ",,,,,,,%llu,%lld,%llu,%llu,%.9g,%.9g,%.6g,%.6g\n", (unsigned long long)r->routed,
             (long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)r->reduced_max, r->t_load,
-            r->t_steps, r->wall_s);
+            r->t_steps, r->wall_s, r->cpu_s);
     for (int s = 0; r->status == TC_SIM_OK && s < r->nsteps; s++)
         for (int t = 0; t < r->ntiers; t++) {
             const tc_sim_step *st = &r->steps[s];
             csv_prefix(f, run, i, "step");
-            fprintf(f, ",%s,%d,,,,%llu,,%lld,%llu,%llu,,%.9g,\n", run->net->tier[t].name, s,
+            fprintf(f, ",%s,%d,,,,%llu,,%lld,%llu,%llu,,%.9g,,\n", run->net->tier[t].name, s,
                     (unsigned long long)st->max[t], (long long)st->messages, (unsigned long long)st->bytes,
                     (unsigned long long)st->reduced, st->t);
         }
@@ -57,7 +57,7 @@ int export_csv(const sim_run *run, const char *path, char *err, size_t errlen)
     }
     fprintf(f, "record,network,collective,algorithm,status,ranks,bytes_per_core,element_size,tier,step,links,"
                "links_used,min_bytes,max_bytes,total_bytes,messages,bytes_sent,reduced_bytes,t_load_s,"
-               "t_steps_s,wall_s\n");
+               "t_steps_s,wall_s,cpu_s\n");
     for (int i = 0; i < run->nalg; i++) csv_algo(f, run, i);
     if (fclose(f) != 0) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
@@ -137,6 +137,7 @@ static json_t *json_algo(const sim_run *run, int i)
     json_object_set_new(o, "checked", json_boolean(r->checked));
     json_object_set_new(o, "check_conditions", jint((uint64_t)r->check_items));
     json_object_set_new(o, "wall_s", json_real(r->wall_s));
+    json_object_set_new(o, "cpu_s", json_real(r->cpu_s));
     if (r->steps) json_object_set_new(o, "per_step", json_steps(run, r));
     return o;
 }

@@ -35,7 +35,7 @@ void sim_usage(FILE *f)
         "  --total-only      skip the step-by-step estimate\n"
         "  --bw SPEC         link bandwidth in GB/s (1e9 B/s): one value, or TIER=GBS,... (default 10)\n"
         "  --gamma NS        reduction cost in ns per byte (default 0.25)\n"
-        "  --step-mem MIB    memory for per-step loads before re-running over windows (default 1024)\n"
+        "  --step-mem MIB    memory for per-step loads before re-running over windows (default 4096)\n"
         "  --csv FILE        write results as CSV\n"
         "  --json FILE       write results as JSON\n"
         "  --check           byte conservation and route checks\n"
@@ -130,7 +130,7 @@ static void opts_default(sim_opts *o)
     o->bytes = (int64_t)64 << 10;
     o->esize = 1;
     o->gamma_ns = -1;
-    o->step_mem_mib = 1024;
+    o->step_mem_mib = 4096;
     o->levels = TC_SIM_LEVELS_NODE;
 }
 

@@ -88,10 +88,10 @@ void report_algo(FILE *f, const sim_run *run, int i)
     if (r->reduced_rank >= 0)
         fprintf(f, "  busiest rank reduces %s (rank %d)\n", sim_fmt_bytes(r->reduced_max, a, sizeof a),
                 r->reduced_rank);
-    fprintf(f, "  estimate: total-load %s (%s)  step-by-step %s  [%d pass%s, simulated in %s]\n",
+    fprintf(f, "  estimate: total-load %s (%s)  step-by-step %s  [%d pass%s, simulated in %s CPU]\n",
             sim_fmt_time(r->t_load, c, sizeof c), run->net->tier[r->t_load_tier].name,
             sim_fmt_time(r->t_steps, d, sizeof d), r->step_passes, r->step_passes == 1 ? "" : "es",
-            sim_fmt_time(r->wall_s, a, sizeof a));
+            sim_fmt_time(r->cpu_s, a, sizeof a));
     if (r->checked)
         fprintf(f, "  check: %s (%lld conditions)\n", r->status == TC_SIM_OK ? "ok" : r->msg,
                 (long long)r->check_items);
@@ -116,7 +116,7 @@ static void cell_tier(const tc_sim_result *r, int t, int what, char *buf, size_t
 enum { G_STEPS, G_MSGS, G_NETMSGS, G_BYTES, G_INTRA, G_RED, G_TLOAD, G_TSTEPS, G_WALL, G_N };
 static const char *const g_label[G_N] = { "steps", "messages", "messages between nodes", "bytes sent",
                                            "bytes inside nodes", "busiest rank reduces",
-                                           "time, total-load", "time, step-by-step", "simulated in" };
+                                           "time, total-load", "time, step-by-step", "simulated in (CPU)" };
 
 static void cell_general(const tc_sim_result *r, int what, char *buf, size_t len)
 {
@@ -129,7 +129,7 @@ static void cell_general(const tc_sim_result *r, int what, char *buf, size_t len
     case G_RED: sim_fmt_bytes(r->reduced_max, buf, len); break;
     case G_TLOAD: sim_fmt_time(r->t_load, buf, len); break;
     case G_TSTEPS: sim_fmt_time(r->t_steps, buf, len); break;
-    default: sim_fmt_time(r->wall_s, buf, len); break;
+    default: sim_fmt_time(r->cpu_s, buf, len); break;
     }
 }
 

@@ -1,0 +1,71 @@
+/*
+ * bcast "scatter_allgather": van de Geijn's broadcast as MPICH runs it
+ * (MPIR_Bcast_intra_scatter_ring_allgather), seed 004 Table 1: a binomial
+ * scatter of the buffer, then a ring allgather of the pieces.
+ *
+ * Steps: the n elements are cut into p pieces of ceil(n/p) (MPICH's way:
+ *   the last pieces are shorter or empty when p does not divide n); piece v
+ *   belongs to relative rank v = (rank - root) mod p.
+ *   1. Binomial scatter: v receives pieces [v, v + size of its subtree) from
+ *      its parent, in place, and sends each child c (largest first) pieces
+ *      [c, c + size of c's subtree).
+ *   2. Ring allgather over the ranks (not the relative ranks): at step i
+ *      (1 <= i < p) rank r sends the piece of rank r-i+1 to r+1 and receives
+ *      the piece of rank r-i from r-1.
+ * Cost: (ceil(log2 p) + p - 1) alpha + 2 (p-1)/p n beta.
+ * Memory: none (everything moves inside the user buffer).
+ * Restrictions: none.
+ * Source: Barnett et al. 1994 (InterCom); Thakur, Rabenseifner, Gropp 2005;
+ *   MPICH bcast_intra_scatter_ring_allgather.
+ */
+#include "algo/entries_issue4.h"
+#include "pattern/pattern.h"
+
+/* Pieces [v, v + k) of the buffer, clipped to n. */
+static tc_region pieces(const tc_args *a, int v, int k)
+{
+    int64_t n = a->rcount, ps = (n + a->size - 1) / a->size;
+    int64_t lo = (int64_t)v * ps, hi = (int64_t)(v + k) * ps;
+    if (lo > n) lo = n;
+    if (hi > n) hi = n;
+    return tc_reg(TC_BUF_RECV, lo, hi - lo);
+}
+
+static void scatter(tc_sched *s, const tc_args *a, int v)
+{
+    int p = a->size, root = a->root;
+    int kids[32];
+    if (v) {
+        tc_sched_recv(s, (tc_binom_parent(v) + root) % p, pieces(a, v, tc_binom_subtree(v, p)));
+        tc_sched_round(s);
+    }
+    int nk = tc_binom_children(v, p, kids, 32);
+    for (int i = 0; i < nk; i++)
+        tc_sched_send(s, (kids[i] + root) % p, pieces(a, kids[i], tc_binom_subtree(kids[i], p)));
+    tc_sched_round(s);
+}
+
+static void ring(tc_sched *s, const tc_args *a)
+{
+    int p = a->size, r = a->rank, root = a->root;
+    int right = tc_ring_right(r, p), left = tc_ring_left(r, p);
+    for (int i = 1; i < p; i++) {
+        tc_sched_send(s, right, pieces(a, tc_mod(r - i + 1 - root, p), 1));
+        tc_sched_recv(s, left, pieces(a, tc_mod(r - i - root, p), 1));
+        tc_sched_round(s);
+    }
+}
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    scatter(s, a, tc_mod(a->rank - a->root, a->size));
+    ring(s, a);
+    return 0;
+}
+
+const tc_algo tc_bcast_scatter_allgather = {
+    .coll = TOPOCOLL_BCAST, .name = "scatter_allgather",
+    .desc = "van de Geijn: binomial scatter of p pieces, then ring allgather (MPICH, long messages)",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

@@ -1,0 +1,82 @@
+/*
+ * bcast "twotier" / "twotier_sockets": seed 004's base broadcast (section
+ * 5.2: "Broadcast can be performed using the approach used for Scatter if
+ * the entire data, without personalization, is sent in the four steps").
+ * Tiers (supernode = topology node; unit = the paper's "node": a rank, or a
+ * socket for _sockets) and the round-robin wiring: twotier_plan.h.
+ * s0 = the root's supernode; the root leads its unit.
+ *
+ * Steps:
+ *   1. The root sends the buffer to every other unit leader of s0.  (This is
+ *      also the scatter's step 3 for s0: with the whole buffer in every
+ *      message, a unit of s0 needs nothing more.)
+ *   2. Every unit leader of s0 (the root included) sends the buffer over
+ *      each of its L2 links, to the leader of the landing unit of every
+ *      supernode it is linked to.
+ *   3. Every landing leader sends the buffer to every other unit leader of
+ *      its supernode.
+ *   4. Every leader sends the buffer to each core of its unit.
+ * Cost (nps units per supernode, sn supernodes): 3 hops of n beta
+ *   (L1, L2, L1) + one intra-unit hop; the root sends nps - 1 + sn/nps
+ *   messages of n.
+ * Memory: none.
+ * Restrictions: none: any p, root, mapping, unequal supernodes and units.
+ * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
+ *   section 5.2 (seed 004).
+ */
+#include "algo/entries_issue4.h"
+#include "algo/twotier_plan.h"
+
+static void to_cores(tc_sched *s, const tt_plan *pl, int me, int u, tc_region all)
+{
+    for (int j = tt_upos(pl, u); j < tt_upos(pl, u + 1); j++)
+        if (pl->rank_at[j] != me) tc_sched_send(s, pl->rank_at[j], all);
+    tc_sched_round(s);
+}
+
+int tt_bcast_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    tt_plan pl;
+    tt_plan_init(&pl, t, a, a->root);
+    tc_region all = tc_reg(TC_BUF_RECV, 0, a->rcount);
+    int me = a->rank, u = tt_unit_of(&pl, me), sn = t->node_of[me], s0 = pl.s0;
+    if (me != tt_leader(&pl, u)) {
+        tc_sched_recv(s, tt_leader(&pl, u), all);                           /* step 4 */
+        tc_sched_round(s);
+        return 0;
+    }
+    if (sn == s0) {
+        int n0 = tt_nunits(&pl, s0), i = u - pl.unit_first[s0];
+        if (me == a->root) {                                                /* step 1 */
+            for (int v = pl.unit_first[s0]; v < pl.unit_first[s0 + 1]; v++)
+                if (v != u) tc_sched_send(s, tt_leader(&pl, v), all);
+        } else {
+            tc_sched_recv(s, a->root, all);
+        }
+        tc_sched_round(s);
+        for (int t2 = i; t2 < pl.S; t2 += n0)                               /* step 2 */
+            if (t2 != s0) tc_sched_send(s, tt_leader(&pl, tt_gateway(&pl, t2, s0)), all);
+        tc_sched_round(s);
+    } else {
+        int land = tt_gateway(&pl, sn, s0);
+        if (u == land) {
+            tc_sched_recv(s, tt_leader(&pl, tt_gateway(&pl, s0, sn)), all);  /* step 2 */
+            tc_sched_round(s);
+            for (int v = pl.unit_first[sn]; v < pl.unit_first[sn + 1]; v++) /* step 3 */
+                if (v != u) tc_sched_send(s, tt_leader(&pl, v), all);
+        } else {
+            tc_sched_recv(s, tt_leader(&pl, land), all);
+        }
+        tc_sched_round(s);
+    }
+    to_cores(s, &pl, me, u, all);                                           /* step 4 */
+    return 0;
+}
+
+const tc_algo tc_bcast_twotier = {
+    .coll = TOPOCOLL_BCAST, .name = "twotier",
+    .desc = "two-tier base broadcast (seed 004): the scatter's four steps with the whole "
+             "buffer, units = ranks of a node",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_bcast_generate,
+    .param = &tt_param_ranks, .family = "twotier",
+};

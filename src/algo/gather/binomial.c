@@ -1,0 +1,36 @@
+/*
+ * gather "binomial": MPICH's binomial tree (MPIR_Gather_intra_binomial),
+ * seed 004 Table 1: the mirror image of scatter "binomial" (mirror.h).
+ *
+ * Steps: with relative ranks v = (rank - root) mod p, v receives the blocks
+ *   of each child's subtree into scratch next to its own block and sends its
+ *   whole subtree [v, v + size) to its parent (v with its lowest set bit
+ *   cleared); a leaf sends its send buffer.  The root receives straight into
+ *   its receive buffer (a subtree whose ranks wrap past p-1: two messages).
+ * Cost: ceil(log2 p) alpha + (p-1)/p n beta (n = p blocks) at the root.
+ * Memory: an inner rank keeps its subtree's blocks in scratch (at most p/2).
+ * Restrictions: none.
+ * Source: Thakur, Rabenseifner, Gropp 2005; MPICH gather_intra_binomial.
+ */
+#include "algo/entries_issue4.h"
+#include "algo/mirror.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    tc_args sc = *a;
+    sc.coll = TOPOCOLL_SCATTER;
+    sc.scount = a->rcount;
+    sc.rcount = a->scount;
+    tc_sched m;
+    tc_sched_init(&m);
+    int rc = tc_scatter_binomial.generate(&m, &sc, t);
+    if (!rc) rc = tc_sched_mirror(s, &m);
+    tc_sched_free(&m);
+    return rc;
+}
+
+const tc_algo tc_gather_binomial = {
+    .coll = TOPOCOLL_GATHER, .name = "binomial",
+    .desc = "binomial tree (MPICH): log p steps, each rank forwards its subtree's blocks",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

@@ -1,0 +1,57 @@
+/*
+ * reduce "binomial": MPICH's binomial tree (MPIR_Reduce_intra_binomial).
+ *
+ * Steps: with relative ranks v = (rank - lroot) mod p, v receives the
+ *   partial results of its children v + 1, v + 2, v + 4, ... (smallest
+ *   first) and folds each into its accumulator, then sends the accumulator
+ *   to its parent (v with its lowest set bit cleared).  The accumulator
+ *   always covers the relative ranks [v, v + 2^k) and the child's partial
+ *   the next ones, so acc op child keeps rank order: for a non-commutative
+ *   operation lroot = 0 and rank 0 finally sends the result to the root
+ *   (MPICH's way); a commutative one is reduced straight to the root.
+ *   A child's message arrives while the previous one is being reduced (three
+ *   scratch buffers rotate).
+ * Cost: ceil(log2 p) (alpha + n beta + n gamma) (+ alpha + n beta when the
+ *   operation is not commutative and root != 0).
+ * Memory: min(children, 3) n scratch.
+ * Restrictions: none (non-commutative operations too).
+ * Source: Thakur, Rabenseifner, Gropp 2005; MPICH reduce_intra_binomial.
+ */
+#include "algo/entries_issue4.h"
+#include "pattern/pattern.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank, root = a->root;
+    int lroot = a->commutative ? root : 0, v = tc_mod(r - lroot, p);
+    int64_t n = a->scount;
+    s->tmp_like = TC_BUF_SEND;
+    int kids[32], nk = tc_binom_children(v, p, kids, 32);   /* largest first */
+    tc_sched_need_tmp(s, (nk < 3 ? nk : 3) * n);
+    tc_region acc = tc_reg(TC_BUF_SEND, 0, n);
+    for (int k = 0; k <= nk; k++) {
+        if (k < nk)
+            tc_sched_recv(s, (kids[nk - 1 - k] + lroot) % p, tc_reg(TC_BUF_TMP, (int64_t)(k % 3) * n, n));
+        if (k > 0) {
+            tc_region in = tc_reg(TC_BUF_TMP, (int64_t)((k - 1) % 3) * n, n);
+            tc_sched_reduce(s, acc, in);
+            acc = in;
+        }
+        tc_sched_round(s);
+    }
+    if (v) tc_sched_send(s, (tc_binom_parent(v) + lroot) % p, acc);
+    else if (r == root) {
+        if (acc.buf != TC_BUF_SEND || !a->in_place) tc_sched_copy(s, acc, tc_reg(TC_BUF_RECV, 0, n));
+    } else tc_sched_send(s, root, acc);
+    tc_sched_round(s);
+    if (r == root && v) tc_sched_recv(s, lroot, tc_reg(TC_BUF_RECV, 0, n));
+    tc_sched_round(s);
+    return 0;
+}
+
+const tc_algo tc_reduce_binomial = {
+    .coll = TOPOCOLL_REDUCE, .name = "binomial",
+    .desc = "binomial tree (MPICH): log p steps of the whole buffer, any operation",
+    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+};

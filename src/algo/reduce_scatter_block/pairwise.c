@@ -1,0 +1,50 @@
+/*
+ * reduce_scatter_block "pairwise": pairwise exchange as MPICH runs it for
+ * commutative operations (MPIR_Reduce_scatter_block_intra_pairwise), seed
+ * 004 Table 1.
+ *
+ * Steps: the accumulator is the receive buffer (in place: block `rank` of
+ *   it, which holds the rank's own contribution); otherwise the own block of
+ *   the send buffer is copied there first.  At step i (1 <= i < p) rank r
+ *   sends block (r+i) mod p of its input to r+i and receives block r of
+ *   rank r-i into scratch; the block received at step i is reduced into the
+ *   accumulator during step i+1 (two scratch blocks alternate).  In place,
+ *   block r finally moves to block 0.
+ * Cost: (p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma (n = p blocks).
+ * Memory: two blocks of scratch (one when p = 2).
+ * Restrictions: commutative operations (contributions arrive in no rank
+ *   order); others are declined.
+ * Source: Thakur, Rabenseifner, Gropp 2005; MPICH
+ *   reduce_scatter_block_intra_pairwise.
+ */
+#include "algo/entries_issue4.h"
+#include "pattern/pattern.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    int64_t b = a->rcount;
+    s->tmp_like = TC_BUF_SEND;
+    tc_region acc = tc_reg(TC_BUF_RECV, a->in_place ? (int64_t)r * b : 0, b);
+    if (!a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, (int64_t)r * b, b), acc);
+    tc_sched_need_tmp(s, (p > 2 ? 2 : 1) * b);
+    for (int i = 1; i < p; i++) {
+        int dst = (r + i) % p, src = tc_mod(r - i, p);
+        tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, (int64_t)dst * b, b));
+        tc_sched_recv(s, src, tc_reg(TC_BUF_TMP, (int64_t)((i - 1) % 2) * b, b));
+        if (i > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((i - 2) % 2) * b, b), acc);
+        tc_sched_round(s);
+    }
+    if (p > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((p - 2) % 2) * b, b), acc);
+    if (a->in_place && r != 0) tc_sched_copy(s, acc, tc_reg(TC_BUF_RECV, 0, b));
+    tc_sched_round(s);
+    return 0;
+}
+
+const tc_algo tc_reduce_scatter_block_pairwise = {
+    .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "pairwise",
+    .desc = "pairwise exchange (MPICH): p-1 steps, block r+i to r+i, reduce what r-i sent",
+    .requires = "commutative operation", .req = TC_REQ_NONE,
+    .accepts = tc_accepts_commutative, .generate = generate,
+};

@@ -1,0 +1,314 @@
+/*
+ * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
+ * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block
+ * (and one MPI_Allgather), each checked against values computed here.  CTest
+ * runs it once as it is and once with the topocoll interposer preloaded
+ * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
+ * serve these calls and give the same results.
+ *
+ * On MPI_COMM_WORLD every collective is called at least twice (so rank 0
+ * explains at least two calls of each); then MPI_Bcast and MPI_Reduce on the
+ * even and odd ranks, in reverse order.
+ *
+ * Prints "OK" (rank 0) or "FAIL ..." lines; exits 1 on any failure.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_SMALL 5
+#define N_BIG 3000      /* ints per rank in the larger calls */
+
+static int rank, size, failures;
+
+static void fail(const char *what, int rc)
+{
+    fprintf(stderr, "FAIL rank %d: %s (rc %d)\n", rank, what, rc);
+    failures++;
+}
+
+static int ival(int r, int i) { return r * 1000 + i * 7 + 1; }
+
+static int *ints(size_t n)
+{
+    int *p = malloc((n ? n : 1) * sizeof(int));
+    if (!p) fail("out of memory", 0);
+    return p;
+}
+
+static void check_bcast(int n, int root)
+{
+    int *b = ints((size_t)n), rc, bad = 0;
+    if (!b) return;
+    for (int i = 0; i < n; i++) b[i] = rank == root ? ival(root, i) : -1;
+    rc = MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail("MPI_Bcast returned an error", rc);
+    for (int i = 0; i < n; i++)
+        if (b[i] != ival(root, i)) bad = 1;
+    if (bad) fail("MPI_Bcast: wrong result", rc);
+    free(b);
+}
+
+static void check_bcast_double(int root)
+{
+    double b[N_SMALL];
+    int rc, bad = 0;
+    for (int i = 0; i < N_SMALL; i++) b[i] = rank == root ? root + i * 0.5 : -1.0;
+    rc = MPI_Bcast(b, N_SMALL, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail("MPI_Bcast(MPI_DOUBLE) returned an error", rc);
+    for (int i = 0; i < N_SMALL; i++)
+        if (b[i] != root + i * 0.5) bad = 1;
+    if (bad) fail("MPI_Bcast(MPI_DOUBLE): wrong result", rc);
+}
+
+/* Block q of the root's send buffer holds ival(q, i). */
+static void check_scatter(int n, int root, int in_place)
+{
+    int *s = NULL, *r = ints((size_t)n), rc, bad = 0;
+    if (!r) return;
+    if (rank == root) {
+        if (!(s = ints((size_t)n * (size_t)size))) { free(r); return; }
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < n; i++) s[q * n + i] = ival(q, i);
+    }
+    for (int i = 0; i < n; i++) r[i] = -1;
+    rc = MPI_Scatter(s, n, MPI_INT, (in_place && rank == root) ? MPI_IN_PLACE : (void *)r, n, MPI_INT,
+                     root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Scatter(MPI_IN_PLACE) returned an error"
+                                         : "MPI_Scatter returned an error", rc);
+    if (in_place && rank == root) {
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < n; i++)
+                if (s[q * n + i] != ival(q, i)) bad = 1;
+    } else {
+        for (int i = 0; i < n; i++)
+            if (r[i] != ival(rank, i)) bad = 1;
+    }
+    if (bad) fail(in_place ? "MPI_Scatter(MPI_IN_PLACE): wrong result" : "MPI_Scatter: wrong result", rc);
+    free(s);
+    free(r);
+}
+
+static void check_gather(int n, int root, int in_place)
+{
+    int *s = ints((size_t)n), *r = NULL, rc, bad = 0;
+    if (!s) return;
+    for (int i = 0; i < n; i++) s[i] = ival(rank, i);
+    if (rank == root) {
+        if (!(r = ints((size_t)n * (size_t)size))) { free(s); return; }
+        for (int i = 0; i < n * size; i++) r[i] = -1;
+        if (in_place)
+            for (int i = 0; i < n; i++) r[root * n + i] = ival(root, i);
+    }
+    rc = MPI_Gather((in_place && rank == root) ? MPI_IN_PLACE : (const void *)s, n, MPI_INT, r, n, MPI_INT,
+                    root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Gather(MPI_IN_PLACE) returned an error"
+                                         : "MPI_Gather returned an error", rc);
+    if (rank == root)
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < n; i++)
+                if (r[q * n + i] != ival(q, i)) bad = 1;
+    if (bad) fail(in_place ? "MPI_Gather(MPI_IN_PLACE): wrong result" : "MPI_Gather: wrong result", rc);
+    free(s);
+    free(r);
+}
+
+/* Sum over ranks of (q + i % 5): size * (i % 5) + size * (size - 1) / 2. */
+static int sum_of(int i) { return size * (i % 5) + size * (size - 1) / 2; }
+
+static void check_reduce_sum(int n, int root, int in_place)
+{
+    int *s = ints((size_t)n), *r = ints((size_t)n), rc, bad = 0;
+    if (!s || !r) { free(s); free(r); return; }
+    for (int i = 0; i < n; i++) {
+        s[i] = rank + i % 5;
+        r[i] = (in_place && rank == root) ? s[i] : -1;
+    }
+    rc = MPI_Reduce((in_place && rank == root) ? MPI_IN_PLACE : (const void *)s, r, n, MPI_INT, MPI_SUM,
+                    root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Reduce(MPI_IN_PLACE) returned an error"
+                                         : "MPI_Reduce returned an error", rc);
+    if (rank == root)
+        for (int i = 0; i < n; i++)
+            if (r[i] != sum_of(i)) bad = 1;
+    if (bad) fail(in_place ? "MPI_Reduce(MPI_IN_PLACE, MPI_SUM): wrong result"
+                           : "MPI_Reduce(MPI_SUM): wrong result", rc);
+    free(s);
+    free(r);
+}
+
+/* A non-commutative op: 2x2 matrix product, inout = in x inout (mod 2^32). */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const unsigned *a = in;
+    unsigned *b = inout;
+    (void)dt;
+    for (int i = 0; i < *len; i++, a += 4, b += 4) {
+        unsigned r0 = a[0] * b[0] + a[1] * b[2], r1 = a[0] * b[1] + a[1] * b[3];
+        unsigned r2 = a[2] * b[0] + a[3] * b[2], r3 = a[2] * b[1] + a[3] * b[3];
+        b[0] = r0; b[1] = r1; b[2] = r2; b[3] = r3;
+    }
+}
+
+/* Rank q's matrix: [[1, q + 1], [0, 1]] x [[1, 0], [q, 1]] -- the product in
+ * rank order is checked against a product computed here. */
+static void mat_of(int q, unsigned m[4])
+{
+    m[0] = 1u + (unsigned)q * (unsigned)(q + 1);
+    m[1] = (unsigned)q + 1u;
+    m[2] = (unsigned)q;
+    m[3] = 1u;
+}
+
+static void check_reduce_noncommutative(int root)
+{
+    MPI_Datatype mat;
+    MPI_Op op;
+    unsigned s[4], r[4] = { 0, 0, 0, 0 }, want[4] = { 1, 0, 0, 1 };
+    int rc, bad = 0;
+    if (MPI_Type_contiguous(4, MPI_UNSIGNED, &mat) != MPI_SUCCESS || MPI_Type_commit(&mat) != MPI_SUCCESS ||
+        MPI_Op_create(matmul, 0, &op) != MPI_SUCCESS) {
+        fail("MPI_Type_contiguous / MPI_Op_create", 0);
+        return;
+    }
+    mat_of(rank, s);
+    rc = MPI_Reduce(s, r, 1, mat, op, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail("MPI_Reduce(non-commutative op) returned an error", rc);
+    for (int q = size - 1; q >= 0; q--) {   /* want = m0 x m1 x ... x m_{size-1} */
+        unsigned m[4];
+        int one = 1;
+        mat_of(q, m);
+        matmul(m, want, &one, &mat);
+    }
+    if (rank == root && memcmp(r, want, sizeof r) != 0) bad = 1;
+    if (bad) fail("MPI_Reduce(non-commutative op): wrong result", rc);
+    if (MPI_Op_free(&op) != MPI_SUCCESS || MPI_Type_free(&mat) != MPI_SUCCESS) fail("MPI_Op_free / MPI_Type_free", 0);
+}
+
+static void check_reduce_max_double(int root)
+{
+    double s[N_SMALL], r[N_SMALL];
+    int rc, bad = 0;
+    for (int i = 0; i < N_SMALL; i++) {
+        s[i] = (double)((rank * 7 + i * 3) % (size + 2));
+        r[i] = -1.0;
+    }
+    rc = MPI_Reduce(s, r, N_SMALL, MPI_DOUBLE, MPI_MAX, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail("MPI_Reduce(MPI_DOUBLE, MPI_MAX) returned an error", rc);
+    if (rank == root)
+        for (int i = 0; i < N_SMALL; i++) {
+            double m = -1.0;
+            for (int q = 0; q < size; q++)
+                if ((double)((q * 7 + i * 3) % (size + 2)) > m) m = (double)((q * 7 + i * 3) % (size + 2));
+            if (r[i] != m) bad = 1;
+        }
+    if (bad) fail("MPI_Reduce(MPI_DOUBLE, MPI_MAX): wrong result", rc);
+}
+
+/* Input element j (of size * n) on rank q: q + j % 5; block `rank` of the sum. */
+static void check_reduce_scatter_block(int n, int in_place)
+{
+    size_t total = (size_t)n * (size_t)size;
+    int *s = ints(total), *r = ints(in_place ? total : (size_t)n), rc, bad = 0;
+    if (!s || !r) { free(s); free(r); return; }
+    for (size_t j = 0; j < total; j++) s[j] = rank + (int)(j % 5);
+    if (in_place) memcpy(r, s, total * sizeof(int));
+    else for (int i = 0; i < n; i++) r[i] = -1;
+    rc = MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (const void *)s, r, n, MPI_INT, MPI_SUM,
+                                  MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE) returned an error"
+                                         : "MPI_Reduce_scatter_block returned an error", rc);
+    for (int i = 0; i < n; i++)
+        if (r[i] != sum_of(rank * n + i)) bad = 1;
+    if (bad) fail(in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE): wrong result"
+                           : "MPI_Reduce_scatter_block: wrong result", rc);
+    free(s);
+    free(r);
+}
+
+static void check_allgather(void)
+{
+    int v = ival(rank, 0), *r = ints((size_t)size), rc, bad = 0;
+    if (!r) return;
+    rc = MPI_Allgather(&v, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) fail("MPI_Allgather returned an error", rc);
+    for (int q = 0; q < size; q++)
+        if (r[q] != ival(q, 0)) bad = 1;
+    if (bad) fail("MPI_Allgather: wrong result", rc);
+    free(r);
+}
+
+/* Even and odd ranks, in reverse order inside each: MPI_Bcast from sub rank 0
+ * (the largest world rank of the parity) and MPI_Reduce to the last sub rank. */
+static void check_subcomm(void)
+{
+    MPI_Comm sub;
+    int srank, ssize, rc, v[2], sum[2] = { -1, -1 };
+    int top = (size - 1) - ((size - 1 - rank % 2) % 2);   /* largest world rank of this parity */
+    rc = MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &sub);
+    if (rc != MPI_SUCCESS) { fail("MPI_Comm_split", rc); return; }
+    if (MPI_Comm_rank(sub, &srank) != MPI_SUCCESS || MPI_Comm_size(sub, &ssize) != MPI_SUCCESS) {
+        fail("MPI_Comm_rank/size of the sub-communicator", 0);
+        if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+        return;
+    }
+    v[0] = v[1] = srank == 0 ? rank : -1;
+    rc = MPI_Bcast(v, 2, MPI_INT, 0, sub);
+    if (rc != MPI_SUCCESS) fail("MPI_Bcast on a sub-communicator returned an error", rc);
+    if (v[0] != top || v[1] != top) fail("MPI_Bcast on a sub-communicator: wrong result", rc);
+    v[0] = rank;
+    v[1] = 1;
+    rc = MPI_Reduce(v, sum, 2, MPI_INT, MPI_SUM, ssize - 1, sub);
+    if (rc != MPI_SUCCESS) fail("MPI_Reduce on a sub-communicator returned an error", rc);
+    if (srank == ssize - 1) {
+        int want = 0;
+        for (int q = rank % 2; q < size; q += 2) want += q;
+        if (sum[0] != want || sum[1] != ssize) fail("MPI_Reduce on a sub-communicator: wrong result", rc);
+    }
+    if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+}
+
+int main(int argc, char **argv)
+{
+    int all = 0;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL: MPI_Init\n");
+        return 1;
+    }
+    if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+        MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL: MPI set-up\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    check_bcast(N_SMALL, 0);
+    check_bcast(N_BIG, size - 1);
+    check_bcast_double(size / 2);
+    check_scatter(N_SMALL, 0, 0);
+    check_scatter(N_BIG, size - 1, 1);
+    check_gather(N_SMALL, 0, 0);
+    check_gather(N_BIG, size - 1, 1);
+    /* MPI_IN_PLACE at a root other than 0 only with a small count: MPICH
+     * before 4.2 crashes there with large counts (pmodels/mpich#6540). */
+    check_reduce_sum(N_SMALL, size - 1, 1);
+    check_reduce_sum(N_BIG, 0, 1);
+    check_reduce_sum(N_BIG, size - 1, 0);
+    check_reduce_max_double(size / 2);
+    check_reduce_noncommutative(0);
+    check_reduce_scatter_block(N_SMALL, 0);
+    check_reduce_scatter_block(N_BIG, 1);
+    check_allgather();
+    check_subcomm();
+    if (MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d: MPI_Allreduce\n", rank);
+        all = 1;
+    }
+    if (rank == 0) {
+        if (all) printf("FAIL (%d failures)\n", all);
+        else printf("OK\n");
+    }
+    fflush(stdout);
+    if (MPI_Finalize() != MPI_SUCCESS) return 1;
+    return all ? 1 : 0;
+}

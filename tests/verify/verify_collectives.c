@@ -1,0 +1,185 @@
+/* Verifier sweep of the rooted and reducing collectives (bcast, scatter,
+ * gather, reduce, reduce_scatter_block: every catalog entry with a
+ * generator) and of the two-tier allgathers (the flat allgathers are
+ * verify_allgather's): p = 1..64 and a few p up to 512; roots 0, 1, p/2,
+ * p-1; counts 0, 1, 3 and 7p+3 (see ncounts); in place and not where the collective
+ * allows it; flat, unequal nodes (and sockets), cyclic, spread and random
+ * mappings; commutative operations, plus non-commutative ones (those that
+ * need commutativity must decline).  No MPI.  Ends with "N passed, M failed"
+ * and exits non-zero on a failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/catalog.h"
+#include "algo/entries_issue4.h"
+#include "sched/verify.h"
+#include "topo/topo.h"
+
+typedef struct counts { long pass, fail, declined; } counts;
+
+static const topocoll_coll colls[] = {
+    TOPOCOLL_BCAST, TOPOCOLL_SCATTER, TOPOCOLL_GATHER, TOPOCOLL_REDUCE,
+    TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLGATHER,
+};
+#define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
+
+static int rooted(topocoll_coll c)
+{
+    return c == TOPOCOLL_BCAST || c == TOPOCOLL_SCATTER || c == TOPOCOLL_GATHER || c == TOPOCOLL_REDUCE;
+}
+
+static int reduction(topocoll_coll c)
+{
+    return c == TOPOCOLL_REDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* The allgather sweep here covers the two-tier family only. */
+static int covered(const tc_algo *al)
+{
+    if (!al->generate) return 0;
+    return al->coll != TOPOCOLL_ALLGATHER || (al->family && strcmp(al->family, "twotier") == 0);
+}
+
+static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int root,
+                     int64_t count, int in_place, int commutative, counts *c)
+{
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = al->coll;
+    a.size = t->size;
+    a.scount = a.rcount = count;
+    a.root = root;
+    a.in_place = in_place;
+    a.commutative = commutative;
+    tc_verify_report rep;
+    tc_verify_status st = tc_verify(al, t, &a, 1, 1, &rep);
+    if (st == TC_VERIFY_OK) c->pass++;
+    else if (st == TC_VERIFY_DECLINED && (!commutative || !al->accepts)) c->declined++;
+    else {
+        c->fail++;
+        if (c->fail <= 30)
+            printf("FAIL %s/%s p=%d topo=%s root=%d count=%lld in_place=%d commutative=%d: %s\n",
+                   tc_coll_name(al->coll), al->name, t->size, spec, root, (long long)count,
+                   in_place, commutative, rep.msg);
+    }
+}
+
+/* Counts: whole-buffer collectives (bcast, reduce) take 7p+3 up to p = 64
+ * (2p+1 above), the per-block ones up to p = 32 (p (7p+3) elements per rank). */
+static int ncounts(topocoll_coll coll, int p, int64_t *cnt)
+{
+    int n = 0, whole = coll == TOPOCOLL_BCAST || coll == TOPOCOLL_REDUCE;
+    cnt[n++] = 0;
+    cnt[n++] = 1;
+    cnt[n++] = 3;
+    if (p <= 32 || (whole && p <= 64)) cnt[n++] = 7 * (int64_t)p + 3;
+    else if (whole) cnt[n++] = 2 * (int64_t)p + 1;
+    return n;
+}
+
+static int nroots(topocoll_coll coll, int p, int *roots)
+{
+    int cand[4] = { 0, 1, p / 2, p - 1 }, n = 0;
+    if (!rooted(coll)) {
+        roots[0] = 0;
+        return 1;
+    }
+    for (int i = 0; i < 4; i++) {
+        int dup = cand[i] >= p;
+        for (int j = 0; j < n && !dup; j++) dup = roots[j] == cand[i];
+        if (!dup) roots[n++] = cand[i];
+    }
+    return n;
+}
+
+static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, int large, counts *c)
+{
+    int p = t->size, roots[4], nr = nroots(al->coll, p, roots);
+    int64_t cnt[4];
+    int nc = ncounts(al->coll, p, cnt);
+    for (int ri = 0; ri < nr; ri++)
+        for (int ci = 0; ci < nc; ci++)
+            for (int ip = 0; ip < (al->coll == TOPOCOLL_BCAST ? 1 : 2); ip++) {
+                if (large && (ci == 0 || ci == 2) && ri) continue;
+                run_case(al, t, spec, roots[ri], cnt[ci], ip, 1, c);
+            }
+    if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0, c);
+}
+
+/* The two-tier allgathers, also before catalog.c lists them. */
+static const tc_algo *const extra[] = { &tc_allgather_twotier, &tc_allgather_twotier_sockets, NULL };
+
+static void sweep_topo(const tc_topo *t, const char *spec, int large, counts *c)
+{
+    for (int k = 0; k < NCOLLS; k++)
+        for (int i = 0; i < tc_catalog_count(colls[k]); i++) {
+            const tc_algo *al = tc_catalog_at(colls[k], i);
+            if (covered(al)) sweep_algo(al, t, spec, large, c);
+        }
+    for (int i = 0; extra[i]; i++)
+        if (tc_catalog_find(extra[i]->coll, extra[i]->name) != extra[i])
+            sweep_algo(extra[i], t, spec, large, c);
+}
+
+/* A node list of p ranks with unequal nodes ("3,1,4,1,5,..."); sockets:
+ * every node of 3 or more ranks split into unequal sockets ("2+1"). */
+static void node_list(int p, int sockets, char *out, size_t len)
+{
+    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
+    size_t at = 0;
+    out[0] = 0;
+    for (int left = p, i = 0; left > 0; i++) {
+        int n = digits[i % 15] < left ? digits[i % 15] : left;
+        left -= n;
+        const char *sep = at ? "," : "";
+        if (sockets && n >= 3) at += (size_t)snprintf(out + at, len - at, "%s%d+%d", sep, n - n / 3, n / 3);
+        else at += (size_t)snprintf(out + at, len - at, "%s%d", sep, n);
+    }
+}
+
+static void sweep_spec(const char *spec, int p, int large, counts *c)
+{
+    char err[256];
+    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
+    if (!t) return;   /* does not fit p */
+    sweep_topo(t, spec, large, c);
+    tc_topo_free(t);
+}
+
+static void sweep_p(int p, int large, counts *c)
+{
+    static const char *fixed[] = { "4x*", "4x*/cyclic", "3x2x*/cyclic", "5x*/random:3",
+                                   "2x3x*/random:7", NULL };
+    static const char *fixed_large[] = { "16x*", "8x2x*/cyclic", "32x*/random:5", NULL };
+    char spec[1024];
+    tc_topo *flat = tc_topo_flat(p);
+    if (flat) {
+        sweep_topo(flat, "flat", large, c);
+        tc_topo_free(flat);
+    }
+    node_list(p, 0, spec, sizeof spec);
+    sweep_spec(spec, p, large, c);
+    node_list(p, 1, spec, sizeof spec);
+    strncat(spec, "/random:11", sizeof spec - strlen(spec) - 1);
+    sweep_spec(spec, p, large, c);
+    for (const char **s = large ? fixed_large : fixed; *s; s++) sweep_spec(*s, p, large, c);
+}
+
+int main(void)
+{
+    counts c = { 0, 0, 0 };
+    static const int large_p[] = { 96, 128, 200, 512 };
+    for (int p = 1; p <= 64; p++) sweep_p(p, 0, &c);
+    for (int i = 0; i < (int)(sizeof large_p / sizeof large_p[0]); i++) sweep_p(large_p[i], 1, &c);
+    for (int k = 0; k < NCOLLS; k++) {
+        int n = 0;
+        for (int i = 0; i < tc_catalog_count(colls[k]); i++) n += covered(tc_catalog_at(colls[k], i));
+        for (int i = 0; extra[i]; i++)
+            n += extra[i]->coll == colls[k] && tc_catalog_find(colls[k], extra[i]->name) != extra[i];
+        printf("%s: %d algorithms\n", tc_coll_name(colls[k]), n);
+    }
+    printf("%ld declined (non-commutative operations)\n", c.declined);
+    printf("%ld passed, %ld failed\n", c.pass, c.fail);
+    return c.fail ? 1 : 0;
+}
