@@ -13,6 +13,8 @@ static const tc_algo *const allgather_entries[] = {
     &tc_allgather_recursive_halving,
     &tc_allgather_bruck,
     &tc_allgather_neighbor_exchange,
+    &tc_allgather_twotier,
+    &tc_allgather_twotier_sockets,
     &tc_allgather_native,
 };
 

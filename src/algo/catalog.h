@@ -110,6 +110,8 @@ extern const tc_algo *const tc_gather_entries[];
 extern const tc_algo *const tc_reduce_entries[];
 extern const tc_algo *const tc_reduce_scatter_block_entries[];
 
+#include "algo/entries_issue4.h"
+
 /* The hierarchical family (src/algo/allgather/hierarchical.c). */
 int tc_allgather_hier_count(void);
 const tc_algo *tc_allgather_hier_at(int i);
