@@ -83,7 +83,7 @@ static int run(tc_ctx *x, const tc_algo *al, const ag_call *c, const tc_args *a)
     if (!al->generate)
         return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
     tc_sched_key key = { al, a->scount, a->rcount, a->in_place ? MPI_DATATYPE_NULL : c->stype,
-                         c->rtype, 0, a->in_place, MPI_OP_NULL, TOPOCOLL_ALLGATHER };
+                         c->rtype, 0, a->in_place, MPI_OP_NULL, TOPOCOLL_ALLGATHER, 1 };
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;

@@ -222,7 +222,7 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
     int bcast = c->coll == TOPOCOLL_BCAST;
     tc_sched_key key = { al, a->scount, a->rcount, bcast ? MPI_BYTE : c->stype,
                          bcast ? MPI_BYTE : c->rtype, a->root, a->in_place,
-                         is_reduction(c) ? c->op : MPI_OP_NULL, c->coll };
+                         is_reduction(c) ? c->op : MPI_OP_NULL, c->coll, a->commutative };
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;

@@ -134,7 +134,8 @@ static int same_key(const tc_sched_key *a, const tc_sched_key *b)
 {
     return a->algo == b->algo && a->scount == b->scount && a->rcount == b->rcount &&
            a->stype == b->stype && a->rtype == b->rtype && a->root == b->root &&
-           a->in_place == b->in_place && a->op == b->op && a->coll == b->coll;
+           a->in_place == b->in_place && a->op == b->op && a->coll == b->coll &&
+           a->commutative == b->commutative;
 }
 
 static int counts_fit_int(const tc_sched *s)

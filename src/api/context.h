@@ -17,6 +17,7 @@ typedef struct tc_sched_key {
     MPI_Datatype stype, rtype;
     int root, in_place;
     MPI_Op op;             /* reductions (MPI_OP_NULL otherwise) */
+    int commutative;       /* a freed op's handle may come back non-commutative */
     topocoll_coll coll;
 } tc_sched_key;
 

@@ -109,25 +109,96 @@ static int grow_round_arrays(sim_eng *e, int n)
 
 /* ---- one rank ------------------------------------------------------------------- */
 
-/* Routes the round's aggregates (bytes per destination node). */
-static void flush(sim_eng *e, int src, int round, const int *touched, int nt)
+/* Routes one aggregate: b bytes from node src to node dst in round. */
+static inline void route_flow(sim_eng *e, int src, int round, int dst, uint64_t b)
 {
     int32_t links[TC_NET_MAX_HOPS];
-    const int first = e->pass == 0, steps = e->prm->steps;
-    uint64_t *agg = e->agg, *load = e->load;
-    for (int j = 0; j < nt; j++) {
-        int dn = touched[j];
-        uint64_t b = agg[dn];
-        agg[dn] = 0;
-        int nh = tc_net_route(e->net, src, dn, links);
-        if (first) {
-            for (int h = 0; h < nh; h++) load[links[h]] += b;
-            if (e->prm->check) check_path(e, src, dn, links, nh, b);
-        }
-        if (steps)
-            for (int h = 0; h < nh; h++) steps_add(&e->sl, round, links[h], b);
+    int nh = tc_net_route(e->net, src, dst, links);
+    if (e->pass == 0) {
+        for (int h = 0; h < nh; h++) e->load[links[h]] += b;
+        if (e->prm->check) check_path(e, src, dst, links, nh, b);
+        e->res->flows++;
     }
-    if (first) e->res->flows += nt;
+    if (e->prm->steps)
+        for (int h = 0; h < nh; h++) steps_add(&e->sl, round, links[h], b);
+}
+
+/* ---- aggregates per (round, destination node) of one source node ------------------ */
+
+static inline uint32_t flow_slot(const sim_eng *e, int round, int dst)
+{
+    uint64_t x = ((uint64_t)(uint32_t)round << 32 | (uint32_t)dst) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32) & (e->fcap - 1);
+}
+
+/* Doubles the table (rehashing the occupied slots). */
+static int flow_grow(sim_eng *e)
+{
+    uint32_t cap = e->fcap ? 2 * e->fcap : 4096;
+    sim_flow *tab = calloc(cap, sizeof *tab), *old = e->ftab;
+    int32_t *used = malloc((size_t)cap * sizeof *used);
+    if (!tab || !used) {
+        free(tab);
+        free(used);
+        return eng_fail(e, "out of memory (%u aggregates of one node)", e->fn);
+    }
+    e->ftab = tab;
+    e->fcap = cap;
+    for (uint32_t i = 0; i < e->fn; i++) {
+        sim_flow f = old[e->fused[i]];
+        uint32_t h = flow_slot(e, f.round, f.dst);
+        while (tab[h].bytes) h = (h + 1) & (cap - 1);
+        tab[h] = f;
+        used[i] = (int32_t)h;
+    }
+    free(old);
+    free(e->fused);
+    e->fused = used;
+    return 0;
+}
+
+static int flow_add(sim_eng *e, int round, int dst, uint64_t b)
+{
+    if (2 * (e->fn + 1) > e->fcap && flow_grow(e) != 0) return -1;
+    uint32_t h = flow_slot(e, round, dst);
+    while (e->ftab[h].bytes && (e->ftab[h].round != round || e->ftab[h].dst != dst)) h = (h + 1) & (e->fcap - 1);
+    if (!e->ftab[h].bytes) {
+        e->ftab[h].round = round;
+        e->ftab[h].dst = dst;
+        e->fused[e->fn++] = (int32_t)h;
+    }
+    e->ftab[h].bytes += b;
+    return 0;
+}
+
+/* Routes everything aggregated for the current source node. */
+static void flush_pending(sim_eng *e)
+{
+    int src = e->agg_src;
+    for (uint32_t i = 0; i < e->fn; i++) {
+        sim_flow *f = &e->ftab[e->fused[i]];
+        route_flow(e, src, f->round, f->dst, f->bytes);
+        f->bytes = 0;
+    }
+    e->fn = 0;
+    for (int j = 0; j < e->ntouched; j++) {   /* total-only: per destination node */
+        int dn = e->touched[j];
+        route_flow(e, src, 0, dn, e->agg[dn]);
+        e->agg[dn] = 0;
+    }
+    e->ntouched = 0;
+}
+
+/* End of a round with the step estimate: the round's per-node bytes join
+ * the source node's (round, destination) aggregates. */
+static int end_round(sim_eng *e, int round, int nt)
+{
+    for (int j = 0; j < nt; j++) {
+        int dn = e->touched[j];
+        if (flow_add(e, round, dn, e->agg[dn]) != 0) return -1;
+        e->agg[dn] = 0;
+    }
+    return 0;
 }
 
 static int bad_peer(sim_eng *e, int r, int k, const tc_op *op)
@@ -161,10 +232,11 @@ static inline void round_counters(sim_eng *e, int k, int64_t msgs, uint64_t byte
 }
 
 /* Scans every round of rank r (on node src) in [lo, hi): aggregates the
- * sends per destination node.  With the step estimate the aggregates are
- * routed at the end of each round (loads per step); without it they keep
- * growing over all rounds and over the following ranks of the same node,
- * and are routed when the source node changes (do_rank, run_pass). */
+ * sends per destination node.  With the step estimate, each round's
+ * aggregates join the node's (round, destination) table; without it they
+ * keep growing over all rounds.  Either way they are routed when the source
+ * node changes (do_rank, run_pass): the ranks of a node that talk to the
+ * same node in the same round cost one route. */
 static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
 {
     const tc_sched *s = &e->s;
@@ -202,7 +274,7 @@ static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
             /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
         }
         if (steps && nt) {
-            flush(e, src, k, touched, nt);
+            if (end_round(e, k, nt) != 0) return -1;
             nt = 0;
         }
         if (first) round_counters(e, k, msgs, bytes, rd);
@@ -213,13 +285,6 @@ static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
     e->ntouched = nt;
     e->agg_src = src;
     return 0;
-}
-
-/* Routes what is still aggregated (total-only mode). */
-static void flush_pending(sim_eng *e)
-{
-    if (e->ntouched) flush(e, e->agg_src, 0, e->touched, e->ntouched);
-    e->ntouched = 0;
 }
 
 /* Generates rank r's schedule.  The last round is closed with
@@ -259,7 +324,7 @@ static int do_rank(sim_eng *e, int r)
     if (generate(e, r) != 0) return -1;
     const tc_sched *s = &e->s;
     rank_sums sum = { 0, 0, 0, 0, 0 };
-    if (e->ntouched && e->agg_src != e->pl->node_of[r]) flush_pending(e);
+    if ((e->ntouched || e->fn) && e->agg_src != e->pl->node_of[r]) flush_pending(e);
     if (e->pass == 0) {
         e->res->ops += s->nops;
         if (s->nrounds > e->res->rounds) e->res->rounds = e->sl.smax = s->nrounds;
@@ -345,6 +410,8 @@ static void eng_free(sim_eng *e)
     free(e->load);
     free(e->agg);
     free(e->touched);
+    free(e->ftab);
+    free(e->fused);
     free(e->st_msgs);
     free(e->st_bytes);
     free(e->st_red);

@@ -22,6 +22,11 @@ typedef struct sim_check {
     int failed;
 } sim_check;
 
+typedef struct sim_flow {
+    int32_t round, dst;
+    uint64_t bytes;
+} sim_flow;
+
 typedef struct sim_eng {
     const tc_algo *al;
     tc_args args;
@@ -36,6 +41,11 @@ typedef struct sim_eng {
     int *touched;           /* [nnodes] nodes with agg != 0 */
     int ntouched;           /* entries of touched */
     int agg_src;            /* node the aggregates leave from */
+    /* with the step estimate: bytes of the current source node per (round,
+     * destination node), open addressing; routed when the node changes */
+    sim_flow *ftab;         /* [fcap], bytes == 0: empty */
+    int32_t *fused;         /* [fcap] occupied slots, in insertion order */
+    uint32_t fcap, fn;
     /* per round index */
     int st_cap;
     int64_t *st_msgs;
