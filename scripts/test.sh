@@ -18,7 +18,13 @@ ctest_run() {
   local name=$1 dir=$2 log=$logs/ctest-$1.log line total nfail start
   shift 2
   start=$SECONDS
-  (cd "$dir" && ctest --output-on-failure "$@") 2>&1 | tee "$log"
+  # the full output (-V) goes to the log; the console gets one line per test
+  # plus the case counts each test program printed
+  (cd "$dir" && ctest --output-on-failure -V "$@") > "$log" 2>&1
+  grep -E '^ *[0-9]+/[0-9]+ Test +#|tests passed|^[0-9]+: .*[0-9]+ passed, [0-9]+ failed' "$log"
+  cases=$(grep -E '^[0-9]+: ([a-z ]+: )?[0-9]+ passed, [0-9]+ failed' "$log" |
+          sed -E 's/^[0-9]+: ([a-z ]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/' |
+          awk '{p += $1; f += $2} END {printf "%d cases passed, %d failed", p, f}')
   line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
   if [ -z "$line" ]; then
     line="ctest gave no summary"
@@ -29,7 +35,7 @@ ctest_run() {
     passed=$((passed + total - nfail))
     failed=$((failed + nfail))
   fi
-  summaries+=("$name: $line ($((SECONDS - start)) s)")
+  summaries+=("$name: $line; inside them $cases ($((SECONDS - start)) s)")
 }
 
 # build NAME FLAVOR [cmake args]: counts a failed build as one failure.
