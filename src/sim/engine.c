@@ -10,6 +10,7 @@
 #include "sim/engine_impl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,10 +99,13 @@ static int grow_round_arrays(sim_eng *e, int n)
     if (b) e->st_bytes = b;
     uint64_t *r = realloc(e->st_red, (size_t)cap * sizeof *r);
     if (r) e->st_red = r;
-    if (!m || !b || !r) return eng_fail(e, "out of memory (per-step arrays, %d steps)", n);
+    sim_flow *f = realloc(e->rb, (size_t)cap * 2 * sizeof *f);
+    if (f) e->rb = f;
+    if (!m || !b || !r || !f) return eng_fail(e, "out of memory (per-step arrays, %d steps)", n);
     for (int i = e->st_cap; i < cap; i++) {
         e->st_msgs[i] = 0;
         e->st_bytes[i] = e->st_red[i] = 0;
+        e->rb[2 * i].bytes = e->rb[2 * i + 1].bytes = 0;
     }
     e->st_cap = cap;
     return 0;
@@ -157,7 +161,7 @@ static int flow_grow(sim_eng *e)
     return 0;
 }
 
-static int flow_add(sim_eng *e, int round, int dst, uint64_t b)
+static int flow_add_table(sim_eng *e, int round, int dst, uint64_t b)
 {
     if (2 * (e->fn + 1) > e->fcap && flow_grow(e) != 0) return -1;
     uint32_t h = flow_slot(e, round, dst);
@@ -171,10 +175,38 @@ static int flow_add(sim_eng *e, int round, int dst, uint64_t b)
     return 0;
 }
 
+/* Adds b bytes to (round, dst): the round's two slots first (a node's ranks
+ * walk the rounds in order, so these stay in cache), then the table. */
+static inline int flow_add(sim_eng *e, int round, int dst, uint64_t b)
+{
+    sim_flow *f = &e->rb[2 * round];
+    if (round < e->rb_lo) e->rb_lo = round;
+    if (round >= e->rb_hi) e->rb_hi = round + 1;
+    for (int j = 0; j < 2; j++) {
+        if (!f[j].bytes) {
+            f[j].round = round;
+            f[j].dst = dst;
+        }
+        if (f[j].dst == dst) {
+            f[j].bytes += b;
+            return 0;
+        }
+    }
+    return flow_add_table(e, round, dst, b);
+}
+
 /* Routes everything aggregated for the current source node. */
 static void flush_pending(sim_eng *e)
 {
     int src = e->agg_src;
+    for (int k = e->rb_lo; k < e->rb_hi; k++)
+        for (int j = 0; j < 2 && e->rb[2 * k + j].bytes; j++) {
+            sim_flow *f = &e->rb[2 * k + j];
+            route_flow(e, src, k, f->dst, f->bytes);
+            f->bytes = 0;
+        }
+    e->rb_lo = INT_MAX;
+    e->rb_hi = 0;
     for (uint32_t i = 0; i < e->fn; i++) {
         sim_flow *f = &e->ftab[e->fused[i]];
         route_flow(e, src, f->round, f->dst, f->bytes);
@@ -324,7 +356,7 @@ static int do_rank(sim_eng *e, int r)
     if (generate(e, r) != 0) return -1;
     const tc_sched *s = &e->s;
     rank_sums sum = { 0, 0, 0, 0, 0 };
-    if ((e->ntouched || e->fn) && e->agg_src != e->pl->node_of[r]) flush_pending(e);
+    if ((e->ntouched || e->rb_hi) && e->agg_src != e->pl->node_of[r]) flush_pending(e);
     if (e->pass == 0) {
         e->res->ops += s->nops;
         if (s->nrounds > e->res->rounds) e->res->rounds = e->sl.smax = s->nrounds;
@@ -410,6 +442,7 @@ static void eng_free(sim_eng *e)
     free(e->load);
     free(e->agg);
     free(e->touched);
+    free(e->rb);
     free(e->ftab);
     free(e->fused);
     free(e->st_msgs);
@@ -479,6 +512,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.pl = pl;
     e.prm = prm;
     e.res = res;
+    e.rb_lo = INT_MAX;
     int rc = eng_init(&e);
     if (rc == 0) rc = run_pass(&e);
     if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");

@@ -42,7 +42,10 @@ typedef struct sim_eng {
     int ntouched;           /* entries of touched */
     int agg_src;            /* node the aggregates leave from */
     /* with the step estimate: bytes of the current source node per (round,
-     * destination node), open addressing; routed when the node changes */
+     * destination node), routed when the node changes: two slots per round
+     * (rounds rb_lo .. rb_hi-1 in use), the rest in an open-addressing table */
+    sim_flow *rb;           /* [2 * st_cap], bytes == 0: empty */
+    int rb_lo, rb_hi;
     sim_flow *ftab;         /* [fcap], bytes == 0: empty */
     int32_t *fused;         /* [fcap] occupied slots, in insertion order */
     uint32_t fcap, fn;
