@@ -1,10 +1,12 @@
 /*
  * The simulator engine (see sim.h): one pass over the ranks, generating each
- * rank's schedule into one reused tc_sched, aggregating the round's sends
- * per destination node, routing each aggregate once and adding its bytes to
- * the links (totals, and per-step rows for the step-by-step estimate).  When
- * the per-step rows would pass their budget, further passes re-run the
- * generators over windows of steps.  Cost per pass: O(ops + flows x hops).
+ * rank's schedule into one reused tc_sched, aggregating each round's sends
+ * per destination node, then per (round, destination node) over the
+ * consecutive ranks of a source node, and routing each aggregate once when
+ * the source node changes: its bytes go to the links (totals) and to the
+ * per-step columns of its round.  When the per-step columns would pass their
+ * budget, further passes re-run the generators over windows of steps.
+ * Cost per pass: O(ops + routes x hops); memory: see sim.h.
  * Source: seed 004 section 3 (pattern generator + linkUsage, here fused).
  */
 #include "sim/engine_impl.h"

@@ -14,6 +14,8 @@
  *
  * Bytes = element count x element size (one element size for all buffers).
  * Sends inside a node are counted but not routed (the paper ignores them).
+ * Sends are aggregated per (source node, round, destination node) before
+ * routing; the loads are those of routing every send (docs/simulator.md).
  * Cost: time O(total ops + routed flows x hops); memory O(links + nodes +
  * ranks (checks) + one schedule + steps x used links (bounded by a budget;
  * past it, the generators are re-run over windows of steps)).
@@ -71,8 +73,9 @@ typedef struct tc_sim_result {
     int64_t ops;                 /* operations generated, all ranks */
     int64_t messages;            /* SENDs */
     int64_t net_messages;        /* SENDs between different nodes */
-    int64_t flows;               /* routed aggregates: bytes of one (rank, round) to one node;
-                                    without the step estimate, of one run of ranks on a node */
+    int64_t flows;               /* routes taken: the bytes of consecutive ranks of one node
+                                    to one node in one round (in all rounds without the
+                                    step estimate) are routed once */
     uint64_t bytes;              /* bytes sent */
     uint64_t intra_bytes;        /* of which inside a node */
     uint64_t routed;             /* sum over links of load (= sum of hops x bytes) */
