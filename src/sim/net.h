@@ -50,7 +50,8 @@ typedef struct tc_net {
     char desc[160];       /* one line for humans */
     int nnodes;           /* nodes (endpoints that hold cores) */
     int cpn;              /* cores (ranks) per node */
-    int ngroups;          /* supernodes / dragonfly groups / leaves; 1 for a switch */
+    int ngroups;          /* supernodes / dragonfly groups / leaves; 1 for a switch;
+                             group g holds nodes g*(nnodes/ngroups) .. (g+1)*(nnodes/ngroups)-1 */
     int nvertices;        /* nodes + routers / switches */
     int nlinks;
     int ntiers;

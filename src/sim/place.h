@@ -2,19 +2,22 @@
  * Rank placement for the simulator: which network node each rank runs on,
  * and the topology object (src/topo) the schedule generators see.
  *
+ * Two ways to look at a network (levels):
+ *   TC_SIM_LEVELS_GROUP  (default) topology node = network group (two-tier
+ *       supernode, Dragonfly group, fat-tree leaf, the whole switch),
+ *       topology socket = network node: the tiers of seed 004's two-tier
+ *       algorithms (src/algo/twotier_plan.h); no_shm is set, since a
+ *       group's ranks do not share memory.
+ *   TC_SIM_LEVELS_NODE   topology node = network node (its ranks share
+ *       memory), sockets from the spec, else one per node: the node-level
+ *       hierarchy of seed 000's hierarchical algorithms.
  * Placement: in-order by default (rank r on node r / cpn, the paper's
- * mapping), or from a topocoll topology spec (docs/topology.md, e.g.
- * "1024x16/cyclic"): the spec's node n is network node n; a node may hold at
- * most the network's cores per node.
- *
- * What generators see (levels):
- *   TC_SIM_LEVELS_NODE   topology node = network node (ranks of a node share
- *                        memory); sockets from the spec, else one per node.
- *   TC_SIM_LEVELS_GROUP  topology node = network group (supernode, dragonfly
- *                        group, leaf), topology socket = network node: the
- *                        two tiers of a two-tier algorithm; no_shm is set,
- *                        since a group's ranks do not share memory.
- * Cost: O(p log p) time, O(p) memory (tc_topo_from_map).
+ * mapping), or from a topocoll topology spec (docs/topology.md) read at the
+ * chosen level: with GROUP, spec node g is network group g and its socket j
+ * network node j of the group ("64x16x16/cyclic" on twotier:64x16x16); with
+ * NODE, spec node n is network node n ("1024x16/cyclic").  A spec may use
+ * fewer groups, nodes or cores than the network has, not more.
+ * Cost: O(p log p) time, O(p) memory (tc_topo_from_map / _from_spec).
  */
 #ifndef TC_SIM_PLACE_H
 #define TC_SIM_PLACE_H
@@ -24,11 +27,12 @@
 #include "sim/net.h"
 #include "topo/topo.h"
 
-typedef enum { TC_SIM_LEVELS_NODE = 0, TC_SIM_LEVELS_GROUP = 1 } tc_sim_levels;
+typedef enum { TC_SIM_LEVELS_GROUP = 0, TC_SIM_LEVELS_NODE = 1 } tc_sim_levels;
 
 typedef struct tc_sim_place {
     int p;              /* ranks */
     int *node_of;       /* [p] network node of each rank */
+    int nodes_used;     /* network nodes holding at least one rank */
     tc_topo *topo;      /* what the generators see */
     int levels;         /* tc_sim_levels */
     char desc[200];

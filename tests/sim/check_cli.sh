@@ -32,6 +32,8 @@ expect_error "unknown allgather algorithm 'nosuch'" --network twotier:2x2x1 --al
 expect_error "--bytes '12Q'" --bytes 12Q
 expect_error "unknown collective 'nosuch'" --coll nosuch
 expect_error "describes 8 ranks but the communicator has 4" --network twotier:2x2x1 --map 8x1
+expect_error "4 nodes but the network has 2 groups" --network twotier:2x2x1 --map 4x1
+expect_error "map '2x2': node 0 holds 2 ranks but network nodes have 1 core" --network twotier:2x2x1 --levels node --map 2x2
 expect_error "the network has no tier 'L3' (its tiers: L1, L2)" --network twotier:2x2x1 --bw L3=4
 expect_error "unknown option '--frobnicate'" --frobnicate
 expect_error "option --network needs a value" --network

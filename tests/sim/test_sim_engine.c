@@ -408,7 +408,11 @@ static void random_case(int i)
         tc_net_free(net);
         return;
     }
-    if (mapping) snprintf(map, sizeof map, "%dx%d/%s", net->nnodes, net->cpn, mapping == 1 ? "cyclic" : "random:7");
+    if (mapping && levels == TC_SIM_LEVELS_NODE)
+        snprintf(map, sizeof map, "%dx%d/%s", net->nnodes, net->cpn, mapping == 1 ? "cyclic" : "random:7");
+    else if (mapping)
+        snprintf(map, sizeof map, "%dx%dx%d/%s", net->ngroups, net->nnodes / net->ngroups, net->cpn,
+                 mapping == 1 ? "cyclic" : "random:7");
     tc_sim_place *pl = tc_sim_place_new(net, 0, map, levels, err, sizeof err);
     tc_args a;
     tc_sim_params prm;
@@ -515,6 +519,22 @@ static void test_placement(void)
     ok(!pl && strstr(err, "topology spec '2x2x2x2'"), "bad map spec: %s", err);
     pl = tc_sim_place_new(n, 9, NULL, TC_SIM_LEVELS_NODE, err, sizeof err);
     ok(!pl && strstr(err, "9 ranks do not fit"), "9 ranks on 8 cores: %s", err);
+    /* group level: spec node = supernode, spec socket = its network node.
+     * 2x2x2/cyclic deals ranks over the 2 supernodes, then over each one's
+     * 2 nodes: supernode 0 gets 0 2 4 6 (nodes 0 1 0 1), 1 gets 1 3 5 7. */
+    pl = tc_sim_place_new(n, 0, "2x2x2/cyclic", TC_SIM_LEVELS_GROUP, err, sizeof err);
+    static const int want[8] = { 0, 2, 1, 3, 0, 2, 1, 3 };
+    ok(pl && !memcmp(pl->node_of, want, sizeof want) && pl->topo->no_shm == 1,
+       "levels group, 2x2x2/cyclic: nodes 0 2 1 3 0 2 1 3 (%s)", pl ? pl->desc : err);
+    tc_sim_place_free(pl);
+    pl = tc_sim_place_new(n, 0, "4x2x1", TC_SIM_LEVELS_GROUP, err, sizeof err);
+    ok(!pl && strstr(err, "4 nodes but the network has 2 groups"), "group level, too many groups: %s", err);
+    pl = tc_sim_place_new(n, 0, "2x4x1", TC_SIM_LEVELS_GROUP, err, sizeof err);
+    ok(!pl && strstr(err, "node 0 has 4 sockets but network groups have 2 nodes"), "group level, too many sockets: %s",
+       err);
+    pl = tc_sim_place_new(n, 0, "2x1x4", TC_SIM_LEVELS_GROUP, err, sizeof err);
+    ok(!pl && strstr(err, "socket 0 holds 4 ranks but network nodes have 2 cores"), "group level, too many ranks: %s",
+       err);
     pl = tc_sim_place_new(n, 6, NULL, TC_SIM_LEVELS_GROUP, err, sizeof err);
     ok(pl && pl->p == 6 && pl->topo->nnodes == 2 && pl->topo->nsockets == 3 && pl->topo->no_shm == 1,
        "levels group: 6 ranks see 2 nodes (supernodes) of network-node sockets");

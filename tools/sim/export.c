@@ -146,9 +146,10 @@ int export_json(const sim_run *run, const char *path, char *err, size_t errlen)
 {
     json_t *algs = json_array();
     for (int i = 0; i < run->nalg; i++) json_array_append_new(algs, json_algo(run, i));
-    json_t *root = json_pack("{s:o,s:s,s:s,s:i,s:s,s:I,s:i,s:i,s:{s:f},s:o}", "network", json_network(run),
+    json_t *root = json_pack("{s:o,s:s,s:s,s:i,s:i,s:s,s:I,s:i,s:i,s:{s:f},s:o}", "network", json_network(run),
                              "placement", run->pl->desc, "levels",
                              run->pl->levels == TC_SIM_LEVELS_GROUP ? "group" : "node", "ranks", run->pl->p,
+                             "nodes_used", run->pl->nodes_used,
                              "collective", run->coll, "bytes_per_core", (json_int_t)run->o->bytes,
                              "element_size", run->prm->esize, "root", run->o->root, "model",
                              "gamma_s_per_byte", run->prm->gamma, "algorithms", algs);

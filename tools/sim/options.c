@@ -27,9 +27,10 @@ void sim_usage(FILE *f)
         "  --esize N         bytes per element (default 1)\n"
         "  --root R          root rank (default 0)\n"
         "  --ranks N         ranks (default: every core of the network)\n"
-        "  --map SPEC        placement from a topology spec, e.g. 1024x16/cyclic (default in-order)\n"
-        "  --levels node|group  what generators see as a node: the network node (default) or the\n"
-        "                    network group (supernode), with network nodes as sockets\n"
+        "  --levels group|node  what generators see as a topology node: the network group\n"
+        "                    (supernode; its network nodes are the sockets; default) or the node\n"
+        "  --map SPEC        placement from a topology spec at that level, e.g. 64x16x16/cyclic\n"
+        "                    (group) or 1024x16/cyclic (node) (default in-order)\n"
         "  --compare         algorithms side by side (rows = tiers and metrics)\n"
         "  --steps           per-step table\n"
         "  --total-only      skip the step-by-step estimate\n"
@@ -131,7 +132,7 @@ static void opts_default(sim_opts *o)
     o->esize = 1;
     o->gamma_ns = -1;
     o->step_mem_mib = 4096;
-    o->levels = TC_SIM_LEVELS_NODE;
+    o->levels = TC_SIM_LEVELS_GROUP;
 }
 
 static const char *const flag_names[] = { "--compare", "--steps", "--check", "--total-only", "--list" };

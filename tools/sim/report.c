@@ -49,8 +49,9 @@ void report_header(FILE *f, const sim_run *run)
     const tc_net *n = run->net;
     char b[32];
     fprintf(f, "network:    %s -- %s\n", n->spec, n->desc);
-    fprintf(f, "placement:  %d ranks on %d nodes, %s; generators see a node as a network %s\n", run->pl->p,
-            run->pl->topo->nnodes, run->pl->desc, run->pl->levels == TC_SIM_LEVELS_GROUP ? "group" : "node");
+    fprintf(f, "placement:  %d ranks on %d nodes, %s; generators see a topology node per network %s\n",
+            run->pl->p, run->pl->nodes_used, run->pl->desc,
+            run->pl->levels == TC_SIM_LEVELS_GROUP ? "group (--levels group)" : "node (--levels node)");
     fprintf(f, "collective: %s, %s per core (%lld B, %d-byte elements), root %d\n", run->coll,
             sim_fmt_bytes((uint64_t)run->o->bytes, b, sizeof b), (long long)run->o->bytes, run->prm->esize,
             run->o->root);
