@@ -34,7 +34,21 @@ void tc_sched_free(tc_sched *s)
     s->nops = s->ops_cap = s->nrounds = s->rounds_cap = 0;
 }
 
-static void push(tc_sched *s, const tc_op *op)
+void tc_sched_reset(tc_sched *s)
+{
+    if (!s->round_start) return;   /* init failed: keep the sticky error */
+    s->nops = 0;
+    s->nrounds = 0;
+    s->round_start[0] = 0;
+    s->max_comm = 0;
+    s->tmp_count = s->shm_count = 0;
+    s->shm_home_off = s->shm_home_cnt = 0;
+    s->tmp_like = TC_BUF_RECV;
+    s->uses_shm = 0;
+    s->err = 0;
+}
+
+void tc_sched_push_grow(tc_sched *s, const tc_op *op)
 {
     if (s->err) return;
     if (s->nops == s->ops_cap) {
@@ -47,47 +61,7 @@ static void push(tc_sched *s, const tc_op *op)
     s->ops[s->nops++] = *op;
 }
 
-static void push_op(tc_sched *s, int kind, int peer, tc_region a, tc_region b)
-{
-    tc_op op;
-    op.kind = (uint8_t)kind;
-    op.peer = peer;
-    op.a = a;
-    op.b = b;
-    push(s, &op);
-}
-
-void tc_sched_send(tc_sched *s, int peer, tc_region src)
-{
-    if (src.cnt > 0) push_op(s, TC_OP_SEND, peer, src, tc_reg(src.buf, 0, 0));
-}
-
-void tc_sched_recv(tc_sched *s, int peer, tc_region dst)
-{
-    if (dst.cnt > 0) push_op(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0));
-}
-
-void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
-{
-    if (src.cnt > 0 || dst.cnt > 0) push_op(s, TC_OP_COPY, -1, src, dst);
-}
-
-void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
-{
-    if (src.cnt > 0) push_op(s, TC_OP_REDUCE, -1, src, inout);
-}
-
-void tc_sched_signal(tc_sched *s, int peer)
-{
-    push_op(s, TC_OP_SIGNAL, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0));
-}
-
-void tc_sched_wait(tc_sched *s, int peer)
-{
-    push_op(s, TC_OP_WAIT, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0));
-}
-
-void tc_sched_round(tc_sched *s)
+void tc_sched_round_grow(tc_sched *s)
 {
     if (s->err) return;
     if (s->round_start[s->nrounds] == s->nops) return; /* empty: keep open */

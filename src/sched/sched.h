@@ -74,16 +74,48 @@ static inline tc_region tc_reg(int buf, int64_t off, int64_t cnt)
 
 void tc_sched_init(tc_sched *s);
 void tc_sched_free(tc_sched *s);
+/* Empty s for reuse, keeping its memory (the simulator builds one rank's
+ * schedule after another into one buffer). */
+void tc_sched_reset(tc_sched *s);
+
+/* Slow paths of the inline builders below: grow, then append / close. */
+void tc_sched_push_grow(tc_sched *s, const tc_op *op);
+void tc_sched_round_grow(tc_sched *s);
+
+static inline void tc_sched_push(tc_sched *s, int kind, int peer, tc_region a, tc_region b)
+{
+    tc_op op;
+    op.a = a;
+    op.b = b;
+    op.peer = peer;
+    op.kind = (uint8_t)kind;
+    if (s->nops < s->ops_cap) s->ops[s->nops++] = op;
+    else tc_sched_push_grow(s, &op);
+}
+
 /* Builders: append to the current (open) round.  Zero-count ops are dropped.
- * Failures are sticky in s->err; tc_sched_finish reports them. */
-void tc_sched_send(tc_sched *s, int peer, tc_region src);
-void tc_sched_recv(tc_sched *s, int peer, tc_region dst);
-void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst);
-void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout);
-void tc_sched_signal(tc_sched *s, int peer);
-void tc_sched_wait(tc_sched *s, int peer);
+ * Failures are sticky in s->err; tc_sched_finish reports them.  Inline:
+ * a generator for 16,384 ranks emits hundreds of millions of ops. */
+static inline void tc_sched_send(tc_sched *s, int peer, tc_region src)
+{ if (src.cnt > 0) tc_sched_push(s, TC_OP_SEND, peer, src, tc_reg(src.buf, 0, 0)); }
+static inline void tc_sched_recv(tc_sched *s, int peer, tc_region dst)
+{ if (dst.cnt > 0) tc_sched_push(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0)); }
+static inline void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
+{ if (src.cnt > 0 || dst.cnt > 0) tc_sched_push(s, TC_OP_COPY, -1, src, dst); }
+static inline void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
+{ if (src.cnt > 0) tc_sched_push(s, TC_OP_REDUCE, -1, src, inout); }
+static inline void tc_sched_signal(tc_sched *s, int peer)
+{ tc_sched_push(s, TC_OP_SIGNAL, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0)); }
+static inline void tc_sched_wait(tc_sched *s, int peer)
+{ tc_sched_push(s, TC_OP_WAIT, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0)); }
+
 /* Close the current round (an empty round is not kept). */
-void tc_sched_round(tc_sched *s);
+static inline void tc_sched_round(tc_sched *s)
+{
+    if (s->err || s->round_start[s->nrounds] == s->nops) return;
+    if (s->nrounds + 1 < s->rounds_cap) s->round_start[++s->nrounds] = s->nops;
+    else tc_sched_round_grow(s);
+}
 /* Ask for at least n TMP / SHM elements. */
 void tc_sched_need_tmp(tc_sched *s, int64_t n);
 void tc_sched_need_shm(tc_sched *s, int64_t n);
