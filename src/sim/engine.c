@@ -60,7 +60,9 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
     a->coll = coll;
     a->size = p;
     a->scount = a->rcount = bytes / esize;
+    if (coll == TOPOCOLL_REDUCE_SCATTER_BLOCK) a->scount = (int64_t)p * a->rcount;
     a->root = root;
+    a->commutative = 1;   /* the paper's reductions are sums */
     return 0;
 }
 
