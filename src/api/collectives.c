@@ -1,6 +1,6 @@
 /*
- * topocoll_bcast, _scatter, _gather, _reduce, _reduce_scatter_block and
- * their _algorithm variants: one call description, argument checks per
+ * topocoll_allgather, _bcast, _scatter, _gather, _reduce,
+ * _reduce_scatter_block and their _algorithm variants: one call description, argument checks per
  * collective (only what MPI says is significant on each rank), the buffer
  * conventions of src/algo/catalog.h, selection and the executor.
  */
@@ -50,6 +50,7 @@ static int uses_recv(const call *c)
 static int in_place(const call *c)
 {
     switch (c->coll) {
+    case TOPOCOLL_ALLGATHER: return c->sbuf == MPI_IN_PLACE;
     case TOPOCOLL_SCATTER: return c->rank == c->root && c->rbuf == MPI_IN_PLACE;
     case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: return c->rank == c->root && c->sbuf == MPI_IN_PLACE;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return c->sbuf == MPI_IN_PLACE;
@@ -88,7 +89,8 @@ static int check_args(call *c)
     if (inter) return tc_raise(c->comm, MPI_ERR_COMM, "%s: inter-communicators are not supported", c->fn);
     PMPI_Comm_rank(c->comm, &c->rank);
     PMPI_Comm_size(c->comm, &c->size);
-    if (c->coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && (c->root < 0 || c->root >= c->size))
+    if (c->coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && c->coll != TOPOCOLL_ALLGATHER &&
+        (c->root < 0 || c->root >= c->size))
         return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);
     if (is_reduction(c) && c->op == MPI_OP_NULL)
         return tc_raise(c->comm, MPI_ERR_OP, "%s: op is MPI_OP_NULL", c->fn);
@@ -96,7 +98,8 @@ static int check_args(call *c)
         return rc;
     if (uses_recv(c) && (rc = check_buffer(c, c->rbuf, c->rcount, c->rtype, "recv")) != MPI_SUCCESS)
         return rc;
-    if (uses_send(c) && uses_recv(c) && (c->coll == TOPOCOLL_SCATTER || c->coll == TOPOCOLL_GATHER)) {
+    if (uses_send(c) && uses_recv(c) &&
+        (c->coll == TOPOCOLL_SCATTER || c->coll == TOPOCOLL_GATHER || c->coll == TOPOCOLL_ALLGATHER)) {
         int ss = 0, rs = 0;
         PMPI_Type_size(c->stype, &ss);
         PMPI_Type_size(c->rtype, &rs);
@@ -118,6 +121,7 @@ static void make_args(const call *c, tc_args *a)
     a->in_place = in_place(c);
     a->scount = c->scount;
     a->rcount = c->rcount;
+    if (c->coll == TOPOCOLL_ALLGATHER && a->in_place) a->scount = c->rcount;
     if (c->coll == TOPOCOLL_SCATTER && c->rank != c->root) a->scount = c->rcount;
     if (c->coll == TOPOCOLL_SCATTER && a->in_place) a->rcount = c->scount;
     if (c->coll == TOPOCOLL_GATHER && (c->rank != c->root || a->in_place))
@@ -156,6 +160,10 @@ static int bind(const call *c, const tc_args *a, tc_bind b[TC_NBUF])
     if ((rc = tc_bind_type(&b[TC_BUF_RECV], ur ? c->rbuf : NULL, rt)) != MPI_SUCCESS) return rc;
     if (!a->in_place) return MPI_SUCCESS;
     switch (c->coll) {
+    case TOPOCOLL_ALLGATHER: /* the rank's own block of the receive buffer */
+        b[TC_BUF_SEND] = b[TC_BUF_RECV];
+        b[TC_BUF_SEND].base = (char *)c->rbuf + (MPI_Aint)c->rank * c->rcount * b[TC_BUF_RECV].extent;
+        break;
     case TOPOCOLL_SCATTER:   /* root's own block stays in the send buffer */
         b[TC_BUF_RECV] = b[TC_BUF_SEND];
         b[TC_BUF_RECV].base = (char *)c->sbuf + (MPI_Aint)c->root * c->scount * b[TC_BUF_SEND].extent;
@@ -174,6 +182,8 @@ static int bind(const call *c, const tc_args *a, tc_bind b[TC_NBUF])
 static int run_native(const call *c)
 {
     switch (c->coll) {
+    case TOPOCOLL_ALLGATHER:
+        return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
     case TOPOCOLL_BCAST: return PMPI_Bcast(c->rbuf, c->rcount, c->rtype, c->root, c->comm);
     case TOPOCOLL_SCATTER:
         return PMPI_Scatter(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
@@ -233,8 +243,9 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
     return tc_exec(s, b, &env);
 }
 
-/* The whole call: checks, context, choice (forced name, or selection). */
-static int collective(call *c, const char *algorithm)
+/* The whole call: checks, context, choice (by_name: the named algorithm,
+ * else TOPOCOLL_<COLL> or the selection table). */
+static int collective(call *c, int by_name, const char *algorithm)
 {
     int rc = check_args(c);
     if (rc != MPI_SUCCESS) return rc;
@@ -244,11 +255,12 @@ static int collective(call *c, const char *algorithm)
     make_args(c, &a);
     int64_t bytes = bytes_of(c);
     const tc_algo *al = NULL;
-    if (algorithm) {
+    if (by_name) {
         const char *why = "";
         al = tc_catalog_find(c->coll, algorithm);
         if (!al)
-            return tc_raise(c->comm, MPI_ERR_ARG, "no %s algorithm named '%s'", tc_coll_name(c->coll), algorithm);
+            return tc_raise(c->comm, MPI_ERR_ARG, "no %s algorithm named '%s'", tc_coll_name(c->coll),
+                            algorithm ? algorithm : "(null)");
         if (!tc_algo_accepts(al, &a, x->topo, &why))
             return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' declines: %s", tc_coll_name(c->coll),
                             al->name, why);
@@ -260,85 +272,157 @@ static int collective(call *c, const char *algorithm)
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 
-#define CALL(COLL, FN) call c; memset(&c, 0, sizeof c); c.coll = COLL; c.fn = FN
+/* ---- the public entry points: describe the call, then run it ---------------- */
 
-int topocoll_bcast_algorithm(const char *algorithm, void *buf, int count, MPI_Datatype type,
-                             int root, MPI_Comm comm)
+static call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int scount,
+                      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Op op,
+                      int root, MPI_Comm comm)
 {
-    CALL(TOPOCOLL_BCAST, "topocoll_bcast");
-    c.rbuf = buf; c.rcount = count; c.rtype = type; c.stype = type; c.root = root; c.comm = comm;
-    return collective(&c, algorithm);
+    call c;
+    memset(&c, 0, sizeof c);
+    c.coll = coll;
+    c.fn = fn;
+    c.sbuf = sbuf;
+    c.scount = scount;
+    c.stype = stype;
+    c.rbuf = rbuf;
+    c.rcount = rcount;
+    c.rtype = rtype;
+    c.op = op;
+    c.root = root;
+    c.comm = comm;
+    return c;
+}
+
+#define ALLGATHER_CALL(FN) make_call(TOPOCOLL_ALLGATHER, FN, sendbuf, sendcount, sendtype, \
+                                     recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm)
+#define BCAST_CALL make_call(TOPOCOLL_BCAST, "topocoll_bcast", NULL, 0, type, buf, count, type, \
+                             MPI_OP_NULL, root, comm)
+#define SCATTER_CALL make_call(TOPOCOLL_SCATTER, "topocoll_scatter", sendbuf, sendcount, sendtype, \
+                               recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm)
+#define GATHER_CALL make_call(TOPOCOLL_GATHER, "topocoll_gather", sendbuf, sendcount, sendtype, \
+                              recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm)
+#define REDUCE_CALL make_call(TOPOCOLL_REDUCE, "topocoll_reduce", sendbuf, count, type, recvbuf, \
+                              count, type, op, root, comm)
+#define RSB_CALL make_call(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block", sendbuf, \
+                           rsb_send_count(recvcount, comm), type, recvbuf, recvcount, type, op, 0, comm)
+
+/* reduce_scatter_block's input: p blocks of recvcount. */
+static int rsb_send_count(int recvcount, MPI_Comm comm)
+{
+    int size = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS || recvcount < 0)
+        return recvcount;
+    return recvcount * size;
+}
+
+int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLGATHER_CALL("topocoll_allgather");
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLGATHER_CALL("topocoll_allgather_algorithm");
+    return collective(&c, 1, algorithm);
+}
+
+int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Datatype sendtype,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                  const char **why)
+{
+    const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLGATHER, algorithm);
+    if (!al) return -1;
+    /* any non-NULL buffers: only the sizes matter */
+    const void *sendbuf = "";
+    void *recvbuf = "";
+    call c = ALLGATHER_CALL("topocoll_allgather_applicable");
+    tc_ctx *x;
+    if (check_args(&c) != MPI_SUCCESS) {
+        if (why) *why = "invalid arguments";
+        return 0;
+    }
+    if (tc_ctx_get(comm, &x) != MPI_SUCCESS) {
+        if (why) *why = "no topology for this communicator";
+        return 0;
+    }
+    tc_args a;
+    make_args(&c, &a);
+    return tc_algo_accepts(al, &a, x->topo, why);
 }
 
 int topocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    return topocoll_bcast_algorithm(NULL, buf, count, type, root, comm);
+    call c = BCAST_CALL;
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_bcast_algorithm(const char *algorithm, void *buf, int count, MPI_Datatype type,
+                             int root, MPI_Comm comm)
+{
+    call c = BCAST_CALL;
+    return collective(&c, 1, algorithm);
+}
+
+int topocoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    call c = SCATTER_CALL;
+    return collective(&c, 0, NULL);
 }
 
 int topocoll_scatter_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    CALL(TOPOCOLL_SCATTER, "topocoll_scatter");
-    c.sbuf = sendbuf; c.scount = sendcount; c.stype = sendtype;
-    c.rbuf = recvbuf; c.rcount = recvcount; c.rtype = recvtype; c.root = root; c.comm = comm;
-    return collective(&c, algorithm);
+    call c = SCATTER_CALL;
+    return collective(&c, 1, algorithm);
 }
 
-int topocoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int topocoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return topocoll_scatter_algorithm(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, root, comm);
+    call c = GATHER_CALL;
+    return collective(&c, 0, NULL);
 }
 
 int topocoll_gather_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    CALL(TOPOCOLL_GATHER, "topocoll_gather");
-    c.sbuf = sendbuf; c.scount = sendcount; c.stype = sendtype;
-    c.rbuf = recvbuf; c.rcount = recvcount; c.rtype = recvtype; c.root = root; c.comm = comm;
-    return collective(&c, algorithm);
-}
-
-int topocoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return topocoll_gather_algorithm(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
-}
-
-int topocoll_reduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
-    CALL(TOPOCOLL_REDUCE, "topocoll_reduce");
-    c.sbuf = sendbuf; c.scount = count; c.stype = type;
-    c.rbuf = recvbuf; c.rcount = count; c.rtype = type; c.op = op; c.root = root; c.comm = comm;
-    return collective(&c, algorithm);
+    call c = GATHER_CALL;
+    return collective(&c, 1, algorithm);
 }
 
 int topocoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm)
 {
-    return topocoll_reduce_algorithm(NULL, sendbuf, recvbuf, count, type, op, root, comm);
+    call c = REDUCE_CALL;
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_reduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+{
+    call c = REDUCE_CALL;
+    return collective(&c, 1, algorithm);
+}
+
+int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    call c = RSB_CALL;
+    return collective(&c, 0, NULL);
 }
 
 int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *sendbuf,
                                             void *recvbuf, int recvcount, MPI_Datatype type,
                                             MPI_Op op, MPI_Comm comm)
 {
-    CALL(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block");
-    c.sbuf = sendbuf; c.stype = type;
-    c.rbuf = recvbuf; c.rcount = recvcount; c.rtype = type; c.op = op; c.comm = comm;
-    int size = 0;
-    if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &size) == MPI_SUCCESS)
-        c.scount = recvcount >= 0 && size > 0 ? recvcount * size : recvcount;
-    return collective(&c, algorithm);
-}
-
-int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    return topocoll_reduce_scatter_block_algorithm(NULL, sendbuf, recvbuf, recvcount, type, op, comm);
+    call c = RSB_CALL;
+    return collective(&c, 1, algorithm);
 }

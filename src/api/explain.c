@@ -63,7 +63,10 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
             snprintf(why, sizeof why, "forced %s declined (%s); %s", forced, reason, rest);
         }
     } else {
-        al = tc_select(a, x->topo, bytes, why, sizeof why);
+        /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
+        int level = tc_config_get()->explain;
+        int shown = level == 2 || (level == 1 && x->rank == 0);
+        al = tc_select(a, x->topo, bytes, shown ? why : NULL, sizeof why);
     }
     tc_explain(x, coll, bytes, al->name, why);
     *out = al;

@@ -356,7 +356,7 @@ static int64_t units_of(const vstate *v, int r, tc_region g)
     return g.cnt * v->rk[r].unit[(int)g.buf];
 }
 
-static tc_verify_status match(vstate *v, int64_t nops)
+static tc_verify_status match(vstate *v)
 {
     int64_t ns = 0, nr = 0;
     for (int r = 0; r < v->p; r++)
@@ -421,7 +421,6 @@ static tc_verify_status match(vstate *v, int64_t nops)
                       m->chan ? (send_first ? "wait" : "signal") : (send_first ? "receive" : "send"));
         }
     }
-    (void)nops;
     for (int n = 0; n < v->t->nnodes; n++) {
         if (node_out[n] > v->rep->node_max_out_messages) v->rep->node_max_out_messages = node_out[n];
         if (node_out_bytes[n] > v->rep->node_max_out_bytes) v->rep->node_max_out_bytes = node_out_bytes[n];
@@ -804,7 +803,7 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
         if (!v.partner || !v.op_rank) st = fail(&v, "out of memory");
     }
     for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
-    if (!st) st = match(&v, v.base[v.p]);
+    if (!st) st = match(&v);
     if (!st) st = setup_hb(&v);
     if (!st) st = simulate(&v);
     if (!st) st = check_result(&v);

@@ -42,8 +42,8 @@ const tc_table *tc_select_table(void);
 /* Release the loaded tuning table (at MPI_Finalize). */
 void tc_select_finalize(void);
 
-/* Choose an algorithm.  `why` receives a line for TOPOCOLL_EXPLAIN naming
- * the rule and every candidate that declined. */
+/* Choose an algorithm.  `why` (NULL when nobody reads it) receives a line
+ * for TOPOCOLL_EXPLAIN naming the rule and every candidate that declined. */
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
                          char *why, size_t whylen);
 
