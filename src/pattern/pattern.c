@@ -17,10 +17,17 @@ int tc_log2_ceil(int p)
 
 int tc_bitrev(int x, int bits)
 {
-    int y = 0;
-    for (int i = 0; i < bits; i++)
-        if (x & (1 << i)) y |= 1 << (bits - 1 - i);
-    return y;
+    /* Reverse all 32 bits by swapping halves, bytes, nibbles, pairs and
+     * bits, then keep the top `bits` (constant time: recursive halving calls
+     * it p times per rank). */
+    if (bits <= 0) return 0;
+    uint32_t v = (uint32_t)x;
+    v = (v >> 16) | (v << 16);
+    v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
+    v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
+    v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+    v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+    return (int)(v >> (32 - bits));
 }
 
 int tc_binom_parent(int v)

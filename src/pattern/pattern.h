@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 static inline int tc_mod(int a, int p) { int m = a % p; return m < 0 ? m + p : m; }
+/* a mod p for -p <= a < 2p, without a division (per-step peers in loops
+ * that the simulator runs hundreds of millions of times). */
+static inline int tc_wrap(int a, int p) { return a < 0 ? a + p : a >= p ? a - p : a; }
 static inline int tc_ring_right(int r, int p) { return r + 1 == p ? 0 : r + 1; }
 static inline int tc_ring_left(int r, int p) { return r == 0 ? p - 1 : r - 1; }
 static inline int tc_is_pow2(int p) { return p > 0 && (p & (p - 1)) == 0; }

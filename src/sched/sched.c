@@ -18,6 +18,11 @@ void tc_sched_init(tc_sched *s)
     s->uses_shm = 0;
     s->tmp_like = TC_BUF_RECV;
     s->err = 0;
+    s->drain = NULL;
+    s->drain_ctx = NULL;
+    s->round_base = 0;
+    s->skip_kinds = 0;
+    s->skipped = 0;
     /* round_start[0] must exist from the start: grow once. */
     s->round_start = malloc(8 * sizeof(int));
     if (!s->round_start) { s->err = ENOMEM; return; }
@@ -46,25 +51,52 @@ void tc_sched_reset(tc_sched *s)
     s->tmp_like = TC_BUF_RECV;
     s->uses_shm = 0;
     s->err = 0;
+    s->round_base = 0;
+    s->skipped = 0;
 }
 
-void tc_sched_push_grow(tc_sched *s, const tc_op *op)
+void tc_sched_drained(tc_sched *s)
 {
-    if (s->err) return;
+    int open = s->round_start[s->nrounds];
+    if (open < s->nops) {               /* keep the open round's last op */
+        s->ops[0] = s->ops[s->nops - 1];
+        s->nops = 1;
+    } else {
+        s->nops = 0;
+    }
+    s->round_base += s->nrounds;
+    s->nrounds = 0;
+    s->round_start[0] = 0;
+}
+
+/* Streaming: let the consumer take what is there; nonzero when it freed room. */
+static int drain_now(tc_sched *s)
+{
+    if (!s->drain || (s->nops < 2 && s->nrounds == 0)) return 0;
+    s->drain(s, s->drain_ctx);
+    return !s->err;
+}
+
+tc_op *tc_sched_push_slot(tc_sched *s)
+{
+    if (s->err) return NULL;
+    if (s->nops == s->ops_cap && drain_now(s) && s->nops < s->ops_cap) return &s->ops[s->nops++];
+    if (s->err) return NULL;
     if (s->nops == s->ops_cap) {
         int cap = s->ops_cap ? 2 * s->ops_cap : 16;
         tc_op *n = realloc(s->ops, (size_t)cap * sizeof *n);
-        if (!n) { s->err = ENOMEM; return; }
+        if (!n) { s->err = ENOMEM; return NULL; }
         s->ops = n;
         s->ops_cap = cap;
     }
-    s->ops[s->nops++] = *op;
+    return &s->ops[s->nops++];
 }
 
 void tc_sched_round_grow(tc_sched *s)
 {
+    if (s->err) return;   /* tc_sched_round decided the round is not empty */
+    if (s->nrounds + 1 >= s->rounds_cap) drain_now(s);
     if (s->err) return;
-    if (s->round_start[s->nrounds] == s->nops) return; /* empty: keep open */
     if (s->nrounds + 1 >= s->rounds_cap) {
         int cap = 2 * (s->rounds_cap + 1);
         int *n = realloc(s->round_start, (size_t)(cap + 1) * sizeof *n);

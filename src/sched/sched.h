@@ -67,6 +67,18 @@ typedef struct tc_sched {
                                            NUMA domain (leaders: their group's) */
     int tmp_like;      /* TC_BUF_SEND or TC_BUF_RECV: TMP's element type */
     int err;           /* sticky: nonzero after an allocation failure */
+    /* Streaming (the simulator): when set, a full op or round array is
+     * handed to drain instead of growing.  drain consumes every closed round
+     * and every op of the open round but its last, then calls
+     * tc_sched_drained; the schedule's round i is then round round_base + i
+     * of the whole schedule.  Generators never read their own output, so
+     * they cannot tell. */
+    void (*drain)(struct tc_sched *s, void *ctx);
+    void *drain_ctx;
+    int round_base;    /* rounds drained so far */
+    unsigned skip_kinds; /* bit 1 << kind: drop ops of that kind (RECV, COPY:
+                            a consumer that only reads sends and reductions) */
+    int skipped;       /* the open round had an op dropped: it is not empty */
 } tc_sched;
 
 static inline tc_region tc_reg(int buf, int64_t off, int64_t cnt)
@@ -78,19 +90,29 @@ void tc_sched_free(tc_sched *s);
  * schedule after another into one buffer). */
 void tc_sched_reset(tc_sched *s);
 
-/* Slow paths of the inline builders below: grow, then append / close. */
-void tc_sched_push_grow(tc_sched *s, const tc_op *op);
+/* After a drain: drops the consumed rounds and ops, keeping the open
+ * round's last op (so that the open round stays non-empty). */
+void tc_sched_drained(tc_sched *s);
+
+/* Slow paths of the inline builders below: grow (or drain), then append / close. */
+/* A new op slot (ops[nops++]) after growing or draining, NULL on error. */
+tc_op *tc_sched_push_slot(tc_sched *s);
 void tc_sched_round_grow(tc_sched *s);
 
 static inline void tc_sched_push(tc_sched *s, int kind, int peer, tc_region a, tc_region b)
 {
-    tc_op op;
-    op.a = a;
-    op.b = b;
-    op.peer = peer;
-    op.kind = (uint8_t)kind;
-    if (s->nops < s->ops_cap) s->ops[s->nops++] = op;
-    else tc_sched_push_grow(s, &op);
+    tc_op *o = s->nops < s->ops_cap ? &s->ops[s->nops++] : tc_sched_push_slot(s);
+    if (!o) return;
+    /* Field by field, straight into the array: building the op on the
+     * stack and copying it made every push a store-forwarding stall. */
+    o->a.off = a.off;
+    o->a.cnt = a.cnt;
+    o->a.buf = a.buf;
+    o->b.off = b.off;
+    o->b.cnt = b.cnt;
+    o->b.buf = b.buf;
+    o->peer = peer;
+    o->kind = (uint8_t)kind;
 }
 
 /* Builders: append to the current (open) round.  Zero-count ops are dropped.
@@ -99,9 +121,17 @@ static inline void tc_sched_push(tc_sched *s, int kind, int peer, tc_region a, t
 static inline void tc_sched_send(tc_sched *s, int peer, tc_region src)
 { if (src.cnt > 0) tc_sched_push(s, TC_OP_SEND, peer, src, tc_reg(src.buf, 0, 0)); }
 static inline void tc_sched_recv(tc_sched *s, int peer, tc_region dst)
-{ if (dst.cnt > 0) tc_sched_push(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0)); }
+{
+    if (dst.cnt <= 0) return;
+    if (s->skip_kinds & (1u << TC_OP_RECV)) s->skipped = 1;
+    else tc_sched_push(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0));
+}
 static inline void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
-{ if (src.cnt > 0 || dst.cnt > 0) tc_sched_push(s, TC_OP_COPY, -1, src, dst); }
+{
+    if (src.cnt <= 0 && dst.cnt <= 0) return;
+    if (s->skip_kinds & (1u << TC_OP_COPY)) s->skipped = 1;
+    else tc_sched_push(s, TC_OP_COPY, -1, src, dst);
+}
 static inline void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
 { if (src.cnt > 0) tc_sched_push(s, TC_OP_REDUCE, -1, src, inout); }
 static inline void tc_sched_signal(tc_sched *s, int peer)
@@ -109,10 +139,13 @@ static inline void tc_sched_signal(tc_sched *s, int peer)
 static inline void tc_sched_wait(tc_sched *s, int peer)
 { tc_sched_push(s, TC_OP_WAIT, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0)); }
 
-/* Close the current round (an empty round is not kept). */
+/* Close the current round (an empty round is not kept; one whose only ops
+ * were dropped receives is, so that round numbers do not depend on
+ * skip_kinds). */
 static inline void tc_sched_round(tc_sched *s)
 {
-    if (s->err || s->round_start[s->nrounds] == s->nops) return;
+    if (s->err || (s->round_start[s->nrounds] == s->nops && !s->skipped)) return;
+    s->skipped = 0;
     if (s->nrounds + 1 < s->rounds_cap) s->round_start[++s->nrounds] = s->nops;
     else tc_sched_round_grow(s);
 }

@@ -237,22 +237,18 @@ static int end_round(sim_eng *e, int round, int nt)
     return 0;
 }
 
-static int bad_peer(sim_eng *e, int r, int k, const tc_op *op)
+static int bad_peer(sim_eng *e, int k, const tc_op *op)
 {
     return eng_fail(e, "rank %d round %d: %s with peer %d (ranks are 0..%d) or a negative count",
-                    r, k, op->kind == TC_OP_SEND ? "send" : "receive", op->peer, e->pl->p - 1);
+                    e->cur_rank, k, op->kind == TC_OP_SEND ? "send" : "receive", op->peer,
+                    e->pl->p - 1);
 }
 
-/* What one rank's scan adds up. */
-typedef struct rank_sums {
-    int64_t msgs, netm;
-    uint64_t bytes, intra, red;
-} rank_sums;
-
 /* Receives only matter to the checks. */
-static int scan_recv(sim_eng *e, int r, int k, const tc_op *op)
+static int scan_recv(sim_eng *e, int k, const tc_op *op)
 {
-    if (op->peer < 0 || op->peer >= e->pl->p || op->peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
+    int r = e->cur_rank;
+    if (op->peer < 0 || op->peer >= e->pl->p || op->peer == r || op->a.cnt < 0) return bad_peer(e, k, op);
     check_pair(e, op->peer, r, (uint64_t)op->a.cnt * (uint64_t)e->prm->esize, 0);
     return 0;
 }
@@ -267,66 +263,157 @@ static inline void round_counters(sim_eng *e, int k, int64_t msgs, uint64_t byte
     if (rd > e->st_red[k]) e->st_red[k] = rd;
 }
 
-/* Scans every round of rank r (on node src) in [lo, hi): aggregates the
- * sends per destination node.  With the step estimate, each round's
- * aggregates join the node's (round, destination) table; without it they
- * keep growing over all rounds.  Either way they are routed when the source
- * node changes (do_rank, run_pass): the ranks of a node that talk to the
- * same node in the same round cost one route. */
-static int scan_rank(sim_eng *e, int r, int src, int lo, int hi, rank_sums *sum)
+#if defined(__GNUC__) || defined(__clang__)
+#define SIM_INLINE static inline __attribute__((always_inline))
+#else
+#define SIM_INLINE static inline
+#endif
+
+/* Sums of the round being scanned (struct round_sums: engine_impl.h). */
+typedef struct round_sums round_sums;
+
+/* What the scan of one drain reads, in locals (registers) rather than
+ * through e, which the stores to agg and touched might alias. */
+typedef struct scan_state {
+    const tc_op *ops;
+    const int *node_of;
+    uint64_t *agg;
+    int *touched;
+    int nt;                 /* entries of touched */
+    int d0;                 /* the round's first destination node (-1: none yet), */
+    uint64_t b0;            /* its bytes: most rounds send to one node, kept out of agg */
+    int p, r, src, check;
+    uint64_t esz;
+} scan_state;
+
+/* Scans ops[i .. end) of round k (global index) of the current rank: sends
+ * are aggregated per destination node (agg, touched), receives only feed
+ * the checks, reductions count reduced bytes.  Inline: ring and pairwise
+ * exchange have 2-3 ops per round and 268 million rounds at 16,384 ranks. */
+SIM_INLINE int scan_ops(sim_eng *e, scan_state *st, int k, int i, int end, round_sums *rs)
 {
-    const tc_sched *s = &e->s;
-    const tc_op *ops = s->ops;
-    const int p = e->pl->p, first = e->pass == 0, check = e->prm->check && first, steps = e->prm->steps;
-    const int *node_of = e->pl->node_of;
-    const uint64_t esz = (uint64_t)e->prm->esize;
-    uint64_t *agg = e->agg;
-    int *touched = e->touched, nt = e->ntouched;
-    for (int k = lo; k < hi; k++) {
-        int64_t msgs = 0;
-        uint64_t bytes = 0, rd = 0;
-        for (int i = s->round_start[k], end = s->round_start[k + 1]; i < end; i++) {
-            const tc_op *op = &ops[i];
-            if (op->kind == TC_OP_SEND) {
-                int peer = op->peer;
-                if (peer < 0 || peer >= p || peer == r || op->a.cnt < 0) return bad_peer(e, r, k, op);
-                uint64_t b = (uint64_t)op->a.cnt * esz;
-                int dn = node_of[peer];
-                msgs++;
-                bytes += b;
-                if (dn == src) {
-                    sum->intra += b;
-                } else if (b) {
-                    sum->netm++;
-                    if (!agg[dn]) touched[nt++] = dn;
-                    agg[dn] += b;
+    for (; i < end; i++) {
+        const tc_op *op = &st->ops[i];
+        if (op->kind == TC_OP_SEND) {
+            int peer = op->peer;
+            if (peer < 0 || peer >= st->p || peer == st->r || op->a.cnt < 0) return bad_peer(e, k, op);
+            uint64_t b = (uint64_t)op->a.cnt * st->esz;
+            int dn = st->node_of[peer];
+            rs->msgs++;
+            rs->bytes += b;
+            if (dn == st->src) {
+                rs->intra += b;
+            } else if (b) {
+                rs->netm++;
+                if (dn == st->d0) {
+                    st->b0 += b;
+                } else if (st->d0 < 0) {
+                    st->d0 = dn;
+                    st->b0 = b;
+                } else {
+                    if (!st->agg[dn]) st->touched[st->nt++] = dn;
+                    st->agg[dn] += b;
                 }
-                if (check) check_pair(e, r, peer, b, 1);
-            } else if (op->kind == TC_OP_REDUCE) {
-                rd += (uint64_t)op->a.cnt * esz;
-            } else if (op->kind == TC_OP_RECV && check && scan_recv(e, r, k, op) != 0) {
-                return -1;
             }
-            /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
+            if (st->check) check_pair(e, st->r, peer, b, 1);
+        } else if (op->kind == TC_OP_REDUCE) {
+            rs->rd += (uint64_t)op->a.cnt * st->esz;
+        } else if (op->kind == TC_OP_RECV && st->check && scan_recv(e, k, op) != 0) {
+            return -1;
         }
-        if (steps && nt) {
-            if (end_round(e, k, nt) != 0) return -1;
-            nt = 0;
-        }
-        if (first) round_counters(e, k, msgs, bytes, rd);
-        sum->msgs += msgs;
-        sum->bytes += bytes;
-        sum->red += rd;
+        /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
     }
-    e->ntouched = nt;
-    e->agg_src = src;
     return 0;
 }
 
-/* Generates rank r's schedule.  The last round is closed with
- * tc_sched_round, not tc_sched_finish: finish only adds max_comm and
- * uses_shm, which the simulator does not read, at the price of two more
- * passes over the ops (8% of a ring's simulation). */
+/* Round k of the current rank is complete (rs: its sums, including the
+ * part consumed by earlier drains).  With the step estimate, its per-node
+ * bytes join the source node's (round, destination) aggregates; without it
+ * they keep growing over all rounds.  Either way they are routed when the
+ * source node changes (do_rank, run_pass): the ranks of a node that talk to
+ * the same node in the same round cost one route. */
+SIM_INLINE void spill_d0(scan_state *st)
+{
+    if (st->d0 < 0) return;
+    if (!st->agg[st->d0]) st->touched[st->nt++] = st->d0;
+    st->agg[st->d0] += st->b0;
+    st->d0 = -1;
+}
+
+SIM_INLINE int close_round(sim_eng *e, scan_state *st, int k, const round_sums *rs, rank_sums *sum)
+{
+    if (st->d0 >= 0 && !st->nt && e->prm->steps) {   /* one destination node */
+        if (flow_add(e, k, st->d0, st->b0) != 0) return -1;
+        st->d0 = -1;
+    }
+    spill_d0(st);
+    if (st->nt && e->prm->steps) {
+        if (end_round(e, k, st->nt) != 0) return -1;
+        st->nt = 0;
+    }
+    if (e->pass == 0) round_counters(e, k, rs->msgs, rs->bytes, rs->rd);
+    sum->msgs += rs->msgs;
+    sum->netm += rs->netm;
+    sum->bytes += rs->bytes;
+    sum->intra += rs->intra;
+    sum->red += rs->rd;
+    return 0;
+}
+
+static inline int in_window(const sim_eng *e, int k)
+{
+    return e->pass == 0 || (k >= e->sl.lo && k < e->sl.hi);
+}
+
+/* Consumes what the schedule holds: every closed round and, unless final,
+ * the open round's ops but its last (tc_sched_drained keeps that one),
+ * whose sums wait in e->open for the round's end. */
+static int consume(sim_eng *e, int final)
+{
+    const tc_sched *s = &e->s;
+    const int base = s->round_base, n = s->nrounds;
+    const int *start = s->round_start;
+    if (e->pass == 0 && grow_round_arrays(e, base + n + 1) != 0) return -1;
+    scan_state st = {
+        .ops = s->ops, .node_of = e->pl->node_of, .agg = e->agg, .touched = e->touched,
+        .nt = e->ntouched, .d0 = e->open_d0, .b0 = e->open_b0, .p = e->pl->p, .r = e->cur_rank, .src = e->agg_src,
+        .check = e->prm->check && e->pass == 0, .esz = (uint64_t)e->prm->esize,
+    };
+    round_sums rs = e->open;
+    rank_sums sum = e->cur_sum;
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        if (in_window(e, base + k))
+            rc = scan_ops(e, &st, base + k, start[k], start[k + 1], &rs) != 0 ||
+                 close_round(e, &st, base + k, &rs, &sum) != 0;
+        memset(&rs, 0, sizeof rs);
+    }
+    int open = start[n], upto = final ? s->nops : s->nops - 1;
+    if (rc == 0 && open < upto && in_window(e, base + n)) rc = scan_ops(e, &st, base + n, open, upto, &rs) != 0;
+    if (final) spill_d0(&st);   /* (a final consume closes every round) */
+    e->ntouched = st.nt;
+    e->open_d0 = st.d0;
+    e->open_b0 = st.b0;
+    e->open = rs;
+    e->cur_sum = sum;
+    if (e->pass == 0) e->res->ops += upto > 0 ? upto : 0;
+    return rc ? -1 : 0;
+}
+
+/* The schedule's drain hook: the op or round array is full. */
+static void on_drain(tc_sched *s, void *ctx)
+{
+    sim_eng *e = ctx;
+    if (consume(e, 0) != 0) {
+        s->err = ECANCELED;
+        return;
+    }
+    tc_sched_drained(s);
+}
+
+/* Generates rank r's schedule, consumed as it is built (on_drain).  The last
+ * round is closed with tc_sched_round, not tc_sched_finish: finish only adds
+ * max_comm and uses_shm, which the simulator does not read. */
 static int generate(sim_eng *e, int r)
 {
     sched_reset(e);
@@ -336,8 +423,9 @@ static int generate(sim_eng *e, int r)
         tc_sched_round(&e->s);
         rc = e->s.err;
     }
+    if (rc == ECANCELED && e->res->status == TC_SIM_ERROR) return -1;   /* the drain failed */
     if (rc) return eng_fail(e, "rank %d: the generator failed (%s)", r, strerror(rc));
-    return 0;
+    return consume(e, 1);
 }
 
 static void rank_totals(sim_eng *e, int r, const rank_sums *sum)
@@ -357,20 +445,21 @@ static void rank_totals(sim_eng *e, int r, const rank_sums *sum)
 
 static int do_rank(sim_eng *e, int r)
 {
+    int src = e->pl->node_of[r];
+    if ((e->ntouched || e->rb_hi) && e->agg_src != src) flush_pending(e);
+    e->agg_src = src;
+    e->cur_rank = r;
+    memset(&e->cur_sum, 0, sizeof e->cur_sum);
+    memset(&e->open, 0, sizeof e->open);
+    e->open_d0 = -1;
     if (generate(e, r) != 0) return -1;
-    const tc_sched *s = &e->s;
-    rank_sums sum = { 0, 0, 0, 0, 0 };
-    if ((e->ntouched || e->rb_hi) && e->agg_src != e->pl->node_of[r]) flush_pending(e);
     if (e->pass == 0) {
-        e->res->ops += s->nops;
-        if (s->nrounds > e->res->rounds) e->res->rounds = e->sl.smax = s->nrounds;
-        if (grow_round_arrays(e, s->nrounds) != 0) return -1;
-        if (scan_rank(e, r, e->pl->node_of[r], 0, s->nrounds, &sum) != 0) return -1;
-        rank_totals(e, r, &sum);
-        return 0;
+        int rounds = e->s.round_base + e->s.nrounds;
+        if (rounds > e->res->rounds) e->res->rounds = rounds;
+        if (rounds > e->sl.smax) e->sl.smax = rounds;
+        rank_totals(e, r, &e->cur_sum);
     }
-    int lo = e->sl.lo, hi = e->sl.hi < s->nrounds ? e->sl.hi : s->nrounds;
-    return scan_rank(e, r, e->pl->node_of[r], lo, hi, &sum);
+    return 0;
 }
 
 static int run_pass(sim_eng *e)
@@ -386,7 +475,7 @@ static int run_pass(sim_eng *e)
 static int run_windows(sim_eng *e, uint64_t *colsum)
 {
     int S = e->res->rounds;
-    size_t row = (size_t)(e->sl.ncid ? e->sl.ncid : 1) * sizeof(uint64_t);
+    size_t row = (size_t)(e->sl.ncid ? e->sl.ncid : 1) * steps_esize(&e->sl);
     size_t w = e->prm->step_mem / row;
     int W = w < 1 ? 1 : w > (size_t)S ? S : (int)w;
     if ((size_t)W * row > e->sl.budget) e->sl.budget = (size_t)W * row;   /* at least one step */
@@ -430,6 +519,16 @@ static int eng_init(sim_eng *e)
     tc_sched_init(&e->s);
     tc_sched_init(&e->tmpl);
     if (e->s.err || e->tmpl.err) return eng_fail(e, "out of memory");
+    e->tmpl.drain = on_drain;   /* schedules stream through a small buffer */
+    e->tmpl.drain_ctx = e;
+    /* copies never matter to the simulator, receives only to the checks */
+    e->tmpl.skip_kinds = (1u << TC_OP_COPY) | (e->prm->check ? 0u : 1u << TC_OP_RECV);
+    int chunk = e->prm->chunk_ops >= 2 ? e->prm->chunk_ops : SIM_CHUNK_OPS;
+    e->s.ops = malloc((size_t)chunk * sizeof *e->s.ops);
+    int *rs = realloc(e->s.round_start, (size_t)(chunk + 1) * sizeof *rs);
+    if (rs) e->s.round_start = rs;
+    if (!e->s.ops || !rs) return eng_fail(e, "out of memory");
+    e->s.ops_cap = e->s.rounds_cap = chunk;
     e->load = calloc((size_t)(n->nlinks ? n->nlinks : 1), sizeof *e->load);
     e->agg = calloc((size_t)n->nnodes, sizeof *e->agg);
     e->touched = malloc((size_t)n->nnodes * sizeof *e->touched);

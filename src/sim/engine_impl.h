@@ -27,6 +27,16 @@ typedef struct sim_flow {
     uint64_t bytes;
 } sim_flow;
 
+/* What one rank's consumed rounds add up to. */
+typedef struct rank_sums {
+    int64_t msgs, netm;
+    uint64_t bytes, intra, red;
+} rank_sums;
+
+/* Ops the reused schedule holds before it is drained (14 KiB of tc_op:
+ * generation and scan stay in the first-level caches). */
+#define SIM_CHUNK_OPS 256
+
 typedef struct sim_eng {
     const tc_algo *al;
     tc_args args;
@@ -41,6 +51,14 @@ typedef struct sim_eng {
     int *touched;           /* [nnodes] nodes with agg != 0 */
     int ntouched;           /* entries of touched */
     int agg_src;            /* node the aggregates leave from */
+    int cur_rank;           /* the rank being generated */
+    rank_sums cur_sum;      /* its closed rounds */
+    struct round_sums {     /* its open round, consumed so far */
+        int64_t msgs, netm;
+        uint64_t bytes, intra, rd;
+    } open;
+    int open_d0;            /* its first destination node and bytes (scan_state) */
+    uint64_t open_b0;
     /* with the step estimate: bytes of the current source node per (round,
      * destination node), routed when the node changes: two slots per round
      * (rounds rb_lo .. rb_hi-1 in use), the rest in an open-addressing table */

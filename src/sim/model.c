@@ -51,12 +51,12 @@ void model_step_max(sim_eng *e, int lo, int hi, uint64_t *colsum)
         }
     }
     for (int c = 0; c < st->ncid; c++) {
-        const uint64_t *v = st->col[c];
+        const int have = st->col[c] != NULL;
         int t = tc_net_link_tier(e->net, st->cid_link[c]), first = lo + st->base[c];
         int n = st->cap[c] < hi - first ? st->cap[c] : hi - first;
         uint64_t *mx = e->st_max + (size_t)first * TC_NET_MAX_TIERS + t;
-        for (int i = 0; v && i < n; i++) {
-            uint64_t x = v[i];
+        for (int i = 0; have && i < n; i++) {
+            uint64_t x = steps_get(st, c, i);
             if (x > mx[(size_t)i * TC_NET_MAX_TIERS]) mx[(size_t)i * TC_NET_MAX_TIERS] = x;
             if (colsum) colsum[c] += x;
         }

@@ -40,6 +40,8 @@ typedef struct tc_sim_params {
     int keep_links;              /* keep every link's load in the result */
     int check;                   /* byte-conservation and routing checks */
     size_t step_mem;             /* bytes allowed for per-step loads */
+    int chunk_ops;               /* ops a schedule holds before the engine consumes
+                                    them (>= 2; 0: SIM_CHUNK_OPS); tests use 2 */
 } tc_sim_params;
 
 /* Defaults: 10 GB/s (1e10 B/s) on every tier, gamma 0.25 ns per byte

@@ -1,7 +1,8 @@
 /*
  * Per-step link loads (see steps.h): compact link ids, link-major columns
  * over the range of steps a link is used in, doubled towards a new step
- * (O(log steps) reallocations per link), a byte budget with a
+ * (O(log steps) reallocations per link), 32-bit loads widened to 64 bits
+ * on the first overflow, a byte budget with a
  * drop-everything overflow, and windows of steps for the re-runs.
  * Memory: at most the budget, plus 4 bytes per link and 20 per link used.
  */
@@ -54,7 +55,7 @@ static int grow_ids(sim_steps *st)
 {
     int n = st->ids_cap ? 2 * st->ids_cap : 1024;
     if (n > st->nlinks) n = st->nlinks;
-    uint64_t **col = realloc(st->col, (size_t)n * sizeof *col);
+    void **col = realloc(st->col, (size_t)n * sizeof *col);
     if (col) st->col = col;
     int32_t *cap = realloc(st->cap, (size_t)n * sizeof *cap);
     if (cap) st->cap = cap;
@@ -84,7 +85,8 @@ int steps_new_cid(sim_steps *st, int link)
     return c;
 }
 
-/* Steps a column may span: the steps known so far, within the window. */
+/* Steps a column may span: the steps known so far (the most rounds of the
+ * ranks generated so far), within the window. */
 static int64_t span_limit(const sim_steps *st)
 {
     int64_t limit = (int64_t)st->smax - st->lo;
@@ -110,7 +112,7 @@ static void new_range(const sim_steps *st, int c, int j, int64_t *a, int64_t *b)
         else hi = lo + want;
     }
     if (lo < 0) lo = 0;
-    if (hi > limit) hi = limit;
+    if (hi > limit && limit > j) hi = limit;   /* limit <= j: the rank count of steps is not known yet */
     if (hi < j + 1) hi = j + 1;
     *a = lo;
     *b = hi;
@@ -119,20 +121,46 @@ static void new_range(const sim_steps *st, int c, int j, int64_t *a, int64_t *b)
 int steps_grow(sim_steps *st, int c, int j)
 {
     int64_t a, b, old = st->cap[c];
+    size_t es = steps_esize(st);
     new_range(st, c, j, &a, &b);
-    size_t add = (size_t)(b - a - old) * sizeof(uint64_t);
-    uint64_t *v = st->mem + add <= st->budget ? calloc((size_t)(b - a), sizeof *v) : NULL;
+    size_t add = (size_t)(b - a - old) * es;
+    char *v = st->mem + add <= st->budget ? calloc((size_t)(b - a), es) : NULL;
     if (!v) {
         steps_drop(st);
         st->overflow = 1;
         return -1;
     }
-    if (old) memcpy(v + (st->base[c] - a), st->col[c], (size_t)old * sizeof *v);
+    if (old) memcpy(v + (size_t)(st->base[c] - a) * es, st->col[c], (size_t)old * es);
     free(st->col[c]);
     st->col[c] = v;
     st->base[c] = (int32_t)a;
     st->cap[c] = (int32_t)(b - a);
     st->mem += add;
+    return 0;
+}
+
+int steps_widen(sim_steps *st)
+{
+    st->wide = 1;   /* from now on, even after an overflow and in later windows */
+    if (2 * st->mem > st->budget) {
+        steps_drop(st);
+        st->overflow = 1;
+        return -1;
+    }
+    for (int c = 0; c < st->ncid; c++) {
+        if (!st->col[c]) continue;
+        uint64_t *v = malloc((size_t)st->cap[c] * sizeof *v);
+        if (!v) {
+            steps_drop(st);
+            st->overflow = 1;
+            return -1;
+        }
+        const uint32_t *n = st->col[c];
+        for (int i = 0; i < st->cap[c]; i++) v[i] = n[i];
+        free(st->col[c]);
+        st->col[c] = v;
+    }
+    st->mem *= 2;
     return 0;
 }
 

@@ -392,6 +392,48 @@ static int same_tiers(const tc_sim_result *x, const tc_sim_result *y)
     return x->ntiers == y->ntiers;
 }
 
+/* Step tables equal. */
+static int same_steps(const tc_sim_result *x, const tc_sim_result *y)
+{
+    if (x->nsteps != y->nsteps || x->t_steps != y->t_steps) return 0;
+    for (int s = 0; s < x->nsteps; s++)
+        if (memcmp(&x->steps[s], &y->steps[s], sizeof(tc_sim_step))) return 0;
+    return 1;
+}
+
+static const topocoll_coll colls[] = { TOPOCOLL_ALLGATHER, TOPOCOLL_BCAST, TOPOCOLL_SCATTER,
+                                       TOPOCOLL_GATHER, TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK };
+
+/* Runs a variant of a case and compares it with the reference res:
+ * total-only (aggregates over rounds and ranks of a node: same loads), and
+ * streamed through a 2-op buffer without the checks (the generators drop
+ * receives and copies, every op drains: same loads and step table). */
+static void compare_variants(int i, const tc_algo *al, const tc_args *a, const tc_net *net,
+                             const tc_sim_place *pl, tc_sim_params prm, const tc_sim_result *res)
+{
+    tc_sim_result tot, chunk;
+    prm.steps = 0;
+    tc_sim_run(al, a, net, pl, &prm, &tot);
+    ok(tot.status == TC_SIM_OK && tot.link_load &&
+       !memcmp(tot.link_load, res->link_load, (size_t)net->nlinks * sizeof *tot.link_load) &&
+       same_tiers(&tot, res) && tot.t_load == res->t_load && tot.t_steps < 0 && tot.flows <= res->flows &&
+       tot.bytes == res->bytes && tot.reduced_max == res->reduced_max,
+       "random case %d: total-only run has the same loads (%s)", i, tot.msg);
+    prm.steps = 1;
+    prm.check = 0;
+    prm.chunk_ops = 2;
+    tc_sim_run(al, a, net, pl, &prm, &chunk);
+    ok(chunk.status == TC_SIM_OK && chunk.link_load &&
+       !memcmp(chunk.link_load, res->link_load, (size_t)net->nlinks * sizeof *chunk.link_load) &&
+       same_tiers(&chunk, res) && same_steps(&chunk, res) && chunk.rounds == res->rounds &&
+       chunk.messages == res->messages && chunk.bytes == res->bytes && chunk.flows == res->flows &&
+       chunk.reduced_max == res->reduced_max && chunk.reduced_rank == res->reduced_rank &&
+       chunk.sent_max == res->sent_max,
+       "random case %d: streamed in 2-op chunks without receives: same result (%s)", i, chunk.msg);
+    tc_sim_result_free(&tot);
+    tc_sim_result_free(&chunk);
+}
+
 static void random_case(int i)
 {
     static const char *const specs[] = { "twotier:3x2x2", "twotier:4x3x2", "twotier:2x4x3", "twotier:5x2x1",
@@ -400,8 +442,9 @@ static void random_case(int i)
     char err[512], map[64] = "";
     const char *spec = specs[rnd(8)];
     tc_net *net = tc_net_parse(spec, err, sizeof err);
-    int ncat = tc_catalog_count(TOPOCOLL_ALLGATHER);
-    const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, (int)rnd((unsigned)ncat));
+    topocoll_coll coll = colls[rnd(6)];
+    int ncat = tc_catalog_count(coll);
+    const tc_algo *al = tc_catalog_at(coll, (int)rnd((unsigned)ncat));
     int mapping = (int)rnd(3), levels = (int)rnd(2), esize = 1 << rnd(4);
     if (!net || !al) {
         ok(0, "random case %d: %s", i, err);
@@ -418,31 +461,20 @@ static void random_case(int i)
     tc_sim_params prm;
     tc_sim_result res;
     memset(&res, 0, sizeof res);
-    if (!pl || tc_sim_proto(&a, TOPOCOLL_ALLGATHER, pl->p, (int64_t)esize * (1 + rnd(3000)), esize, 0, err,
-                            sizeof err)) {
+    if (!pl || tc_sim_proto(&a, coll, pl->p, (int64_t)esize * (1 + rnd(3000)), esize, (int)rnd(pl ? (unsigned)pl->p : 1),
+                            err, sizeof err)) {
         ok(0, "random case %d set-up: %s", i, err);
     } else {
         tc_sim_params_default(&prm);
         prm.esize = esize;
         prm.check = 1;
         prm.step_mem = rnd(2) ? (size_t)1 << 20 : 256;
-        prm.keep_links = 1;
+        prm.keep_links = prm.keep_steps = 1;
         tc_sim_status st = tc_sim_run(al, &a, net, pl, &prm, &res);
         ok(st != TC_SIM_ERROR && (st == TC_SIM_DECLINED || (res.checked && res.check_items > 0)),
-           "random case %d: %s on %s map '%s' levels %d: %s", i, al->name, spec, map, levels, res.msg);
-        if (st == TC_SIM_OK) {
-            /* total-only aggregates over rounds and ranks of a node: same loads */
-            tc_sim_result tot;
-            prm.steps = 0;
-            tc_sim_run(al, &a, net, pl, &prm, &tot);
-            ok(tot.status == TC_SIM_OK && tot.link_load &&
-               !memcmp(tot.link_load, res.link_load, (size_t)net->nlinks * sizeof *tot.link_load) &&
-               same_tiers(&tot, &res) && tot.t_load == res.t_load &&
-               tot.t_steps < 0 && tot.flows <= res.flows && tot.bytes == res.bytes &&
-               tot.reduced_max == res.reduced_max,
-               "random case %d: total-only run has the same loads (%s)", i, tot.msg);
-            tc_sim_result_free(&tot);
-        }
+           "random case %d: %s %s on %s map '%s' levels %d: %s", i, tc_coll_name(coll), al->name, spec, map,
+           levels, res.msg);
+        if (st == TC_SIM_OK) compare_variants(i, al, &a, net, pl, prm, &res);
     }
     tc_sim_result_free(&res);
     tc_sim_place_free(pl);
@@ -571,7 +603,7 @@ int main(void)
     test_indirect_scatter();
     test_reduce_gamma();
     test_windows();
-    for (int i = 0; i < 60; i++) random_case(i);
+    for (int i = 0; i < 200; i++) random_case(i);
     test_failures();
     test_placement();
     test_paper_rd();

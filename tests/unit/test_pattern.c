@@ -77,13 +77,20 @@ static void binomial(int p)
     free(count);
 }
 
+/* tc_wrap(a, p) == tc_mod(a, p) on its domain -p <= a < 2p. */
+static void wrap(int p)
+{
+    for (int a = -p; a < 2 * p; a++) CHECK(tc_wrap(a, p) == tc_mod(a, p), "wrap(%d, %d)", a, p);
+}
+
 int main(void)
 {
     for (int p = 1; p <= 300; p++) {
         ring_and_pow2(p);
         binomial(p);
+        wrap(p);
     }
-    for (int bits = 0; bits <= 12; bits++) bitrev(bits);
+    for (int bits = 0; bits <= 16; bits++) bitrev(bits);
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -14,17 +14,18 @@
  *   nonblocking, so it cannot deadlock at any size).
  */
 #include "algo/allgather/common.h"
+#include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
     int p = a->size, r = a->rank;
     for (int i = 1; i < p; i++) {
-        int from = (r - i + p) % p;
+        int from = tc_wrap(r - i, p);
         tc_sched_recv(s, from, ag_rbuf(a, from, 1));
     }
     for (int i = 1; i < p; i++)
-        tc_sched_send(s, (r + i) % p, ag_own(a));
+        tc_sched_send(s, tc_wrap(r + i, p), ag_own(a));
     tc_sched_copy(s, ag_own(a), ag_rbuf(a, r, 1));
     return 0;
 }

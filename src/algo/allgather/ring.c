@@ -26,8 +26,8 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     tc_sched_recv(s, left, ag_rbuf(a, left, 1));
     tc_sched_round(s);
     for (int i = 2; i < p; i++) {
-        tc_sched_send(s, right, ag_rbuf(a, tc_mod(r - i + 1, p), 1));
-        tc_sched_recv(s, left, ag_rbuf(a, tc_mod(r - i, p), 1));
+        tc_sched_send(s, right, ag_rbuf(a, tc_wrap(r - i + 1, p), 1));
+        tc_sched_recv(s, left, ag_rbuf(a, tc_wrap(r - i, p), 1));
         tc_sched_round(s);
     }
     return 0;

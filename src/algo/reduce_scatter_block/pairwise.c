@@ -30,10 +30,10 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     if (!a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, (int64_t)r * b, b), acc);
     tc_sched_need_tmp(s, (p > 2 ? 2 : 1) * b);
     for (int i = 1; i < p; i++) {
-        int dst = (r + i) % p, src = tc_mod(r - i, p);
+        int dst = tc_wrap(r + i, p), src = tc_wrap(r - i, p);
         tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, (int64_t)dst * b, b));
-        tc_sched_recv(s, src, tc_reg(TC_BUF_TMP, (int64_t)((i - 1) % 2) * b, b));
-        if (i > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((i - 2) % 2) * b, b), acc);
+        tc_sched_recv(s, src, tc_reg(TC_BUF_TMP, (int64_t)((i - 1) & 1) * b, b));
+        if (i > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((i - 2) & 1) * b, b), acc);
         tc_sched_round(s);
     }
     if (p > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((p - 2) % 2) * b, b), acc);
