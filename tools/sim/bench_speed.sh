@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Speed of the simulator (not a test): CPU time, wall time and peak memory
-# (/usr/bin/time -v) of topocoll-sim
-#   1. for every flat allgather algorithm at 16,384 ranks (twotier:64x16x16,
-#      64 KiB per core), with the step-by-step estimate and --total-only;
-#   2. for O(p log p) algorithms as the rank count grows from 2^14 to 2^20,
-#      on two-tier and Dragonfly networks.
+# Speed of the simulator (a benchmark, not a test): CPU time, wall time and
+# peak memory (/usr/bin/time -v) of topocoll-sim
+#   1. for every algorithm with a schedule of the six collectives of seed
+#      004's Tables 3-5 on the paper's machine (twotier:64x16x16, 16,384
+#      ranks) at the paper's sizes (64 KiB per core for scatter, gather,
+#      allgather and reduce-scatter; 1 GiB for broadcast and reduce), with the
+#      step-by-step estimate and with --total-only;
+#   2. growth with ranks from 2^14 to 2^20 for O(p log p) algorithms and the
+#      paper's two-tier algorithms, on two-tier and Dragonfly networks;
+#   3. growth of the O(p^2)-message algorithms (ring, pairwise exchange)
+#      from 2^12 to 2^15 ranks.
 # Prints Markdown tables (docs/simulator.md keeps a copy).
 #
 #   tools/sim/bench_speed.sh [path/to/topocoll-sim] [max log2 ranks (20)]
@@ -20,43 +25,45 @@ command -v /usr/bin/time >/dev/null || { echo "$0: needs /usr/bin/time (GNU time
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# measure LABEL ARGS...: one table row "| label | user s | wall s | peak MiB | simulated |"
+# measure ARGS...: prints "user s | wall | peak MiB | messages" (one table row's tail)
 measure() {
-  local label=$1
-  shift
   /usr/bin/time -v "$sim" --compare "$@" >"$tmp/out" 2>"$tmp/time" || {
-    echo "| $label | failed: $(tail -n 1 "$tmp/out") | | | |"
+    echo "failed: $(tail -n 1 "$tmp/out") | | |"
     return
   }
-  local user wall rss
+  local user wall rss msgs
   user=$(awk -F': ' '/User time/ {print $2}' "$tmp/time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$tmp/time")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$tmp/time")
-  local msgs
   msgs=$(awk '/^messages  / {print $2}' "$tmp/out")
-  echo "| $label | $user | $wall | $rss | $msgs |"
+  echo "$user | $wall | $rss | $msgs"
 }
+
+size_of() { case $1 in bcast | reduce) echo 1G ;; *) echo 64K ;; esac; }
 
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "### Every flat allgather algorithm, twotier:64x16x16 (16,384 ranks), 64 KiB per core"
+echo "### Tables 3-5: every algorithm, twotier:64x16x16 (16,384 ranks), the paper's sizes"
 echo
-echo "| algorithm, estimate | user s | wall | peak MiB | messages |"
-echo "|---|---:|---:|---:|---:|"
-algos=$("$sim" --list | awk '!/no schedule/ && !/^h[0-9s]/ {print $1}')
-for a in $algos; do
-  measure "$a, step-by-step" --algos "$a"
-  measure "$a, total-only" --algos "$a" --total-only
+echo "| collective | size | algorithm | estimate | user s | wall | peak MiB | messages |"
+echo "|---|---|---|---|---:|---:|---:|---:|"
+for c in scatter gather bcast allgather reduce_scatter_block reduce; do
+  b=$(size_of "$c")
+  for a in $("$sim" --coll "$c" --list | awk '!/no schedule/ && !/^h[0-9s]/ {print $1}'); do
+    echo "| $c | $b | $a | step-by-step | $(measure --coll "$c" --bytes "$b" --algos "$a") |"
+    echo "| $c | $b | $a | total-only | $(measure --coll "$c" --bytes "$b" --algos "$a" --total-only) |"
+  done
 done
 
 echo
-echo "### Growth with ranks (O(p log p) algorithms, 64 KiB per core, step-by-step estimate)"
+echo "### Growth with ranks (step-by-step estimate)"
 echo
-echo "| network | ranks | algorithm | user s | wall | peak MiB | messages |"
-echo "|---|---:|---|---:|---:|---:|---:|"
+echo "| network | ranks | collective | algorithm | user s | wall | peak MiB | messages |"
+echo "|---|---:|---|---|---:|---:|---:|---:|"
 # two-tier: 16 cores per node, nodes per supernode and supernodes grow in turn
 twotier() {
   case $1 in
+    12) echo 16x16x16 ;; 13) echo 32x16x16 ;;
     14) echo 64x16x16 ;; 15) echo 128x16x16 ;; 16) echo 128x32x16 ;; 17) echo 256x32x16 ;;
     18) echo 256x64x16 ;; 19) echo 512x64x16 ;; 20) echo 1024x64x16 ;;
   esac
@@ -68,12 +75,25 @@ dragonfly() {
   echo "g=$g,a=16,h=$(((g - 1 + 15) / 16 > 0 ? (g - 1 + 15) / 16 : 1)),t=4,c=16"
 }
 for k in $(seq 14 "$maxlog"); do
-  for a in recursive_doubling bruck gather_bcast; do
-    row=$(measure "$a" --network "twotier:$(twotier "$k")" --algos "$a")
-    echo "| twotier:$(twotier "$k") | $((1 << k)) |${row#|}"
+  net="twotier:$(twotier "$k")"
+  for ca in allgather:recursive_doubling allgather:bruck allgather:twotier_sockets \
+            reduce_scatter_block:twotier_sockets bcast:twotier_chunked_sockets reduce:rabenseifner; do
+    c=${ca%%:*} a=${ca#*:}
+    echo "| $net | $((1 << k)) | $c | $a | $(measure --network "$net" --coll "$c" --bytes "$(size_of "$c")" --algos "$a") |"
   done
+  net="dragonfly:$(dragonfly "$k")"
   for a in recursive_doubling bruck; do
-    row=$(measure "$a" --network "dragonfly:$(dragonfly "$k")" --algos "$a")
-    echo "| dragonfly:$(dragonfly "$k") | $((1 << k)) |${row#|}"
+    echo "| $net | $((1 << k)) | allgather | $a | $(measure --network "$net" --algos "$a" --bytes 64K) |"
   done
+done
+
+echo
+echo "### Growth of the O(p^2)-message algorithms (step-by-step estimate)"
+echo
+echo "| network | ranks | collective | algorithm | user s | wall | peak MiB | messages |"
+echo "|---|---:|---|---|---:|---:|---:|---:|"
+for k in 12 13 14 15; do
+  net="twotier:$(twotier "$k")"
+  echo "| $net | $((1 << k)) | allgather | ring | $(measure --network "$net" --algos ring --bytes 64K) |"
+  echo "| $net | $((1 << k)) | reduce_scatter_block | pairwise | $(measure --network "$net" --coll reduce_scatter_block --algos pairwise --bytes 64K) |"
 done

@@ -21,14 +21,25 @@
 #include "algo/entries_issue4.h"
 #include "pattern/pattern.h"
 
-/* Pieces [v, v + k) of the buffer, clipped to n. */
-static tc_region pieces(const tc_args *a, int v, int k)
+/* Elements per piece: ceil(n / p). */
+static int64_t piece_size(const tc_args *a)
 {
-    int64_t n = a->rcount, ps = (n + a->size - 1) / a->size;
+    return (a->rcount + a->size - 1) / a->size;
+}
+
+/* Pieces [v, v + k) of the buffer (ps elements each), clipped to n. */
+static tc_region pieces_of(const tc_args *a, int64_t ps, int v, int k)
+{
+    int64_t n = a->rcount;
     int64_t lo = (int64_t)v * ps, hi = (int64_t)(v + k) * ps;
     if (lo > n) lo = n;
     if (hi > n) hi = n;
     return tc_reg(TC_BUF_RECV, lo, hi - lo);
+}
+
+static tc_region pieces(const tc_args *a, int v, int k)
+{
+    return pieces_of(a, piece_size(a), v, k);
 }
 
 static void scatter(tc_sched *s, const tc_args *a, int v)
@@ -47,11 +58,12 @@ static void scatter(tc_sched *s, const tc_args *a, int v)
 
 static void ring(tc_sched *s, const tc_args *a)
 {
-    int p = a->size, r = a->rank, root = a->root;
+    int p = a->size, r = a->rank, v = tc_mod(r - a->root, p);
     int right = tc_ring_right(r, p), left = tc_ring_left(r, p);
+    int64_t ps = piece_size(a);   /* (no division per step: p - 1 steps per rank) */
     for (int i = 1; i < p; i++) {
-        tc_sched_send(s, right, pieces(a, tc_mod(r - i + 1 - root, p), 1));
-        tc_sched_recv(s, left, pieces(a, tc_mod(r - i - root, p), 1));
+        tc_sched_send(s, right, pieces_of(a, ps, tc_wrap(v - i + 1, p), 1));
+        tc_sched_recv(s, left, pieces_of(a, ps, tc_wrap(v - i, p), 1));
         tc_sched_round(s);
     }
 }
