@@ -44,16 +44,11 @@ int tt_leader(const tt_plan *pl, int u)
     return u == pl->ur ? pl->root : pl->rank_at[tt_upos(pl, u)];
 }
 
-/* Member lists are increasing, so a unit holds consecutive ranks starting
- * at its first position exactly when its first and last ranks say so. */
+/* The topology knows (computed once when it was built: asking per rank
+ * made the generators quadratic in the simulator). */
 int tt_identity(const tt_plan *pl)
 {
-    int units = pl->unit_first[pl->S];
-    for (int u = 0; u < units; u++) {
-        int a = tt_upos(pl, u), b = tt_upos(pl, u + 1) - 1;
-        if (pl->rank_at[a] != a || pl->rank_at[b] != b) return 0;
-    }
-    return 1;
+    return pl->sockets ? pl->t->sock_order_ident : pl->t->node_order_ident;
 }
 
 void tt_copy_runs(tc_sched *s, const tt_plan *pl, int first, int n, int to_user,

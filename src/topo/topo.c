@@ -216,6 +216,11 @@ static int build_csr(tc_topo *t)
 
     for (g = 0; g < t->nsockets; g++)
         t->sock_node[g] = t->node_of[t->sock_ranks[t->sock_start[g]]];
+    t->node_order_ident = t->sock_order_ident = 1;
+    for (r = 0; r < size; r++) {
+        if (t->node_ranks[r] != r) t->node_order_ident = 0;
+        if (t->sock_ranks[r] != r) t->sock_order_ident = 0;
+    }
     free(counts);
     return 0;
 }
@@ -275,6 +280,8 @@ tc_topo *tc_topo_dup(const tc_topo *t)
     memcpy(d->desc, t->desc, sizeof d->desc);
     d->desc[sizeof d->desc - 1] = '\0';
     d->no_shm = t->no_shm;
+    d->node_order_ident = t->node_order_ident;
+    d->sock_order_ident = t->sock_order_ident;
     d->node_of = dup_ints(t->node_of, n);
     d->sock_of = dup_ints(t->sock_of, n);
     d->node_idx = dup_ints(t->node_idx, n);

@@ -36,6 +36,8 @@ typedef struct tc_topo {
     char desc[256];    /* human description ("spec 2x2x2/cyclic", "detected ...") */
     int no_shm;        /* 1: the ranks of a node cannot share memory (set by the
                           MPI context when a virtual node spans real nodes) */
+    int node_order_ident; /* 1: node_ranks[i] == i for every i (block mapping) */
+    int sock_order_ident; /* 1: sock_ranks[i] == i for every i */
 } tc_topo;
 
 /* Build from per-rank (node label, socket label): labels are arbitrary

@@ -66,6 +66,34 @@ int export_csv(const sim_run *run, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int export_links(const sim_run *run, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "algorithm,link,tier,from,to,bytes\n");
+    for (int i = 0; i < run->nalg; i++) {
+        const tc_sim_result *r = &run->res[i];
+        for (int l = 0; r->status == TC_SIM_OK && r->link_load && l < run->net->nlinks; l++) {
+            if (!r->link_load[l]) continue;
+            int a, b;
+            char va[32], vb[32];
+            tc_net_link_ends(run->net, l, &a, &b);
+            fprintf(f, "%s,%d,%s,%s,%s,%llu\n", run->algs[i]->name, l,
+                    run->net->tier[tc_net_link_tier(run->net, l)].name,
+                    tc_net_vertex_name(run->net, a, va, sizeof va), tc_net_vertex_name(run->net, b, vb, sizeof vb),
+                    (unsigned long long)r->link_load[l]);
+        }
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- JSON ------------------------------------------------------------------------ */
 
 static json_t *jint(uint64_t v)

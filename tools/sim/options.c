@@ -39,6 +39,7 @@ void sim_usage(FILE *f)
         "  --step-mem MIB    memory for per-step loads before re-running over windows (default 4096)\n"
         "  --csv FILE        write results as CSV\n"
         "  --json FILE       write results as JSON\n"
+        "  --links FILE      write every used link's load as CSV (algorithm, link, tier, from, to, bytes)\n"
         "  --check           byte conservation and route checks\n"
         "  --list            list the collective's algorithms and exit\n"
         "  -h, --help        this text\n");
@@ -153,6 +154,7 @@ static int set_value(sim_opts *o, const char *name, const char *val, char *err, 
     else if (!strcmp(name, "--map")) o->map = val;
     else if (!strcmp(name, "--csv")) o->csv = val;
     else if (!strcmp(name, "--json")) o->json = val;
+    else if (!strcmp(name, "--links")) o->links = val;
     else if (!strcmp(name, "--bw")) return parse_bw(o, val, err, errlen);
     else if (!strcmp(name, "--bytes")) {
         if (sim_parse_bytes(val, &o->bytes) == 0) return 0;
@@ -193,7 +195,7 @@ static int is_value_option(const char *name)
 {
     static const char *const v[] = { "--network", "--coll", "--algos", "--bytes", "--esize", "--root",
                                      "--ranks", "--map", "--levels", "--bw", "--gamma", "--step-mem",
-                                     "--csv", "--json" };
+                                     "--csv", "--json", "--links" };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!strcmp(name, v[i])) return 1;
     return 0;
@@ -240,6 +242,7 @@ int sim_opts_params(const sim_opts *o, const tc_net *net, tc_sim_params *prm, ch
     prm->esize = o->esize;
     prm->steps = !o->total_only;
     prm->keep_steps = o->steps || o->csv || o->json;
+    prm->keep_links = o->links != NULL;
     prm->check = o->check;
     prm->step_mem = (size_t)o->step_mem_mib << 20;
     if (o->gamma_ns >= 0) prm->gamma = o->gamma_ns * 1e-9;

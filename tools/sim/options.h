@@ -25,6 +25,7 @@ typedef struct sim_opts {
     int levels;                  /* tc_sim_levels */
     int compare, steps, check, total_only, list;
     const char *csv, *json;
+    const char *links;           /* per-link loads CSV */
     double bw_all;               /* GB/s for every tier (0 = default) */
     int nbw;                     /* per-tier overrides */
     char bw_name[SIM_MAX_BW][16];

@@ -35,5 +35,8 @@ void report_steps(FILE *f, const sim_run *run, int i);
 /* Return 0 or -1 with one line in err. */
 int export_csv(const sim_run *run, const char *path, char *err, size_t errlen);
 int export_json(const sim_run *run, const char *path, char *err, size_t errlen);
+/* Every used link's load: algorithm,link,tier,from,to,bytes (the paper's
+ * linkUsage output). */
+int export_links(const sim_run *run, const char *path, char *err, size_t errlen);
 
 #endif

@@ -123,6 +123,10 @@ static int write_files(const sim_run *run)
         fprintf(stderr, "topocoll-sim: %s\n", err);
         rc = 1;
     }
+    if (run->o->links && export_links(run, run->o->links, err, sizeof err) != 0) {
+        fprintf(stderr, "topocoll-sim: %s\n", err);
+        rc = 1;
+    }
     return rc;
 }
 

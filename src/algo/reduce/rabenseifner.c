@@ -27,16 +27,20 @@
  * Source: Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_intra_reduce_scatter_gather.
  */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "algo/entries_issue4.h"
 #include "pattern/pattern.h"
 
 typedef struct rab {
     int q, rem;
-    int64_t *disp;      /* [q+1] first element of each block */
+    int64_t per, extra; /* block i has per elements, one more when i < extra */
 } rab;
+
+/* First element of block i (computed, not tabled: a table of q entries per
+ * rank made the simulator's 2^20 ranks quadratic). */
+static int64_t disp(const rab *R, int i)
+{
+    return (int64_t)i * R->per + (i < R->extra ? i : R->extra);
+}
 
 /* Where the data live: element e at buf[base + e]. */
 typedef struct loc { int buf; int64_t base; } loc;
@@ -57,7 +61,7 @@ static void held(const rab *R, int v, int m, int *lo, int *cnt)
 
 static tc_region blocks(const rab *R, loc at, int lo, int cnt)
 {
-    return tc_reg(at.buf, at.base + R->disp[lo], R->disp[lo + cnt] - R->disp[lo]);
+    return tc_reg(at.buf, at.base + disp(R, lo), disp(R, lo + cnt) - disp(R, lo));
 }
 
 static tc_region held_region(const rab *R, loc at, int v, int m)
@@ -150,15 +154,13 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     rab R;
     R.q = tc_pow2_floor(p);
     R.rem = p - R.q;
-    R.disp = malloc((size_t)(R.q + 1) * sizeof *R.disp);
-    if (!R.disp) return ENOMEM;
-    for (int i = 0; i <= R.q; i++) R.disp[i] = (int64_t)i * (n / R.q) + (i < n % R.q ? i : n % R.q);
+    R.per = n / R.q;
+    R.extra = n % R.q;
     tc_sched_need_tmp(s, p > 1 ? 2 * n : 0);
     loc acc = { TC_BUF_SEND, 0 };
     int v = fold(s, a, &R, &acc);
     if (v >= 0) halving(s, a, &R, v, &acc);
     gather(s, a, &R, v, acc);
-    free(R.disp);
     return 0;
 }
 
