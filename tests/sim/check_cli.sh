@@ -67,6 +67,19 @@ else
   jrc=$?
 fi
 if [ $jrc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL JSON"; fi
+# --links: ring on 2 supernodes x 2 nodes x 1 core, 1 KiB per core: by hand,
+# every one of the 6 links (4 L1, 2 L2) carries 3 blocks = 3072 bytes
+if "$sim" --network twotier:2x2x1 --algos ring --bytes 1K --links "$dir/l.csv" >/dev/null 2>"$dir/err" &&
+   [ "$(head -n 1 "$dir/l.csv")" = "algorithm,link,tier,from,to,bytes" ] &&
+   awk -F, 'NR > 1 { n++; if ($1 != "ring" || $6 != 3072) bad = 1; if ($3 == "L2") l2++ }
+            END { exit bad || n != 6 || l2 != 2 }' "$dir/l.csv" &&
+   grep -q '^ring,[0-9]*,L2,s1.n0,s0.n1,3072$' "$dir/l.csv"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL --links"
+  cat "$dir/l.csv" "$dir/err"
+fi
 # help
 if "$sim" --help | grep -q -- '--network SPEC'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --help"; fi
 
