@@ -34,12 +34,15 @@
 #include <string.h>
 
 #include "topocoll.h"
+#include "matrix_common.h"
+
+/* One line of detail on stderr from the rank that saw it (capped per rank). */
+#define detail(c, desc, ...) tm_detail((c)->wrank, &(c)->detail_lines, desc, __VA_ARGS__)
 
 #define SENTINEL 0xA5           /* receive buffers start as this byte */
 #define GUARD_BYTES 64          /* checked bytes past the receive span */
 #define LARGE_COUNT (1 << 20)   /* MPI_BYTE elements per rank: 1 MiB */
 #define LARGE_MAX_NP 8
-#define MAX_DETAIL_LINES 10     /* per rank, for failure details */
 #define DESC_LEN 512
 
 enum base_kind { BASE_INT, BASE_DOUBLE, BASE_BYTE };
@@ -59,12 +62,6 @@ typedef struct type_case {
     int rmul;                    /* recvcount = count * rmul (sendcount = count) */
     int quick;                   /* part of the --quick matrix */
 } type_case;
-
-typedef struct mapping {
-    const char *name;
-    char spec[256];              /* "" for none (detected topology) */
-    int nnodes, nsockets;        /* expected, 0 when not checked */
-} mapping;
 
 /* Failure keys, agreed over MPI_COMM_WORLD with MIN: INT64_MAX means fine,
  * otherwise detail * world_size + world_rank. */
@@ -105,16 +102,6 @@ typedef struct ctx {
 
 /* ---- data ---------------------------------------------------------------- */
 
-static uint32_t fmix32(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
 static size_t base_size(int base)
 {
     return base == BASE_INT ? sizeof(int) : base == BASE_DOUBLE ? sizeof(double) : 1;
@@ -123,8 +110,8 @@ static size_t base_size(int base)
 /* The value of logical element k of `rank` in case `casen`, as bytes. */
 static void make_value(int base, int rank, size_t k, int casen, unsigned char *out)
 {
-    uint32_t h = fmix32(fmix32((uint32_t)casen * 0x9E3779B1u + (uint32_t)rank) ^ (uint32_t)k);
-    h = fmix32(h ^ (uint32_t)(k >> 32));
+    uint32_t h = tm_fmix32(tm_fmix32((uint32_t)casen * 0x9E3779B1u + (uint32_t)rank) ^ (uint32_t)k);
+    h = tm_fmix32(h ^ (uint32_t)(k >> 32));
     if (base == BASE_INT) {
         int v;
         if (h == 0xA5A5A5A5u) h ^= 1u;
@@ -180,54 +167,8 @@ static long long check_expected(const unsigned char *buf, const type_case *tc,
     return -1;
 }
 
-static long long first_diff(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    if (memcmp(a, b, n) == 0) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return (long long)i;
-    return -1;
-}
-
 /* ---- reporting ----------------------------------------------------------- */
 
-static void set_key(int64_t *keys, int k, long long detail, int wrank, int wsize)
-{
-    int64_t v = (int64_t)detail * wsize + wrank;
-    if (v < keys[k]) keys[k] = v;
-}
-
-static void errstr(int rc, char *out, int len)
-{
-    int n = 0;
-    if (MPI_Error_string(rc, out, &n) != MPI_SUCCESS || n <= 0)
-        snprintf(out, (size_t)len, "error %d", rc);
-}
-
-static int err_class(int rc)
-{
-    int cls;
-    if (MPI_Error_class(rc, &cls) != MPI_SUCCESS) return rc;
-    return cls;
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#else
-#define PRINTF_LIKE(a, b)
-#endif
-
-/* One line of detail on stderr from the rank that saw it (capped per rank). */
-static PRINTF_LIKE(3, 4) void detail(ctx *c, const char *desc, const char *fmt, ...)
-{
-    va_list ap;
-    if (c->detail_lines >= MAX_DETAIL_LINES) return;
-    c->detail_lines++;
-    fprintf(stderr, "rank %d: %s: ", c->wrank, desc);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
 
 /* Agrees on the keys over MPI_COMM_WORLD, counts the case, prints failures on
  * rank 0.  Returns 1 when the case passed (or was declined), 0 when it failed,
@@ -344,24 +285,24 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m,
             return -1;
         }
         if (agreed[0] != -agreed[1] || agreed[0] < 0) {
-            set_key(keys, K_APPLY, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_APPLY, 0, c->wrank, c->wsize);
             detail(c, desc, "topocoll_allgather_applicable returned %d here, %d..%d over the communicator",
                    app, agreed[0], -agreed[1]);
             goto settle;
         }
         if (app == 0) {
-            set_key(keys, K_DECLINED, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_DECLINED, 0, c->wrank, c->wsize);
             if (c->verbose && c->wrank == 0)
                 printf("     %s declines: %s\n", algo, why ? why : "(no reason)");
             rc = topocoll_allgather_algorithm(algo, sarg, count, tc->stype, rbuf,
                                               (int)rcount, tc->rtype, comm);
-            if (rc == MPI_SUCCESS || err_class(rc) != MPI_ERR_ARG) {
-                set_key(keys, K_DECL_RC, rc == MPI_SUCCESS ? 0 : err_class(rc), c->wrank, c->wsize);
-                detail(c, desc, "forced declined algorithm returned %d (class %d)", rc, err_class(rc));
+            if (rc == MPI_SUCCESS || tm_err_class(rc) != MPI_ERR_ARG) {
+                tm_set_key(keys, K_DECL_RC, rc == MPI_SUCCESS ? 0 : tm_err_class(rc), c->wrank, c->wsize);
+                detail(c, desc, "forced declined algorithm returned %d (class %d)", rc, tm_err_class(rc));
             }
             {
-                long long d = first_diff(rbuf, ref, total);
-                if (d >= 0) set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
+                long long d = tm_first_diff(rbuf, ref, total);
+                if (d >= 0) tm_set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
             }
             goto settle;
         }
@@ -372,13 +313,13 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m,
     }
     if (rc != MPI_SUCCESS) {
         char s[MPI_MAX_ERROR_STRING];
-        errstr(rc, s, (int)sizeof s);
-        set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
+        tm_errstr(rc, s, (int)sizeof s);
+        tm_set_key(keys, K_RC, tm_err_class(rc), c->wrank, c->wsize);
         detail(c, desc, "returned %d: %s", rc, s);
     } else {
         const char *served = topocoll_last_algorithm();
         if (algo && (!served || strcmp(served, algo) != 0)) {
-            set_key(keys, K_SERVED, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_SERVED, 0, c->wrank, c->wsize);
             detail(c, desc, "topocoll_last_algorithm() = \"%s\"", served ? served : "(null)");
         } else if (!algo && c->auto_served) {
             int i = served ? topocoll_algorithm_index(TOPOCOLL_ALLGATHER, served) : -1;
@@ -389,16 +330,16 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m,
                         ref, (int)rcount, tc->rtype, comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: %s: PMPI_Allgather returned %d\n", c->wrank, desc, rc);
-        set_key(keys, K_REF, 0, c->wrank, c->wsize);
+        tm_set_key(keys, K_REF, 0, c->wrank, c->wsize);
     } else {
-        long long d = first_diff(rbuf, ref, total);
+        long long d = tm_first_diff(rbuf, ref, total);
         long long e = check_expected(ref, tc, rcount, size, casen);
         if (d >= 0) {
-            set_key(keys, K_DIFF, d, c->wrank, c->wsize);
+            tm_set_key(keys, K_DIFF, d, c->wrank, c->wsize);
             detail(c, desc, "first difference at byte %lld: got 0x%02x, PMPI_Allgather 0x%02x",
                    d, rbuf[d], ref[d]);
         }
-        if (e >= 0) set_key(keys, K_REF, e, c->wrank, c->wsize);
+        if (e >= 0) tm_set_key(keys, K_REF, e, c->wrank, c->wsize);
     }
 
 settle:
@@ -410,91 +351,18 @@ settle:
 
 /* ---- mappings ------------------------------------------------------------ */
 
-/* Expected nodes/sockets of "NxSx*" for np ranks (empty sockets dropped). */
-static void product_counts(mapping *m, int np, int N, int S)
-{
-    int nsock = np >= N * S ? N * S : np;
-    m->nsockets = nsock;
-    m->nnodes = (nsock + S - 1) / S;
-}
-
-/* Unequal node sizes summing to np (3,1,4,1,5,... truncated), the first node
- * split into two sockets when it has 3 ranks: "2+1,1,4" for np = 8. */
-static void unequal_spec(mapping *m, int np)
-{
-    static const int seq[] = { 3, 1, 4, 1, 5, 2, 6, 5, 3 };
-    const int nseq = (int)(sizeof seq / sizeof seq[0]);
-    int left = np, i = 0, len = 0, nodes = 0, socks = 0;
-    if (np == 1) { snprintf(m->spec, sizeof m->spec, "1"); m->nnodes = m->nsockets = 1; return; }
-    if (np == 2) { snprintf(m->spec, sizeof m->spec, "1,1"); m->nnodes = m->nsockets = 2; return; }
-    if (np == 3) { snprintf(m->spec, sizeof m->spec, "2,1"); m->nnodes = m->nsockets = 2; return; }
-    m->spec[0] = '\0';
-    while (left > 0 && len < (int)sizeof m->spec - 16) {
-        int v = seq[i % nseq];
-        if (v > left) v = left;
-        if (nodes == 0 && v == 3) {
-            len += snprintf(m->spec + len, sizeof m->spec - (size_t)len, "2+1");
-            socks += 2;
-        } else {
-            len += snprintf(m->spec + len, sizeof m->spec - (size_t)len, "%s%d", nodes ? "," : "", v);
-            socks += 1;
-        }
-        nodes++;
-        left -= v;
-        i++;
-    }
-    m->nnodes = nodes;
-    m->nsockets = socks;
-}
-
-static int make_mappings(mapping *maps, int np)
-{
-    memset(maps, 0, 4 * sizeof *maps);
-    maps[0].name = "block";
-    snprintf(maps[0].spec, sizeof maps[0].spec, "2x2x*");
-    product_counts(&maps[0], np, 2, 2);
-    maps[1].name = "cyclic";
-    snprintf(maps[1].spec, sizeof maps[1].spec, "2x2x*/cyclic");
-    product_counts(&maps[1], np, 2, 2);
-    maps[2].name = "random";
-    snprintf(maps[2].spec, sizeof maps[2].spec, "3x*/random:7");
-    product_counts(&maps[2], np, 3, 1);
-    maps[3].name = "unequal";
-    unequal_spec(&maps[3], np);
-    return 4;
-}
-
 /* Sets comm's topology (NULL spec: back to detection) and checks the counts.
  * Returns 1 when usable; counts a failure otherwise. */
 static int apply_mapping(ctx *c, MPI_Comm comm, const char *where, const mapping *m)
 {
     int64_t keys[NKEYS];
-    char desc[DESC_LEN], text[256];
-    int rc, nnodes = -1, nsockets = -1, ok;
+    char desc[DESC_LEN];
 
     for (int k = 0; k < NKEYS; k++) keys[k] = INT64_MAX;
     snprintf(desc, sizeof desc, "[topology] np=%d comm=%s mapping=%s spec=\"%s\"",
              c->wsize, where, m->name, m->spec);
-    rc = topocoll_set_topology(comm, m->spec[0] ? m->spec : NULL);
-    if (rc != MPI_SUCCESS) {
-        set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
-        fprintf(stderr, "rank %d: %s: topocoll_set_topology returned %d\n", c->wrank, desc, rc);
-    } else {
-        rc = topocoll_topology_counts(comm, &nnodes, &nsockets);
-        if (rc != MPI_SUCCESS) {
-            set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
-            fprintf(stderr, "rank %d: %s: topocoll_topology_counts returned %d\n", c->wrank, desc, rc);
-        } else if (m->nnodes && (nnodes != m->nnodes || nsockets != m->nsockets)) {
-            set_key(keys, K_TOPO, 0, c->wrank, c->wsize);
-            fprintf(stderr, "rank %d: %s: %d nodes, %d sockets; expected %d and %d\n",
-                    c->wrank, desc, nnodes, nsockets, m->nnodes, m->nsockets);
-        }
-    }
-    if ((c->verbose && c->wrank == 0) && rc == MPI_SUCCESS &&
-        topocoll_topology_describe(comm, text, (int)sizeof text) == MPI_SUCCESS)
-        printf("topology %s: %s\n", desc, text);
-    ok = settle(c, keys, desc, 0);
-    return ok;
+    tm_set_mapping(comm, m, desc, c->verbose, c->wrank, c->wsize, keys, K_RC, K_TOPO);
+    return settle(c, keys, desc, 0);
 }
 
 /* ---- the matrix ---------------------------------------------------------- */
@@ -535,13 +403,13 @@ static int check_catalog(ctx *c)
     for (int k = 0; k < NKEYS; k++) keys[k] = INT64_MAX;
     if (n < 1 || topocoll_algorithm_name(TOPOCOLL_ALLGATHER, n) != NULL ||
         topocoll_algorithm_name(TOPOCOLL_ALLGATHER, -1) != NULL)
-        set_key(keys, K_RC, 0, c->wrank, c->wsize);
+        tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
     for (int i = 0; i < n; i++) {
         const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
         if (!name || topocoll_algorithm_index(TOPOCOLL_ALLGATHER, name) != i ||
             !topocoll_algorithm_description(TOPOCOLL_ALLGATHER, i) ||
             !topocoll_algorithm_requirements(TOPOCOLL_ALLGATHER, i))
-            set_key(keys, K_RC, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
     }
     c->nalgo = n > 0 ? n : 0;
     return settle(c, keys, "[catalog] names, indices and descriptions of the allgather algorithms", 0);
@@ -554,7 +422,7 @@ int main(int argc, char **argv)
     static const int counts_sub[] = { 3, 1000 };
     MPI_Datatype vec = MPI_DATATYPE_NULL, con3 = MPI_DATATYPE_NULL;
     type_case types[5];
-    mapping maps[4];
+    mapping maps[TM_NMAPPINGS];
     ctx c;
     int rc, nmaps, ntypes;
     const type_case *byte_type;
@@ -621,7 +489,7 @@ int main(int argc, char **argv)
     }
 
     /* Part 1: MPI_COMM_WORLD under every mapping. */
-    nmaps = make_mappings(maps, c.wsize);
+    nmaps = tm_make_mappings(maps, c.wsize);
     for (int m = 0; m < nmaps; m++) {
         int ok = apply_mapping(&c, MPI_COMM_WORLD, "world", &maps[m]);
         if (ok < 0) goto abort;

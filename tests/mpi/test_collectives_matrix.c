@@ -81,6 +81,10 @@
 #include <unistd.h>
 
 #include "topocoll.h"
+#include "matrix_common.h"
+
+/* One line of detail on stderr from the rank that saw it (capped per rank). */
+#define detail(c, desc, ...) tm_detail((c)->wrank, &(c)->detail_lines, desc, __VA_ARGS__)
 
 #define SENTINEL 0xA5           /* receive buffers start as this byte */
 #define SEND_GAP 0x3C           /* gaps of send buffers */
@@ -88,7 +92,6 @@
 #define LARGE_BYTES 270001      /* MPI_BYTE elements per block: > 256 KiB, odd */
 #define LARGE_INTS 65537        /* MPI_INT elements for reductions: > 256 KiB */
 #define LARGE_MAX_NP 8
-#define MAX_DETAIL_LINES 10     /* per rank, for failure details */
 #define MAX_FAIL_LINES 40       /* FAIL reports in full (all with --verbose) */
 #define MAX_SLOTS 64            /* catalog entries per collective (+ auto) */
 #define DESC_LEN 512
@@ -135,12 +138,6 @@ typedef struct red_case {
     int vk;                      /* V_* */
     int quick;
 } red_case;
-
-typedef struct mapping {
-    const char *name;
-    char spec[256];              /* "" for none (detected topology) */
-    int nnodes, nsockets;        /* expected, 0 when not checked */
-} mapping;
 
 /* Failure keys, agreed over MPI_COMM_WORLD with MIN: INT64_MAX means fine,
  * otherwise detail * world_size + world_rank. */
@@ -229,16 +226,6 @@ static void unwatch(void)
 
 /* ---- data ---------------------------------------------------------------- */
 
-static uint32_t fmix32(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
 static size_t base_size(int base)
 {
     return base == BASE_INT ? sizeof(int) : base == BASE_DOUBLE ? sizeof(double) : 1;
@@ -247,9 +234,9 @@ static size_t base_size(int base)
 /* The value of logical element k of `owner` in case `casen`, as bytes. */
 static void make_value(int base, int vk, int owner, size_t k, int casen, unsigned char *out)
 {
-    uint32_t h = fmix32(fmix32((uint32_t)casen * 0x9E3779B1u + (uint32_t)owner) ^ (uint32_t)k);
-    uint32_t h2 = fmix32(h ^ 0x5BD1E995u);
-    h = fmix32(h ^ (uint32_t)(k >> 32));
+    uint32_t h = tm_fmix32(tm_fmix32((uint32_t)casen * 0x9E3779B1u + (uint32_t)owner) ^ (uint32_t)k);
+    uint32_t h2 = tm_fmix32(h ^ 0x5BD1E995u);
+    h = tm_fmix32(h ^ (uint32_t)(k >> 32));
     if (base == BASE_INT) {
         int v;
         uint32_t u;
@@ -317,20 +304,12 @@ static size_t elem_bytes(int base, const layout *l)
     return (size_t)l->ext * base_size(base);
 }
 
-static long long first_diff(const unsigned char *a, const unsigned char *b, size_t n)
-{
-    if (memcmp(a, b, n) == 0) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return (long long)i;
-    return -1;
-}
-
 /* First differing byte of [0, def) and [span, span + GUARD_BYTES), or -1. */
 static long long diff_defined(const unsigned char *a, const unsigned char *b, size_t def, size_t span)
 {
-    long long d = first_diff(a, b, def);
+    long long d = tm_first_diff(a, b, def);
     if (d >= 0) return d;
-    d = first_diff(a + span, b + span, GUARD_BYTES);
+    d = tm_first_diff(a + span, b + span, GUARD_BYTES);
     return d >= 0 ? (long long)span + d : -1;
 }
 
@@ -394,44 +373,6 @@ static void op_matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 /* ---- reporting ----------------------------------------------------------- */
 
-static void set_key(int64_t *keys, int k, long long detail, int wrank, int wsize)
-{
-    int64_t v = (int64_t)detail * wsize + wrank;
-    if (v < keys[k]) keys[k] = v;
-}
-
-static void errstr(int rc, char *out, int len)
-{
-    int n = 0;
-    if (MPI_Error_string(rc, out, &n) != MPI_SUCCESS || n <= 0)
-        snprintf(out, (size_t)len, "error %d", rc);
-}
-
-static int err_class(int rc)
-{
-    int cls;
-    if (MPI_Error_class(rc, &cls) != MPI_SUCCESS) return rc;
-    return cls;
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
-#else
-#define PRINTF_LIKE(a, b)
-#endif
-
-/* One line of detail on stderr from the rank that saw it (capped per rank). */
-static PRINTF_LIKE(3, 4) void detail(ctx *c, const char *desc, const char *fmt, ...)
-{
-    va_list ap;
-    if (c->detail_lines >= MAX_DETAIL_LINES) return;
-    c->detail_lines++;
-    fprintf(stderr, "rank %d: %s: ", c->wrank, desc);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
 
 /* Agrees on the keys over MPI_COMM_WORLD, counts the case, prints failures on
  * rank 0.  split_check: the case ran on MPI_COMM_WORLD, so a mix of declining
@@ -822,9 +763,9 @@ static void probe_error_strings(void)
 static int is_decline(int rc)
 {
     char s[MPI_MAX_ERROR_STRING];
-    if (rc == MPI_SUCCESS || err_class(rc) != MPI_ERR_ARG) return 0;
+    if (rc == MPI_SUCCESS || tm_err_class(rc) != MPI_ERR_ARG) return 0;
     if (rc == MPI_ERR_ARG || !g_messages_readable) return 2;
-    errstr(rc, s, (int)sizeof s);
+    tm_errstr(rc, s, (int)sizeof s);
     return strstr(s, "declines") != NULL;
 }
 
@@ -881,29 +822,29 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m, 
     watch(c, desc);
     rc = call_topocoll(k->coll, k->algo, &b.a, comm);
     if (rc != MPI_SUCCESS && k->algo && (declined = is_decline(rc)) != 0) {
-        set_key(keys, K_DECLINED, 0, c->wrank, c->wsize);
-        if (declined == 2) set_key(keys, K_BARE, 0, c->wrank, c->wsize);
+        tm_set_key(keys, K_DECLINED, 0, c->wrank, c->wsize);
+        if (declined == 2) tm_set_key(keys, K_BARE, 0, c->wrank, c->wsize);
         if (c->verbose && rank == 0) {
             char s[MPI_MAX_ERROR_STRING];
-            errstr(rc, s, (int)sizeof s);
+            tm_errstr(rc, s, (int)sizeof s);
             fprintf(stderr, "     %s: %s\n", desc, s);
         }
         if (b.r) {
-            long long d = first_diff(b.r, b.r_init, b.rtotal);
+            long long d = tm_first_diff(b.r, b.r_init, b.rtotal);
             if (d >= 0) {
-                set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
+                tm_set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
                 detail(c, desc, "declined, but changed receive byte %lld", d);
             }
         }
         if (b.s) {
-            long long d = first_diff(b.s, b.s_orig, b.sbytes);
+            long long d = tm_first_diff(b.s, b.s_orig, b.sbytes);
             if (d >= 0) {
-                set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
+                tm_set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
                 detail(c, desc, "declined, but changed send byte %lld", d);
             }
         }
     } else {
-        set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
+        tm_set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
     }
     if (comm != MPI_COMM_WORLD) {
         /* agreement inside the communicator (the halves may differ) */
@@ -913,19 +854,19 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m, 
             free_bufs(&b);
             return -1;
         }
-        if (agreed[0] != -agreed[1]) set_key(keys, K_SPLIT, 0, c->wrank, c->wsize);
+        if (agreed[0] != -agreed[1]) tm_set_key(keys, K_SPLIT, 0, c->wrank, c->wsize);
     }
     if (declined) goto settle;
 
     if (rc != MPI_SUCCESS) {
         char s[MPI_MAX_ERROR_STRING];
-        errstr(rc, s, (int)sizeof s);
-        set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
+        tm_errstr(rc, s, (int)sizeof s);
+        tm_set_key(keys, K_RC, tm_err_class(rc), c->wrank, c->wsize);
         detail(c, desc, "returned %d: %s", rc, s);
     } else {
         const char *served = topocoll_last_algorithm();
         if (k->algo && (!served || strcmp(served, k->algo) != 0)) {
-            set_key(keys, K_SERVED, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_SERVED, 0, c->wrank, c->wsize);
             detail(c, desc, "topocoll_last_algorithm() = \"%s\"", served ? served : "(null)");
         } else if (!k->algo && c->auto_served[k->coll]) {
             int i = served ? topocoll_algorithm_index(k->coll, served) : -1;
@@ -934,9 +875,9 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m, 
         }
     }
     if (b.s) {
-        long long d = first_diff(b.s, b.s_orig, b.sbytes);
+        long long d = tm_first_diff(b.s, b.s_orig, b.sbytes);
         if (d >= 0) {
-            set_key(keys, K_SEND, d, c->wrank, c->wsize);
+            tm_set_key(keys, K_SEND, d, c->wrank, c->wsize);
             detail(c, desc, "send buffer changed at byte %lld: 0x%02x, was 0x%02x", d, b.s[d], b.s_orig[d]);
             memcpy(b.s, b.s_orig, b.sbytes);   /* the reference gets the right input */
         }
@@ -951,17 +892,17 @@ static int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m, 
     }
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: %s: %s returned %d\n", c->wrank, desc, pmpi_name(k->coll), rc);
-        set_key(keys, K_REF, 0, c->wrank, c->wsize);
+        tm_set_key(keys, K_REF, 0, c->wrank, c->wsize);
     } else if (b.r) {
         long long d = diff_defined(b.r, b.r_ref, b.rdef, b.rspan);
         long long e = diff_defined(b.r_ref, b.r_exp, b.rdef, b.rspan);
         if (d >= 0) {
-            set_key(keys, K_DIFF, d, c->wrank, c->wsize);
+            tm_set_key(keys, K_DIFF, d, c->wrank, c->wsize);
             detail(c, desc, "first difference at receive byte %lld (element %lld): got 0x%02x, %s 0x%02x",
                    d, b.unit ? d / (long long)b.unit : d, b.r[d], pmpi_name(k->coll), b.r_ref[d]);
         }
         if (e >= 0) {
-            set_key(keys, K_REF, e, c->wrank, c->wsize);
+            tm_set_key(keys, K_REF, e, c->wrank, c->wsize);
             detail(c, desc, "%s differs from the expected values at receive byte %lld: 0x%02x, expected 0x%02x",
                    pmpi_name(k->coll), e, b.r_ref[e], b.r_exp[e]);
         }
@@ -975,92 +916,20 @@ settle:
     }
 }
 
-/* ---- mappings (as in test_allgather_matrix.c) ------------------------------ */
-
-/* Expected nodes/sockets of "NxSx*" for np ranks (empty sockets dropped). */
-static void product_counts(mapping *m, int np, int N, int S)
-{
-    int nsock = np >= N * S ? N * S : np;
-    m->nsockets = nsock;
-    m->nnodes = (nsock + S - 1) / S;
-}
-
-/* Unequal node sizes summing to np (3,1,4,1,5,... truncated), the first node
- * split into two sockets when it has 3 ranks: "2+1,1,4" for np = 8. */
-static void unequal_spec(mapping *m, int np)
-{
-    static const int seq[] = { 3, 1, 4, 1, 5, 2, 6, 5, 3 };
-    const int nseq = (int)(sizeof seq / sizeof seq[0]);
-    int left = np, i = 0, len = 0, nodes = 0, socks = 0;
-    if (np == 1) { snprintf(m->spec, sizeof m->spec, "1"); m->nnodes = m->nsockets = 1; return; }
-    if (np == 2) { snprintf(m->spec, sizeof m->spec, "1,1"); m->nnodes = m->nsockets = 2; return; }
-    if (np == 3) { snprintf(m->spec, sizeof m->spec, "2,1"); m->nnodes = m->nsockets = 2; return; }
-    m->spec[0] = '\0';
-    while (left > 0 && len < (int)sizeof m->spec - 16) {
-        int v = seq[i % nseq];
-        if (v > left) v = left;
-        if (nodes == 0 && v == 3) {
-            len += snprintf(m->spec + len, sizeof m->spec - (size_t)len, "2+1");
-            socks += 2;
-        } else {
-            len += snprintf(m->spec + len, sizeof m->spec - (size_t)len, "%s%d", nodes ? "," : "", v);
-            socks += 1;
-        }
-        nodes++;
-        left -= v;
-        i++;
-    }
-    m->nnodes = nodes;
-    m->nsockets = socks;
-}
-
-static int make_mappings(mapping *maps, int np)
-{
-    memset(maps, 0, 4 * sizeof *maps);
-    maps[0].name = "block";
-    snprintf(maps[0].spec, sizeof maps[0].spec, "2x2x*");
-    product_counts(&maps[0], np, 2, 2);
-    maps[1].name = "cyclic";
-    snprintf(maps[1].spec, sizeof maps[1].spec, "2x2x*/cyclic");
-    product_counts(&maps[1], np, 2, 2);
-    maps[2].name = "random";
-    snprintf(maps[2].spec, sizeof maps[2].spec, "3x*/random:7");
-    product_counts(&maps[2], np, 3, 1);
-    maps[3].name = "unequal";
-    unequal_spec(&maps[3], np);
-    return 4;
-}
+/* ---- mappings (matrix_common.c) ---------------------------------------------- */
 
 /* Sets comm's topology (NULL spec: back to detection) and checks the counts.
  * Returns 1 when usable; counts a failure otherwise. */
 static int apply_mapping(ctx *c, MPI_Comm comm, const char *where, const mapping *m)
 {
     int64_t keys[NKEYS];
-    char desc[DESC_LEN], text[256];
-    int rc, nnodes = -1, nsockets = -1;
+    char desc[DESC_LEN];
 
     for (int k = 0; k < NKEYS; k++) keys[k] = INT64_MAX;
     snprintf(desc, sizeof desc, "[topology] np=%d comm=%s mapping=%s spec=\"%s\"",
              c->wsize, where, m->name, m->spec);
-    rc = topocoll_set_topology(comm, m->spec[0] ? m->spec : NULL);
-    if (rc != MPI_SUCCESS) {
-        set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
-        fprintf(stderr, "rank %d: %s: topocoll_set_topology returned %d\n", c->wrank, desc, rc);
-    } else {
-        rc = topocoll_topology_counts(comm, &nnodes, &nsockets);
-        if (rc != MPI_SUCCESS) {
-            set_key(keys, K_RC, err_class(rc), c->wrank, c->wsize);
-            fprintf(stderr, "rank %d: %s: topocoll_topology_counts returned %d\n", c->wrank, desc, rc);
-        } else if (m->nnodes && (nnodes != m->nnodes || nsockets != m->nsockets)) {
-            set_key(keys, K_TOPO, 0, c->wrank, c->wsize);
-            fprintf(stderr, "rank %d: %s: %d nodes, %d sockets; expected %d and %d\n",
-                    c->wrank, desc, nnodes, nsockets, m->nnodes, m->nsockets);
-        }
-    }
-    if ((c->verbose && c->wrank == 0) && rc == MPI_SUCCESS &&
-        topocoll_topology_describe(comm, text, (int)sizeof text) == MPI_SUCCESS)
-        printf("topology %s: %s\n", desc, text);
-    set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
+    tm_set_mapping(comm, m, desc, c->verbose, c->wrank, c->wsize, keys, K_RC, K_TOPO);
+    tm_set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
     return settle(c, keys, desc, 0, 1, NULL);
 }
 
@@ -1092,7 +961,7 @@ static int sampled(ctx *c, const ccase *k, int use_sample)
     int slot = k->algo_index + 1;
     unsigned ord = c->ordinal[k->coll][slot < MAX_SLOTS ? slot : MAX_SLOTS - 1]++;
     if (!use_sample || c->sample <= 1) return 1;
-    if (fmix32(ord * 0x9E3779B1u + (uint32_t)c->wsize * 0x85EBCA6Bu + (uint32_t)k->coll * 0x27D4EB2Fu +
+    if (tm_fmix32(ord * 0x9E3779B1u + (uint32_t)c->wsize * 0x85EBCA6Bu + (uint32_t)k->coll * 0x27D4EB2Fu +
                (uint32_t)slot) % (uint32_t)c->sample == 0)
         return 1;
     c->nsampled_out++;
@@ -1197,13 +1066,13 @@ static int check_catalog(ctx *c)
         const char *cname = topocoll_coll_name(cl);
         int n = topocoll_algorithm_count(cl), native = 0;
         if (!cname || topocoll_coll_from_name(cname) != coll) {
-            set_key(keys, K_RC, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
             if (c->wrank == 0) fprintf(stderr, "collective %d: name \"%s\" does not map back\n", coll,
                                        cname ? cname : "(null)");
         }
         if (n < 1 || n >= MAX_SLOTS - 1 || topocoll_algorithm_name(cl, n) != NULL ||
             topocoll_algorithm_name(cl, -1) != NULL || topocoll_algorithm_family(cl, n) != NULL) {
-            set_key(keys, K_RC, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
             if (c->wrank == 0) fprintf(stderr, "%s: %d algorithms, or out-of-range queries answer\n",
                                        cname ? cname : "?", n);
         }
@@ -1213,22 +1082,22 @@ static int check_catalog(ctx *c)
             if (!name || topocoll_algorithm_index(cl, name) != i ||
                 !topocoll_algorithm_description(cl, i) || !topocoll_algorithm_requirements(cl, i) ||
                 !fam || !fam[0]) {
-                set_key(keys, K_RC, 0, c->wrank, c->wsize);
+                tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
                 if (c->wrank == 0) fprintf(stderr, "%s: entry %d (%s) is incomplete\n", cname ? cname : "?",
                                            i, name ? name : "(null)");
             }
             if (name && strcmp(name, "native") == 0) {
                 native = 1;
-                if (!fam || strcmp(fam, "native") != 0) set_key(keys, K_RC, 0, c->wrank, c->wsize);
+                if (!fam || strcmp(fam, "native") != 0) tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
             }
         }
         if (!native) {
-            set_key(keys, K_RC, 0, c->wrank, c->wsize);
+            tm_set_key(keys, K_RC, 0, c->wrank, c->wsize);
             if (c->wrank == 0) fprintf(stderr, "%s: no \"native\" entry\n", cname ? cname : "?");
         }
         c->nalgo[coll] = n < 0 ? 0 : n >= MAX_SLOTS - 1 ? MAX_SLOTS - 2 : n;
     }
-    set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
+    tm_set_key(keys, K_SERVING, 0, c->wrank, c->wsize);
     return settle(c, keys, "[catalog] names, indices, descriptions and families of every tested collective",
                   0, 1, NULL);
 }
@@ -1249,7 +1118,7 @@ int main(int argc, char **argv)
     type_case types[6], large_type;
     red_case reds[15], large_red;
     int ntypes = 0, nreds = 0;
-    mapping maps[4];
+    mapping maps[TM_NMAPPINGS];
     matrix mx, mixed;
     ctx c;
     int rc, nmaps, bad = 0;
@@ -1374,7 +1243,7 @@ int main(int argc, char **argv)
     mx.bcast_mixed = 0;
     mixed = mx;
     mixed.bcast_mixed = 1;
-    nmaps = make_mappings(maps, c.wsize);
+    nmaps = tm_make_mappings(maps, c.wsize);
     if (c.max_cases > 0) {
         /* count the matrix (it grows with the catalogs), then sample to fit */
         c.counting = 1;
