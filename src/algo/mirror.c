@@ -36,3 +36,18 @@ int tc_sched_mirror(tc_sched *dst, tc_sched *src)
     dst->tmp_like = swap_buf(src->tmp_like);
     return 0;
 }
+
+int tc_gather_by_mirror(tc_sched *s, const tc_args *a, const tc_topo *t,
+                        int (*scatter_generate)(tc_sched *, const tc_args *, const tc_topo *))
+{
+    tc_args sc = *a;
+    sc.coll = TOPOCOLL_SCATTER;
+    sc.scount = a->rcount;
+    sc.rcount = a->scount;
+    tc_sched m;
+    tc_sched_init(&m);
+    int rc = m.err ? m.err : scatter_generate(&m, &sc, t);
+    if (!rc) rc = tc_sched_mirror(s, &m);
+    tc_sched_free(&m);
+    return rc;
+}

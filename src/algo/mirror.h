@@ -18,10 +18,16 @@
 #ifndef TC_ALGO_MIRROR_H
 #define TC_ALGO_MIRROR_H
 
+#include "algo/catalog.h"
 #include "sched/sched.h"
 
 /* Appends the mirror image of src (closed here) to dst.  Returns 0, EINVAL
  * for an operation that has no mirror, or src's allocation error. */
 int tc_sched_mirror(tc_sched *dst, tc_sched *src);
+
+/* The gather schedule for a: scatter_generate's schedule for the same root
+ * with scount and rcount swapped, mirrored into s.  Returns 0 or an error. */
+int tc_gather_by_mirror(tc_sched *s, const tc_args *a, const tc_topo *t,
+                        int (*scatter_generate)(tc_sched *, const tc_args *, const tc_topo *));
 
 #endif

@@ -30,16 +30,7 @@
 
 int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
-    tc_args sc = *a;
-    sc.coll = TOPOCOLL_SCATTER;
-    sc.scount = a->rcount;
-    sc.rcount = a->scount;
-    tc_sched m;
-    tc_sched_init(&m);
-    int rc = tt_scatter_generate(&m, &sc, t);
-    if (!rc) rc = tc_sched_mirror(s, &m);
-    tc_sched_free(&m);
-    return rc;
+    return tc_gather_by_mirror(s, a, t, tt_scatter_generate);
 }
 
 const tc_algo tc_gather_twotier = {
