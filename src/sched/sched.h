@@ -86,8 +86,9 @@ static inline tc_region tc_reg(int buf, int64_t off, int64_t cnt)
 
 void tc_sched_init(tc_sched *s);
 void tc_sched_free(tc_sched *s);
-/* Empty s for reuse, keeping its memory (the simulator builds one rank's
- * schedule after another into one buffer). */
+/* Empty s for reuse, keeping its memory and its consumer settings (drain,
+ * drain_ctx, skip_kinds): the simulator builds one rank's schedule after
+ * another into one buffer. */
 void tc_sched_reset(tc_sched *s);
 
 /* After a drain: drops the consumed rounds and ops, keeping the open

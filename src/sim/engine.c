@@ -73,24 +73,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- the reused schedule ------------------------------------------------------ */
-
-/* Empties e->s but keeps its op and round buffers: every field comes from a
- * freshly initialised template except the buffers. */
-static void sched_reset(sim_eng *e)
-{
-    tc_sched *s = &e->s;
-    tc_op *ops = s->ops;
-    int ops_cap = s->ops_cap, rounds_cap = s->rounds_cap;
-    int *rs = s->round_start;
-    *s = e->tmpl;
-    s->ops = ops;
-    s->ops_cap = ops_cap;
-    s->round_start = rs;
-    s->rounds_cap = rounds_cap;
-    s->round_start[0] = 0;
-}
-
 /* Per-round arrays cover rounds 0 .. n-1. */
 static int grow_round_arrays(sim_eng *e, int n)
 {
@@ -269,9 +251,6 @@ static inline void round_counters(sim_eng *e, int k, int64_t msgs, uint64_t byte
 #define SIM_INLINE static inline
 #endif
 
-/* Sums of the round being scanned (struct round_sums: engine_impl.h). */
-typedef struct round_sums round_sums;
-
 /* What the scan of one drain reads, in locals (registers) rather than
  * through e, which the stores to agg and touched might alias. */
 typedef struct scan_state {
@@ -416,7 +395,7 @@ static void on_drain(tc_sched *s, void *ctx)
  * max_comm and uses_shm, which the simulator does not read. */
 static int generate(sim_eng *e, int r)
 {
-    sched_reset(e);
+    tc_sched_reset(&e->s);   /* keeps the buffers and the drain hook */
     e->args.rank = r;
     int rc = tc_algo_generate(e->al, &e->s, &e->args, e->pl->topo);
     if (rc == 0) {
@@ -517,12 +496,11 @@ static int eng_init(sim_eng *e)
 {
     const tc_net *n = e->net;
     tc_sched_init(&e->s);
-    tc_sched_init(&e->tmpl);
-    if (e->s.err || e->tmpl.err) return eng_fail(e, "out of memory");
-    e->tmpl.drain = on_drain;   /* schedules stream through a small buffer */
-    e->tmpl.drain_ctx = e;
+    if (e->s.err) return eng_fail(e, "out of memory");
+    e->s.drain = on_drain;   /* schedules stream through a small buffer */
+    e->s.drain_ctx = e;
     /* copies never matter to the simulator, receives only to the checks */
-    e->tmpl.skip_kinds = (1u << TC_OP_COPY) | (e->prm->check ? 0u : 1u << TC_OP_RECV);
+    e->s.skip_kinds = (1u << TC_OP_COPY) | (e->prm->check ? 0u : 1u << TC_OP_RECV);
     int chunk = e->prm->chunk_ops >= 2 ? e->prm->chunk_ops : SIM_CHUNK_OPS;
     e->s.ops = malloc((size_t)chunk * sizeof *e->s.ops);
     int *rs = realloc(e->s.round_start, (size_t)(chunk + 1) * sizeof *rs);
@@ -541,7 +519,6 @@ static int eng_init(sim_eng *e)
 static void eng_free(sim_eng *e)
 {
     tc_sched_free(&e->s);
-    tc_sched_free(&e->tmpl);
     free(e->load);
     free(e->agg);
     free(e->touched);

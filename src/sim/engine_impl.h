@@ -33,6 +33,12 @@ typedef struct rank_sums {
     uint64_t bytes, intra, red;
 } rank_sums;
 
+/* What one round of it adds up to (consumed in pieces when a drain splits it). */
+typedef struct round_sums {
+    int64_t msgs, netm;
+    uint64_t bytes, intra, rd;
+} round_sums;
+
 /* Ops the reused schedule holds before it is drained (14 KiB of tc_op:
  * generation and scan stay in the first-level caches). */
 #define SIM_CHUNK_OPS 256
@@ -44,7 +50,7 @@ typedef struct sim_eng {
     const tc_sim_place *pl;
     const tc_sim_params *prm;
     tc_sim_result *res;
-    tc_sched s, tmpl;       /* the one schedule (buffers reused), a fresh template */
+    tc_sched s;             /* the one schedule (buffers and hooks reused: tc_sched_reset) */
     int pass;               /* 0: everything; > 0: step windows only */
     uint64_t *load;         /* [nlinks] */
     uint64_t *agg;          /* [nnodes] bytes of this round to each node */
@@ -53,10 +59,7 @@ typedef struct sim_eng {
     int agg_src;            /* node the aggregates leave from */
     int cur_rank;           /* the rank being generated */
     rank_sums cur_sum;      /* its closed rounds */
-    struct round_sums {     /* its open round, consumed so far */
-        int64_t msgs, netm;
-        uint64_t bytes, intra, rd;
-    } open;
+    round_sums open;        /* its open round, consumed so far */
     int open_d0;            /* its first destination node and bytes (scan_state) */
     uint64_t open_b0;
     /* with the step estimate: bytes of the current source node per (round,
