@@ -15,7 +15,7 @@ typedef struct call {
     topocoll_coll coll;
     const char *fn;
     const void *sbuf;
-    int scount;
+    int scount;             /* reduce_scatter_block: one block (make_args: p blocks) */
     MPI_Datatype stype;
     void *rbuf;
     int rcount;
@@ -304,17 +304,10 @@ static call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int 
                               recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm)
 #define REDUCE_CALL make_call(TOPOCOLL_REDUCE, "topocoll_reduce", sendbuf, count, type, recvbuf, \
                               count, type, op, root, comm)
+/* reduce_scatter_block's input is p blocks of recvcount: the call records
+ * one block (what the argument checks need) and make_args widens it. */
 #define RSB_CALL make_call(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block", sendbuf, \
-                           rsb_send_count(recvcount, comm), type, recvbuf, recvcount, type, op, 0, comm)
-
-/* reduce_scatter_block's input: p blocks of recvcount. */
-static int rsb_send_count(int recvcount, MPI_Comm comm)
-{
-    int size = 0;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS || recvcount < 0)
-        return recvcount;
-    return recvcount * size;
-}
+                           recvcount, type, recvbuf, recvcount, type, op, 0, comm)
 
 int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
