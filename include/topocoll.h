@@ -22,6 +22,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what this header declares is
+ * all it exports. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define TOPOCOLL_VERSION_MAJOR 0
 #define TOPOCOLL_VERSION_MINOR 1
 #define TOPOCOLL_VERSION_PATCH 0
@@ -127,6 +133,10 @@ const char *topocoll_last_algorithm(void);
 
 /* Drop the cached schedules of comm (for tests and benchmarks). */
 int topocoll_flush_cache(MPI_Comm comm);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

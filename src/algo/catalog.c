@@ -47,22 +47,6 @@ static const tc_algo *const *entries(topocoll_coll coll, int *count)
     return list;
 }
 
-static const char *const coll_names[TOPOCOLL_NCOLL] = {
-    "allgather", "bcast", "scatter", "gather", "reduce", "reduce_scatter_block",
-};
-
-const char *tc_coll_name(topocoll_coll coll)
-{
-    return (int)coll >= 0 && coll < TOPOCOLL_NCOLL ? coll_names[coll] : NULL;
-}
-
-int tc_coll_from_name(const char *name)
-{
-    for (int i = 0; name && i < TOPOCOLL_NCOLL; i++)
-        if (strcmp(coll_names[i], name) == 0) return i;
-    return -1;
-}
-
 /* Families generated from parameters come after the fixed entries. */
 static int family_count(topocoll_coll coll)
 {

@@ -7,45 +7,10 @@
 
 #include <stdint.h>
 #include "topocoll_types.h"
+#include "coll/coll.h"
 #include "sched/sched.h"
 #include "topo/topo.h"
 
-/*
- * Everything a generator may look at: sizes, never payload.  Buffers and
- * counts per collective (elements of each buffer's own type; p = size):
- *
- *   allgather  SEND scount (own block); RECV p blocks of rcount.
- *              in_place: SEND is RECV's block `rank`.
- *   bcast      RECV rcount (the user buffer; root's holds the data); no SEND.
- *   scatter    SEND at root: p blocks of scount; RECV rcount.
- *              in_place (root): RECV is SEND's block `root`.
- *   gather     SEND scount; RECV at root: p blocks of rcount (none elsewhere).
- *              in_place (root): SEND is RECV's block `root`.
- *   reduce     SEND scount (= rcount); RECV at root rcount (none elsewhere).
- *              in_place (root): SEND is RECV.
- *   reduce_scatter_block
- *              SEND p blocks of rcount (scount = p * rcount); RECV rcount.
- *              in_place: SEND is RECV, which then holds p blocks of rcount
- *              (the result goes to its block 0).
- * Scratch (TMP) takes the type of tc_sched.tmp_like: RECV for allgather,
- * bcast and scatter; SEND for gather, reduce and reduce_scatter_block.
- * REDUCE ops combine elements of one type (b = a op b, a first in rank
- * order); algorithms for reductions may decline non-commutative ops.
- * With in_place aliasing a generator must not read SEND after it wrote the
- * aliased region: read the input first (e.g. copy SEND to TMP or RECV).
- */
-typedef struct tc_args {
-    topocoll_coll coll;
-    int rank;          /* the rank the schedule is for */
-    int size;          /* communicator size */
-    int64_t scount;    /* see above */
-    int64_t rcount;    /* see above */
-    int root;          /* rooted collectives */
-    int in_place;      /* MPI_IN_PLACE given (see above) */
-    int commutative;   /* reductions: the op is commutative */
-    const void *param; /* the algorithm's own parameters (tc_algo.param);
-                          set by tc_algo_generate / tc_algo_accepts */
-} tc_args;
 
 /* Requirement flags (documentation + cheap checks before `accepts`). */
 enum {
@@ -73,10 +38,6 @@ typedef struct tc_algo {
     /* "hierarchical", ...; NULL for the flat algorithms (see tc_algo_family). */
     const char *family;
 } tc_algo;
-
-/* Collective names ("allgather"); -1 / NULL when unknown. */
-int tc_coll_from_name(const char *name);
-const char *tc_coll_name(topocoll_coll coll);
 
 /* Entries of a collective, in catalog order: count, and entry i (NULL when
  * out of range). */

@@ -29,7 +29,7 @@ extern const tc_algo tc_reduce_scatter_block_pairwise;
 extern const tc_algo tc_reduce_scatter_block_twotier, tc_reduce_scatter_block_twotier_sockets;
 
 /* tc_algo.accepts of reductions that combine out of rank order: declines a
- * non-commutative operation (src/algo/commutative.c). */
+ * non-commutative operation (src/blocks/commutative.c). */
 int tc_accepts_commutative(const tc_args *a, const tc_topo *t, const char **why);
 
 #endif

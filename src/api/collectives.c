@@ -9,7 +9,7 @@
 #include "topocoll.h"
 #include "api/context.h"
 #include "api/explain.h"
-#include "core/error.h"
+#include "api/error.h"
 
 typedef struct call {
     topocoll_coll coll;
@@ -253,6 +253,7 @@ static int collective(call *c, int by_name, const char *algorithm)
     if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     tc_args a;
     make_args(c, &a);
+    a.node_shm = x->node_shm;
     int64_t bytes = bytes_of(c);
     const tc_algo *al = NULL;
     if (by_name) {
@@ -345,6 +346,7 @@ int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Data
     }
     tc_args a;
     make_args(&c, &a);
+    a.node_shm = x->node_shm;
     return tc_algo_accepts(al, &a, x->topo, why);
 }
 

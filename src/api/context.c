@@ -8,7 +8,7 @@
 
 #include "core/config.h"
 #include "select/select.h"
-#include "topo/detect.h"
+#include "detect/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 /* Set once MPI_Finalize has started: MPI then releases windows and
@@ -72,7 +72,7 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
-    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo);
+    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
     if (rc != MPI_SUCCESS) {
         ctx_free(c);
         return rc;
@@ -115,7 +115,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     c->topo = t;
     tc_ctx_flush(c);   /* schedules depend on the topology */
     tc_shm_free(&c->shm);   /* nodes may have changed: collective, as this call */
-    return tc_shm_init(&c->shm, c->comm, c->rank, c->topo);
+    return tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
 }
 
 tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)

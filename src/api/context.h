@@ -36,6 +36,7 @@ typedef struct tc_ctx {
     unsigned long clock;
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
+    int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "core/error.h"
+#include "api/error.h"
 #include "select/select.h"
 #include "topocoll.h"
 

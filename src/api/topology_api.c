@@ -3,7 +3,7 @@
 
 #include "topocoll.h"
 #include "api/context.h"
-#include "core/error.h"
+#include "api/error.h"
 
 static int valid_intracomm(MPI_Comm comm)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo/detect.h"
+#include "exec/membind.h"
 
 #define TC_TAG 7  /* on the private communicator: no user message can match */
 

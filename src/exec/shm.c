@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo/detect.h"
+#include "exec/membind.h"
 
 #define LINE 64
 #define SPINS_BEFORE_YIELD 64
@@ -28,7 +28,7 @@ static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win
     return PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
 }
 
-int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, tc_topo *t)
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm)
 {
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
@@ -46,7 +46,7 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, tc_topo *t)
         PMPI_Comm_free(&real);
     }
     if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
-    t->no_shm = !ok;
+    *node_shm = ok;
     return MPI_SUCCESS;
 }
 

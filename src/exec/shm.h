@@ -34,8 +34,9 @@ typedef struct tc_shm {
 } tc_shm;
 
 /* Create the node communicator for topology t and decide, collectively over
- * comm, whether every node's ranks can share memory (t->no_shm). */
-int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, tc_topo *t);
+ * comm, whether every node's ranks can share memory (*node_shm: 1 on every
+ * rank, or 0 on every rank when a virtual node spans real nodes). */
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm);
 /* Make the data window hold `bytes` per half (collective over the node).
  * *created says whether a new window was made (its memory not yet placed). */
 int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);

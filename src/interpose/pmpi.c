@@ -10,6 +10,11 @@
 #include "topocoll.h"
 #include "core/config.h"
 
+/* Exported (the library is built with hidden visibility): the MPI_ functions. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 static int covered(MPI_Comm comm)
 {
     int inter = 0;
@@ -60,3 +65,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     if (!covered(comm)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
 }
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif

@@ -137,7 +137,6 @@ tc_sim_place *tc_sim_place_new(const tc_net *net, int ranks, const char *map, in
         pl->topo = built_topo(net, pl);
         if (!pl->topo) return place_fail(pl, err, errlen, "out of memory building the topology");
     }
-    if (levels == TC_SIM_LEVELS_GROUP) pl->topo->no_shm = 1;
     if (count_nodes(net, pl) != 0) return place_fail(pl, err, errlen, "out of memory");
     return pl;
 }

@@ -6,8 +6,8 @@
  *   TC_SIM_LEVELS_GROUP  (default) topology node = network group (two-tier
  *       supernode, Dragonfly group, fat-tree leaf, the whole switch),
  *       topology socket = network node: the tiers of seed 004's two-tier
- *       algorithms (src/algo/twotier_plan.h); no_shm is set, since a
- *       group's ranks do not share memory.
+ *       algorithms (src/blocks/twotier_plan.h); the generators are told that
+ *       the ranks of a group share no memory (tc_args.node_shm = 0).
  *   TC_SIM_LEVELS_NODE   topology node = network node (its ranks share
  *       memory), sockets from the spec, else one per node: the node-level
  *       hierarchy of seed 000's hierarchical algorithms.

@@ -279,7 +279,6 @@ tc_topo *tc_topo_dup(const tc_topo *t)
     d->nsockets = t->nsockets;
     memcpy(d->desc, t->desc, sizeof d->desc);
     d->desc[sizeof d->desc - 1] = '\0';
-    d->no_shm = t->no_shm;
     d->node_order_ident = t->node_order_ident;
     d->sock_order_ident = t->sock_order_ident;
     d->node_of = dup_ints(t->node_of, n);

@@ -34,8 +34,6 @@ typedef struct tc_topo {
     int *sock_node;    /* [nsockets] node of each socket */
     int *node_sock_start; /* [nnodes+1] first global socket of each node */
     char desc[256];    /* human description ("spec 2x2x2/cyclic", "detected ...") */
-    int no_shm;        /* 1: the ranks of a node cannot share memory (set by the
-                          MPI context when a virtual node spans real nodes) */
     int node_order_ident; /* 1: node_ranks[i] == i for every i (block mapping) */
     int sock_order_ident; /* 1: sock_ranks[i] == i for every i */
 } tc_topo;

@@ -556,7 +556,7 @@ static void test_placement(void)
      * 2 nodes: supernode 0 gets 0 2 4 6 (nodes 0 1 0 1), 1 gets 1 3 5 7. */
     pl = tc_sim_place_new(n, 0, "2x2x2/cyclic", TC_SIM_LEVELS_GROUP, err, sizeof err);
     static const int want[8] = { 0, 2, 1, 3, 0, 2, 1, 3 };
-    ok(pl && !memcmp(pl->node_of, want, sizeof want) && pl->topo->no_shm == 1,
+    ok(pl && !memcmp(pl->node_of, want, sizeof want) && pl->levels == TC_SIM_LEVELS_GROUP,
        "levels group, 2x2x2/cyclic: nodes 0 2 1 3 0 2 1 3 (%s)", pl ? pl->desc : err);
     tc_sim_place_free(pl);
     pl = tc_sim_place_new(n, 0, "4x2x1", TC_SIM_LEVELS_GROUP, err, sizeof err);
@@ -568,7 +568,7 @@ static void test_placement(void)
     ok(!pl && strstr(err, "socket 0 holds 4 ranks but network nodes have 2 cores"), "group level, too many ranks: %s",
        err);
     pl = tc_sim_place_new(n, 6, NULL, TC_SIM_LEVELS_GROUP, err, sizeof err);
-    ok(pl && pl->p == 6 && pl->topo->nnodes == 2 && pl->topo->nsockets == 3 && pl->topo->no_shm == 1,
+    ok(pl && pl->p == 6 && pl->topo->nnodes == 2 && pl->topo->nsockets == 3 && pl->levels == TC_SIM_LEVELS_GROUP,
        "levels group: 6 ranks see 2 nodes (supernodes) of network-node sockets");
     tc_sim_place_free(pl);
     pl = tc_sim_place_new(n, 0, "4x1x2/cyclic", TC_SIM_LEVELS_NODE, err, sizeof err);

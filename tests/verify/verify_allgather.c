@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "algo/catalog.h"
-#include "sched/verify.h"
+#include "verify/verify.h"
 #include "topo/topo.h"
 
 typedef struct counts { long pass, fail, declined; } counts;

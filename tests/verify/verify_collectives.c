@@ -13,7 +13,7 @@
 
 #include "algo/catalog.h"
 #include "algo/entries_issue4.h"
-#include "sched/verify.h"
+#include "verify/verify.h"
 #include "topo/topo.h"
 
 typedef struct counts { long pass, fail, declined; } counts;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "algo/catalog.h"
-#include "sched/verify.h"
+#include "verify/verify.h"
 #include "core/config.h"
 #include "select/select.h"
 

@@ -5,7 +5,7 @@
  *   L     leaders per node: 1 (single leader), s (one per socket, spread),
  *         sp (one per socket, all packed on the first socket: Figure 7's
  *         counter-case), 2 or 4 (k leaders, groups of the node's ranks in
- *         socket-major order).  Groups: src/algo/groups.h.
+ *         socket-major order).  Groups: src/blocks/groups.h.
  *   agg   aggregation inside a group: gather (members send to the leader),
  *         ring or rd (allgather among the members: everyone holds the
  *         group's blocks), shm (members write into the group's part of a
@@ -43,8 +43,8 @@
 #include <string.h>
 
 #include "algo/allgather/common.h"
-#include "algo/groups.h"
-#include "algo/subset.h"
+#include "blocks/groups.h"
+#include "blocks/subset.h"
 
 enum { AGG_GATHER, AGG_RING, AGG_RD, AGG_SHM, N_AGG };
 enum { X_RD, X_RING, X_BRUCK, N_X };
@@ -223,8 +223,9 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 
 static int accepts(const tc_args *a, const tc_topo *t, const char **why)
 {
+    (void)t;
     const hier_param *hp = a->param;
-    if ((hp->agg == AGG_SHM || hp->dist == D_SHM) && t->no_shm) {
+    if ((hp->agg == AGG_SHM || hp->dist == D_SHM) && !a->node_shm) {
         *why = "the ranks of a node cannot share memory";
         return 0;
     }

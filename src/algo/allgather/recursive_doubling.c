@@ -17,7 +17,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; the fold as in Rabenseifner's
  *   reduction algorithms.
  */
-#include "algo/allgather/fold.h"
+#include "blocks/fold.h"
 #include "pattern/pattern.h"
 
 static void pow2_in_place(tc_sched *s, const tc_args *a)

@@ -17,7 +17,7 @@
  * Source: seed 001 algorithm 6; bit-reversed layout as in MPICH's
  *   recursive-halving reduce-scatter.
  */
-#include "algo/allgather/fold.h"
+#include "blocks/fold.h"
 #include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)

@@ -32,7 +32,7 @@
  */
 #include "algo/allgather/common.h"
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 typedef struct actx {
     tt_plan pl;

@@ -6,7 +6,7 @@
  * src/algo/allgather/twotier.c.
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 const tc_algo tc_allgather_twotier_sockets = {
     .coll = TOPOCOLL_ALLGATHER, .name = "twotier_sockets",

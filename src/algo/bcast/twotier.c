@@ -25,7 +25,7 @@
  *   section 5.2 (seed 004).
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 static void to_cores(tc_sched *s, const tt_plan *pl, int me, int u, tc_region all)
 {

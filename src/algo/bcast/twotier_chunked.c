@@ -49,7 +49,7 @@
 #include <stdlib.h>
 
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 typedef struct bctx {
     tt_plan pl;

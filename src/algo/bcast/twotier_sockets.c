@@ -6,7 +6,7 @@
  * src/algo/bcast/twotier.c.
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 const tc_algo tc_bcast_twotier_sockets = {
     .coll = TOPOCOLL_BCAST, .name = "twotier_sockets",

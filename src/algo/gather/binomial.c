@@ -13,7 +13,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH gather_intra_binomial.
  */
 #include "algo/entries_issue4.h"
-#include "algo/mirror.h"
+#include "blocks/mirror.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {

@@ -25,8 +25,8 @@
  *   section 5.1 (seed 004).
  */
 #include "algo/entries_issue4.h"
-#include "algo/mirror.h"
-#include "algo/twotier_plan.h"
+#include "blocks/mirror.h"
+#include "blocks/twotier_plan.h"
 
 int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {

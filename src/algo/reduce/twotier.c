@@ -35,7 +35,7 @@
 #include <stdlib.h>
 
 #include "algo/entries_issue4.h"
-#include "algo/twotier_reduce.h"
+#include "blocks/twotier_reduce.h"
 
 static void collect(tc_sched *s, const tc_args *a, const tt_red *R)
 {

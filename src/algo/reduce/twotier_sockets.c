@@ -6,7 +6,7 @@
  * src/algo/reduce/twotier.c.
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 const tc_algo tc_reduce_twotier_sockets = {
     .coll = TOPOCOLL_REDUCE, .name = "twotier_sockets",

@@ -6,7 +6,7 @@
  * src/algo/reduce_scatter_block/twotier.c.
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 const tc_algo tc_reduce_scatter_block_twotier_sockets = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "twotier_sockets",

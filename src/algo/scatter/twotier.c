@@ -31,7 +31,7 @@
  *   section 5.1 (seed 004).
  */
 #include "algo/entries_issue4.h"
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 typedef struct sctx {
     const tc_args *a;

@@ -1,6 +1,6 @@
 /* Error codes with messages (see error.h).  Codes are made once per
  * distinct message and reused; past a bound the bare class is used. */
-#include "core/error.h"
+#include "api/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  *   from me+d, c = min(d, n-d); a wrapped range is two messages.
  * bcast: binomial tree over member indices rooted at member 0.
  */
-#include "algo/subset.h"
+#include "blocks/subset.h"
 #include "pattern/pattern.h"
 
 tc_region tc_bundles_range(const tc_bundles *b, int first, int count)

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "algo/twotier_reduce.h"
+#include "blocks/twotier_reduce.h"
 
 static tc_region sub(tc_region r, int64_t from, int64_t cnt)
 {

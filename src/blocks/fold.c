@@ -1,6 +1,6 @@
 /* Fold of non-power-of-two process counts for recursive doubling and
  * halving (see fold.h). */
-#include "algo/allgather/fold.h"
+#include "blocks/fold.h"
 #include "pattern/pattern.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
  * cannot tell).  Collective over comm; uses PMPI_ calls only. */
 #ifndef TC_DETECT_H
 #define TC_DETECT_H
+#include <hwloc.h>
 #include <mpi.h>
 #include "topo/topo.h"
 
@@ -14,9 +15,10 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out);
  * (call at MPI_Finalize time; detection reloads it if used again). */
 void tc_detect_finalize(void);
 
-/* Bind the pages of [addr, addr+len) to the memory of the calling process's
- * NUMA domain (from its CPU binding; nothing for an unbound process).
- * Returns 0, or -1 when hwloc cannot (placement then stays first-touch). */
-int tc_bind_memory_local(void *addr, size_t len);
+/* The process's hwloc topology, loaded on first use, with its lock held
+ * (NULL, and no lock held, when hwloc cannot load it); release it with
+ * tc_hw_topology_unlock. */
+hwloc_topology_t tc_hw_topology_lock(void);
+void tc_hw_topology_unlock(void);
 
 #endif

@@ -35,7 +35,7 @@
 #ifndef TC_ALGO_TWOTIER_REDUCE_H
 #define TC_ALGO_TWOTIER_REDUCE_H
 
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 typedef struct tt_red {
     const tt_plan *pl;

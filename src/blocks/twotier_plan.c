@@ -1,5 +1,5 @@
 /* The two tiers of seed 004's algorithms (see twotier_plan.h). */
-#include "algo/twotier_plan.h"
+#include "blocks/twotier_plan.h"
 
 const tt_param tt_param_ranks = { 0 };
 const tt_param tt_param_sockets = { 1 };

@@ -5,7 +5,7 @@
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and sockets (packages, or NUMA
  * nodes with TOPOCOLL_DOMAIN=numa) from hwloc and the process's CPU binding.
  */
-#include "topo/detect.h"
+#include "detect/detect.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -271,22 +271,17 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out)
     return detect_from_machine(comm, out);
 }
 
-/* ---- memory placement ---------------------------------------------------- */
+/* ---- the machine's hwloc topology, for other MPI-side users ------------- */
 
-int tc_bind_memory_local(void *addr, size_t len)
+hwloc_topology_t tc_hw_topology_lock(void)
 {
-    int rc = -1;
-    if (!addr || len == 0 || pthread_mutex_lock(&hw_lock) != 0) return -1;
-    if (hw_load_locked()) {
-        hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-        if (cpus && hwloc_get_cpubind(hw_topo, cpus, HWLOC_CPUBIND_PROCESS) == 0 &&
-            !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(hw_topo), cpus))
-            rc = hwloc_set_area_membind(hw_topo, addr, len, cpus, HWLOC_MEMBIND_BIND,
-                                        HWLOC_MEMBIND_MIGRATE);
-        else if (cpus)
-            rc = 0;   /* unbound process: leave placement to the kernel */
-        hwloc_bitmap_free(cpus);
-    }
+    if (pthread_mutex_lock(&hw_lock) != 0) return NULL;
+    if (hw_load_locked()) return hw_topo;
     (void)pthread_mutex_unlock(&hw_lock);
-    return rc;
+    return NULL;
+}
+
+void tc_hw_topology_unlock(void)
+{
+    (void)pthread_mutex_unlock(&hw_lock);
 }

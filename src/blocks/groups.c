@@ -1,5 +1,5 @@
 /* Leader groups (see groups.h).  O(p log p) time, O(p) memory. */
-#include "algo/groups.h"
+#include "blocks/groups.h"
 
 #include <errno.h>
 #include <stdlib.h>

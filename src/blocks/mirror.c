@@ -1,5 +1,5 @@
 /* Mirror image of a schedule (see mirror.h). */
-#include "algo/mirror.h"
+#include "blocks/mirror.h"
 
 #include <errno.h>
 

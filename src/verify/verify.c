@@ -5,7 +5,7 @@
  * paired in posting order, then executed symbolically with the executor's
  * round semantics under rendezvous sends; labels move with the data.
  */
-#include "sched/verify.h"
+#include "verify/verify.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -194,6 +194,7 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     vrank *k = &v->rk[r];
     tc_args a = *v->proto;
     a.rank = r;
+    a.node_shm = 1;
     tc_sched_init(&k->s);
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
     if (rc == 0) rc = tc_sched_finish(&k->s);
@@ -783,6 +784,7 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
     const char *why = "";
     tc_args a0 = *proto;
     a0.rank = 0;
+    a0.node_shm = 1;   /* node-shared memory is modelled (happens-before) */
     if (!tc_algo_accepts(al, &a0, t, &why)) {
         snprintf(rep->msg, sizeof rep->msg, "declined: %s", why);
         return TC_VERIFY_DECLINED;

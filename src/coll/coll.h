@@ -1,0 +1,37 @@
+/*
+ * What a collective is, without MPI: the arguments a schedule generator may
+ * look at (tc_args) and, per collective, one descriptor (tc_coll_desc, see
+ * below) that the API's argument checks, the executor's buffer binding, the
+ * verifier, the benchmark and the tests all read.
+ */
+#ifndef TC_COLL_COLL_H
+#define TC_COLL_COLL_H
+
+#include <stdint.h>
+#include "topocoll_types.h"
+
+/*
+ * Everything a generator may look at: sizes, never payload.  Counts are in
+ * elements of each buffer's own type; what SEND, RECV and TMP hold for each
+ * collective is its descriptor's business (tc_coll_desc below).
+ */
+typedef struct tc_args {
+    topocoll_coll coll;
+    int rank;          /* the rank the schedule is for */
+    int size;          /* communicator size */
+    int64_t scount;    /* see the collective's descriptor */
+    int64_t rcount;    /* see the collective's descriptor */
+    int root;          /* rooted collectives */
+    int in_place;      /* MPI_IN_PLACE given at this rank (aliasing per descriptor) */
+    int commutative;   /* reductions: the op is commutative */
+    int node_shm;      /* the consumer can give the ranks of a node shared memory
+                          (executor: measured per communicator; verifier: yes) */
+    const void *param; /* the algorithm's own parameters (tc_algo.param);
+                          set by tc_algo_generate / tc_algo_accepts */
+} tc_args;
+
+/* Collective names ("allgather"); -1 / NULL when unknown. */
+int tc_coll_from_name(const char *name);
+const char *tc_coll_name(topocoll_coll coll);
+
+#endif
