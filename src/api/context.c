@@ -4,16 +4,28 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <threads.h>
 
 #include "core/config.h"
 #include "select/select.h"
 #include "detect/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
+static once_flag keyval_once = ONCE_FLAG_INIT;
+static int keyval_rc = MPI_SUCCESS;
 /* Set once MPI_Finalize has started: MPI then releases windows and
  * communicators itself, and calling into it for them is unsafe. */
-static int finalizing;
+static atomic_int finalizing;
+
+/* The per-call lookup: each thread remembers the last (communicator,
+ * context) pair it used.  Freeing any context bumps the generation, so a
+ * remembered pair can never outlive its communicator (a new communicator may
+ * reuse a freed one's handle). */
+static atomic_uint ctx_generation = 1;
+typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
+static _Thread_local last_ctx last_used;
 
 static void ctx_free(tc_ctx *c)
 {
@@ -33,6 +45,7 @@ static void ctx_free(tc_ctx *c)
 static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)key; (void)extra;
+    atomic_fetch_add(&ctx_generation, 1);
     ctx_free(value);
     return MPI_SUCCESS;
 }
@@ -51,14 +64,20 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-static int ensure_keyval(void)
+/* The keyvals, made exactly once per process whatever the threads do. */
+static void create_keyvals(void)
 {
-    if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
     int fin_key, rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &fin_key, NULL);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(MPI_COMM_SELF, fin_key, NULL);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
-    return rc;
+    keyval_rc = rc;
+}
+
+static int ensure_keyval(void)
+{
+    call_once(&keyval_once, create_keyvals);
+    return keyval_rc;
 }
 
 static int ctx_new(MPI_Comm comm, tc_ctx **out)
@@ -81,8 +100,22 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     return MPI_SUCCESS;
 }
 
+tc_ctx *tc_ctx_lookup(MPI_Comm comm)
+{
+    unsigned gen = atomic_load_explicit(&ctx_generation, memory_order_acquire);
+    if (last_used.comm == comm && last_used.gen == gen && last_used.ctx) return last_used.ctx;
+    int found = 0;
+    tc_ctx *c = NULL;
+    if (ensure_keyval() != MPI_SUCCESS || PMPI_Comm_get_attr(comm, keyval, &c, &found) != MPI_SUCCESS ||
+        !found)
+        return NULL;
+    last_used = (last_ctx){ comm, c, gen };
+    return c;
+}
+
 int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
 {
+    if ((*out = tc_ctx_lookup(comm)) != NULL) return MPI_SUCCESS;
     int rc = ensure_keyval(), found = 0;
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_get_attr(comm, keyval, out, &found)) != MPI_SUCCESS) return rc;
@@ -102,12 +135,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     if (rc != MPI_SUCCESS) return rc;
     tc_topo *t = NULL;
     if (spec) {
-        char err[256];
-        t = tc_topo_from_spec(spec, c->size, err, sizeof err);
-        if (!t) {
-            if (c->rank == 0) fprintf(stderr, "topocoll: %s\n", err);
-            return MPI_ERR_ARG;
-        }
+        if ((rc = tc_topo_spec_for_comm(comm, spec, &t)) != MPI_SUCCESS) return rc;
     } else if ((rc = tc_topo_detect(comm, &t)) != MPI_SUCCESS) {
         return rc;
     }

@@ -41,6 +41,9 @@ typedef struct tc_ctx {
 
 /* The context of comm, made on first use (collective over comm then). */
 int tc_ctx_get(MPI_Comm comm, tc_ctx **out);
+/* The context of comm if it has one (no MPI call when this thread's last
+ * lookup was the same communicator), else NULL: local, never collective. */
+tc_ctx *tc_ctx_lookup(MPI_Comm comm);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */

@@ -1,74 +1,71 @@
-/* TOPOCOLL_EXPLAIN output (see explain.h). */
+/* TOPOCOLL_EXPLAIN output and the call's choice (see explain.h). */
 #include "api/explain.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "api/error.h"
-#include "select/select.h"
+#include "select/choose.h"
 #include "topocoll.h"
 
-static char last[64];
-static char warned[16][64];
-static int nwarned;
+/* The algorithm of this thread's last call: a catalog name (static storage),
+ * so recording it is one store, not a string copy. */
+static _Thread_local const char *last_algo;
 
 const char *topocoll_last_algorithm(void)
 {
-    return last;
+    return last_algo ? last_algo : "";
 }
 
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)
 {
-    snprintf(last, sizeof last, "%s", algo);
+    last_algo = algo;
     int level = tc_config_get()->explain;
     if (level == 0 || (level == 1 && x->rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d nodes=%d bytes=%lld rank=%d -> %s (%s)\n", coll,
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }
 
-void tc_warn_once(const tc_ctx *x, const char *algo, const char *reason)
+/* Forced algorithms that declined and were reported: one line per
+ * collective and process (the forced name is fixed per configuration). */
+static atomic_uint warned_colls;
+
+void tc_warn_once(const tc_ctx *x, topocoll_coll coll, const char *algo, const char *reason)
 {
-    for (int i = 0; i < nwarned; i++)
-        if (strcmp(warned[i], algo) == 0) return;
-    if (nwarned < 16) snprintf(warned[nwarned++], sizeof warned[0], "%s", algo);
+    unsigned bit = 1u << coll;
+    if (atomic_fetch_or(&warned_colls, bit) & bit) return;
     if (x->rank == 0)
         fprintf(stderr, "topocoll: forced algorithm '%s' declines these arguments (%s); "
                         "selecting another (TOPOCOLL_EXPLAIN=1 shows which)\n", algo, reason);
 }
 
+/* TOPOCOLL_ALLGATHER, ... for a collective's name. */
+static void env_name(const char *coll, char *env, size_t len)
+{
+    size_t n = (size_t)snprintf(env, len, "TOPOCOLL_");
+    for (const char *c = coll; *c && n + 1 < len; c++)
+        env[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    env[n < len ? n : len - 1] = '\0';
+}
+
 int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
 {
     const char *coll = tc_coll_name(a->coll);
-    const char *forced = tc_config_get()->force[a->coll];
-    char why[512] = "";
-    const tc_algo *al = NULL;
-    if (forced) {
-        al = tc_catalog_find(a->coll, forced);
-        if (!al) {
-            char env[64];
-            int n = snprintf(env, sizeof env, "TOPOCOLL_");
-            for (const char *c = coll; *c && n < (int)sizeof env - 1; c++)
-                env[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-            env[n] = '\0';
-            return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", env, forced, coll);
-        }
-        const char *reason = "";
-        if (tc_algo_accepts(al, a, x->topo, &reason)) {
-            snprintf(why, sizeof why, "forced by the environment");
-        } else {
-            tc_warn_once(x, forced, reason);
-            char rest[400];
-            al = tc_select(a, x->topo, bytes, rest, sizeof rest);
-            snprintf(why, sizeof why, "forced %s declined (%s); %s", forced, reason, rest);
-        }
-    } else {
-        /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
-        int level = tc_config_get()->explain;
-        int shown = level == 2 || (level == 1 && x->rank == 0);
-        al = tc_select(a, x->topo, bytes, shown ? why : NULL, sizeof why);
+    /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
+    int level = tc_config_get()->explain;
+    int shown = level == 2 || (level == 1 && x->rank == 0);
+    char why[512];
+    why[0] = '\0';
+    tc_choice c = tc_select_choose(a, x->topo, bytes, shown ? why : NULL, sizeof why);
+    if (c.how == TC_CHOSEN_UNKNOWN_FORCED) {
+        char env[64];
+        env_name(coll, env, sizeof env);
+        return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", env, c.forced, coll);
     }
-    tc_explain(x, coll, bytes, al->name, why);
-    *out = al;
+    if (c.how == TC_CHOSEN_FORCED_DECLINED) tc_warn_once(x, a->coll, c.forced, c.forced_reason);
+    tc_explain(x, coll, bytes, c.algo->name, why);
+    *out = c.algo;
     return MPI_SUCCESS;
 }

@@ -8,12 +8,12 @@
 /* Record the algorithm that served a call; print the explain line when
  * TOPOCOLL_EXPLAIN asks for it. */
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why);
-/* A forced algorithm declined: say so once per process and name. */
-void tc_warn_once(const tc_ctx *x, const char *algo, const char *reason);
+/* A forced algorithm declined: say so once per process and collective. */
+void tc_warn_once(const tc_ctx *x, topocoll_coll coll, const char *algo, const char *reason);
 
-/* Choose the algorithm for a call (forced by TOPOCOLL_<COLL>, else the
- * selection table), explain it, and return MPI_SUCCESS or a raised error
- * (unknown forced name). */
+/* Choose the algorithm for a call (src/select/choose.h: forced by
+ * TOPOCOLL_<COLL>, else the selection table), explain it, and return
+ * MPI_SUCCESS or a raised error (unknown forced name). */
 int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out);
 
 #endif

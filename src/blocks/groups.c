@@ -120,3 +120,32 @@ int tc_groups_build(tc_groups *g, const tc_topo *t, int mode, int k, int packed)
     free(cut);
     return 0;
 }
+
+/* ---- cached on the topology ------------------------------------------------ */
+
+enum { GROUPS_VIEW_BASE = 0x67720000 };   /* "gr": this file's view kinds */
+
+static void *make_groups(const tc_topo *t, int key)
+{
+    tc_groups *g = malloc(sizeof *g);
+    if (!g) return NULL;
+    int mode = (key >> 12) & 0xf, k = (key >> 1) & 0x7ff, packed = key & 1;
+    if (tc_groups_build(g, t, mode, k, packed) != 0) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void free_groups(void *data)
+{
+    tc_groups_free(data);
+    free(data);
+}
+
+const tc_groups *tc_groups_of(const tc_topo *t, int mode, int k, int packed)
+{
+    if (mode < 0 || mode > 0xf || k < 0 || k > 0x7ff) return NULL;
+    int key = (mode << 12) | (k << 1) | (packed != 0);
+    return tc_topo_get_view(t, GROUPS_VIEW_BASE | key, make_groups, key, free_groups);
+}

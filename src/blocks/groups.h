@@ -38,6 +38,11 @@ typedef struct tc_groups {
 int tc_groups_build(tc_groups *g, const tc_topo *t, int mode, int k, int packed);
 void tc_groups_free(tc_groups *g);
 
+/* The groups of (mode, k, packed) for t, built once and cached on the
+ * topology (tc_topo_get_view): generators of every rank share them.  NULL when
+ * memory ran out. */
+const tc_groups *tc_groups_of(const tc_topo *t, int mode, int k, int packed);
+
 static inline int tc_groups_size(const tc_groups *g, int grp)
 { return g->start[grp + 1] - g->start[grp]; }
 

@@ -3,7 +3,9 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <threads.h>
 
 typedef enum { T_STR, T_INT } ctype;
 
@@ -44,11 +46,13 @@ static const centry table[] = {
 };
 
 static tc_config config;
-static int loaded;
+static once_flag loaded = ONCE_FLAG_INIT;
+static unsigned generation;
 
 static void load(void)
 {
     memset(&config, 0, sizeof config);
+    config.generation = ++generation;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const centry *e = &table[i];
         if (e->offset == (size_t)-1) continue;
@@ -64,18 +68,36 @@ static void load(void)
             *(int *)field = (int)n;
         }
     }
-    loaded = 1;
+}
+
+static atomic_int ready;   /* the fast path: one load once loaded */
+
+static void load_first(void)
+{
+    load();
+    atomic_store_explicit(&ready, 1, memory_order_release);
 }
 
 const tc_config *tc_config_get(void)
 {
-    if (!loaded) load();
+    if (!atomic_load_explicit(&ready, memory_order_acquire)) call_once(&loaded, load_first);
     return &config;
 }
 
 void tc_config_reload(void)
 {
+    call_once(&loaded, load_first);
     load();
+}
+
+const char *tc_config_live(const char *env)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (table[i].offset != (size_t)-1 || strcmp(table[i].env, env) != 0) continue;
+        const char *v = getenv(env);
+        return v && v[0] ? v : table[i].dflt;
+    }
+    return NULL;
 }
 
 void tc_config_print(FILE *f)

@@ -17,12 +17,20 @@ typedef struct tc_config {
     const char *tuning_file; /* TOPOCOLL_TUNING_FILE */
     int sched_cache;         /* TOPOCOLL_SCHED_CACHE: schedules cached per communicator */
     int disable;             /* TOPOCOLL_DISABLE: the interposer passes everything to PMPI */
+    unsigned generation;     /* 1 at the first load, +1 at every reload (caches compare it) */
 } tc_config;
 
-/* The process's configuration (loaded on first use). */
+/* The process's configuration, loaded exactly once on first use (safe from
+ * any number of threads; no lock once loaded). */
 const tc_config *tc_config_get(void);
-/* Re-read the environment (tests). */
+/* Re-read the environment (tests; not while other threads use topocoll). */
 void tc_config_reload(void);
+/* A variable of the table that is read whenever it is used, not once
+ * (TOPOCOLL_TOPOLOGY, TOPOCOLL_DOMAIN: read at each topology creation):
+ * its value now, or the table's default (NULL when none, or when env is not
+ * such a variable of the table). */
+const char *tc_config_live(const char *env);
+
 /* The table as text: name, type, default, description. */
 void tc_config_print(FILE *f);
 

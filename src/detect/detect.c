@@ -7,6 +7,8 @@
  */
 #include "detect/detect.h"
 
+#include "core/config.h"
+
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -95,9 +97,9 @@ static int hw_domain_label(domain_kind kind, int *hw_ok)
 
 static int domain_from_env(int crank, domain_kind *kind)
 {
-    const char *v = getenv("TOPOCOLL_DOMAIN");
+    const char *v = tc_config_live("TOPOCOLL_DOMAIN");
     *kind = DOMAIN_PACKAGE;
-    if (!v || !v[0] || strcmp(v, "package") == 0) return 0;
+    if (!v || strcmp(v, "package") == 0) return 0;
     if (strcmp(v, "numa") == 0) {
         *kind = DOMAIN_NUMA;
         return 0;
@@ -158,12 +160,6 @@ static int restrict_world(const tc_topo *world, MPI_Comm comm, int csize, tc_top
     return rc;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int detect_from_spec(MPI_Comm comm, const char *spec, tc_topo **out)
 {
     char err[256];
@@ -174,10 +170,11 @@ static int detect_from_spec(MPI_Comm comm, const char *spec, tc_topo **out)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &csize);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &crank);
     if (rc != MPI_SUCCESS) return err_class(rc);
-    world = tc_topo_from_spec(spec, wsize, err, sizeof err);
+    int oom = 0;
+    world = tc_topo_from_spec_oom(spec, wsize, err, sizeof err, &oom);
     if (!world) {
         if (crank == 0) fprintf(stderr, "topocoll: TOPOCOLL_TOPOLOGY: %s\n", err);
-        return ends_with(err, ": out of memory") ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
+        return oom ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
     }
     rc = restrict_world(world, comm, csize, out);
     if (rc == MPI_ERR_COMM && crank == 0)
@@ -266,9 +263,21 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out)
     rc = PMPI_Comm_test_inter(comm, &inter);
     if (rc != MPI_SUCCESS) return err_class(rc);
     if (inter) return MPI_ERR_COMM;
-    spec = getenv("TOPOCOLL_TOPOLOGY");
-    if (spec && spec[0]) return detect_from_spec(comm, spec, out);
+    spec = tc_config_live("TOPOCOLL_TOPOLOGY");
+    if (spec) return detect_from_spec(comm, spec, out);
     return detect_from_machine(comm, out);
+}
+
+int tc_topo_spec_for_comm(MPI_Comm comm, const char *spec, tc_topo **out)
+{
+    char err[256];
+    int size, rank, oom = 0, rc = PMPI_Comm_size(comm, &size);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &rank);
+    if (rc != MPI_SUCCESS) return err_class(rc);
+    *out = tc_topo_from_spec_oom(spec, size, err, sizeof err, &oom);
+    if (*out) return MPI_SUCCESS;
+    if (rank == 0) fprintf(stderr, "topocoll: %s\n", err);
+    return oom ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
 }
 
 /* ---- the machine's hwloc topology, for other MPI-side users ------------- */

@@ -11,6 +11,11 @@
 /* Returns MPI_SUCCESS and *out, or an MPI error class. */
 int tc_topo_detect(MPI_Comm comm, tc_topo **out);
 
+/* A topology for comm itself from a spec (topocoll_set_topology): the
+ * spec's problem is printed on comm's rank 0; MPI_ERR_ARG for a malformed
+ * spec, MPI_ERR_NO_MEM when memory ran out.  Local (no communication). */
+int tc_topo_spec_for_comm(MPI_Comm comm, const char *spec, tc_topo **out);
+
 /* Frees the hwloc topology that detection loads once per process and keeps
  * (call at MPI_Finalize time; detection reloads it if used again). */
 void tc_detect_finalize(void);

@@ -33,6 +33,7 @@ typedef struct spec_parser {
     char *err;
     size_t errlen;
     int failed;
+    int oom;          /* the failure was an allocation */
 } spec_parser;
 
 /* The layout: parsed as NxSxC (product) or a node list, then expanded into
@@ -87,6 +88,13 @@ static SPEC_PRINTF(2, 3) int fail(spec_parser *p, const char *fmt, ...)
     put_msg(p->err, p->errlen, p->s, 1, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* An allocation failed (callers tell it apart from a malformed spec). */
+static int fail_oom(spec_parser *p)
+{
+    if (!p->failed) p->oom = 1;
+    return fail(p, "out of memory");
 }
 
 /* Same, without the colon: "topology spec '<spec>' describes ...". */
@@ -206,7 +214,7 @@ static int layout_reserve(spec_layout *L, size_t want)
 
 static int layout_push(spec_parser *p, spec_layout *L, int cnt, int node)
 {
-    if (layout_reserve(L, (size_t)L->nsock + 1) != 0) return fail(p, "out of memory");
+    if (layout_reserve(L, (size_t)L->nsock + 1) != 0) return fail_oom(p);
     L->sock_cnt[L->nsock] = cnt;
     L->sock_node[L->nsock] = node;
     L->nsock++;
@@ -238,7 +246,7 @@ static int build_product(spec_parser *p, spec_layout *L, int size)
         r = (uint64_t)size % ns;
         nsock = q ? ns : r;            /* empty sockets are dropped */
     }
-    if (layout_reserve(L, (size_t)nsock) != 0) return fail(p, "out of memory");
+    if (layout_reserve(L, (size_t)nsock) != 0) return fail_oom(p);
     for (k = 0; k < nsock; k++) {
         int cnt = star ? (int)(q + (k < r ? 1 : 0)) : (int)C;
         if (layout_push(p, L, cnt, (int)(k / S)) != 0) return -1;
@@ -547,7 +555,7 @@ static tc_topo *place(spec_parser *p, const spec_layout *L, int size, int map, u
             t = tc_topo_from_map(size, node_label, sock_label);
         }
     }
-    if (!t) fail(p, "out of memory");
+    if (!t) fail_oom(p);
     free(sock_label);
     free(node_label);
     return t;
@@ -575,6 +583,11 @@ static void describe(tc_topo *t, const char *spec, size_t layout_end, int map, u
 
 tc_topo *tc_topo_from_spec(const char *spec, int size, char *err, size_t errlen)
 {
+    return tc_topo_from_spec_oom(spec, size, err, errlen, NULL);
+}
+
+tc_topo *tc_topo_from_spec_oom(const char *spec, int size, char *err, size_t errlen, int *oom)
+{
     spec_parser p;
     spec_layout L;
     tc_topo *t = NULL;
@@ -588,6 +601,8 @@ tc_topo *tc_topo_from_spec(const char *spec, int size, char *err, size_t errlen)
     p.err = err;
     p.errlen = errlen;
     p.failed = 0;
+    p.oom = 0;
+    if (oom) *oom = 0;
     if (err && errlen) err[0] = '\0';
     if (!spec) { fail(&p, "no spec given"); return NULL; }
     if (peek(&p) == '\0') { fail(&p, "empty spec"); return NULL; }
@@ -602,5 +617,6 @@ tc_topo *tc_topo_from_spec(const char *spec, int size, char *err, size_t errlen)
         }
     }
     layout_free(&L);
+    if (oom) *oom = p.oom;
     return t;
 }

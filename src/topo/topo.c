@@ -6,6 +6,7 @@
 #include "topo/topo.h"
 
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,44 @@ static int *dup_ints(const int *src, size_t n)
     return dst;
 }
 
+const void *tc_topo_get_view(const tc_topo *t, int kind, void *(*make)(const tc_topo *t, int arg),
+                         int arg, void (*free_fn)(void *data))
+{
+    tc_topo *mt = (tc_topo *)t;   /* the cache is not part of the topology's value */
+    for (;;) {
+        tc_topo_view *head = atomic_load_explicit(&mt->views, memory_order_acquire);
+        for (tc_topo_view *v = head; v; v = v->next)
+            if (v->kind == kind) return v->data;
+        tc_topo_view *n = malloc(sizeof *n);
+        void *data = n ? make(t, arg) : NULL;
+        if (!data) {
+            free(n);
+            return NULL;
+        }
+        *n = (tc_topo_view){ head, kind, data, free_fn };
+        if (atomic_compare_exchange_strong_explicit(&mt->views, &head, n, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return data;
+        free_fn(data);   /* another thread published first: look again */
+        free(n);
+    }
+}
+
+static void free_views(tc_topo *t)
+{
+    tc_topo_view *v = atomic_load_explicit(&t->views, memory_order_acquire);
+    while (v) {
+        tc_topo_view *next = v->next;
+        v->free_fn(v->data);
+        free(v);
+        v = next;
+    }
+}
+
 void tc_topo_free(tc_topo *t)
 {
     if (!t) return;
+    free_views(t);
     free(t->node_of);
     free(t->sock_of);
     free(t->node_idx);

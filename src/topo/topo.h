@@ -19,6 +19,15 @@
 
 #include <stddef.h>
 
+/* A view derived from a topology (e.g. the leader groups of hierarchical
+ * algorithms), built on first use and kept with it: see tc_topo_get_view. */
+typedef struct tc_topo_view {
+    struct tc_topo_view *next;
+    int kind;                  /* the owner's key (distinct per view) */
+    void *data;
+    void (*free_fn)(void *data);
+} tc_topo_view;
+
 typedef struct tc_topo {
     int size;          /* number of ranks */
     int nnodes;
@@ -36,6 +45,7 @@ typedef struct tc_topo {
     char desc[256];    /* human description ("spec 2x2x2/cyclic", "detected ...") */
     int node_order_ident; /* 1: node_ranks[i] == i for every i (block mapping) */
     int sock_order_ident; /* 1: sock_ranks[i] == i for every i */
+    struct tc_topo_view *_Atomic views; /* derived views, cached (tc_topo_get_view) */
 } tc_topo;
 
 /* Build from per-rank (node label, socket label): labels are arbitrary
@@ -47,11 +57,21 @@ tc_topo *tc_topo_from_map(int size, const int *node_label, const int *sock_label
 /* Parse a virtual-topology spec (see docs/topology.md) for `size` ranks.
  * On error returns NULL and writes one line naming the problem into err. */
 tc_topo *tc_topo_from_spec(const char *spec, int size, char *err, size_t errlen);
+/* The same; *oom (when not NULL) tells an allocation failure from a
+ * malformed spec. */
+tc_topo *tc_topo_from_spec_oom(const char *spec, int size, char *err, size_t errlen, int *oom);
 
 /* A flat topology: one node, one socket. */
 tc_topo *tc_topo_flat(int size);
 
 tc_topo *tc_topo_dup(const tc_topo *t);
+
+/* The view `kind` of t: cached, or made by make(t, arg) and cached (NULL
+ * when make fails).  The topology stays logically read-only: views are
+ * pure functions of it, built once and published atomically, so consumers
+ * of one topology in several threads agree (a racing second build is freed). */
+const void *tc_topo_get_view(const tc_topo *t, int kind, void *(*make)(const tc_topo *t, int arg),
+                         int arg, void (*free_fn)(void *data));
 void tc_topo_free(tc_topo *t);
 
 static inline int tc_topo_node_size(const tc_topo *t, int node)

@@ -195,7 +195,9 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     memset(&h, 0, sizeof h);
     h.a = a;
     h.hp = hp;
-    if (tc_groups_build(&h.g, t, hp->mode, hp->k, hp->packed)) return 1;
+    const tc_groups *g = tc_groups_of(t, hp->mode, hp->k, hp->packed);
+    if (!g) return 1;
+    h.g = *g;   /* shared, cached on the topology: not freed here */
     int rc = offsets(&h);
     if (!rc) {
         int p = a->size, node = t->node_of[a->rank];
@@ -217,7 +219,6 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     }
     free(h.block_off);
     free(h.group_off);
-    tc_groups_free(&h.g);
     return rc;
 }
 

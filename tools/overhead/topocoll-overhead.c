@@ -1,0 +1,165 @@
+/*
+ * topocoll-overhead: what the interposer adds to one small collective call.
+ *
+ * An ordinary MPI program (linked against MPI only): run it with
+ * LD_PRELOAD=libtopocoll_pmpi.so and TOPOCOLL_<COLL>=native, and every
+ * MPI_<Coll> call it makes goes through topocoll's whole per-call path
+ * (argument checks, context lookup, selection) and ends in the MPI
+ * library's own PMPI_<Coll>; the same program also calls PMPI_<Coll>
+ * directly.  Batches of both alternate in one run, so the machine's noise
+ * hits both alike; the difference of the medians is topocoll's per-call
+ * cost.  Without the preload both columns are the MPI library alone (the
+ * difference is then the measurement's own noise floor).
+ *
+ *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block]
+ *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES]
+ *
+ * Prints one line per collective: median microseconds per call through
+ * MPI_ (interposed), through PMPI_ (direct), their difference and ratio.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*call_fn)(int direct, void *s, void *r, int n, MPI_Comm comm);
+
+static int do_allgather(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm)
+                  : MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm);
+}
+
+static int do_bcast(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)r;
+    return direct ? PMPI_Bcast(s, n, MPI_BYTE, 0, comm) : MPI_Bcast(s, n, MPI_BYTE, 0, comm);
+}
+
+static int do_reduce(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    int k = n / 4 ? n / 4 : 1;
+    return direct ? PMPI_Reduce(s, r, k, MPI_INT, MPI_SUM, 0, comm)
+                  : MPI_Reduce(s, r, k, MPI_INT, MPI_SUM, 0, comm);
+}
+
+static int do_gather(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Gather(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, comm)
+                  : MPI_Gather(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, comm);
+}
+
+static int do_scatter(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Scatter(r, n, MPI_BYTE, s, n, MPI_BYTE, 0, comm)
+                  : MPI_Scatter(r, n, MPI_BYTE, s, n, MPI_BYTE, 0, comm);
+}
+
+static int do_reduce_scatter_block(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    int k = n / 4 ? n / 4 : 1;
+    return direct ? PMPI_Reduce_scatter_block(r, s, k, MPI_INT, MPI_SUM, comm)
+                  : MPI_Reduce_scatter_block(r, s, k, MPI_INT, MPI_SUM, comm);
+}
+
+static const struct { const char *name; call_fn fn; } colls[] = {
+    { "allgather", do_allgather }, { "bcast", do_bcast }, { "reduce", do_reduce },
+    { "gather", do_gather }, { "scatter", do_scatter },
+    { "reduce_scatter_block", do_reduce_scatter_block },
+};
+#define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
+
+typedef struct opts { const char *coll; int bytes, per_batch, batches; } opts;
+
+static int parse(int argc, char **argv, opts *o)
+{
+    *o = (opts){ NULL, 8, 1000, 200 };
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return -1;
+        if (!strcmp(argv[i], "-c")) o->coll = v;
+        else if (!strcmp(argv[i], "-s")) o->bytes = atoi(v);
+        else if (!strcmp(argv[i], "-n")) o->per_batch = atoi(v);
+        else if (!strcmp(argv[i], "-b")) o->batches = atoi(v);
+        else return -1;
+        i++;
+    }
+    return o->bytes >= 0 && o->per_batch > 0 && o->batches > 1 ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One batch of `calls` calls; the slowest rank's time per call (us). */
+static double batch(call_fn fn, int direct, void *s, void *r, const opts *o, int *err)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < o->per_batch; i++) {
+        int rc = fn(direct, s, r, o->bytes, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS) *err = rc;
+    }
+    double t = (MPI_Wtime() - t0) / o->per_batch * 1e6, worst = t;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static int measure(call_fn fn, const char *name, const opts *o, int rank, int size)
+{
+    size_t big = (size_t)(o->bytes ? o->bytes : 1) * (size_t)size + 64;
+    char *s = calloc(big, 1), *r = calloc(big, 1);
+    double *via = malloc((size_t)o->batches * sizeof *via), *direct = malloc((size_t)o->batches * sizeof *direct);
+    int err = MPI_SUCCESS;
+    if (!s || !r || !via || !direct) {
+        fprintf(stderr, "topocoll-overhead: out of memory\n");
+        return 1;
+    }
+    batch(fn, 0, s, r, o, &err);   /* warm-up: contexts, schedules, connections */
+    batch(fn, 1, s, r, o, &err);
+    for (int b = 0; b < o->batches; b++) {   /* alternate which goes first */
+        int first = b % 2;
+        double t1 = batch(fn, first, s, r, o, &err), t2 = batch(fn, !first, s, r, o, &err);
+        via[b] = first ? t2 : t1;
+        direct[b] = first ? t1 : t2;
+    }
+    double mv = median(via, o->batches), md = median(direct, o->batches);
+    if (rank == 0)
+        printf("%-22s np=%d bytes=%d  MPI_ %.4f us  PMPI_ %.4f us  added %+.4f us  ratio %.3f%s\n",
+               name, size, o->bytes, mv, md, mv - md, md > 0 ? mv / md : 0.0,
+               err != MPI_SUCCESS ? "  (calls returned errors)" : "");
+    free(s); free(r); free(via); free(direct);
+    return err != MPI_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, bad = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    opts o;
+    if (parse(argc, argv, &o) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: topocoll-overhead [-c COLL] [-s BYTES] [-n CALLS] [-b BATCHES]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int found = 0;
+    for (int i = 0; i < NCOLLS; i++) {
+        if (o.coll && strcmp(o.coll, colls[i].name)) continue;
+        found = 1;
+        bad |= measure(colls[i].fn, colls[i].name, &o, rank, size);
+    }
+    if (!found && rank == 0) fprintf(stderr, "topocoll-overhead: unknown collective '%s'\n", o.coll);
+    MPI_Finalize();
+    return !found ? 2 : bad;
+}
