@@ -3,60 +3,90 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <threads.h>
 
 #include "core/config.h"
 #include "pattern/pattern.h"
 
-static tc_table *loaded;
-static int load_tried;
-/* The candidates of the table in force, looked up in the catalog once
- * rather than by name on every call: resolved[rule * MAX + k]. */
-static const tc_table *resolved_for;
-static const tc_algo **resolved;
+/* The table in force and its candidates looked up in the catalog
+ * (resolved[rule * MAX + k]), built completely and then published with one
+ * atomic store, so that every thread sees either nothing (and builds it
+ * under the lock) or the whole of it: a thread never sees a candidate as
+ * "not in the catalog" because another is still filling the array. */
+typedef struct selection {
+    tc_table *loaded;            /* the tuning file's table, or NULL */
+    const tc_table *table;       /* the table in force */
+    const tc_algo **resolved;    /* NULL when memory ran out: names looked up per call */
+} selection;
 
-static void resolve(const tc_table *tab)
+static selection *_Atomic current;
+static mtx_t build_lock;
+static once_flag build_lock_once = ONCE_FLAG_INIT;
+
+static void init_build_lock(void) { (void)mtx_init(&build_lock, mtx_plain); }
+
+static const tc_algo **resolve(const tc_table *tab)
 {
-    free(resolved);
-    resolved_for = tab;
-    resolved = calloc((size_t)tab->nrules * TC_RULE_MAX_CANDIDATES + 1, sizeof *resolved);
-    if (!resolved) return;   /* candidate() then looks names up per call */
+    const tc_algo **r = calloc((size_t)tab->nrules * TC_RULE_MAX_CANDIDATES + 1, sizeof *r);
+    if (!r) return NULL;
     for (int i = 0; i < tab->nrules; i++)
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && tab->rules[i].candidates[k]; k++)
-            resolved[i * TC_RULE_MAX_CANDIDATES + k] =
+            r[i * TC_RULE_MAX_CANDIDATES + k] =
                 tc_catalog_find(tab->rules[i].coll, tab->rules[i].candidates[k]);
+    return r;
 }
 
-static const tc_algo *candidate(const tc_table *tab, int rule, int k)
+static selection *build_selection(void)
 {
-    if (resolved_for != tab) resolve(tab);
-    if (resolved) return resolved[rule * TC_RULE_MAX_CANDIDATES + k];
+    selection *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    const char *path = tc_config_get()->tuning_file;
+    if (path) {
+        char err[512];
+        s->loaded = tc_table_load(path, err, sizeof err);
+        if (!s->loaded)
+            fprintf(stderr, "topocoll: tuning file ignored, using the built-in table: %s\n", err);
+    }
+    s->table = s->loaded ? s->loaded : tc_default_table();
+    s->resolved = resolve(s->table);
+    return s;
+}
+
+/* The selection in force, built exactly once (NULL only when memory ran out). */
+static const selection *get_selection(void)
+{
+    selection *s = atomic_load_explicit(&current, memory_order_acquire);
+    if (s) return s;
+    call_once(&build_lock_once, init_build_lock);
+    if (mtx_lock(&build_lock) != thrd_success) return NULL;
+    s = atomic_load_explicit(&current, memory_order_acquire);
+    if (!s && (s = build_selection()) != NULL) atomic_store_explicit(&current, s, memory_order_release);
+    (void)mtx_unlock(&build_lock);
+    return s;
+}
+
+static const tc_algo *candidate(const selection *sel, int rule, int k)
+{
+    if (sel && sel->resolved) return sel->resolved[rule * TC_RULE_MAX_CANDIDATES + k];
+    const tc_table *tab = sel ? sel->table : tc_default_table();
     return tc_catalog_find(tab->rules[rule].coll, tab->rules[rule].candidates[k]);
 }
 
 const tc_table *tc_select_table(void)
 {
-    if (!load_tried) {
-        load_tried = 1;
-        const char *path = tc_config_get()->tuning_file;
-        if (path) {
-            char err[512];
-            loaded = tc_table_load(path, err, sizeof err);
-            if (!loaded)
-                fprintf(stderr, "topocoll: tuning file ignored, using the built-in table: %s\n", err);
-        }
-    }
-    return loaded ? loaded : tc_default_table();
+    const selection *s = get_selection();
+    return s ? s->table : tc_default_table();
 }
 
 void tc_select_finalize(void)
 {
-    tc_table_free(loaded);
-    loaded = NULL;
-    free(resolved);
-    resolved = NULL;
-    resolved_for = NULL;
-    load_tried = 0;
+    selection *s = atomic_exchange(&current, NULL);
+    if (!s) return;
+    tc_table_free(s->loaded);
+    free(s->resolved);
+    free(s);
 }
 
 static int matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes)
@@ -77,13 +107,14 @@ static void append(char *buf, size_t len, const char *fmt, const char *s1, const
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
                          size_t whylen)
 {
-    const tc_table *tab = tc_select_table();
+    const selection *sel = get_selection();
+    const tc_table *tab = sel ? sel->table : tc_default_table();
     if (why) why[0] = '\0';
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
         if (!matches(r, a, t, bytes)) continue;
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++) {
-            const tc_algo *al = candidate(tab, i, k);
+            const tc_algo *al = candidate(sel, i, k);
             const char *reason = "not in the catalog";
             if (al && tc_algo_accepts(al, a, t, &reason)) {
                 if (why) {

@@ -8,9 +8,14 @@
  * nodes and exclusive for bytes; 0 as max means unbounded; all optional.  Every algorithm name must
  * be in the catalog.  Any error names the file, the rule and the field.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "select/select.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +104,35 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     return 1;
 }
 
+/* The file's JSON, refusing anything but a regular file: a FIFO or a
+ * device would block the first collective forever (opened non-blocking, so
+ * not even the open can wait). */
+static json_t *load_regular(const char *path, char *err, size_t len, json_error_t *jerr)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, len, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    json_t *root = json_loadfd(fd, 0, jerr);
+    close(fd);
+    if (!root) snprintf(err, len, "%s:%d:%d: %s", path, jerr->line, jerr->column, jerr->text);
+    return root;
+}
+
 tc_table *tc_table_load(const char *path, char *err, size_t len)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
+    json_t *root = load_regular(path, err, len, &jerr);
     if (!root) {
-        snprintf(err, len, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
         return NULL;
     }
     owned_table *t = calloc(1, sizeof *t);
