@@ -74,7 +74,7 @@ if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
     -R "openmpi_(allgather_matrix_np(3|4)|bad_input_np2|bench_np4)$"
 fi
 
-# >>> emulated cluster (issue 5; tests/cluster/run_cluster_tests.sh, docs/cluster.md)
+# >>> emulated cluster (tests/cluster/run_cluster_tests.sh, docs/cluster.md)
 # 3 emulated hosts (network, UTS, IPC and mount namespaces, a bridge in its own
 # namespace): topocoll with real node detection, Open MPI and (best effort)
 # MPICH, a fault, and a check that teardown leaves nothing.  Needs root and
