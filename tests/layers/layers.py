@@ -246,9 +246,13 @@ def cmd_mpi_free(args):
 
 
 def public_functions(header):
+    """The topocoll_ functions (and extern variables) a public header declares."""
     with open(header, encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
-    return set(re.findall(r"\b(topocoll_[A-Za-z0-9_]+)\s*\(", text))
+    functions = set(re.findall(r"\b(topocoll_[A-Za-z0-9_]+)\s*\(", text))
+    variables = set(re.findall(r"\bextern\b[^;(]*?\b(topocoll_[A-Za-z0-9_]+)\s*(?:\[[^\]]*\])?\s*;",
+                               text))
+    return functions | variables
 
 
 def dynamic_defined(nm_text):
@@ -374,6 +378,15 @@ def selftest():
     ok = len(errors) == 1 and "MISSING topocoll_bcast" in errors[0]
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} exports: unexported public function caught: {errors}")
+    with tempfile.TemporaryDirectory() as tmp:
+        h = os.path.join(tmp, "topocoll.h")
+        write(h, "/* topocoll_not_this(x) */\ntypedef struct topocoll_place { int n; } topocoll_place;\n"
+                 "int topocoll_allgather(const void *b,\n    int n);\n"
+                 "extern const char topocoll_version[];\n")
+        found = public_functions(h)
+    ok = found == {"topocoll_allgather", "topocoll_version"}
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} exports: public names read from a header: {sorted(found)}")
     print(f"{failures} self-test failure(s)")
     return 1 if failures else 0
 
