@@ -9,7 +9,7 @@ required=(make cmake pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev
           libhwloc-dev libjansson-dev clang)
 # Useful, not needed by scripts/test.sh: memory checking, plots.
 optional=(valgrind python3-matplotlib)
-# >>> emulated cluster (issue 5: tools/cluster, tests/cluster): ip and tc, python3
+# >>> emulated cluster (tools/cluster, tests/cluster): ip and tc, python3
 optional+=(iproute2 python3)
 # <<< emulated cluster
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything: set-up, then for Open MPI and for MPICH a -Werror build and the
-# whole CTest suite, then a clang build of the Open MPI flavour (warnings
-# reported, not fatal) and its unit tests.  Logs go to out/test/.
+# whole CTest suite, then a clang build of the Open MPI flavour (-Werror too,
+# as scripts/build.sh makes every build) and its unit and layers tests.
+# Logs go to out/test/.
 # Ends with one line "N passed, M failed" over all of it; exits 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -61,12 +62,13 @@ done
 
 echo "==== openmpi, clang, -Werror"
 if OMPI_CC=clang build openmpi-clang openmpi -DCMAKE_C_COMPILER=clang; then
-  ctest_run openmpi-clang build-openmpi-clang -L unit
+  ctest_run openmpi-clang build-openmpi-clang -L "unit|layers"
 fi
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the tests without MPI with
 # leak checking; MPI runs with leak checking off (Open MPI's own allocations
-# at exit are not ours; valgrind runs in docs/testing.md cover leaks there).
+# at exit are not ours; docs/bench.md shows the benchmark under valgrind with
+# tools/bench/valgrind-mpi.supp for leaks there).
 echo "==== openmpi, address + undefined sanitizers"
 if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
   ctest_run openmpi-asan-local build-openmpi-asan -L "unit|verify"
@@ -74,7 +76,7 @@ if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
     -R "openmpi_(allgather_matrix_np(3|4)|bad_input_np2|bench_np4)$"
 fi
 
-# >>> emulated cluster (issue 5; tests/cluster/run_cluster_tests.sh, docs/cluster.md)
+# >>> emulated cluster (tests/cluster/run_cluster_tests.sh, docs/cluster.md)
 # 3 emulated hosts (network, UTS, IPC and mount namespaces, a bridge in its own
 # namespace): topocoll with real node detection, Open MPI and (best effort)
 # MPICH, a fault, and a check that teardown leaves nothing.  Needs root and

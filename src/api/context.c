@@ -27,41 +27,49 @@ static atomic_uint ctx_generation = 1;
 typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
 static _Thread_local last_ctx last_used;
 
-static void ctx_free(tc_ctx *c)
+/* Releases c; returns the first MPI error of freeing its communicators. */
+static int ctx_free(tc_ctx *c)
 {
+    int rc = MPI_SUCCESS, rc2;
     tc_ctx_flush(c);
     free(c->cache);
     tc_topo_free(c->topo);
     tc_workspace_free(&c->ws);
     if (!finalizing) {
-        tc_shm_free(&c->shm);
-        if (c->comm != MPI_COMM_NULL) PMPI_Comm_free(&c->comm);
+        rc = tc_shm_free(&c->shm);
+        if (c->comm != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&c->comm)) != MPI_SUCCESS &&
+            rc == MPI_SUCCESS)
+            rc = rc2;
     } else {
         tc_shm_forget(&c->shm);
     }
     free(c);
+    return rc;
 }
 
+/* MPI_Comm_free of the user's communicator reports what this returns. */
 static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)key; (void)extra;
     atomic_fetch_add(&ctx_generation, 1);
-    ctx_free(value);
-    return MPI_SUCCESS;
+    return ctx_free(value);
 }
 
 /* MPI deletes MPI_COMM_SELF's attributes first thing in MPI_Finalize: the
- * place to release process-wide state (hwloc, tuning table, keyvals). */
+ * place to release process-wide state (hwloc, tuning table, keyvals).
+ * MPI_Finalize reports the first error this returns. */
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
     finalizing = 1;
     tc_detect_finalize();
     tc_select_finalize();
-    PMPI_Comm_free_keyval(&key);
+    int rc = PMPI_Comm_free_keyval(&key), rc2;
     /* contexts still attached to communicators are freed when those are */
-    if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&keyval);
-    return MPI_SUCCESS;
+    if (keyval != MPI_KEYVAL_INVALID && (rc2 = PMPI_Comm_free_keyval(&keyval)) != MPI_SUCCESS &&
+        rc == MPI_SUCCESS)
+        rc = rc2;
+    return rc;
 }
 
 /* The keyvals, made exactly once per process whatever the threads do. */
@@ -93,7 +101,7 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
     if (rc != MPI_SUCCESS) {
-        ctx_free(c);
+        (void)ctx_free(c);   /* rc is the error reported */
         return rc;
     }
     *out = c;
@@ -122,7 +130,7 @@ int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
     if (found) return MPI_SUCCESS;
     if ((rc = ctx_new(comm, out)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_set_attr(comm, keyval, *out)) != MPI_SUCCESS) {
-        ctx_free(*out);
+        (void)ctx_free(*out);   /* rc is the error reported */
         *out = NULL;
     }
     return rc;
@@ -142,8 +150,11 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     tc_topo_free(c->topo);
     c->topo = t;
     tc_ctx_flush(c);   /* schedules depend on the topology */
-    tc_shm_free(&c->shm);   /* nodes may have changed: collective, as this call */
-    return tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
+    /* nodes may have changed: collective, as this call; the new node
+     * communicator is made even when freeing the old one failed */
+    int free_rc = tc_shm_free(&c->shm);
+    rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
+    return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 
 tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)

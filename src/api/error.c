@@ -38,7 +38,9 @@ int tc_raise(MPI_Comm comm, int err_class, const char *fmt, ...)
     vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
     int code = code_for(err_class, msg);
-    PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
+    /* code is returned whatever the handler does; a failure to call the
+     * handler has no other way out */
+    (void)PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
     return code;
 }
 
@@ -47,6 +49,6 @@ int tc_raise_mpi(MPI_Comm comm, int mpi_err, const char *where)
     char s[MPI_MAX_ERROR_STRING];
     int len = 0, cls = MPI_ERR_OTHER;
     if (PMPI_Error_string(mpi_err, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", mpi_err);
-    PMPI_Error_class(mpi_err, &cls);
+    if (PMPI_Error_class(mpi_err, &cls) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
     return tc_raise(comm, cls, "%s: %s", where, s);
 }

@@ -1,8 +1,8 @@
 /*
  * Configuration: one table of tunables (name, type, default, doc), read from
  * the environment once, at the first topocoll call of the process.  The
- * table also documents the environment variables (docs/config.md is made
- * from it by `topocoll-bench --list-config`... see tc_config_print).
+ * table also documents the environment variables: `topocoll-info config`
+ * prints it (tc_config_print).
  */
 #ifndef TC_CONFIG_H
 #define TC_CONFIG_H

@@ -152,9 +152,11 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env);
     }
     if (rc != MPI_SUCCESS) {
-        /* leave no request behind: cancel what was posted, then complete it */
-        for (int i = 0; i < nreq; i++) PMPI_Cancel(&reqs[i]);
-        wait_all(nreq, reqs);
+        /* Leave no request behind: cancel what was posted, then complete
+         * it.  rc is the error reported; a failure to cancel or complete
+         * cannot be reported beside it. */
+        for (int i = 0; i < nreq; i++) (void)PMPI_Cancel(&reqs[i]);
+        (void)wait_all(nreq, reqs);
         return rc;
     }
     for (int i = b; i < e; i++)

@@ -28,6 +28,25 @@ static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win
     return PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
 }
 
+/* Whether the node communicator's ranks really share memory (*local_ok).
+ * An MPI that cannot split a shared-memory communicator here means no
+ * shared memory, not an error; a failure on the communicator it gave back
+ * is returned. */
+static int probe_shared(const tc_shm *sh, int *local_ok)
+{
+    MPI_Comm real = MPI_COMM_NULL;
+    int real_size = 0, rc, rc2;
+    *local_ok = 0;
+    if (PMPI_Comm_split_type(sh->node_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real) !=
+        MPI_SUCCESS)
+        return MPI_SUCCESS;
+    rc = PMPI_Comm_size(real, &real_size);
+    rc2 = PMPI_Comm_free(&real);
+    if (rc == MPI_SUCCESS) rc = rc2;
+    *local_ok = rc == MPI_SUCCESS && real_size == sh->node_size;
+    return rc;
+}
+
 int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm)
 {
     memset(sh, 0, sizeof *sh);
@@ -35,19 +54,17 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node
     sh->data_win = sh->flag_win = MPI_WIN_NULL;
     int rc = PMPI_Comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
     if (rc != MPI_SUCCESS) return rc;
-    PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
-    PMPI_Comm_size(sh->node_comm, &sh->node_size);
-    MPI_Comm real = MPI_COMM_NULL;
-    int local_ok = 0, ok = 0, real_size = 0;
-    rc = PMPI_Comm_split_type(sh->node_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real);
-    if (rc == MPI_SUCCESS) {
-        PMPI_Comm_size(real, &real_size);
-        local_ok = real_size == sh->node_size;
-        PMPI_Comm_free(&real);
-    }
+    /* A local failure is returned after the collective calls below, which
+     * every rank must make (an early return would hang the others). */
+    int local_rc = PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
+    if (local_rc == MPI_SUCCESS) local_rc = PMPI_Comm_size(sh->node_comm, &sh->node_size);
+    int local_ok = 0, ok = 0;
+    rc = probe_shared(sh, &local_ok);
+    if (local_rc == MPI_SUCCESS) local_rc = rc;
+    else local_ok = 0;
     if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
     *node_shm = ok;
-    return MPI_SUCCESS;
+    return local_rc;
 }
 
 static int create_flags(tc_shm *sh)
@@ -100,15 +117,22 @@ void tc_shm_wait(tc_shm *sh, int src)
         if (spins >= SPINS_BEFORE_YIELD) sched_yield();
 }
 
-void tc_shm_free(tc_shm *sh)
+static void keep_first(int *first, int rc)
 {
-    if (sh->data_win != MPI_WIN_NULL) PMPI_Win_free(&sh->data_win);
-    if (sh->flag_win != MPI_WIN_NULL) PMPI_Win_free(&sh->flag_win);
-    if (sh->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&sh->node_comm);
+    if (*first == MPI_SUCCESS) *first = rc;
+}
+
+int tc_shm_free(tc_shm *sh)
+{
+    int rc = MPI_SUCCESS;   /* the first error; everything is released either way */
+    if (sh->data_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->data_win));
+    if (sh->flag_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->flag_win));
+    if (sh->node_comm != MPI_COMM_NULL) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
     free(sh->waits_seen);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
     sh->data_win = sh->flag_win = MPI_WIN_NULL;
+    return rc;
 }
 
 void tc_shm_forget(tc_shm *sh)

@@ -44,8 +44,9 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
 char *tc_shm_next_half(tc_shm *sh);
 void tc_shm_signal(tc_shm *sh, int dst_node_rank);
 void tc_shm_wait(tc_shm *sh, int src_node_rank);
-/* Free windows and the node communicator (collective over the node). */
-void tc_shm_free(tc_shm *sh);
+/* Free windows and the node communicator (collective over the node).
+ * Releases everything; returns the first MPI error. */
+int tc_shm_free(tc_shm *sh);
 /* Release only our own memory (inside MPI_Finalize, which frees the rest). */
 void tc_shm_forget(tc_shm *sh);
 

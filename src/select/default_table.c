@@ -1,7 +1,9 @@
 /*
  * The built-in selection table.  Rules are tried in order; see select.h.
  *
- * Several nodes: seed 000's integrated design (its Table 1): hierarchical
+ * Several nodes: the integrated design of Kandalla, Subramoni,
+ * Santhanaraman, Koop, Panda, "Designing Multi-Leader-Based Allgather
+ * Algorithms for Multi-Core Clusters" (2009, Table 1): hierarchical
  * with point-to-point aggregation and recursive doubling among leaders for
  * small messages, shared-memory aggregation/distribution with recursive
  * doubling for medium ones, the flat ring for large ones.  Thresholds from
@@ -17,7 +19,7 @@
  * up to 8 KiB), recursive doubling wins medium ones at power-of-two p
  * (0.84-0.98x at np 4 and 8), the direct exchange keeps winning at np 3.
  * One node, np > 8: not measurable on 2 cores; the published crossovers
- * (Thakur, Rabenseifner, Gropp 2005; seed 000 section 3.1): logarithmic
+ * (Thakur, Rabenseifner, Gropp 2005; Kandalla et al. 2009 section 3.1): logarithmic
  * algorithms for small messages, ring for large ones.
  */
 #include "select/select.h"
@@ -29,7 +31,7 @@
 static const tc_rule rules[] = {
     { ALLGATHER, .min_np = 1, .max_np = 1, .candidates = { "ring", NULL },
       .note = "one rank: a local copy" },
-    /* several nodes: seed 000 Table 1 */
+    /* several nodes: Kandalla et al. 2009, Table 1 */
     { ALLGATHER, .min_np = 2, .min_nodes = 2, .max_bytes = 32,
       .candidates = { "h1_gather_rd_bcast", NULL },
       .note = "several nodes, < 32 B: point-to-point aggregation, recursive doubling (Table 1; "

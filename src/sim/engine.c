@@ -7,7 +7,8 @@
  * per-step columns of its round.  When the per-step columns would pass their
  * budget, further passes re-run the generators over windows of steps.
  * Cost per pass: O(ops + routes x hops); memory: see sim.h.
- * Source: seed 004 section 3 (pattern generator + linkUsage, here fused).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012),
+ * section 3 (pattern generator + linkUsage, here fused).
  */
 #include "sim/engine_impl.h"
 

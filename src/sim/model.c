@@ -1,6 +1,7 @@
 /*
- * Statistics and the bandwidth model (seed 004 section 3): per-tier link
- * statistics from the load array, per-step maxima from the per-step rows,
+ * Statistics and the bandwidth model (Jain, Lau, Kale, "Collectives on
+ * Two-tier Direct Networks", 2012, section 3): per-tier link statistics from
+ * the load array, per-step maxima from the per-step rows,
  * and the two time estimates:
  *   total-load   = max_tier(max load x beta_tier) + gamma x busiest rank's
  *                  reduced bytes;

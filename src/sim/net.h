@@ -6,7 +6,8 @@
  * and grouped by tier, so loads live in plain arrays indexed by link id.
  *
  *   twotier:SNxNPSxCPN                    the two-tier direct network of
- *       Jain, Lau, Kale (seed 004, section 3): L1 clique inside a supernode,
+ *       Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012),
+ *       section 3: L1 clique inside a supernode,
  *       one L2 link per ordered supernode pair, round-robin gateways,
  *       direct routing.  No MPI, no allocation per route.
  *   dragonfly:g=G,a=A,h=H[,t=T][,c=C][,arr=consecutive|roundrobin]

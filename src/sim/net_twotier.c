@@ -1,5 +1,6 @@
 /*
- * The two-tier direct network of Jain, Lau, Kale (seed 004, section 3):
+ * The two-tier direct network of Jain, Lau, Kale, "Collectives on Two-tier
+ * Direct Networks" (2012), section 3:
  * sn supernodes x nps nodes x cpn cores ("twotier:SNxNPSxCPN").
  *
  *   L1: one link for every ordered pair of nodes of a supernode;
@@ -12,7 +13,8 @@
  *       L2 link, L1 from the landing node (S1 mod nps) unless it is the
  *       destination: 1 to 3 hops.  Traffic inside a node is not routed.
  * Cost: O(1) per route (table lookups, no division); O(nodes + sn) memory.
- * Source: seed 004 section 3 (round-robin L2 rule), section 2 (routing).
+ * Source: Jain, Lau, Kale 2012, section 3 (round-robin L2 rule), section 2
+ * (routing).
  */
 #include "sim/net_impl.h"
 

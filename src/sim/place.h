@@ -5,12 +5,15 @@
  * Two ways to look at a network (levels):
  *   TC_SIM_LEVELS_GROUP  (default) topology node = network group (two-tier
  *       supernode, Dragonfly group, fat-tree leaf, the whole switch),
- *       topology socket = network node: the tiers of seed 004's two-tier
- *       algorithms (src/blocks/twotier_plan.h); the generators are told that
- *       the ranks of a group share no memory (tc_args.node_shm = 0).
+ *       topology socket = network node: the tiers of the two-tier
+ *       algorithms (Jain, Lau, Kale, "Collectives on Two-tier Direct
+ *       Networks", 2012; src/blocks/twotier_plan.h); the generators are
+ *       told that the ranks of a group share no memory (tc_args.node_shm = 0).
  *   TC_SIM_LEVELS_NODE   topology node = network node (its ranks share
  *       memory), sockets from the spec, else one per node: the node-level
- *       hierarchy of seed 000's hierarchical algorithms.
+ *       hierarchy of the hierarchical allgathers (Kandalla, Subramoni,
+ *       Santhanaraman, Koop, Panda, "Designing Multi-Leader-Based Allgather
+ *       Algorithms for Multi-Core Clusters", 2009).
  * Placement: in-order by default (rank r on node r / cpn, the paper's
  * mapping), or from a topocoll topology spec (docs/topology.md) read at the
  * chosen level: with GROUP, spec node g is network group g and its socket j

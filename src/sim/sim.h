@@ -4,7 +4,8 @@
  * its buffers reused -- before the next rank's is built), routes every SEND
  * over the network's links and accumulates bytes per link, per tier and per
  * step (the round index of the sending rank's schedule), plus the bytes each
- * rank reduces.  From the loads, the bandwidth model of seed 004 section 3
+ * rank reduces.  From the loads, the bandwidth model of Jain, Lau, Kale,
+ * "Collectives on Two-tier Direct Networks" (2012), section 3
  * (beta per byte on a link, gamma per reduced byte) gives two estimates:
  *
  *   total-load:   max over links of load x beta(tier)

@@ -3,7 +3,9 @@
 
 Each figure is a family of algorithms, one line per algorithm (native is
 always drawn, dashed, as the reference).  The built-in families are the
-figure families of seed 000 (Kandalla et al.): single leader point-to-point
+figure families of Kandalla, Subramoni, Santhanaraman, Koop, Panda,
+"Designing Multi-Leader-Based Allgather Algorithms for Multi-Core Clusters"
+(2009): single leader point-to-point
 against conventional (Fig. 3), single leader shared memory (Fig. 4), 1 / 2 /
 4 leaders (Figs. 5-6), spread against packed leaders (Fig. 7) and the
 overall comparison (Fig. 8).  Algorithms missing from the data are left

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Speed of the simulator (a benchmark, not a test): CPU time, wall time and
 # peak memory (/usr/bin/time -v) of topocoll-sim
-#   1. for every algorithm with a schedule of the six collectives of seed
-#      004's Tables 3-5 on the paper's machine (twotier:64x16x16, 16,384
+#   1. for every algorithm with a schedule of the six collectives of Tables
+#      3-5 of Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+#      (2012) on the paper's machine (twotier:64x16x16, 16,384
 #      ranks) at the paper's sizes (64 KiB per core for scatter, gather,
 #      allgather and reduce-scatter; 1 GiB for broadcast and reduce), with the
 #      step-by-step estimate and with --total-only;

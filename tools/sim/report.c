@@ -1,8 +1,9 @@
 /*
  * Text reports of topocoll-sim: a header (network, placement, collective,
  * model), one block per algorithm, the side-by-side table of --compare (the
- * shape of seed 004's Tables 3-5: rows = tiers and metrics, columns =
- * algorithms) and the per-step table of --steps.  Bytes print with binary
+ * shape of Tables 3-5 of Jain, Lau, Kale, "Collectives on Two-tier Direct
+ * Networks", 2012: rows = tiers and metrics, columns = algorithms) and the
+ * per-step table of --steps.  Bytes print with binary
  * units (KiB = 2^10 B), exact values go to CSV/JSON.
  */
 #include "report.h"

@@ -1,7 +1,8 @@
 /*
  * topocoll-sim: simulates topocoll's own schedules on a network model and
  * prints link usage per tier and the bandwidth-model time estimates of
- * seed 004 (Jain, Lau, Kale), per algorithm or side by side (--compare).
+ * Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012), per
+ * algorithm or side by side (--compare).
  * No MPI process: the generators run for every rank in this process, one
  * rank at a time (src/sim).  docs/simulator.md has the options and the model.
  *
