@@ -52,10 +52,27 @@ const char *topocoll_algorithm_family(topocoll_coll coll, int i);
 /* Index of a named algorithm, or -1. */
 int topocoll_algorithm_index(topocoll_coll coll, const char *name);
 
-/* Would the named algorithm serve an allgather with these arguments on comm?
- * Returns 1 (yes), 0 (it declines; *why, when why != NULL, points to a static
- * reason) or a negative value for an unknown name.  Collective over nothing:
- * it may build the communicator's topology (which is collective) on first use. */
+/* Elements of the send and receive buffers of `rank` (of `size` ranks, root
+ * `root`) for a call of coll where every rank passes `count` as its counts
+ * (MPI's signatures: the block of one rank; bcast's buffer is the receive
+ * buffer; reduce_scatter_block's send buffer holds size blocks), without
+ * MPI_IN_PLACE.  Returns 0, or -1 for an unknown collective or a bad rank,
+ * root, size or count. */
+int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root, int count,
+                               long long *send_elems, long long *recv_elems);
+
+/* Would the named algorithm serve coll with these arguments on comm?  The
+ * arguments are those of topocoll_run (buffers are not needed; the call is
+ * judged as one without MPI_IN_PLACE).  Returns 1 (yes), 0 (it declines, or
+ * the arguments are invalid; *why, when why != NULL, points to a static
+ * reason) or a negative value for an unknown collective or algorithm name.
+ * Collective over nothing: it may build the communicator's topology (which
+ * is collective) on first use. */
+int topocoll_applicable(topocoll_coll coll, const char *algorithm, int sendcount,
+                        MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Op op,
+                        int root, MPI_Comm comm, const char **why);
+
+/* topocoll_applicable for allgather. */
 int topocoll_allgather_applicable(const char *algorithm, int sendcount,
                                   MPI_Datatype sendtype, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm,
@@ -102,6 +119,18 @@ int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvco
 int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *sendbuf,
                                             void *recvbuf, int recvcount, MPI_Datatype type,
                                             MPI_Op op, MPI_Comm comm);
+
+/* Any collective in one form: the named algorithm (algorithm != NULL; as
+ * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as
+ * topocoll_<coll>).  The arguments are MPI_Allgather's plus op and root;
+ * what a collective does not take is ignored: bcast's buffer is recvbuf
+ * (recvcount, recvtype); reduce and reduce_scatter_block take recvcount and
+ * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
+ * of one block); op is read by reductions only, root by rooted collectives
+ * only.  Returns an MPI error class as the specific functions do. */
+int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Op op, int root, MPI_Comm comm);
 
 /* ---- topology ------------------------------------------------------------ */
 

@@ -1,6 +1,9 @@
 /* Public catalog queries (topocoll.h) over the internal catalog. */
 #include "topocoll.h"
 #include "algo/catalog.h"
+#include "coll/desc.h"
+
+#include <string.h>
 
 const char *topocoll_coll_name(topocoll_coll coll) { return tc_coll_name(coll); }
 int topocoll_coll_from_name(const char *name) { return tc_coll_from_name(name); }
@@ -37,4 +40,24 @@ int topocoll_algorithm_index(topocoll_coll coll, const char *name)
     for (int i = 0; al && i < n; i++)
         if (tc_catalog_at(coll, i) == al) return i;
     return -1;
+}
+
+int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root, int count,
+                               long long *send_elems, long long *recv_elems)
+{
+    const tc_coll_desc *d = tc_coll_desc_of(coll);
+    if (!d || size < 1 || rank < 0 || rank >= size || count < 0 || !send_elems || !recv_elems ||
+        (d->rooted && (root < 0 || root >= size)))
+        return -1;
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = coll;
+    a.rank = rank;
+    a.size = size;
+    a.root = d->rooted ? root : 0;
+    tc_coll_normalize(d, &a, count, count, 1);
+    tc_coll_layout l = tc_coll_layout_of(d, &a, rank);
+    *send_elems = l.elems[TC_BUF_SEND];
+    *recv_elems = l.elems[TC_BUF_RECV];
+    return 0;
 }

@@ -1,206 +1,191 @@
 /*
  * topocoll_allgather, _bcast, _scatter, _gather, _reduce,
- * _reduce_scatter_block and their _algorithm variants: one call description, argument checks per
- * collective (only what MPI says is significant on each rank), the buffer
- * conventions of src/algo/catalog.h, selection and the executor.
+ * _reduce_scatter_block, their _algorithm variants and the generic
+ * topocoll_run / topocoll_applicable: one call description, checked,
+ * normalised and bound by the collective's descriptor (src/coll/desc.h):
+ * only what MPI says is significant on each rank is checked, MPI_IN_PLACE
+ * only where MPI allows it; then selection and the executor.
  */
 #include <string.h>
 
 #include "topocoll.h"
+#include "coll/desc.h"
 #include "api/context.h"
 #include "api/explain.h"
 #include "api/error.h"
 
 typedef struct call {
-    topocoll_coll coll;
+    const tc_coll_desc *d;
     const char *fn;
     const void *sbuf;
-    int scount;             /* reduce_scatter_block: one block (make_args: p blocks) */
+    int scount;             /* one_count collectives: the one count */
     MPI_Datatype stype;
     void *rbuf;
     int rcount;
     MPI_Datatype rtype;
     MPI_Op op;
-    int root;
+    int root;               /* 0 for collectives without a root */
     MPI_Comm comm;
     int rank, size;
+    int in_place;           /* MPI_IN_PLACE where the descriptor allows it */
+    int use[2];             /* [TC_BUF_SEND], [TC_BUF_RECV]: significant here */
+    int tsize[2];           /* type sizes of the significant arguments */
 } call;
 
-/* What is significant on this rank (MPI's rules). */
-static int uses_send(const call *c)
-{
-    switch (c->coll) {
-    case TOPOCOLL_BCAST: return 0;
-    case TOPOCOLL_SCATTER: return c->rank == c->root;
-    case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE:
-        return !(c->rank == c->root && c->sbuf == MPI_IN_PLACE);
-    default: return c->sbuf != MPI_IN_PLACE;
-    }
-}
+static const char *const arg_name[2] = { "send", "recv" };
 
-static int uses_recv(const call *c)
-{
-    switch (c->coll) {
-    case TOPOCOLL_SCATTER: return !(c->rank == c->root && c->rbuf == MPI_IN_PLACE);
-    case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: return c->rank == c->root;
-    default: return 1;
-    }
-}
+static const void *arg_buf(const call *c, int b) { return b == TC_BUF_SEND ? c->sbuf : c->rbuf; }
+static int arg_count(const call *c, int b) { return b == TC_BUF_SEND ? c->scount : c->rcount; }
+static MPI_Datatype arg_type(const call *c, int b) { return b == TC_BUF_SEND ? c->stype : c->rtype; }
 
-static int in_place(const call *c)
+/* One significant argument; *size gets its type size. */
+static int check_buffer(const call *c, int b, int *size)
 {
-    switch (c->coll) {
-    case TOPOCOLL_ALLGATHER: return c->sbuf == MPI_IN_PLACE;
-    case TOPOCOLL_SCATTER: return c->rank == c->root && c->rbuf == MPI_IN_PLACE;
-    case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: return c->rank == c->root && c->sbuf == MPI_IN_PLACE;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return c->sbuf == MPI_IN_PLACE;
-    default: return 0;
-    }
-}
-
-static int is_reduction(const call *c)
-{
-    return c->coll == TOPOCOLL_REDUCE || c->coll == TOPOCOLL_REDUCE_SCATTER_BLOCK;
-}
-
-static int check_buffer(const call *c, const void *buf, int count, MPI_Datatype type, const char *what)
-{
-    int size = 0;
+    const void *buf = arg_buf(c, b);
+    int count = arg_count(c, b);
+    MPI_Datatype type = arg_type(c, b);
+    const char *what = arg_name[b];
     MPI_Aint lb = 0, ext = 0;
+    *size = 0;
     if (count < 0) return tc_raise(c->comm, MPI_ERR_COUNT, "%s: negative %scount %d", c->fn, what, count);
     if (type == MPI_DATATYPE_NULL)
         return tc_raise(c->comm, MPI_ERR_TYPE, "%s: %stype is MPI_DATATYPE_NULL", c->fn, what);
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
+    if (PMPI_Type_size(type, size) != MPI_SUCCESS)
         return tc_raise(c->comm, MPI_ERR_TYPE, "%s: invalid %stype", c->fn, what);
     if (buf == MPI_IN_PLACE)
         return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed as %sbuf here", c->fn, what);
-    if (!buf && count > 0 && size > 0 &&
+    if (!buf && count > 0 && *size > 0 &&
         !(PMPI_Type_get_true_extent(type, &lb, &ext) == MPI_SUCCESS && lb != 0))
         return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: %sbuf is NULL with %scount %d", c->fn, what, what, count);
     return MPI_SUCCESS;
 }
 
-static int check_args(call *c)
+static int check_comm(call *c)
 {
-    int inter = 0, rc;
+    int inter = 0;
     if (c->comm == MPI_COMM_NULL) return tc_raise(c->comm, MPI_ERR_COMM, "%s: MPI_COMM_NULL", c->fn);
     if (PMPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS)
         return tc_raise(MPI_COMM_NULL, MPI_ERR_COMM, "%s: invalid communicator", c->fn);
     if (inter) return tc_raise(c->comm, MPI_ERR_COMM, "%s: inter-communicators are not supported", c->fn);
     PMPI_Comm_rank(c->comm, &c->rank);
     PMPI_Comm_size(c->comm, &c->size);
-    if (c->coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && c->coll != TOPOCOLL_ALLGATHER &&
-        (c->root < 0 || c->root >= c->size))
-        return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);
-    if (is_reduction(c) && c->op == MPI_OP_NULL)
-        return tc_raise(c->comm, MPI_ERR_OP, "%s: op is MPI_OP_NULL", c->fn);
-    if (uses_send(c) && (rc = check_buffer(c, c->sbuf, c->scount, c->stype, "send")) != MPI_SUCCESS)
-        return rc;
-    if (uses_recv(c) && (rc = check_buffer(c, c->rbuf, c->rcount, c->rtype, "recv")) != MPI_SUCCESS)
-        return rc;
-    if (uses_send(c) && uses_recv(c) &&
-        (c->coll == TOPOCOLL_SCATTER || c->coll == TOPOCOLL_GATHER || c->coll == TOPOCOLL_ALLGATHER)) {
-        int ss = 0, rs = 0;
-        PMPI_Type_size(c->stype, &ss);
-        PMPI_Type_size(c->rtype, &rs);
-        if ((long long)c->scount * ss != (long long)c->rcount * rs)
-            return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: send and receive signatures differ (%d x %d "
-                            "against %d x %d bytes)", c->fn, c->scount, ss, c->rcount, rs);
-    }
     return MPI_SUCCESS;
 }
 
-/* The counts the generators see (catalog.h), consistent on every rank. */
+/* MPI's rules, as the descriptor states them: root, op, the significant
+ * buffers, equal signatures where both blocks are significant. */
+static int check_args(call *c)
+{
+    const tc_coll_desc *d = c->d;
+    int rc = check_comm(c);
+    if (rc != MPI_SUCCESS) return rc;
+    if (d->rooted && (c->root < 0 || c->root >= c->size))
+        return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);
+    if (d->reduction && c->op == MPI_OP_NULL)
+        return tc_raise(c->comm, MPI_ERR_OP, "%s: op is MPI_OP_NULL", c->fn);
+    c->in_place = tc_coll_in_place_allowed(d, c->rank, c->root) &&
+                  arg_buf(c, d->in_place.arg) == MPI_IN_PLACE;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        c->use[b] = tc_coll_significant(d, b, c->rank, c->root, c->in_place);
+        if (c->use[b] && (rc = check_buffer(c, b, &c->tsize[b])) != MPI_SUCCESS) return rc;
+    }
+    if (d->same_signature && c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV] &&
+        (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->rcount * c->tsize[TC_BUF_RECV])
+        return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: send and receive signatures differ (%d x %d "
+                        "against %d x %d bytes)", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rcount,
+                        c->tsize[TC_BUF_RECV]);
+    return MPI_SUCCESS;
+}
+
+/* The counts the generators see (desc.h), consistent on every rank. */
 static void make_args(const call *c, tc_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->coll = c->coll;
+    a->coll = c->d->coll;
     a->rank = c->rank;
     a->size = c->size;
     a->root = c->root;
-    a->in_place = in_place(c);
-    a->scount = c->scount;
-    a->rcount = c->rcount;
-    if (c->coll == TOPOCOLL_ALLGATHER && a->in_place) a->scount = c->rcount;
-    if (c->coll == TOPOCOLL_SCATTER && c->rank != c->root) a->scount = c->rcount;
-    if (c->coll == TOPOCOLL_SCATTER && a->in_place) a->rcount = c->scount;
-    if (c->coll == TOPOCOLL_GATHER && (c->rank != c->root || a->in_place))
-        a->rcount = c->rank != c->root ? c->scount : c->rcount;
-    if (c->coll == TOPOCOLL_GATHER && a->in_place) a->scount = c->rcount;
-    if (c->coll == TOPOCOLL_REDUCE) a->scount = a->rcount = c->rcount;   /* both are count */
-    if (c->coll == TOPOCOLL_REDUCE_SCATTER_BLOCK) a->scount = (int64_t)c->size * c->rcount;
-    if (c->coll == TOPOCOLL_BCAST) {   /* ranks may describe the data with different */
-        int size = 0;                  /* types: the schedule counts bytes            */
-        PMPI_Type_size(c->rtype, &size);
-        a->scount = 0;
-        a->rcount = (int64_t)c->rcount * size;
-    }
+    a->in_place = c->in_place;
+    tc_coll_normalize(c->d, a, c->scount, c->rcount, c->tsize[TC_BUF_RECV]);
     int commutative = 1;
-    if (is_reduction(c)) PMPI_Op_commutative(c->op, &commutative);
+    if (c->d->reduction) PMPI_Op_commutative(c->op, &commutative);
     a->commutative = commutative;
 }
 
-/* Bytes per rank (one block): the same on every rank by MPI's rules. */
+/* Bytes per rank (one block of the significant argument, SEND first): the
+ * same on every rank by MPI's rules. */
 static int64_t bytes_of(const call *c)
 {
-    int from_send = uses_send(c) && c->coll != TOPOCOLL_REDUCE_SCATTER_BLOCK, size = 0;
-    PMPI_Type_size(from_send ? c->stype : c->rtype, &size);
-    return (int64_t)(from_send ? c->scount : c->rcount) * size;
+    int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    return (int64_t)arg_count(c, b) * c->tsize[b];
 }
 
-/* Bind SEND and RECV per catalog.h; an insignificant buffer takes the
- * other's type so that scratch is typed consistently. */
+/* Bind SEND and RECV; an insignificant buffer takes the other's type so
+ * that scratch is typed consistently; in place, the descriptor's alias. */
 static int bind(const call *c, const tc_args *a, tc_bind b[TC_NBUF])
 {
-    int rc;
-    int us = uses_send(c) && c->coll != TOPOCOLL_BCAST, ur = uses_recv(c);
+    int rc, us = c->use[TC_BUF_SEND], ur = c->use[TC_BUF_RECV];
     MPI_Datatype st = us ? c->stype : c->rtype, rt = ur ? c->rtype : c->stype;
-    if (c->coll == TOPOCOLL_BCAST) st = rt = c->rtype;
     if ((rc = tc_bind_type(&b[TC_BUF_SEND], us ? (void *)c->sbuf : NULL, st)) != MPI_SUCCESS) return rc;
     if ((rc = tc_bind_type(&b[TC_BUF_RECV], ur ? c->rbuf : NULL, rt)) != MPI_SUCCESS) return rc;
     if (!a->in_place) return MPI_SUCCESS;
-    switch (c->coll) {
-    case TOPOCOLL_ALLGATHER: /* the rank's own block of the receive buffer */
-        b[TC_BUF_SEND] = b[TC_BUF_RECV];
-        b[TC_BUF_SEND].base = (char *)c->rbuf + (MPI_Aint)c->rank * c->rcount * b[TC_BUF_RECV].extent;
-        break;
-    case TOPOCOLL_SCATTER:   /* root's own block stays in the send buffer */
-        b[TC_BUF_RECV] = b[TC_BUF_SEND];
-        b[TC_BUF_RECV].base = (char *)c->sbuf + (MPI_Aint)c->root * c->scount * b[TC_BUF_SEND].extent;
-        break;
-    case TOPOCOLL_GATHER:    /* root's own block is already in place */
-        b[TC_BUF_SEND] = b[TC_BUF_RECV];
-        b[TC_BUF_SEND].base = (char *)c->rbuf + (MPI_Aint)c->root * c->rcount * b[TC_BUF_RECV].extent;
-        break;
-    default:                 /* reduce, reduce_scatter_block: input in rbuf */
-        b[TC_BUF_SEND] = b[TC_BUF_RECV];
-        break;
-    }
+    int from = c->d->in_place.arg, to = 1 - from;
+    MPI_Aint off = (MPI_Aint)tc_coll_pos_elems(c->d->in_place.offset, a, c->rank) * b[to].extent;
+    b[from] = b[to];
+    b[from].base = b[to].base + off;
     return MPI_SUCCESS;
 }
 
-static int run_native(const call *c)
+/* ---- the MPI library's own collectives, one per descriptor row ----------- */
+
+typedef int (*native_fn)(const call *c);
+
+static int native_allgather(const call *c)
 {
-    switch (c->coll) {
-    case TOPOCOLL_ALLGATHER:
-        return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
-    case TOPOCOLL_BCAST: return PMPI_Bcast(c->rbuf, c->rcount, c->rtype, c->root, c->comm);
-    case TOPOCOLL_SCATTER:
-        return PMPI_Scatter(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
-    case TOPOCOLL_GATHER:
-        return PMPI_Gather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
-    case TOPOCOLL_REDUCE:
-        return PMPI_Reduce(c->sbuf, c->rbuf, c->rcount, c->stype, c->op, c->root, c->comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
-    default:
-        return MPI_ERR_INTERN;
-    }
+    return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
 }
 
-/* bcast runs on bytes: contiguous data in place, anything else packed into
- * a staging buffer at the root and unpacked on the others. */
-static int run_bcast(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
+static int native_bcast(const call *c) { return PMPI_Bcast(c->rbuf, c->rcount, c->rtype, c->root, c->comm); }
+
+static int native_scatter(const call *c)
+{
+    return PMPI_Scatter(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
+}
+
+static int native_gather(const call *c)
+{
+    return PMPI_Gather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
+}
+
+static int native_reduce(const call *c)
+{
+    return PMPI_Reduce(c->sbuf, c->rbuf, c->rcount, c->stype, c->op, c->root, c->comm);
+}
+
+static int native_reduce_scatter_block(const call *c)
+{
+    return PMPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+}
+
+static const native_fn natives[TOPOCOLL_NCOLL] = {
+    [TOPOCOLL_ALLGATHER] = native_allgather,
+    [TOPOCOLL_BCAST] = native_bcast,
+    [TOPOCOLL_SCATTER] = native_scatter,
+    [TOPOCOLL_GATHER] = native_gather,
+    [TOPOCOLL_REDUCE] = native_reduce,
+    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = native_reduce_scatter_block,
+};
+
+static int run_native(const call *c)
+{
+    native_fn f = natives[c->d->coll];
+    return f ? f(c) : MPI_ERR_INTERN;
+}
+
+/* Schedules that count bytes (bcast) run on the receive buffer: contiguous
+ * data in place, anything else packed into a staging buffer at the root and
+ * unpacked on the others. */
+static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
     tc_bind b[TC_NBUF];
     int rc, pos = 0, packed_data = 0;
@@ -229,17 +214,18 @@ static int run_bcast(tc_ctx *x, const tc_sched *s, const call *c, const tc_args 
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
 {
     if (!al->generate) return run_native(c);
-    int bcast = c->coll == TOPOCOLL_BCAST;
-    tc_sched_key key = { al, a->scount, a->rcount, bcast ? MPI_BYTE : c->stype,
-                         bcast ? MPI_BYTE : c->rtype, a->root, a->in_place,
-                         is_reduction(c) ? c->op : MPI_OP_NULL, c->coll, a->commutative };
+    const tc_coll_desc *d = c->d;
+    MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
+    tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
+                         d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
+                         a->commutative };
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
-    if (c->coll == TOPOCOLL_BCAST) return run_bcast(x, s, c, a);
+    if (d->counts_bytes) return run_bytes(x, s, c, a);
     tc_bind b[TC_NBUF];
     if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;
-    tc_exec_env env = tc_ctx_env(x, is_reduction(c) ? c->op : MPI_OP_NULL);
+    tc_exec_env env = tc_ctx_env(x, op);
     return tc_exec(s, b, &env);
 }
 
@@ -255,17 +241,17 @@ static int collective(call *c, int by_name, const char *algorithm)
     make_args(c, &a);
     a.node_shm = x->node_shm;
     int64_t bytes = bytes_of(c);
+    const char *name = c->d->name;
     const tc_algo *al = NULL;
     if (by_name) {
         const char *why = "";
-        al = tc_catalog_find(c->coll, algorithm);
+        al = tc_catalog_find(c->d->coll, algorithm);
         if (!al)
-            return tc_raise(c->comm, MPI_ERR_ARG, "no %s algorithm named '%s'", tc_coll_name(c->coll),
+            return tc_raise(c->comm, MPI_ERR_ARG, "no %s algorithm named '%s'", name,
                             algorithm ? algorithm : "(null)");
         if (!tc_algo_accepts(al, &a, x->topo, &why))
-            return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' declines: %s", tc_coll_name(c->coll),
-                            al->name, why);
-        tc_explain(x, tc_coll_name(c->coll), bytes, al->name, "requested by name");
+            return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' declines: %s", name, al->name, why);
+        tc_explain(x, name, bytes, al->name, "requested by name");
     } else if ((rc = tc_choose(x, &a, bytes, c->comm, &al)) != MPI_SUCCESS) {
         return rc;
     }
@@ -275,22 +261,24 @@ static int collective(call *c, int by_name, const char *algorithm)
 
 /* ---- the public entry points: describe the call, then run it ---------------- */
 
+/* One call in the generic form of topocoll_run (one_count collectives: the
+ * receive count and type stand for both; no root: 0). */
 static call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int scount,
                       MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Op op,
                       int root, MPI_Comm comm)
 {
     call c;
     memset(&c, 0, sizeof c);
-    c.coll = coll;
+    c.d = tc_coll_desc_of(coll);
     c.fn = fn;
     c.sbuf = sbuf;
-    c.scount = scount;
-    c.stype = stype;
+    c.scount = c.d->one_count ? rcount : scount;
+    c.stype = c.d->one_count ? rtype : stype;
     c.rbuf = rbuf;
     c.rcount = rcount;
     c.rtype = rtype;
     c.op = op;
-    c.root = root;
+    c.root = c.d->rooted ? root : 0;
     c.comm = comm;
     return c;
 }
@@ -306,9 +294,61 @@ static call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int 
 #define REDUCE_CALL make_call(TOPOCOLL_REDUCE, "topocoll_reduce", sendbuf, count, type, recvbuf, \
                               count, type, op, root, comm)
 /* reduce_scatter_block's input is p blocks of recvcount: the call records
- * one block (what the argument checks need) and make_args widens it. */
+ * one block (what the argument checks need) and the normalisation widens it. */
 #define RSB_CALL make_call(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block", sendbuf, \
                            recvcount, type, recvbuf, recvcount, type, op, 0, comm)
+
+int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Op op, int root, MPI_Comm comm)
+{
+    if (!tc_coll_desc_of(coll))
+        return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: unknown collective %d", (int)coll);
+    call c = make_call(coll, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, op, root, comm);
+    return collective(&c, algorithm != NULL, algorithm);
+}
+
+/* Would the algorithm serve these arguments?  fn names the public caller. */
+static int applicable(topocoll_coll coll, const char *fn, const char *algorithm, int sendcount,
+                      MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Op op,
+                      int root, MPI_Comm comm, const char **why)
+{
+    const tc_algo *al = tc_coll_desc_of(coll) ? tc_catalog_find(coll, algorithm) : NULL;
+    if (!al) return -1;
+    /* any non-NULL buffers: only the sizes matter */
+    call c = make_call(coll, fn, "", sendcount, sendtype, (void *)"", recvcount, recvtype, op,
+                       root, comm);
+    tc_ctx *x;
+    if (check_args(&c) != MPI_SUCCESS) {
+        if (why) *why = "invalid arguments";
+        return 0;
+    }
+    if (tc_ctx_get(comm, &x) != MPI_SUCCESS) {
+        if (why) *why = "no topology for this communicator";
+        return 0;
+    }
+    tc_args a;
+    make_args(&c, &a);
+    a.node_shm = x->node_shm;
+    return tc_algo_accepts(al, &a, x->topo, why);
+}
+
+int topocoll_applicable(topocoll_coll coll, const char *algorithm, int sendcount,
+                        MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Op op,
+                        int root, MPI_Comm comm, const char **why)
+{
+    return applicable(coll, "topocoll_applicable", algorithm, sendcount, sendtype, recvcount,
+                      recvtype, op, root, comm, why);
+}
+
+int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Datatype sendtype,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                  const char **why)
+{
+    return applicable(TOPOCOLL_ALLGATHER, "topocoll_allgather_applicable", algorithm, sendcount,
+                      sendtype, recvcount, recvtype, MPI_OP_NULL, 0, comm, why);
+}
 
 int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -323,31 +363,6 @@ int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf, int
 {
     call c = ALLGATHER_CALL("topocoll_allgather_algorithm");
     return collective(&c, 1, algorithm);
-}
-
-int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Datatype sendtype,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                                  const char **why)
-{
-    const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLGATHER, algorithm);
-    if (!al) return -1;
-    /* any non-NULL buffers: only the sizes matter */
-    const void *sendbuf = "";
-    void *recvbuf = "";
-    call c = ALLGATHER_CALL("topocoll_allgather_applicable");
-    tc_ctx *x;
-    if (check_args(&c) != MPI_SUCCESS) {
-        if (why) *why = "invalid arguments";
-        return 0;
-    }
-    if (tc_ctx_get(comm, &x) != MPI_SUCCESS) {
-        if (why) *why = "no topology for this communicator";
-        return 0;
-    }
-    tc_args a;
-    make_args(&c, &a);
-    a.node_shm = x->node_shm;
-    return tc_algo_accepts(al, &a, x->topo, why);
 }
 
 int topocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)

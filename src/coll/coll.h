@@ -1,8 +1,8 @@
 /*
  * What a collective is, without MPI: the arguments a schedule generator may
- * look at (tc_args) and, per collective, one descriptor (tc_coll_desc, see
- * below) that the API's argument checks, the executor's buffer binding, the
- * verifier, the benchmark and the tests all read.
+ * look at (tc_args) and, per collective, one descriptor (tc_coll_desc,
+ * coll/desc.h) that the API's argument checks, the executor's buffer
+ * binding, the verifier, the benchmark and the tests all read.
  */
 #ifndef TC_COLL_COLL_H
 #define TC_COLL_COLL_H

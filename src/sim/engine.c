@@ -11,6 +11,7 @@
  * section 3 (pattern generator + linkUsage, here fused).
  */
 #include "sim/engine_impl.h"
+#include "coll/desc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -61,7 +62,8 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
     a->coll = coll;
     a->size = p;
     a->scount = a->rcount = bytes / esize;
-    if (coll == TOPOCOLL_REDUCE_SCATTER_BLOCK) a->scount = (int64_t)p * a->rcount;
+    const tc_coll_desc *d = tc_coll_desc_of(coll);   /* its widening: reduce_scatter_block's */
+    if (d && d->arg[TC_BUF_SEND].norm_times_p) a->scount *= p;   /* SEND holds p blocks */
     a->root = root;
     a->commutative = 1;   /* the paper's reductions are sums */
     return 0;

@@ -6,6 +6,7 @@
  * round semantics under rendezvous sends; labels move with the data.
  */
 #include "verify/verify.h"
+#include "coll/desc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -44,6 +45,7 @@ typedef struct vrank {
 
 typedef struct vstate {
     const tc_args *proto;
+    const tc_coll_desc *d;   /* what the collective is: layout, input, result */
     const tc_topo *t;
     int p;
     vrank *rk;
@@ -111,80 +113,18 @@ static int is_self_copy(const vstate *v, int r, const tc_op *op)
 
 /* ---- setup --------------------------------------------------------------- */
 
-/* Per collective: buffer sizes (elements), MPI_IN_PLACE aliasing and the
- * initial labels (catalog.h gives the conventions). */
-typedef struct layout {
-    int64_t send, recv;           /* elements */
-    int alias_from, alias_to;     /* -1: none */
-    int64_t alias_elems;          /* offset of the alias in alias_to's elements */
-} layout;
-
-static layout layout_of(const tc_args *a, int r)
-{
-    int p = a->size, root = r == a->root, ip = a->in_place;
-    layout l = { a->scount, a->rcount, -1, -1, 0 };
-    switch (a->coll) {
-    case TOPOCOLL_ALLGATHER:
-        l.recv = (int64_t)p * a->rcount;
-        if (ip) l = (layout){ 0, l.recv, TC_BUF_SEND, TC_BUF_RECV, (int64_t)r * a->rcount };
-        break;
-    case TOPOCOLL_BCAST:
-        l.send = 0;
-        break;
-    case TOPOCOLL_SCATTER:
-        l.send = root ? (int64_t)p * a->scount : 0;
-        if (ip && root) l = (layout){ l.send, 0, TC_BUF_RECV, TC_BUF_SEND, (int64_t)r * a->scount };
-        break;
-    case TOPOCOLL_GATHER:
-        l.recv = root ? (int64_t)p * a->rcount : 0;
-        if (ip && root) l = (layout){ 0, l.recv, TC_BUF_SEND, TC_BUF_RECV, (int64_t)r * a->rcount };
-        break;
-    case TOPOCOLL_REDUCE:
-        l.recv = root ? a->rcount : 0;
-        if (ip && root) l = (layout){ 0, a->rcount, TC_BUF_SEND, TC_BUF_RECV, 0 };
-        break;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        l.send = (int64_t)p * a->rcount;
-        if (ip) l = (layout){ 0, l.send, TC_BUF_SEND, TC_BUF_RECV, 0 };
-        break;
-    default:
-        break;
-    }
-    return l;
-}
-
-/* The logical data a rank starts with: (where, how many units, first elem id). */
+/* The logical data a rank starts with (the descriptor's input): where, how
+ * many units, first element id. */
 static void initial_labels(vstate *v, int r)
 {
     vrank *k = &v->rk[r];
     const tc_args *a = v->proto;
-    int64_t B = a->rcount * k->unit[TC_BUF_RECV];   /* units of one block */
-    int p = a->size;
-    int64_t first = 0, n = 0;
-    tc_region where = tc_reg(TC_BUF_SEND, 0, 0);
-    switch (a->coll) {
-    case TOPOCOLL_ALLGATHER:
-    case TOPOCOLL_GATHER:
-        where = tc_reg(TC_BUF_SEND, 0, k->elems[TC_BUF_SEND] ? k->elems[TC_BUF_SEND] : a->rcount);
-        first = (int64_t)r * B, n = B;
-        break;
-    case TOPOCOLL_BCAST:
-        if (r == a->root) where = tc_reg(TC_BUF_RECV, 0, a->rcount), n = B;
-        break;
-    case TOPOCOLL_SCATTER:
-        if (r == a->root) where = tc_reg(TC_BUF_SEND, 0, (int64_t)p * a->scount), n = (int64_t)p * B;
-        break;
-    case TOPOCOLL_REDUCE:
-        where = tc_reg(TC_BUF_SEND, 0, a->rcount), n = B;
-        break;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        where = tc_reg(TC_BUF_SEND, 0, (int64_t)p * a->rcount), n = (int64_t)p * B;
-        break;
-    default:
-        break;
-    }
+    const tc_coll_input *in = &v->d->input;
+    if (!tc_coll_at(in->at, r, a->root)) return;
+    int64_t n = a->rcount * k->unit[TC_BUF_RECV] * (in->blocks_p ? a->size : 1);
+    int64_t first = (in->first == TC_INDEX_RANK ? r : in->first == TC_INDEX_ROOT ? a->root : 0) * n;
     if (n == 0) return;
-    ureg u = resolve(v, r, where);
+    ureg u = resolve(v, r, tc_reg(in->buf, 0, 0));
     for (int64_t i = 0; i < n; i++)
         k->lab[u.buf][u.lo + i] = (label_t){ first + i, 1, rank_key(r) };
 }
@@ -199,7 +139,7 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
     if (rc == 0) rc = tc_sched_finish(&k->s);
     if (rc) return fail(v, "rank %d: generator failed (%s)", r, strerror(rc));
-    layout l = layout_of(&a, r);
+    tc_coll_layout l = tc_coll_layout_of(v->d, &a, r);
     k->unit[TC_BUF_SEND] = u_send;
     k->unit[TC_BUF_RECV] = u_recv;
     if (l.alias_from >= 0) k->unit[l.alias_from] = k->unit[l.alias_to];
@@ -207,12 +147,9 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     k->unit[TC_BUF_SHM] = k->unit[TC_BUF_TMP];
     k->alias_from = l.alias_from;
     k->alias_to = l.alias_to;
-    k->alias_off = l.alias_elems * (l.alias_to >= 0 ? k->unit[l.alias_to] : 0);
-    k->elems[TC_BUF_SEND] = l.send;
-    k->elems[TC_BUF_RECV] = l.recv;
-    if (l.alias_from >= 0)   /* the aliased buffer is one block / the whole of the other */
-        k->elems[l.alias_from] = a.coll == TOPOCOLL_ALLGATHER || a.coll == TOPOCOLL_GATHER
-                                 ? a.rcount : a.coll == TOPOCOLL_SCATTER ? a.scount : l.recv;
+    k->alias_off = l.alias_off * (l.alias_to >= 0 ? k->unit[l.alias_to] : 0);
+    k->elems[TC_BUF_SEND] = l.elems[TC_BUF_SEND];
+    k->elems[TC_BUF_RECV] = l.elems[TC_BUF_RECV];
     k->elems[TC_BUF_TMP] = k->s.tmp_count;
     k->elems[TC_BUF_SHM] = 0;   /* node-wide: set by setup_shm */
     for (int b = 0; b < TC_NBUF; b++) {
@@ -696,31 +633,21 @@ static tc_verify_status simulate(vstate *v)
 
 /* ---- result ---------------------------------------------------------------- */
 
-/* Expected final label of unit i of rank r's receive buffer: element id and
- * number of contributions (0: that rank has no result). */
+/* Expected final label of unit i of rank r's receive buffer (the
+ * descriptor's result): element id; *cnt the number of contributions. */
 static int64_t expected(const vstate *v, int r, int64_t i, int64_t *cnt)
 {
-    const tc_args *a = v->proto;
-    int64_t B = a->rcount * v->rk[r].unit[TC_BUF_RECV];
-    *cnt = 1;
-    switch (a->coll) {
-    case TOPOCOLL_SCATTER: return (int64_t)r * B + i;
-    case TOPOCOLL_REDUCE: *cnt = v->p; return i;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: *cnt = v->p; return (int64_t)r * B + i;
-    default: return i;   /* allgather, bcast, gather at root */
-    }
+    int64_t B = v->proto->rcount * v->rk[r].unit[TC_BUF_RECV];
+    *cnt = v->d->reduction ? v->p : 1;
+    return v->d->result.ids == TC_IDS_RANK_BLOCK ? (int64_t)r * B + i : i;
 }
 
+/* Units of rank r's result (0: it has none). */
 static int64_t result_units(const vstate *v, int r)
 {
-    const tc_args *a = v->proto;
-    int64_t B = a->rcount * v->rk[r].unit[TC_BUF_RECV];
-    switch (a->coll) {
-    case TOPOCOLL_ALLGATHER: return (int64_t)v->p * B;
-    case TOPOCOLL_GATHER: return r == a->root ? (int64_t)v->p * B : 0;
-    case TOPOCOLL_REDUCE: return r == a->root ? B : 0;
-    default: return B;
-    }
+    const tc_coll_result *res = &v->d->result;
+    if (!tc_coll_at(res->at, r, v->proto->root)) return 0;
+    return v->proto->rcount * v->rk[r].unit[TC_BUF_RECV] * (res->blocks_p ? v->p : 1);
 }
 
 static tc_verify_status check_result(vstate *v)
@@ -774,12 +701,14 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
     v.t = t;
     v.p = t->size;
     v.rep = rep;
-    if ((int)proto->coll < 0 || proto->coll >= TOPOCOLL_NCOLL) return fail(&v, "unknown collective");
+    v.d = tc_coll_desc_of(proto->coll);
+    if (!v.d) return fail(&v, "unknown collective");
     if (proto->size != t->size) return fail(&v, "args size %d != topology size %d", proto->size, t->size);
     if (!al->generate) { snprintf(rep->msg, sizeof rep->msg, "no schedule (native)"); return TC_VERIFY_DECLINED; }
-    if (!proto->in_place && proto->coll != TOPOCOLL_BCAST && proto->coll != TOPOCOLL_REDUCE_SCATTER_BLOCK &&
-        proto->scount * u_send != proto->rcount * u_recv)
+    if (!proto->in_place && v.d->same_signature && proto->scount * u_send != proto->rcount * u_recv)
         return fail(&v, "send and receive signatures differ");
+    if (v.d->reduction && u_send != u_recv)
+        return fail(&v, "a reduction combines elements of one type (%d and %d units)", u_send, u_recv);
     for (int r = 0; r < v.p; r++) v.key_sum += rank_key(r);
     const char *why = "";
     tc_args a0 = *proto;

@@ -82,26 +82,41 @@ double bench_median(double *x, int n);
 
 /* ---- collectives (colls.c) ----------------------------------------------- */
 
+/* A collective as the benchmark runs it (root 0): element size (1: MPI_BYTE;
+ * 4: MPI_INT32_T with MPI_SUM, the reductions), where the root's input is,
+ * and where result element i of rank r comes from: element *e of rank *q's
+ * input, or (*q < 0) the sum of element *e over all ranks.  count is the
+ * number of elements per rank (bytes / esize). */
 typedef struct bench_coll {
     topocoll_coll coll;
-    /* Bytes of the send and receive buffers for `bytes` per rank on np ranks;
-     * returns 0, or -1 when they do not fit in size_t / an int count. */
-    int (*buffers)(size_t bytes, int np, size_t *sbytes, size_t *rbytes);
-    /* 1: the algorithm serves these arguments; 0: it declines (*why set);
-     * negative: unknown name.  May be collective over comm. */
-    int (*applicable)(const char *algo, size_t bytes, MPI_Comm comm, const char **why);
-    /* Fill the send buffer with the pattern of (rank, index, rep) and the
-     * receive buffer with values that differ from the expected result. */
-    void (*fill)(unsigned char *sbuf, unsigned char *rbuf, size_t bytes,
-                 int rank, int np, int rep);
-    /* One call of the collective; returns an MPI error code. */
-    int (*call)(const char *algo, const void *sbuf, void *rbuf, size_t bytes,
-                MPI_Comm comm);
-    /* Number of wrong bytes in this rank's receive buffer. */
-    size_t (*check)(const unsigned char *rbuf, size_t bytes, int rank, int np, int rep);
+    int esize;
+    int input_in_recv;   /* bcast: the root's receive buffer holds the data */
+    void (*source)(int r, size_t i, size_t count, int *q, size_t *e);
 } bench_coll;
 
-/* The benchmark's entry for a collective, or NULL if it has none yet. */
+enum { BENCH_SIZE_TOO_LARGE = -1, BENCH_SIZE_UNALIGNED = -2 };
+
+/* Bytes of rank `rank`'s send and receive buffers for `bytes` per rank on np
+ * ranks; 0, or BENCH_SIZE_TOO_LARGE (they do not fit in size_t / an int
+ * count), or BENCH_SIZE_UNALIGNED (bytes is no multiple of esize). */
+int bench_coll_buffers(const bench_coll *bc, size_t bytes, int np, int rank, size_t *sbytes,
+                       size_t *rbytes);
+/* 1: the algorithm serves these arguments (BENCH_AUTO always); 0: it
+ * declines (*why set); negative: unknown name.  May be collective over comm. */
+int bench_coll_applicable(const bench_coll *bc, const char *algo, size_t bytes, MPI_Comm comm,
+                          const char **why);
+/* Fills the input with the pattern of (rank, index, rep) and the rest of the
+ * receive buffer with values that differ from the expected result. */
+void bench_coll_fill(const bench_coll *bc, unsigned char *sbuf, unsigned char *rbuf, size_t bytes,
+                     int rank, int np, int rep);
+/* One call (BENCH_AUTO: topocoll's selection); returns an MPI error code. */
+int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
+                    size_t bytes, MPI_Comm comm);
+/* Number of wrong bytes in this rank's receive buffer. */
+size_t bench_coll_check(const bench_coll *bc, const unsigned char *rbuf, size_t bytes, int rank,
+                        int np, int rep);
+
+/* The benchmark's entry for a collective, or NULL for an unknown one. */
 const bench_coll *bench_coll_get(topocoll_coll coll);
 
 /* ---- results ------------------------------------------------------------- */
@@ -126,6 +141,7 @@ typedef struct bench_result {
 typedef struct bench_run {
     const bench_opts *opts;
     const char *coll_name;
+    const char *datatype;      /* "MPI_BYTE", or "MPI_INT32_T" for reductions */
     int np, nnodes, nsockets;
     char topo_desc[512];
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -1,10 +1,17 @@
 /*
  * topocoll-bench: what the benchmark needs to know about each collective.
  *
- * A collective is one table entry: the sizes of its buffers, the applicability
- * check, how to fill the buffers, how to call it and how to check the result.
- * Data is always MPI_BYTE; `bytes` is the message size per rank.  To add a
- * collective, write its five functions and list it in bench_colls[].
+ * Buffer sizes come from the library's descriptor (topocoll_coll_buffer_elems);
+ * calls go through topocoll_run, applicability through topocoll_applicable,
+ * with root 0.  Data is MPI_BYTE for the collectives that move data and
+ * MPI_INT32_T with MPI_SUM for reductions (`bytes` per rank is then bytes / 4
+ * elements; a size must be a multiple of 4).
+ *
+ * Every rank's input element e holds value(rank, e, rep); a collective's row
+ * says where each result element comes from: one element of one rank's input
+ * (data movement), or the sum over all ranks of one input element
+ * (reductions).  The receive buffer is filled with values that differ from
+ * the expected result first, so that bytes nobody wrote show up.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -12,77 +19,65 @@
 
 #include "bench.h"
 
-/* The byte that rank `rank` contributes at index i in repetition rep.  A
- * cheap integer hash, so that blocks that land in the wrong place, stale
- * data of an earlier repetition and bytes nobody wrote all show up. */
-static inline unsigned char pattern(int rank, size_t i, int rep)
+/* A cheap integer hash of (rank, index, rep), so that blocks that land in the
+ * wrong place, stale data of an earlier repetition and bytes nobody wrote
+ * all show up. */
+static inline uint64_t hash(int rank, size_t i, int rep)
 {
     uint64_t x = (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
     x ^= ((uint64_t)(unsigned)rank << 32) ^ (uint64_t)(unsigned)rep * UINT64_C(0xC2B2AE3D27D4EB4F);
     x ^= x >> 29;
     x *= UINT64_C(0xBF58476D1CE4E5B9);
     x ^= x >> 32;
-    return (unsigned char)x;
+    return x;
 }
 
-/* ---- allgather ---------------------------------------------------------- */
-
-static int allgather_buffers(size_t bytes, int np, size_t *sbytes, size_t *rbytes)
+/* Input element e of rank `rank`: a byte, or a 15-bit integer that a sum over
+ * up to 65536 ranks keeps inside int32. */
+static uint32_t value(const bench_coll *bc, int rank, size_t e, int rep)
 {
-    if (np < 1 || bytes > (size_t)INT_MAX || bytes > SIZE_MAX / (size_t)np)
-        return -1;
-    *sbytes = bytes;
-    *rbytes = bytes * (size_t)np;
-    return 0;
+    uint64_t h = hash(rank, e, rep);
+    return bc->esize == 1 ? (uint32_t)(h & 0xff) : (uint32_t)(h & 0x7fff);
 }
 
-static int allgather_applicable(const char *algo, size_t bytes, MPI_Comm comm,
-                                const char **why)
+/* ---- where result element i of rank r comes from ---------------------------- */
+
+static void src_allgather(int r, size_t i, size_t count, int *q, size_t *e)
 {
-    if (strcmp(algo, BENCH_AUTO) == 0) return 1;
-    return topocoll_allgather_applicable(algo, (int)bytes, MPI_BYTE, (int)bytes,
-                                         MPI_BYTE, comm, why);
+    (void)r;
+    *q = (int)(i / count), *e = i % count;
 }
 
-static void allgather_fill(unsigned char *sbuf, unsigned char *rbuf, size_t bytes,
-                           int rank, int np, int rep)
+static void src_root(int r, size_t i, size_t count, int *q, size_t *e)   /* bcast */
 {
-    for (size_t i = 0; i < bytes; i++)
-        sbuf[i] = pattern(rank, i, rep);
-    for (int r = 0; r < np; r++) {
-        unsigned char *b = rbuf + (size_t)r * bytes;
-        for (size_t i = 0; i < bytes; i++)
-            b[i] = (unsigned char)~pattern(r, i, rep);
-    }
+    (void)r, (void)count;
+    *q = 0, *e = i;
 }
 
-static int allgather_call(const char *algo, const void *sbuf, void *rbuf, size_t bytes,
-                          MPI_Comm comm)
+static void src_scatter(int r, size_t i, size_t count, int *q, size_t *e)
 {
-    if (strcmp(algo, BENCH_AUTO) == 0)
-        return topocoll_allgather(sbuf, (int)bytes, MPI_BYTE, rbuf, (int)bytes, MPI_BYTE, comm);
-    return topocoll_allgather_algorithm(algo, sbuf, (int)bytes, MPI_BYTE, rbuf,
-                                        (int)bytes, MPI_BYTE, comm);
+    *q = 0, *e = (size_t)r * count + i;
 }
 
-static size_t allgather_check(const unsigned char *rbuf, size_t bytes, int rank, int np,
-                              int rep)
+static void src_same(int r, size_t i, size_t count, int *q, size_t *e)   /* reduce */
 {
-    size_t bad = 0;
-    (void)rank;
-    for (int r = 0; r < np; r++) {
-        const unsigned char *b = rbuf + (size_t)r * bytes;
-        for (size_t i = 0; i < bytes; i++)
-            bad += b[i] != pattern(r, i, rep);
-    }
-    return bad;
+    (void)r, (void)count;
+    *q = -1, *e = i;
 }
 
-/* ---- the table ------------------------------------------------------------ */
+static void src_own_block(int r, size_t i, size_t count, int *q, size_t *e)   /* reduce_scatter_block */
+{
+    *q = -1, *e = (size_t)r * count + i;
+}
 
 static const bench_coll bench_colls[] = {
-    { TOPOCOLL_ALLGATHER, allgather_buffers, allgather_applicable, allgather_fill,
-      allgather_call, allgather_check },
+    /* collective, element bytes (4: MPI_INT32_T and MPI_SUM), input in recvbuf, source */
+    { TOPOCOLL_ALLGATHER, 1, 0, src_allgather },
+    { TOPOCOLL_BCAST, 1, 1, src_root },
+    { TOPOCOLL_SCATTER, 1, 0, src_scatter },
+    { TOPOCOLL_GATHER, 1, 0, src_allgather },
+    { TOPOCOLL_REDUCE, 4, 0, src_same },
+    { TOPOCOLL_REDUCE_SCATTER_BLOCK, 4, 0, src_own_block },
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -91,4 +86,92 @@ const bench_coll *bench_coll_get(topocoll_coll coll)
         if (bench_colls[i].coll == coll)
             return &bench_colls[i];
     return NULL;
+}
+
+static MPI_Datatype type_of(const bench_coll *bc) { return bc->esize == 1 ? MPI_BYTE : MPI_INT32_T; }
+static MPI_Op op_of(const bench_coll *bc) { return bc->esize == 1 ? MPI_OP_NULL : MPI_SUM; }
+
+/* ---- the generic operations ------------------------------------------------------ */
+
+int bench_coll_buffers(const bench_coll *bc, size_t bytes, int np, int rank, size_t *sbytes,
+                       size_t *rbytes)
+{
+    long long se = 0, re = 0;
+    if (bytes % (size_t)bc->esize != 0)
+        return BENCH_SIZE_UNALIGNED;
+    size_t count = bytes / (size_t)bc->esize;
+    if (np < 1 || count > (size_t)INT_MAX ||
+        topocoll_coll_buffer_elems(bc->coll, np, rank, 0, (int)count, &se, &re) != 0 ||
+        (unsigned long long)se > SIZE_MAX / (size_t)bc->esize ||
+        (unsigned long long)re > SIZE_MAX / (size_t)bc->esize)
+        return BENCH_SIZE_TOO_LARGE;
+    *sbytes = (size_t)se * (size_t)bc->esize;
+    *rbytes = (size_t)re * (size_t)bc->esize;
+    return 0;
+}
+
+int bench_coll_applicable(const bench_coll *bc, const char *algo, size_t bytes, MPI_Comm comm,
+                          const char **why)
+{
+    int count = (int)(bytes / (size_t)bc->esize);
+    if (strcmp(algo, BENCH_AUTO) == 0) return 1;
+    return topocoll_applicable(bc->coll, algo, count, type_of(bc), count, type_of(bc), op_of(bc), 0,
+                               comm, why);
+}
+
+int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
+                    size_t bytes, MPI_Comm comm)
+{
+    int count = (int)(bytes / (size_t)bc->esize);
+    return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
+                        type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
+}
+
+/* The expected value of result element i of rank r. */
+static uint32_t expected(const bench_coll *bc, size_t i, size_t count, int r, int np, int rep)
+{
+    int q;
+    size_t e;
+    bc->source(r, i, count, &q, &e);
+    if (q >= 0) return value(bc, q, e, rep);
+    uint32_t sum = 0;
+    for (int k = 0; k < np; k++) sum += value(bc, k, e, rep);
+    return sum;
+}
+
+static void store(const bench_coll *bc, unsigned char *buf, size_t i, uint32_t v)
+{
+    if (bc->esize == 1) {
+        buf[i] = (unsigned char)v;
+    } else {
+        int32_t x = (int32_t)v;
+        memcpy(buf + i * sizeof x, &x, sizeof x);
+    }
+}
+
+void bench_coll_fill(const bench_coll *bc, unsigned char *sbuf, unsigned char *rbuf, size_t bytes,
+                     int rank, int np, int rep)
+{
+    size_t sb = 0, rb = 0, count = bytes / (size_t)bc->esize, es = (size_t)bc->esize;
+    if (bench_coll_buffers(bc, bytes, np, rank, &sb, &rb) != 0) return;
+    for (size_t i = 0; i < rb / es; i++)
+        store(bc, rbuf, i, ~expected(bc, i, count, rank, np, rep));
+    unsigned char *in = bc->input_in_recv ? rbuf : sbuf;
+    size_t n = bc->input_in_recv ? (rank == 0 ? rb / es : 0) : sb / es;
+    for (size_t e = 0; e < n; e++)
+        store(bc, in, e, value(bc, rank, e, rep));
+}
+
+size_t bench_coll_check(const bench_coll *bc, const unsigned char *rbuf, size_t bytes, int rank,
+                        int np, int rep)
+{
+    size_t sb = 0, rb = 0, bad = 0, count = bytes / (size_t)bc->esize, es = (size_t)bc->esize;
+    unsigned char want[4];
+    if (bench_coll_buffers(bc, bytes, np, rank, &sb, &rb) != 0) return bytes;
+    for (size_t i = 0; i < rb / es; i++) {
+        store(bc, want, 0, expected(bc, i, count, rank, np, rep));
+        for (size_t k = 0; k < es; k++)
+            bad += rbuf[i * es + k] != want[k];
+    }
+    return bad;
 }

@@ -51,9 +51,9 @@ void bench_print_header(const bench_run *r)
 {
     const bench_opts *o = r->opts;
 
-    printf("# topocoll-bench %d.%d.%d: %s, MPI_BYTE, bytes per rank\n",
+    printf("# topocoll-bench %d.%d.%d: %s, %s, bytes per rank\n",
            TOPOCOLL_VERSION_MAJOR, TOPOCOLL_VERSION_MINOR, TOPOCOLL_VERSION_PATCH,
-           r->coll_name);
+           r->coll_name, r->datatype);
     printf("# processes: %d, nodes: %d, sockets: %d\n", r->np, r->nnodes, r->nsockets);
     printf("# topology: %s\n", r->topo_desc);
     printf("# MPI: %s\n", r->mpi_version);
@@ -304,7 +304,7 @@ static json_t *json_meta(const bench_run *r)
              TOPOCOLL_VERSION_MINOR, TOPOCOLL_VERSION_PATCH);
     rc |= jset(m, "topocoll_version", json_string(version));
     rc |= jset(m, "coll", json_string(r->coll_name));
-    rc |= jset(m, "datatype", json_string("MPI_BYTE"));
+    rc |= jset(m, "datatype", json_string(r->datatype));
     rc |= jset(m, "np", json_integer(r->np));
     rc |= jset(m, "nnodes", json_integer(r->nnodes));
     rc |= jset(m, "nsockets", json_integer(r->nsockets));

@@ -319,7 +319,7 @@ static int choose_columns(bench_ctx *c)
         for (int k = 0; k < ncand; k++) {
             size_t i = (size_t)s * (size_t)ncand + (size_t)k;
             const char *w = NULL;
-            int a = c->bc->applicable(cand[k], o->sizes[s], c->comm, &w);
+            int a = bench_coll_applicable(c->bc, cand[k], o->sizes[s], c->comm, &w);
             app[i] = a > 0;
             why[i] = a > 0 ? NULL : a == 0 ? w : "unknown to the applicability check";
         }
@@ -399,10 +399,10 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
 
     memset(out, 0, sizeof *out);
     if (c->opts.validate)
-        c->bc->fill(c->sbuf, c->rbuf, bytes, c->rank, c->np, rep);
+        bench_coll_fill(c->bc, c->sbuf, c->rbuf, bytes, c->rank, c->np, rep);
 
     for (int w = 0; w < warmup; w++) {
-        int e = c->bc->call(algo, c->sbuf, c->rbuf, bytes, c->comm);
+        int e = bench_coll_call(c->bc, algo, c->sbuf, c->rbuf, bytes, c->comm);
         if (e != MPI_SUCCESS && err == MPI_SUCCESS)
             err = e;
         /* a call that fails on some ranks only must not leave the others
@@ -417,7 +417,7 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
             int e;
             CHECK_MPI(MPI_Barrier(c->comm));
             t0 = MPI_Wtime();
-            e = c->bc->call(algo, c->sbuf, c->rbuf, bytes, c->comm);
+            e = bench_coll_call(c->bc, algo, c->sbuf, c->rbuf, bytes, c->comm);
             t1 = MPI_Wtime();
             c->times[it] = t1 - t0;
             if (e != MPI_SUCCESS && err == MPI_SUCCESS)
@@ -433,7 +433,7 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
     CHECK_MPI(MPI_Reduce(c->times, c->tmax, iters, MPI_DOUBLE, MPI_MAX, 0, c->comm));
     if (c->opts.validate) {
         long long mine[2];
-        size_t bad = c->bc->check(c->rbuf, bytes, c->rank, c->np, rep);
+        size_t bad = bench_coll_check(c->bc, c->rbuf, bytes, c->rank, c->np, rep);
         mine[0] = (long long)bad;
         mine[1] = bad > 0;
         CHECK_MPI(MPI_Allreduce(mine, out->bad, 2, MPI_LONG_LONG, MPI_SUM, c->comm));
@@ -460,7 +460,7 @@ static int size_buffers(bench_ctx *c, int s)
     free(c->sbuf);
     free(c->rbuf);
     c->sbuf = c->rbuf = NULL;
-    if (c->bc->buffers(c->opts.sizes[s], c->np, &c->sbytes, &c->rbytes) != 0) {
+    if (bench_coll_buffers(c->bc, c->opts.sizes[s], c->np, c->rank, &c->sbytes, &c->rbytes) != 0) {
         ok = 0;
     } else {
         c->sbuf = malloc(c->sbytes > 0 ? c->sbytes : 1);
@@ -552,13 +552,255 @@ static void run_size(bench_ctx *c, int s)
     }
 }
 
+/* ---- setup steps of main: each returns -1 to go on, else the exit status
+ * (every rank agrees on it) -------------------------------------------------------- */
+
+/* Options: every rank parses the same argv. */
+static int setup_options(bench_ctx *c, int argc, char **argv)
+{
+    char err[512], list[1024];
+    int prc = bench_parse_options(argc, argv, &c->opts, err, sizeof err);
+    if (prc == BENCH_PARSE_ERROR)
+        return usage_error(c, "%s", err);
+    if (prc == BENCH_PARSE_HELP) {
+        if (c->rank == 0)
+            print_help();
+        return finish(c, 0);
+    }
+    int k = topocoll_coll_from_name(c->opts.coll_name);
+    if (k < 0) {
+        known_colls(list, sizeof list);
+        return usage_error(c, "unknown collective '%s' (known: %s)", c->opts.coll_name, list);
+    }
+    c->coll = (topocoll_coll)k;
+    c->run.coll_name = topocoll_coll_name(c->coll);
+    c->bc = bench_coll_get(c->coll);
+    if (c->bc == NULL || c->run.coll_name == NULL)
+        return usage_error(c, "collective '%s' is not supported by the benchmark", c->opts.coll_name);
+    c->run.datatype = c->bc->esize == 1 ? "MPI_BYTE" : "MPI_INT32_T";
+    if (expand_patterns(c) != 0)
+        return usage_error(c, "out of memory");
+    for (int i = 0; i < c->opts.nalgos; i++)
+        if (strcmp(c->opts.algos[i], BENCH_AUTO) != 0 &&
+            topocoll_algorithm_index(c->coll, c->opts.algos[i]) < 0) {
+            known_algos(c->coll, list, sizeof list);
+            return usage_error(c, "unknown algorithm '%s' for %s (known: %s)", c->opts.algos[i],
+                               c->run.coll_name, list);
+        }
+    for (int s = 0; s < c->opts.nsizes; s++) {
+        size_t sb, rb;
+        int brc = bench_coll_buffers(c->bc, c->opts.sizes[s], c->np, 0, &sb, &rb);
+        bench_format_size(c->opts.sizes[s], list, sizeof list);
+        if (brc == BENCH_SIZE_UNALIGNED)
+            return usage_error(c, "size %s is not a multiple of %s's %d-byte element", list,
+                               c->run.coll_name, c->bc->esize);
+        if (brc != 0)
+            return usage_error(c, "size %s is too large for %d processes", list, c->np);
+    }
+    return -1;
+}
+
+/* -t, then the topology's counts and description. */
+static int setup_topology(bench_ctx *c)
+{
+    int ok, gok, trc;
+    if (c->opts.topology != NULL) {
+        trc = topocoll_set_topology(c->comm, c->opts.topology);
+        ok = trc == MPI_SUCCESS;
+        CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c->comm));
+        if (!gok) {
+            char es[MPI_MAX_ERROR_STRING];
+            error_string(trc, es, sizeof es);
+            return usage_error(c, "--topology '%s' rejected: %s", c->opts.topology,
+                               trc == MPI_SUCCESS ? "on another rank" : es);
+        }
+    }
+    trc = topocoll_topology_counts(c->comm, &c->run.nnodes, &c->run.nsockets);
+    if (trc == MPI_SUCCESS)
+        trc = topocoll_topology_describe(c->comm, c->run.topo_desc, (int)sizeof c->run.topo_desc);
+    ok = trc == MPI_SUCCESS;
+    CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c->comm));
+    if (gok)
+        return -1;
+    if (c->rank == 0) {
+        char es[MPI_MAX_ERROR_STRING];
+        error_string(trc, es, sizeof es);
+        fprintf(stderr, BENCH_PROG ": cannot build the topology: %s\n",
+                ok ? "failed on another rank" : es);
+    }
+    return finish(c, 1);
+}
+
+/* Output files: open them now, so that a bad path costs no run. */
+static int setup_files(bench_ctx *c)
+{
+    char err[512];
+    int ok = 1;
+    if (c->rank == 0) {
+        const char *paths[2] = { c->opts.csv_path, c->opts.json_path };
+        FILE **fps[2] = { &c->csv, &c->json };
+        for (int i = 0; i < 2 && ok; i++) {
+            if (paths[i] == NULL)
+                continue;
+            *fps[i] = fopen(paths[i], "w");
+            if (*fps[i] == NULL) {
+                snprintf(err, sizeof err, "cannot write '%s': %s", paths[i], strerror(errno));
+                ok = 0;
+            }
+        }
+        if (ok && c->csv != NULL && bench_csv_begin(c->csv) != 0) {
+            snprintf(err, sizeof err, "cannot write '%s'", c->opts.csv_path);
+            ok = 0;
+        }
+    }
+    CHECK_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, c->comm));
+    return ok ? -1 : usage_error(c, "%s", err);
+}
+
+/* What the header prints about MPI. */
+static void setup_run_info(bench_ctx *c)
+{
+    int len = 0;
+    CHECK_MPI(MPI_Get_library_version(c->run.mpi_version, &len));
+    c->run.mpi_version[strcspn(c->run.mpi_version, "\r\n")] = '\0';
+    for (char *p = c->run.mpi_version; *p; p++)
+        if (*p == '\t')
+            *p = ' ';
+    c->run.wtick = MPI_Wtick();
+    c->run.np = c->np;
+    c->run.opts = &c->opts;
+}
+
+static _Noreturn void out_of_memory(bench_ctx *c)
+{
+    fprintf(stderr, BENCH_PROG ": out of memory\n");
+    MPI_Abort(c->comm, 1);
+    exit(1);
+}
+
+/* Iterations per size: from the root's (largest) buffers, the same on every rank. */
+static void setup_iterations(bench_ctx *c)
+{
+    int *it = malloc((size_t)c->opts.nsizes * sizeof *it);
+    int *wu = malloc((size_t)c->opts.nsizes * sizeof *wu);
+    int maxit = 1;
+    c->run.iters = it;
+    c->run.warmup = wu;
+    if (it == NULL || wu == NULL)
+        out_of_memory(c);
+    c->run.adaptive_iters = c->opts.iters == 0;
+    c->run.adaptive_warmup = c->opts.warmup < 0;
+    for (int s = 0; s < c->opts.nsizes; s++) {
+        size_t sb = 0, rb = 0;
+        if (bench_coll_buffers(c->bc, c->opts.sizes[s], c->np, 0, &sb, &rb) != 0)
+            sb = rb = SIZE_MAX; /* checked with the options; keeps the compiler calm */
+        it[s] = c->opts.iters > 0 ? c->opts.iters : adaptive_iters(sb > rb ? sb : rb);
+        wu[s] = c->opts.warmup >= 0 ? c->opts.warmup : adaptive_warmup(it[s]);
+        if (it[s] > maxit)
+            maxit = it[s];
+    }
+    c->times = malloc((size_t)maxit * sizeof *c->times);
+    if (c->rank == 0)
+        c->tmax = malloc((size_t)maxit * sizeof *c->tmax);
+    if (c->times == NULL || (c->rank == 0 && c->tmax == NULL))
+        out_of_memory(c);
+}
+
+/* The columns and the per-algorithm bookkeeping. */
+static int setup_columns(bench_ctx *c)
+{
+    int ok = choose_columns(c) == 0, gok;
+    CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c->comm));
+    if (!gok)
+        return finish(c, 1);
+    c->repbad = malloc((size_t)c->run.nalgos * sizeof *c->repbad);
+    c->badbytes = malloc((size_t)c->run.nalgos * sizeof *c->badbytes);
+    c->badranks = malloc((size_t)c->run.nalgos * sizeof *c->badranks);
+    if (c->rank == 0)
+        c->reptimes = malloc((size_t)c->run.nalgos * (size_t)c->opts.reps * sizeof *c->reptimes);
+    if (!c->repbad || !c->badbytes || !c->badranks || (c->rank == 0 && !c->reptimes))
+        out_of_memory(c);
+    return -1;
+}
+
+/* Every size, row by row; 0, or 1 when the CSV file could not be written. */
+static int run_sizes(bench_ctx *c)
+{
+    int ok = 1;
+    c->progress = c->rank == 0 && !c->opts.quiet && (c->opts.progress || isatty(STDERR_FILENO));
+    if (c->rank == 0) {
+        if (!c->opts.quiet)
+            bench_print_header(&c->run);
+        bench_print_table_head(&c->run);
+    }
+    for (int s = 0; s < c->opts.nsizes; s++) {
+        run_size(c, s);
+        int frc = topocoll_flush_cache(c->comm);
+        if (frc != MPI_SUCCESS && c->rank == 0 && s == 0) {
+            char es[MPI_MAX_ERROR_STRING];
+            error_string(frc, es, sizeof es);
+            fprintf(stderr, BENCH_PROG ": warning: topocoll_flush_cache: %s\n", es);
+        }
+        if (c->rank != 0)
+            continue;
+        bench_rank_row(&c->run, s);
+        if (c->progress) {
+            fprintf(stderr, "\r\033[K");
+            fflush(stderr);
+        }
+        bench_print_row(&c->run, s);
+        if (c->csv != NULL && ok && bench_csv_row(c->csv, &c->run, s) != 0) {
+            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c->opts.csv_path);
+            ok = 0;
+        }
+    }
+    return ok ? 0 : 1;
+}
+
+/* Closes an output file; 0, or 1 when writing it failed. */
+static int close_file(FILE **f, const char *path, int ok)
+{
+    if (*f == NULL)
+        return 0;
+    int rc = fclose(*f) != 0 && ok;
+    *f = NULL;
+    if (rc)
+        fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", path);
+    return rc;
+}
+
+/* Verdict and files: the exit status (rank 0 decides, every rank returns it). */
+static int verdict(bench_ctx *c, int write_failed)
+{
+    int code = 0, ok = !write_failed;
+    for (size_t i = 0; i < (size_t)c->opts.nsizes * (size_t)c->run.nalgos; i++)
+        if (c->run.res[i].status == BENCH_INVALID || c->run.res[i].status == BENCH_ERROR)
+            code = 1;
+    if (c->rank == 0) {
+        bench_print_notes(&c->run);
+        if (c->json != NULL && bench_write_json(c->json, &c->run) != 0) {
+            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c->opts.json_path);
+            ok = 0;
+        }
+        if (close_file(&c->csv, c->opts.csv_path, ok))
+            ok = 0;
+        if (close_file(&c->json, c->opts.json_path, ok))
+            ok = 0;
+        if (!ok)
+            code = 1;
+        if (code == 1 && ok && !c->opts.quiet)
+            printf("# some results are INVALID or failed: exit status 1\n");
+    }
+    CHECK_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, c->comm));
+    return code;
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     bench_ctx c;
-    char err[512], list[1024];
-    int prc, code = 0, ok, gok;
+    int rc;
 
     memset(&c, 0, sizeof c);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -570,220 +812,16 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_rank(c.comm, &c.rank));
     CHECK_MPI(MPI_Comm_size(c.comm, &c.np));
 
-    /* ---- options: every rank parses the same argv ---- */
-    prc = bench_parse_options(argc, argv, &c.opts, err, sizeof err);
-    if (prc == BENCH_PARSE_ERROR)
-        return usage_error(&c, "%s", err);
-    if (prc == BENCH_PARSE_HELP) {
-        if (c.rank == 0)
-            print_help();
-        return finish(&c, 0);
-    }
-    {
-        int k = topocoll_coll_from_name(c.opts.coll_name);
-        if (k < 0) {
-            known_colls(list, sizeof list);
-            return usage_error(&c, "unknown collective '%s' (known: %s)", c.opts.coll_name,
-                               list);
-        }
-        c.coll = (topocoll_coll)k;
-        c.run.coll_name = topocoll_coll_name(c.coll);
-        c.bc = bench_coll_get(c.coll);
-        if (c.bc == NULL || c.run.coll_name == NULL)
-            return usage_error(&c, "collective '%s' is not supported by the benchmark yet",
-                               c.opts.coll_name);
-    }
-    if (expand_patterns(&c) != 0)
-        return usage_error(&c, "out of memory");
-    for (int i = 0; i < c.opts.nalgos; i++)
-        if (strcmp(c.opts.algos[i], BENCH_AUTO) != 0 &&
-            topocoll_algorithm_index(c.coll, c.opts.algos[i]) < 0) {
-            known_algos(c.coll, list, sizeof list);
-            return usage_error(&c, "unknown algorithm '%s' for %s (known: %s)",
-                               c.opts.algos[i], c.run.coll_name, list);
-        }
-    for (int s = 0; s < c.opts.nsizes; s++) {
-        size_t sb, rb;
-        if (c.bc->buffers(c.opts.sizes[s], c.np, &sb, &rb) != 0) {
-            bench_format_size(c.opts.sizes[s], list, sizeof list);
-            return usage_error(&c, "size %s is too large for %d processes", list, c.np);
-        }
-    }
-
-    /* ---- topology ---- */
-    if (c.opts.topology != NULL) {
-        int trc = topocoll_set_topology(c.comm, c.opts.topology);
-        ok = trc == MPI_SUCCESS;
-        CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
-        if (!gok) {
-            char es[MPI_MAX_ERROR_STRING];
-            error_string(trc, es, sizeof es);
-            return usage_error(&c, "--topology '%s' rejected: %s", c.opts.topology,
-                               trc == MPI_SUCCESS ? "on another rank" : es);
-        }
-    }
-    {
-        int trc = topocoll_topology_counts(c.comm, &c.run.nnodes, &c.run.nsockets);
-        if (trc == MPI_SUCCESS)
-            trc = topocoll_topology_describe(c.comm, c.run.topo_desc,
-                                             (int)sizeof c.run.topo_desc);
-        ok = trc == MPI_SUCCESS;
-        CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
-        if (!gok) {
-            if (c.rank == 0) {
-                char es[MPI_MAX_ERROR_STRING];
-                error_string(trc, es, sizeof es);
-                fprintf(stderr, BENCH_PROG ": cannot build the topology: %s\n",
-                        ok ? "failed on another rank" : es);
-            }
-            return finish(&c, 1);
-        }
-    }
-    /* ---- output files: open them now, so that a bad path costs no run ---- */
-    ok = 1;
-    if (c.rank == 0) {
-        const char *paths[2] = { c.opts.csv_path, c.opts.json_path };
-        FILE **fps[2] = { &c.csv, &c.json };
-        for (int i = 0; i < 2 && ok; i++) {
-            if (paths[i] == NULL)
-                continue;
-            *fps[i] = fopen(paths[i], "w");
-            if (*fps[i] == NULL) {
-                snprintf(err, sizeof err, "cannot write '%s': %s", paths[i],
-                         strerror(errno));
-                ok = 0;
-            }
-        }
-        if (ok && c.csv != NULL && bench_csv_begin(c.csv) != 0) {
-            snprintf(err, sizeof err, "cannot write '%s'", c.opts.csv_path);
-            ok = 0;
-        }
-    }
-    CHECK_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, c.comm));
-    if (!ok)
-        return usage_error(&c, "%s", err);
-
-    {
-        int len = 0;
-        CHECK_MPI(MPI_Get_library_version(c.run.mpi_version, &len));
-        c.run.mpi_version[strcspn(c.run.mpi_version, "\r\n")] = '\0';
-        for (char *p = c.run.mpi_version; *p; p++)
-            if (*p == '\t')
-                *p = ' ';
-    }
-    c.run.wtick = MPI_Wtick();
-    c.run.np = c.np;
-    c.run.opts = &c.opts;
-
-    /* ---- iterations per size ---- */
-    {
-        int *it = malloc((size_t)c.opts.nsizes * sizeof *it);
-        int *wu = malloc((size_t)c.opts.nsizes * sizeof *wu);
-        int maxit = 1;
-        c.run.iters = it;
-        c.run.warmup = wu;
-        if (it == NULL || wu == NULL) {
-            fprintf(stderr, BENCH_PROG ": out of memory\n");
-            MPI_Abort(c.comm, 1);
-            return 1;
-        }
-        c.run.adaptive_iters = c.opts.iters == 0;
-        c.run.adaptive_warmup = c.opts.warmup < 0;
-        for (int s = 0; s < c.opts.nsizes; s++) {
-            size_t sb = 0, rb = 0;
-            if (c.bc->buffers(c.opts.sizes[s], c.np, &sb, &rb) != 0)
-                sb = rb = SIZE_MAX; /* checked above; keeps the compiler calm */
-            it[s] = c.opts.iters > 0 ? c.opts.iters : adaptive_iters(sb > rb ? sb : rb);
-            wu[s] = c.opts.warmup >= 0 ? c.opts.warmup : adaptive_warmup(it[s]);
-            if (it[s] > maxit)
-                maxit = it[s];
-        }
-        c.times = malloc((size_t)maxit * sizeof *c.times);
-        if (c.rank == 0)
-            c.tmax = malloc((size_t)maxit * sizeof *c.tmax);
-        if (c.times == NULL || (c.rank == 0 && c.tmax == NULL)) {
-            fprintf(stderr, BENCH_PROG ": out of memory\n");
-            MPI_Abort(c.comm, 1);
-            return 1;
-        }
-    }
-
-    /* ---- columns ---- */
-    ok = choose_columns(&c) == 0;
-    CHECK_MPI(MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c.comm));
-    if (!gok)
-        return finish(&c, 1);
-    c.repbad = malloc((size_t)c.run.nalgos * sizeof *c.repbad);
-    c.badbytes = malloc((size_t)c.run.nalgos * sizeof *c.badbytes);
-    c.badranks = malloc((size_t)c.run.nalgos * sizeof *c.badranks);
-    if (c.rank == 0)
-        c.reptimes = malloc((size_t)c.run.nalgos * (size_t)c.opts.reps * sizeof *c.reptimes);
-    if (!c.repbad || !c.badbytes || !c.badranks || (c.rank == 0 && !c.reptimes)) {
-        fprintf(stderr, BENCH_PROG ": out of memory\n");
-        MPI_Abort(c.comm, 1);
-        return 1;
-    }
-
-    /* ---- run ---- */
-    c.progress = c.rank == 0 && !c.opts.quiet && (c.opts.progress || isatty(STDERR_FILENO));
-    if (c.rank == 0) {
-        if (!c.opts.quiet)
-            bench_print_header(&c.run);
-        bench_print_table_head(&c.run);
-    }
-    ok = 1;
-    for (int s = 0; s < c.opts.nsizes; s++) {
-        int frc;
-        run_size(&c, s);
-        frc = topocoll_flush_cache(c.comm);
-        if (frc != MPI_SUCCESS && c.rank == 0 && s == 0) {
-            char es[MPI_MAX_ERROR_STRING];
-            error_string(frc, es, sizeof es);
-            fprintf(stderr, BENCH_PROG ": warning: topocoll_flush_cache: %s\n", es);
-        }
-        if (c.rank != 0)
-            continue;
-        bench_rank_row(&c.run, s);
-        if (c.progress) {
-            fprintf(stderr, "\r\033[K");
-            fflush(stderr);
-        }
-        bench_print_row(&c.run, s);
-        if (c.csv != NULL && ok && bench_csv_row(c.csv, &c.run, s) != 0) {
-            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.csv_path);
-            ok = 0;
-        }
-    }
-
-    /* ---- verdict and files ---- */
-    for (size_t i = 0; i < (size_t)c.opts.nsizes * (size_t)c.run.nalgos; i++)
-        if (c.run.res[i].status == BENCH_INVALID || c.run.res[i].status == BENCH_ERROR)
-            code = 1;
-    if (c.rank == 0) {
-        bench_print_notes(&c.run);
-        if (c.json != NULL && bench_write_json(c.json, &c.run) != 0) {
-            fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.json_path);
-            ok = 0;
-        }
-        if (c.csv != NULL) {
-            if (fclose(c.csv) != 0 && ok) {
-                fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.csv_path);
-                ok = 0;
-            }
-            c.csv = NULL;
-        }
-        if (c.json != NULL) {
-            if (fclose(c.json) != 0 && ok) {
-                fprintf(stderr, BENCH_PROG ": writing '%s' failed\n", c.opts.json_path);
-                ok = 0;
-            }
-            c.json = NULL;
-        }
-        if (!ok)
-            code = 1;
-        if (code == 1 && ok && !c.opts.quiet)
-            printf("# some results are INVALID or failed: exit status 1\n");
-    }
-    CHECK_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, c.comm));
-    return finish(&c, code);
+    if ((rc = setup_options(&c, argc, argv)) >= 0)
+        return rc;
+    if ((rc = setup_topology(&c)) >= 0)
+        return rc;
+    if ((rc = setup_files(&c)) >= 0)
+        return rc;
+    setup_run_info(&c);
+    setup_iterations(&c);
+    if ((rc = setup_columns(&c)) >= 0)
+        return rc;
+    rc = run_sizes(&c);
+    return finish(&c, verdict(&c, rc));
 }

@@ -1,0 +1,138 @@
+/* The collective descriptors (see desc.h): one row per collective. */
+#include "coll/desc.h"
+
+#include <stddef.h>
+
+#define SIZE(at, cnt, p) { TC_AT_##at, TC_COUNT_##cnt, p }
+#define NO_SIZE { TC_AT_NONE, TC_COUNT_S, 0 }
+#define POS(index, cnt) { TC_INDEX_##index, TC_COUNT_##cnt }
+#define NO_IN_PLACE { TC_AT_NONE, TC_BUF_SEND, POS(ZERO, S), NO_SIZE, NO_SIZE }
+
+static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
+    [TOPOCOLL_ALLGATHER] = {
+        .coll = TOPOCOLL_ALLGATHER, .name = "allgather", .env = "TOPOCOLL_ALLGATHER",
+        .same_signature = 1,
+        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
+        .result = { TC_AT_ALL, 1, TC_IDS_SAME },
+    },
+    [TOPOCOLL_BCAST] = {
+        .coll = TOPOCOLL_BCAST, .name = "bcast", .env = "TOPOCOLL_BCAST",
+        .rooted = 1, .counts_bytes = 1, .one_count = 1,
+        .arg = { { NO_SIZE, 0 }, { SIZE(ALL, R, 0), 0 } },
+        .in_place = NO_IN_PLACE,
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_RECV, TC_AT_ROOT, 0, TC_INDEX_ZERO },
+        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
+    },
+    [TOPOCOLL_SCATTER] = {
+        .coll = TOPOCOLL_SCATTER, .name = "scatter", .env = "TOPOCOLL_SCATTER",
+        .rooted = 1, .same_signature = 1,
+        .arg = { { SIZE(ROOT, S, 1), 0 }, { SIZE(ALL, R, 0), 0 } },
+        .in_place = { TC_AT_ROOT, TC_BUF_RECV, POS(ROOT, S), SIZE(ALL, S, 0), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO },
+        .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+    },
+    [TOPOCOLL_GATHER] = {
+        .coll = TOPOCOLL_GATHER, .name = "gather", .env = "TOPOCOLL_GATHER",
+        .rooted = 1, .same_signature = 1,
+        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 1), 0 } },
+        .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ROOT, R), SIZE(ALL, R, 0), NO_SIZE },
+        .tmp_like = TC_BUF_SEND,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
+        .result = { TC_AT_ROOT, 1, TC_IDS_SAME },
+    },
+    [TOPOCOLL_REDUCE] = {
+        .coll = TOPOCOLL_REDUCE, .name = "reduce", .env = "TOPOCOLL_REDUCE",
+        .rooted = 1, .reduction = 1, .one_count = 1,
+        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 0), 0 } },
+        .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
+        .tmp_like = TC_BUF_SEND,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
+        .result = { TC_AT_ROOT, 0, TC_IDS_SAME },
+    },
+    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = {
+        .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "reduce_scatter_block",
+        .env = "TOPOCOLL_REDUCE_SCATTER_BLOCK",
+        .reduction = 1, .one_count = 1,
+        .arg = { { SIZE(ALL, R, 1), 1 }, { SIZE(ALL, R, 0), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), SIZE(ALL, R, 1) },
+        .tmp_like = TC_BUF_SEND,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO },
+        .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+    },
+};
+
+const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)
+{
+    return (int)coll >= 0 && coll < TOPOCOLL_NCOLL ? &descs[coll] : NULL;
+}
+
+int tc_coll_at(tc_coll_ranks at, int rank, int root)
+{
+    return at == TC_AT_ALL || (at == TC_AT_ROOT && rank == root);
+}
+
+int tc_coll_in_place_allowed(const tc_coll_desc *d, int rank, int root)
+{
+    return tc_coll_at(d->in_place.at, rank, root);
+}
+
+int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int in_place)
+{
+    if (!tc_coll_at(d->arg[buf].size.at, rank, root)) return 0;
+    return !(in_place && buf == d->in_place.arg && tc_coll_in_place_allowed(d, rank, root));
+}
+
+static int64_t count_of(tc_coll_count c, const tc_args *a)
+{
+    return c == TC_COUNT_S ? a->scount : a->rcount;
+}
+
+int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank)
+{
+    if (!tc_coll_at(s.at, rank, a->root)) return 0;
+    return count_of(s.count, a) * (s.times_p ? a->size : 1);
+}
+
+int64_t tc_coll_pos_elems(tc_coll_pos o, const tc_args *a, int rank)
+{
+    int64_t index = o.index == TC_INDEX_RANK ? rank : o.index == TC_INDEX_ROOT ? a->root : 0;
+    return index * count_of(o.count, a);
+}
+
+void tc_coll_normalize(const tc_coll_desc *d, tc_args *a, int64_t user_scount,
+                       int64_t user_rcount, int64_t recv_elem_bytes)
+{
+    int64_t user[2] = { user_scount, user_rcount }, *out[2] = { &a->scount, &a->rcount };
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        const tc_coll_arg *g = &d->arg[b];
+        int64_t n = 0;
+        if (g->size.at != TC_AT_NONE) {
+            n = tc_coll_significant(d, b, a->rank, a->root, a->in_place) ? user[b] : user[1 - b];
+            if (g->norm_times_p) n *= a->size;
+            if (d->counts_bytes) n *= recv_elem_bytes;
+        }
+        *out[b] = n;
+    }
+}
+
+tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int rank)
+{
+    tc_coll_layout l;
+    const tc_coll_in_place *ip = &d->in_place;
+    l.elems[TC_BUF_SEND] = tc_coll_size_elems(d->arg[TC_BUF_SEND].size, a, rank);
+    l.elems[TC_BUF_RECV] = tc_coll_size_elems(d->arg[TC_BUF_RECV].size, a, rank);
+    l.alias_from = l.alias_to = -1;
+    l.alias_off = 0;
+    if (!a->in_place || !tc_coll_in_place_allowed(d, rank, a->root)) return l;
+    l.alias_from = ip->arg;
+    l.alias_to = 1 - ip->arg;
+    l.alias_off = tc_coll_pos_elems(ip->offset, a, rank);
+    l.elems[l.alias_from] = tc_coll_size_elems(ip->view, a, rank);
+    if (ip->other.at != TC_AT_NONE) l.elems[l.alias_to] = tc_coll_size_elems(ip->other, a, rank);
+    return l;
+}

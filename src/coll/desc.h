@@ -1,0 +1,171 @@
+/*
+ * One descriptor per collective (MPI-free): everything that says what a
+ * collective is, written once.  The API's argument checks and buffer binding,
+ * the normalisation of user counts into tc_args, the selection's message
+ * size, the verifier's layout, initial data and expected result, and the
+ * benchmark's buffer sizes all read this table.
+ *
+ * Vocabulary.  SEND and RECV are the two user buffers (TC_BUF_SEND,
+ * TC_BUF_RECV).  Sizes are in elements of the buffer's own type, written as
+ * "one of the normalised counts (tc_args.scount or .rcount), times 1 or p",
+ * at some ranks (all, the root only, none).  p is the communicator size.
+ *
+ *   collective  SEND               RECV               MPI_IN_PLACE
+ *   allgather   scount             p blocks of rcount all: SEND is RECV's block `rank`
+ *   bcast       -                  rcount (bytes)     -
+ *   scatter     root: p x scount   rcount             root: RECV is SEND's block `root`
+ *   gather      scount             root: p x rcount   root: SEND is RECV's block `root`
+ *   reduce      scount (= rcount)  root: rcount       root: SEND is RECV
+ *   reduce_scatter_block
+ *               p blocks of rcount rcount             all: SEND is RECV, which then holds
+ *               (scount = p x rcount)                 p blocks (the result in block 0)
+ *
+ * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
+ * count of that argument where it is significant, else the other argument's
+ * (a scatter non-root has scount = rcount, an in-place gather root has
+ * scount = rcount), times p where the descriptor says so (reduce_scatter_
+ * block's scount), in bytes where the schedule counts bytes (bcast: ranks may
+ * describe the data with different types).  An argument that no rank uses
+ * has count 0.
+ *
+ * Scratch (TMP) takes the type of tc_sched.tmp_like; the convention per
+ * collective is `tmp_like` below.  REDUCE ops combine elements of one type
+ * (b = a op b, a first in rank order); algorithms for reductions may decline
+ * non-commutative ops.  With in-place aliasing a generator must not read SEND
+ * after it wrote the aliased region: read the input first.
+ *
+ * Adding a collective is one more row: allreduce would be SEND {all, scount},
+ * RECV {all, rcount}, in place at all ranks (SEND is RECV, offset 0), a
+ * reduction with result {all, one block, same ids}; alltoall SEND {all, p x
+ * scount}, RECV {all, p x rcount}, in place SEND is RECV, result ids
+ * transposed (one more tc_coll_ids value).
+ */
+#ifndef TC_COLL_DESC_H
+#define TC_COLL_DESC_H
+
+#include <stdint.h>
+#include "coll/coll.h"
+#include "sched/sched.h"
+
+/* Where something holds. */
+typedef enum tc_coll_ranks {
+    TC_AT_NONE = 0,
+    TC_AT_ALL,
+    TC_AT_ROOT
+} tc_coll_ranks;
+
+/* Which normalised count a size or an offset is made of. */
+typedef enum tc_coll_count { TC_COUNT_S = 0, TC_COUNT_R } tc_coll_count;
+
+/* An element count: `count` (times p when times_p) at the ranks `at`,
+ * 0 elsewhere. */
+typedef struct tc_coll_size {
+    tc_coll_ranks at;
+    tc_coll_count count;
+    int times_p;
+} tc_coll_size;
+
+/* A rank index that scales a block: none (offset 0), the rank itself, the root. */
+typedef enum tc_coll_index { TC_INDEX_ZERO = 0, TC_INDEX_RANK, TC_INDEX_ROOT } tc_coll_index;
+
+/* An element offset: index x count. */
+typedef struct tc_coll_pos {
+    tc_coll_index index;
+    tc_coll_count count;
+} tc_coll_pos;
+
+/* One user buffer argument.  size.at is where MPI reads it (its significance
+ * before MPI_IN_PLACE takes it away). */
+typedef struct tc_coll_arg {
+    tc_coll_size size;
+    int norm_times_p;   /* its tc_args count is p times the user's count */
+} tc_coll_arg;
+
+/* MPI_IN_PLACE: allowed at the ranks `at` (TC_AT_NONE: nowhere), given as
+ * the argument `arg`; that logical buffer is then the part of the other one
+ * (`view` elements from `offset`, in the other's elements), and the other
+ * holds `other` elements (at TC_AT_NONE: its usual size). */
+typedef struct tc_coll_in_place {
+    tc_coll_ranks at;
+    int arg;            /* TC_BUF_SEND or TC_BUF_RECV */
+    tc_coll_pos offset;
+    tc_coll_size view;
+    tc_coll_size other;
+} tc_coll_in_place;
+
+/* Logical data in units of one receive block (B = rcount elements): where a
+ * rank's input starts (buffer, ranks, 1 or p blocks; the id of its first
+ * element is index x the number of units, ids consecutive). */
+typedef struct tc_coll_input {
+    int buf;            /* TC_BUF_SEND or TC_BUF_RECV, from element 0 */
+    tc_coll_ranks at;
+    int blocks_p;
+    tc_coll_index first;
+} tc_coll_input;
+
+/* The ids a result unit i of rank r must hold. */
+typedef enum tc_coll_ids {
+    TC_IDS_SAME = 0,    /* i */
+    TC_IDS_RANK_BLOCK   /* r x B + i: the rank's own block */
+} tc_coll_ids;
+
+/* The result: in RECV from element 0, at the ranks `at`, 1 or p blocks; each
+ * unit combines p contributions for reductions, else 1. */
+typedef struct tc_coll_result {
+    tc_coll_ranks at;
+    int blocks_p;
+    tc_coll_ids ids;
+} tc_coll_result;
+
+typedef struct tc_coll_desc {
+    topocoll_coll coll;
+    const char *name;         /* "allgather" */
+    const char *env;          /* "TOPOCOLL_ALLGATHER": the algorithm override */
+    int rooted;               /* takes a root (checked against 0..p-1) */
+    int reduction;            /* takes an op (not MPI_OP_NULL; commutativity asked) */
+    int counts_bytes;         /* the schedule counts bytes (bcast) */
+    int one_count;            /* the MPI signature has one count and one type,
+                                 used for both arguments */
+    int same_signature;       /* SEND's and RECV's blocks must have equal type
+                                 signatures where both are significant */
+    tc_coll_arg arg[2];       /* [TC_BUF_SEND], [TC_BUF_RECV] */
+    tc_coll_in_place in_place;
+    int tmp_like;             /* TC_BUF_SEND or TC_BUF_RECV */
+    tc_coll_input input;
+    tc_coll_result result;
+} tc_coll_desc;
+
+/* The descriptor of a collective; NULL when unknown. */
+const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll);
+
+/* Does `at` hold at rank `rank` (root: the root)? */
+int tc_coll_at(tc_coll_ranks at, int rank, int root);
+/* May this rank pass MPI_IN_PLACE (in the argument d->in_place.arg)? */
+int tc_coll_in_place_allowed(const tc_coll_desc *d, int rank, int root);
+/* Is argument buf (TC_BUF_SEND / TC_BUF_RECV) significant at this rank,
+ * given whether it passed MPI_IN_PLACE where allowed (in_place)? */
+int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int in_place);
+
+/* Element count of a size / offset for a->rank's view of the arguments a. */
+int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank);
+int64_t tc_coll_pos_elems(tc_coll_pos o, const tc_args *a, int rank);
+
+/* Normalisation: a->coll, rank, size, root and in_place are set (in_place
+ * only where allowed); the user's counts of SEND and RECV (one_count: the
+ * same count twice) and the byte size of one RECV element (used where the
+ * schedule counts bytes) give a->scount and a->rcount. */
+void tc_coll_normalize(const tc_coll_desc *d, tc_args *a, int64_t user_scount,
+                       int64_t user_rcount, int64_t recv_elem_bytes);
+
+/* Buffers of rank `rank` for the normalised a: elements of SEND and RECV and,
+ * where this rank is in place, which buffer is a view of which from what
+ * element (alias_from -1: none). */
+typedef struct tc_coll_layout {
+    int64_t elems[2];
+    int alias_from, alias_to;
+    int64_t alias_off;
+} tc_coll_layout;
+
+tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int rank);
+
+#endif
