@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/desc.h"
 #include "core/config.h"
 #include "api/error.h"
 #include "select/choose.h"
@@ -41,15 +42,6 @@ void tc_warn_once(const tc_ctx *x, topocoll_coll coll, const char *algo, const c
                         "selecting another (TOPOCOLL_EXPLAIN=1 shows which)\n", algo, reason);
 }
 
-/* TOPOCOLL_ALLGATHER, ... for a collective's name. */
-static void env_name(const char *coll, char *env, size_t len)
-{
-    size_t n = (size_t)snprintf(env, len, "TOPOCOLL_");
-    for (const char *c = coll; *c && n + 1 < len; c++)
-        env[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-    env[n < len ? n : len - 1] = '\0';
-}
-
 int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
 {
     const char *coll = tc_coll_name(a->coll);
@@ -60,9 +52,8 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
     why[0] = '\0';
     tc_choice c = tc_select_choose(a, x->topo, bytes, shown ? why : NULL, sizeof why);
     if (c.how == TC_CHOSEN_UNKNOWN_FORCED) {
-        char env[64];
-        env_name(coll, env, sizeof env);
-        return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", env, c.forced, coll);
+        return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env,
+                        c.forced, coll);
     }
     if (c.how == TC_CHOSEN_FORCED_DECLINED) tc_warn_once(x, a->coll, c.forced, c.forced_reason);
     tc_explain(x, coll, bytes, c.algo->name, why);

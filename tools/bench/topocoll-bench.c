@@ -1,8 +1,11 @@
 /*
  * topocoll-bench: times topocoll's algorithms for one collective side by side.
  *
- * Method (DESIGN.md "Measuring", seed 001's size / iterations / sleep / median
- * of repetitions, seed 003's Tukey filter):
+ * Method (docs/bench.md: the size / iterations / sleep / median of
+ * repetitions of Pappalardo, Rossi, Parisi, Cosenza, Salimi Beni, "MPI_Allgather
+ * Optimization with P2P Implementations", and the Tukey filter of Träff,
+ * Rougier, "MPI Collectives and Datatypes for Hierarchical All-to-all
+ * Communication", 2014):
  *
  *   for each size:
  *     for rep in 1..reps:
