@@ -13,6 +13,7 @@
 #include "api/context.h"
 #include "api/explain.h"
 #include "api/error.h"
+#include "core/config.h"
 
 typedef struct call {
     const tc_coll_desc *d;
@@ -211,8 +212,21 @@ static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args 
     return rc;
 }
 
-static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
+/* Run schedule s for the call. */
+static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
+    int rc;
+    if (c->d->counts_bytes) return run_bytes(x, s, c, a);
+    tc_bind b[TC_NBUF];
+    if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;
+    tc_exec_env env = tc_ctx_env(x, c->d->reduction ? c->op : MPI_OP_NULL);
+    return tc_exec(s, b, &env);
+}
+
+/* Run al for the call; *used gets the schedule (NULL for native). */
+static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
+{
+    *used = NULL;
     if (!al->generate) return run_native(c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
@@ -222,18 +236,99 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
     int rc = MPI_SUCCESS;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
-    if (d->counts_bytes) return run_bytes(x, s, c, a);
-    tc_bind b[TC_NBUF];
-    if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;
-    tc_exec_env env = tc_ctx_env(x, op);
-    return tc_exec(s, b, &env);
+    *used = s;
+    return run_schedule(x, s, c, a);
+}
+
+/* ---- the fast path: a call repeating the last one's scalars ------------------ */
+
+/* Predefined datatypes and ops cannot be freed, so their handles always
+ * mean the same thing; a derived type's or a user op's handle may be
+ * reused after a free, so those are looked at again on every call. */
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+static int is_predefined_op(MPI_Op op)
+{
+    const MPI_Op ops[] = { MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+                           MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i] == op) return 1;
+    return 0;
+}
+
+static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *al, const tc_sched *s)
+{
+    tc_call_memo *m = &x->memo[c->d->coll];
+    *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
+                         a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] },
+                         { c->use[0] && is_named(c->stype), c->use[1] && is_named(c->rtype) },
+                         !c->d->reduction || is_predefined_op(c->op),
+                         *a, al, s, x->cache_epoch, tc_config_get()->generation };
+}
+
+/* The memo serves this call: same scalars, buffers that the full checks
+ * would pass, types whose sizes did not change (a freed type's handle may
+ * come back as another type), the same op commutativity, and a schedule
+ * still in the cache. */
+static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
+{
+    if (!m->valid || m->scount != c->scount || m->rcount != c->rcount || m->stype != c->stype ||
+        m->rtype != c->rtype || m->root != c->root || m->op != c->op)
+        return 0;
+    const tc_coll_desc *d = c->d;
+    int ip_arg = d->in_place.arg;
+    if ((arg_buf(c, ip_arg) == MPI_IN_PLACE && tc_coll_in_place_allowed(d, x->rank, c->root)) !=
+        m->in_place)
+        return 0;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!m->use[b]) continue;
+        const void *buf = arg_buf(c, b);
+        int size;
+        if (buf == MPI_IN_PLACE || (!buf && arg_count(c, b) > 0 && m->tsize[b] > 0)) return 0;
+        if (!m->named[b] &&
+            (PMPI_Type_size(arg_type(c, b), &size) != MPI_SUCCESS || size != m->tsize[b]))
+            return 0;
+    }
+    int commutative = 1;
+    if (!m->predefined_op && (PMPI_Op_commutative(c->op, &commutative) != MPI_SUCCESS ||
+                              commutative != m->commutative))
+        return 0;
+    return !m->sched || m->epoch == x->cache_epoch;
+}
+
+/* Serve the call from its communicator's memo (explain off): 1 with *rc
+ * set, or 0 to take the full path. */
+static int fast_call(call *c, int *rc)
+{
+    const tc_config *cfg = tc_config_get();
+    if (c->comm == MPI_COMM_NULL || cfg->explain) return 0;
+    tc_ctx *x = tc_ctx_lookup(c->comm);
+    if (!x) return 0;
+    const tc_call_memo *m = &x->memo[c->d->coll];
+    if (m->config_gen != cfg->generation || !memo_serves(m, x, c)) return 0;
+    c->rank = x->rank;
+    c->size = x->size;
+    c->in_place = m->in_place;
+    c->use[0] = m->use[0], c->use[1] = m->use[1];
+    c->tsize[0] = m->tsize[0], c->tsize[1] = m->tsize[1];
+    tc_record_algorithm(m->algo->name);
+    *rc = m->sched ? run_schedule(x, m->sched, c, &m->args) : run_native(c);
+    if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
+    return 1;
 }
 
 /* The whole call: checks, context, choice (by_name: the named algorithm,
  * else TOPOCOLL_<COLL> or the selection table). */
 static int collective(call *c, int by_name, const char *algorithm)
 {
-    int rc = check_args(c);
+    int rc;
+    if (!by_name && fast_call(c, &rc)) return rc;
+    rc = check_args(c);
     if (rc != MPI_SUCCESS) return rc;
     tc_ctx *x;
     if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
@@ -255,20 +350,25 @@ static int collective(call *c, int by_name, const char *algorithm)
     } else if ((rc = tc_choose(x, &a, bytes, c->comm, &al)) != MPI_SUCCESS) {
         return rc;
     }
-    rc = run(x, al, c, &a);
-    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+    const tc_sched *s;
+    rc = run(x, al, c, &a, &s);
+    if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if (!by_name) remember(x, c, &a, al, s);
+    return rc;
 }
 
 /* ---- the public entry points: describe the call, then run it ---------------- */
 
 /* One call in the generic form of topocoll_run (one_count collectives: the
  * receive count and type stand for both; no root: 0). */
-static call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int scount,
-                      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Op op,
-                      int root, MPI_Comm comm)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline call make_call(topocoll_coll coll, const char *fn, const void *sbuf, int scount,
+                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                             MPI_Op op, int root, MPI_Comm comm)
 {
-    call c;
-    memset(&c, 0, sizeof c);
+    call c = { 0 };
     c.d = tc_coll_desc_of(coll);
     c.fn = fn;
     c.sbuf = sbuf;

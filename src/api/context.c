@@ -25,7 +25,7 @@ static atomic_int finalizing;
  * reuse a freed one's handle). */
 static atomic_uint ctx_generation = 1;
 typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
-static _Thread_local last_ctx last_used;
+static TC_THREAD_LOCAL last_ctx last_used;
 
 /* Releases c; returns the first MPI error of freeing its communicators. */
 static int ctx_free(tc_ctx *c)
@@ -165,6 +165,8 @@ tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)
 
 void tc_ctx_flush(tc_ctx *c)
 {
+    c->cache_epoch++;
+    memset(c->memo, 0, sizeof c->memo);   /* choices depend on what was flushed */
     for (int i = 0; i < c->ncache; i++) tc_sched_free(&c->cache[i].sched);
     c->ncache = 0;
 }
@@ -207,6 +209,7 @@ const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_arg
         for (int i = 1; i < c->ncache; i++)
             if (c->cache[i].last_use < c->cache[slot].last_use) slot = i;
         tc_sched_free(&c->cache[slot].sched);
+        c->cache_epoch++;
     } else {
         c->ncache++;
     }
@@ -219,6 +222,7 @@ const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_arg
     if (rc == 0 && !counts_fit_int(&e->sched)) rc = -1;
     if (rc) {
         tc_sched_free(&e->sched);
+        c->cache_epoch++;   /* the last slot moved */
         c->cache[slot] = c->cache[--c->ncache];
         *err = rc == -1 ? MPI_ERR_COUNT : MPI_ERR_NO_MEM;
         return NULL;

@@ -11,6 +11,16 @@
 #include "exec/exec_mpi.h"
 #include "topo/topo.h"
 
+/* Thread-local state of the per-call path.  Initial-exec: no
+ * __tls_get_addr call per access (the library is loaded at start-up, as a
+ * preload or a link dependency; glibc keeps room for a few such bytes in
+ * libraries opened later, too). */
+#if defined(__GNUC__)
+#define TC_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define TC_THREAD_LOCAL _Thread_local
+#endif
+
 typedef struct tc_sched_key {
     const tc_algo *algo;
     int64_t scount, rcount;
@@ -27,6 +37,26 @@ typedef struct tc_cached {
     unsigned long last_use;
 } tc_cached;
 
+/* The last call of one collective on a communicator, as the full path
+ * checked, normalised and chose it: a repeated call with the same scalar
+ * arguments (counts, datatypes and their sizes, root, op, in-place) goes
+ * straight to the executor (src/api/collectives.c, the fast path). */
+typedef struct tc_call_memo {
+    int valid;
+    int scount, rcount, root, in_place;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    int commutative;
+    int use[2], tsize[2];      /* significance and type sizes at this rank */
+    int named[2];              /* the type is predefined: its handle can never be reused */
+    int predefined_op;         /* likewise for the op */
+    tc_args args;              /* normalised */
+    const tc_algo *algo;
+    const tc_sched *sched;     /* NULL: native */
+    unsigned long epoch;       /* the cache epoch sched belongs to */
+    unsigned config_gen;       /* the configuration it was chosen under */
+} tc_call_memo;
+
 typedef struct tc_ctx {
     MPI_Comm comm;         /* private duplicate */
     int rank, size;
@@ -34,6 +64,8 @@ typedef struct tc_ctx {
     tc_cached *cache;      /* [ncache] */
     int ncache, cache_cap;
     unsigned long clock;
+    unsigned long cache_epoch; /* +1 whenever a cached schedule is freed */
+    tc_call_memo memo[TOPOCOLL_NCOLL];
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */

@@ -13,11 +13,16 @@
 
 /* The algorithm of this thread's last call: a catalog name (static storage),
  * so recording it is one store, not a string copy. */
-static _Thread_local const char *last_algo;
+static TC_THREAD_LOCAL const char *last_algo;
 
 const char *topocoll_last_algorithm(void)
 {
     return last_algo ? last_algo : "";
+}
+
+void tc_record_algorithm(const char *algo)
+{
+    last_algo = algo;
 }
 
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "topocoll.h"
+#include "api/context.h"
 #include "core/config.h"
 
 /* Exported (the library is built with hidden visibility): the MPI_ functions. */
@@ -15,10 +16,14 @@
 #pragma GCC visibility push(default)
 #endif
 
+/* topocoll serves intra-communicators; one it already has a context for is
+ * one (contexts are made only for those), which spares the per-call MPI
+ * query on the communicators an application uses again and again. */
 static int covered(MPI_Comm comm)
 {
     int inter = 0;
     if (tc_config_get()->disable || comm == MPI_COMM_NULL) return 0;
+    if (tc_ctx_lookup(comm)) return 1;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 

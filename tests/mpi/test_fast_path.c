@@ -1,0 +1,157 @@
+/*
+ * The per-call fast path: a call that repeats the scalar arguments of the
+ * previous call of its collective on a communicator reuses that call's
+ * checks, choice and schedule.  Everything that may differ between two such
+ * calls must still be honoured:
+ *   - the data and the buffers (results checked on every call);
+ *   - MPI_IN_PLACE switched on and off with the same counts;
+ *   - a NULL buffer after a good call (the error must still be raised);
+ *   - a derived datatype freed and another made (its handle may be reused,
+ *     with another size);
+ *   - a new topology (topocoll_set_topology) and a flushed cache;
+ *   - a schedule evicted from the cache (TOPOCOLL_SCHED_CACHE is not set
+ *     here; the flush covers the same invalidation).
+ * Every rank checks its own results; rank 0 prints "N passed, M failed".
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topocoll.h"
+#include "common/harness.h"
+
+#define N 13
+#define REPEAT 5
+
+static int rank, size;
+
+static int value(int r, int i, int call) { return r * 1000 + i * 7 + call * 100000 + 1; }
+
+/* Allgather of N ints, selection path, `repeat` calls with fresh data. */
+static void allgather_repeated(MPI_Comm comm, int in_place, const char *what)
+{
+    int *s = malloc(N * sizeof(int)), *r = malloc((size_t)N * (size_t)size * sizeof(int));
+    for (int call = 0; call < REPEAT; call++) {
+        for (int i = 0; i < N; i++) s[i] = value(rank, i, call);
+        for (int i = 0; i < N * size; i++) r[i] = -1;
+        if (in_place) memcpy(r + (size_t)rank * N, s, N * sizeof(int));
+        int rc = topocoll_allgather(in_place ? MPI_IN_PLACE : s, N, MPI_INT, r, N, MPI_INT, comm);
+        int bad = rc != MPI_SUCCESS;
+        for (int q = 0; q < size && !bad; q++)
+            for (int i = 0; i < N; i++) bad |= r[q * N + i] != value(q, i, call);
+        CHECK(!bad, "%s: allgather call %d (in place %d) rc %d", what, call, in_place, rc);
+    }
+    free(s);
+    free(r);
+}
+
+/* A NULL receive buffer after good calls with the same counts: still an error. */
+static void null_buffer_after_good_calls(void)
+{
+    int s[N] = { 0 }, *r = calloc((size_t)N * (size_t)size, sizeof(int));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    topocoll_allgather(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD);
+    topocoll_allgather(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD);
+    int rc = topocoll_allgather(s, N, MPI_INT, NULL, N, MPI_INT, MPI_COMM_WORLD), cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER, "NULL recvbuf after good calls: class %d, expected MPI_ERR_BUFFER", cls);
+    /* the next good call still works (every rank made the same failing call) */
+    rc = topocoll_allgather(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "good call after the error: rc %d", rc);
+    free(r);
+}
+
+/* Bcast through a derived type, freed and made again with another size
+ * between calls with the same count and (possibly) the same handle. */
+static void bcast_with_type(MPI_Datatype t, int ints_per_elem, int call)
+{
+    int count = 3, n = count * ints_per_elem;
+    int *b = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) b[i] = rank == 0 ? value(0, i, call) : -1;
+    int rc = topocoll_bcast(b, count, t, 0, MPI_COMM_WORLD), bad = rc != MPI_SUCCESS;
+    for (int i = 0; i < n; i++) bad |= b[i] != value(0, i, call);
+    CHECK(!bad, "bcast of %d x %d ints (call %d): rc %d", count, ints_per_elem, call, rc);
+    free(b);
+}
+
+static void reused_type_handles(void)
+{
+    for (int call = 0; call < 6; call++) {
+        int ints = call % 2 ? 5 : 2;
+        MPI_Datatype t;
+        MPI_Type_contiguous(ints, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        bcast_with_type(t, ints, call);
+        bcast_with_type(t, ints, call + 100);
+        MPI_Type_free(&t);
+    }
+}
+
+/* Reductions: a user op freed and remade, commutative or not. */
+static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void reused_ops(void)
+{
+    for (int call = 0; call < 4; call++) {
+        MPI_Op op;
+        MPI_Op_create(sum_fn, call % 2, &op);
+        int s[N], r[N];
+        for (int i = 0; i < N; i++) s[i] = value(rank, i, call);
+        int rc = topocoll_reduce(s, r, N, MPI_INT, op, 0, MPI_COMM_WORLD), bad = rc != MPI_SUCCESS;
+        for (int i = 0; rank == 0 && i < N; i++) {
+            long want = 0;
+            for (int q = 0; q < size; q++) want += value(q, i, call);
+            bad |= r[i] != (int)want;
+        }
+        CHECK(!bad, "reduce with user op (commutative %d), call %d: rc %d", call % 2, call, rc);
+        MPI_Op_free(&op);
+    }
+}
+
+/* A new topology and a flushed cache between repeated calls. */
+static void topology_and_flush(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    allgather_repeated(comm, 0, "dup");
+    const char *spec = size % 2 == 0 ? "2x*/cyclic" : "1x*";
+    int rc = topocoll_set_topology(comm, spec);
+    CHECK(rc == MPI_SUCCESS, "set_topology %s: rc %d", spec, rc);
+    allgather_repeated(comm, 0, "after set_topology");
+    CHECK(topocoll_flush_cache(comm) == MPI_SUCCESS, "flush");
+    allgather_repeated(comm, 1, "after flush");
+    MPI_Comm_free(&comm);
+    /* a new communicator may reuse the freed one's handle */
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    allgather_repeated(comm, 0, "new communicator");
+    MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    allgather_repeated(MPI_COMM_WORLD, 0, "world");
+    allgather_repeated(MPI_COMM_WORLD, 1, "world");
+    allgather_repeated(MPI_COMM_WORLD, 0, "world again");
+    null_buffer_after_good_calls();
+    reused_type_handles();
+    reused_ops();
+    topology_and_flush();
+    long mine[2] = { tc_test_counts_global.passed, tc_test_counts_global.failed }, all[2];
+    MPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    int rc = 0;
+    if (rank == 0) {
+        tc_test_counts c = { all[0], all[1], 0, 0, 0 };
+        rc = tc_test_summary_of(&c);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+}
