@@ -1,89 +1,298 @@
-/* The catalog: every algorithm of every collective, in one table per
- * collective.  Order matters only for listing (benchmark columns, docs). */
+/*
+ * The catalog's machinery (the declaration is catalog_tables.c): expands
+ * the tables into their concrete instances once, on first use, and resolves
+ * names (listed, canonical, or family with parameters; see catalog.h).
+ */
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const tc_algo *const allgather_entries[] = {
-    &tc_allgather_linear,
-    &tc_allgather_gather_bcast,
-    &tc_allgather_ring,
-    &tc_allgather_recursive_doubling,
-    &tc_allgather_recursive_halving,
-    &tc_allgather_bruck,
-    &tc_allgather_neighbor_exchange,
-    &tc_allgather_twotier,
-    &tc_allgather_twotier_sockets,
-    &tc_allgather_native,
+/* ---- domains ------------------------------------------------------------------ */
+
+static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
+    { TC_REQ_EVEN_P, "even p", "needs an even process count" },
+    { TC_REQ_POW2_P, "power-of-two p", "needs a power-of-two process count" },
+    { TC_REQ_COMMUTATIVE, "commutative operation", "needs a commutative operation" },
+    { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
 };
+#define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
-#define NELEM(x) ((int)(sizeof(x) / sizeof((x)[0])))
+unsigned tc_req_unmet(unsigned req, const tc_args *a)
+{
+    unsigned un = 0;
+    if ((req & TC_REQ_EVEN_P) && a->size % 2) un |= TC_REQ_EVEN_P;
+    if ((req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) un |= TC_REQ_POW2_P;
+    if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
+    if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
+    return un;
+}
 
-static int null_terminated_count(const tc_algo *const *list)
+const char *tc_req_reason(unsigned flag)
+{
+    for (int i = 0; i < NREQS; i++)
+        if (reqs[i].flag == flag) return reqs[i].reason;
+    return "";
+}
+
+const char *tc_req_text(unsigned req, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len) buf[0] = 0;
+    for (int i = 0; i < NREQS && len; i++)
+        if (req & reqs[i].flag) {
+            int n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", reqs[i].text);
+            if (n < 0 || (size_t)n >= len - at) break;
+            at += (size_t)n;
+        }
+    return buf;
+}
+
+/* ---- instances ---------------------------------------------------------------- */
+
+typedef struct tc_inst {
+    tc_algo algo;
+    const tc_family *fam;        /* NULL for a flat algorithm */
+    int v[TC_FAMILY_MAXPARAMS];
+    char alias[40], canonical[128], desc[200], requires[96];
+} tc_inst;
+
+static struct { tc_inst *inst; int n; } cat[TOPOCOLL_NCOLL];
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+static int nvalues(const tc_param_def *d)
 {
     int n = 0;
-    while (list[n]) n++;
+    while (d->values[n]) n++;
     return n;
 }
 
-static const tc_algo *const *entries(topocoll_coll coll, int *count)
+const char *tc_catalog_source(const char *file)
 {
-    const tc_algo *const *list;
-    switch (coll) {
-    case TOPOCOLL_ALLGATHER:
-        *count = NELEM(allgather_entries);
-        return allgather_entries;
-    case TOPOCOLL_BCAST: list = tc_bcast_entries; break;
-    case TOPOCOLL_SCATTER: list = tc_scatter_entries; break;
-    case TOPOCOLL_GATHER: list = tc_gather_entries; break;
-    case TOPOCOLL_REDUCE: list = tc_reduce_entries; break;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: list = tc_reduce_scatter_block_entries; break;
-    default:
-        *count = 0;
-        return NULL;
+    if (!file) return "";
+    for (const char *hit = strstr(file, "/src/"); hit; hit = strstr(hit + 1, "/src/")) file = hit + 1;
+    return file;
+}
+
+static void canonical_name(const tc_family *f, const int *v, char *out, size_t len)
+{
+    size_t at = (size_t)snprintf(out, len, "%s:", f->name);
+    for (int k = 0; k < f->nparams && at < len; k++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s=%s", k ? "," : "", f->params[k].key,
+                               f->params[k].values[v[k]]);
+}
+
+static void fill_common(tc_inst *e)
+{
+    tc_req_text(e->algo.req, e->requires, sizeof e->requires);
+    e->algo.requires = e->requires;
+    e->algo.source = tc_catalog_source(e->algo.source);
+}
+
+static void add_flat(tc_inst *e, const tc_algo *al)
+{
+    e->algo = *al;
+    e->fam = NULL;
+    e->algo.canonical = al->name;
+    fill_common(e);
+}
+
+static void add_instance(tc_inst *e, const tc_family *f, const int *v)
+{
+    tc_instance_text txt;
+    memset(&txt, 0, sizeof txt);
+    txt.source = f->source;
+    f->describe(f, v, &txt);
+    e->fam = f;
+    memcpy(e->v, v, sizeof e->v);
+    canonical_name(f, v, e->canonical, sizeof e->canonical);
+    snprintf(e->alias, sizeof e->alias, "%s", txt.alias);
+    snprintf(e->desc, sizeof e->desc, "%s", txt.desc);
+    e->algo = (tc_algo){ .coll = f->coll, .name = e->alias[0] ? e->alias : e->canonical,
+                         .desc = e->desc, .req = f->req | (f->req_of ? f->req_of(v) : 0), .generate = f->generate,
+                         .param = e->v, .family = f->name, .canonical = e->canonical,
+                         .source = txt.source };
+    fill_common(e);
+}
+
+/* Every valid combination of f, in f's enumeration order; writes them to
+ * out (when not NULL) and returns how many. */
+static int expand(const tc_family *f, tc_inst *out)
+{
+    int v[TC_FAMILY_MAXPARAMS] = { 0 }, n = 0, np = f->nparams;
+    for (;;) {
+        if (!f->invalid || !f->invalid(v)) {
+            if (out) add_instance(&out[n], f, v);
+            n++;
+        }
+        int d = np - 1;                        /* odometer, innermost last in order */
+        for (; d >= 0; d--) {
+            int k = f->order ? f->order[d] : d;
+            if (++v[k] < nvalues(&f->params[k])) break;
+            v[k] = 0;
+        }
+        if (d < 0) return n;
     }
-    *count = null_terminated_count(list);
-    return list;
 }
 
-/* Families generated from parameters come after the fixed entries. */
-static int family_count(topocoll_coll coll)
+static int build_coll(topocoll_coll c, tc_inst *out)
 {
-    return coll == TOPOCOLL_ALLGATHER ? tc_allgather_hier_count() : 0;
+    const tc_catalog_row *row = tc_catalog_table(c);
+    int n = 0;
+    for (; row && (row->algo || row->family); row++) {
+        if (row->algo) {
+            if (out) add_flat(&out[n], row->algo);
+            n++;
+        } else {
+            n += expand(row->family, out ? out + n : NULL);
+        }
+    }
+    return n;
 }
 
-static const tc_algo *family_at(topocoll_coll coll, int i)
+static void build(void)
 {
-    return coll == TOPOCOLL_ALLGATHER ? tc_allgather_hier_at(i) : NULL;
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
+        int n = build_coll((topocoll_coll)c, NULL);
+        cat[c].inst = calloc((size_t)n, sizeof *cat[c].inst);
+        if (!cat[c].inst) continue;           /* the collective lists nothing */
+        cat[c].n = build_coll((topocoll_coll)c, cat[c].inst);
+    }
 }
+
+static int coll_ok(topocoll_coll coll) { return (int)coll >= 0 && coll < TOPOCOLL_NCOLL; }
 
 int tc_catalog_count(topocoll_coll coll)
 {
-    int n;
-    entries(coll, &n);
-    return n + family_count(coll);
+    if (!coll_ok(coll)) return 0;
+    pthread_once(&built, build);
+    return cat[coll].n;
 }
 
 const tc_algo *tc_catalog_at(topocoll_coll coll, int i)
 {
-    int n;
-    const tc_algo *const *e = entries(coll, &n);
-    if (!e || i < 0) return NULL;
-    if (i < n) return e[i];
-    return i - n < family_count(coll) ? family_at(coll, i - n) : NULL;
+    if (i < 0 || i >= tc_catalog_count(coll)) return NULL;
+    return &cat[coll].inst[i].algo;
+}
+
+int tc_catalog_family_count(topocoll_coll coll)
+{
+    int n = 0;
+    for (const tc_catalog_row *r = coll_ok(coll) ? tc_catalog_table(coll) : NULL; r && (r->algo || r->family); r++)
+        n += r->family != NULL;
+    return n;
+}
+
+const tc_family *tc_catalog_family_at(topocoll_coll coll, int i)
+{
+    for (const tc_catalog_row *r = coll_ok(coll) ? tc_catalog_table(coll) : NULL; r && (r->algo || r->family); r++)
+        if (r->family && i-- == 0) return r->family;
+    return NULL;
+}
+
+/* ---- names -------------------------------------------------------------------- */
+
+static int value_index(const tc_param_def *d, const char *val, size_t len)
+{
+    for (int i = 0; d->values[i]; i++)
+        if (strlen(d->values[i]) == len && strncmp(d->values[i], val, len) == 0) return i;
+    return -1;
+}
+
+static int param_index(const tc_family *f, const char *key, size_t len)
+{
+    for (int k = 0; k < f->nparams; k++)
+        if (strlen(f->params[k].key) == len && strncmp(f->params[k].key, key, len) == 0) return k;
+    return -1;
+}
+
+static void say(char *why, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+static void bad_value(const tc_param_def *d, const char *val, int vlen, char *why, size_t len)
+{
+    char list[128];
+    size_t at = 0;
+    list[0] = 0;
+    for (int i = 0; d->values[i] && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? "|" : "", d->values[i]);
+    say(why, len, "bad value '%.*s' for %s (%s)", vlen, val, d->key, list);
+}
+
+/* "key=value,key=value" into v (defaults first); 0, or -1 with why. */
+static int parse_params(const tc_family *f, const char *s, int *v, char *why, size_t len)
+{
+    int seen[TC_FAMILY_MAXPARAMS] = { 0 };
+    for (int k = 0; k < f->nparams; k++) v[k] = f->params[k].def;
+    while (*s) {
+        size_t item = strcspn(s, ","), klen = strcspn(s, "=,");
+        if (klen == item) { say(why, len, "'%.*s' is not key=value", (int)item, s); return -1; }
+        int k = param_index(f, s, klen);
+        if (k < 0) { say(why, len, "unknown parameter '%.*s' of family %s", (int)klen, s, f->name); return -1; }
+        if (seen[k]++) { say(why, len, "parameter '%.*s' given twice", (int)klen, s); return -1; }
+        v[k] = value_index(&f->params[k], s + klen + 1, item - klen - 1);
+        if (v[k] < 0) { bad_value(&f->params[k], s + klen + 1, (int)(item - klen - 1), why, len); return -1; }
+        s += item;
+        if (*s == ',' && *++s == 0) { say(why, len, "trailing comma"); return -1; }
+    }
+    const char *inv = f->invalid ? f->invalid(v) : NULL;
+    if (inv) { say(why, len, "invalid combination: %s", inv); return -1; }
+    return 0;
+}
+
+static const tc_algo *by_family(topocoll_coll coll, const char *name, char *why, size_t len)
+{
+    size_t flen = strcspn(name, ":");
+    for (int i = 0; i < cat[coll].n; i++) {
+        const tc_family *f = cat[coll].inst[i].fam;
+        if (!f || strlen(f->name) != flen || strncmp(f->name, name, flen)) continue;
+        int v[TC_FAMILY_MAXPARAMS] = { 0 };
+        if (parse_params(f, name[flen] ? name + flen + 1 : "", v, why, len)) return NULL;
+        for (int j = i; j < cat[coll].n; j++)
+            if (cat[coll].inst[j].fam == f && !memcmp(cat[coll].inst[j].v, v, sizeof v))
+                return &cat[coll].inst[j].algo;
+        say(why, len, "no instance");
+        return NULL;
+    }
+    say(why, len, "no algorithm or family '%.*s'", (int)flen, name);
+    return NULL;
+}
+
+const tc_algo *tc_catalog_resolve(topocoll_coll coll, const char *name, char *why, size_t len)
+{
+    if (why && len) why[0] = 0;
+    if (!name || !tc_catalog_count(coll)) {
+        say(why, len, "no name or no such collective");
+        return NULL;
+    }
+    for (int i = 0; i < cat[coll].n; i++) {
+        const tc_algo *al = &cat[coll].inst[i].algo;
+        if (strcmp(al->name, name) == 0 || strcmp(al->canonical, name) == 0) return al;
+    }
+    return by_family(coll, name, why, len);
 }
 
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
 {
-    if (!name) return NULL;
-    int n = tc_catalog_count(coll);
-    for (int i = 0; i < n; i++) {
-        const tc_algo *al = tc_catalog_at(coll, i);
-        if (strcmp(al->name, name) == 0) return al;
-    }
-    return NULL;
+    return tc_catalog_resolve(coll, name, NULL, 0);
 }
+
+/* ---- use ---------------------------------------------------------------------- */
 
 const char *tc_algo_family(const tc_algo *al)
 {
@@ -101,19 +310,12 @@ int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why)
 {
+    (void)t;
     const char *dummy;
     if (!why) why = &dummy;
     *why = "";
-    if ((al->req & TC_REQ_EVEN_P) && a->size % 2) {
-        *why = "needs an even process count";
-        return 0;
-    }
-    if ((al->req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) {
-        *why = "needs a power-of-two process count";
-        return 0;
-    }
-    if (!al->accepts) return 1;
-    tc_args own = *a;
-    own.param = al->param;
-    return al->accepts(&own, t, why);
+    unsigned un = tc_req_unmet(al->req, a);
+    if (!un) return 1;
+    *why = tc_req_reason(un & -un);        /* the first unmet requirement */
+    return 0;
 }

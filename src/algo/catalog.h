@@ -1,50 +1,135 @@
 /*
- * The catalog: one entry per algorithm.  Selection, the public API, the
- * benchmark, the tests, the verifier and the docs all read this table.
+ * The catalog: every algorithm of every collective.  Selection, the public
+ * API, the benchmark, the tests, the verifier, the simulator and the docs all
+ * read it.
+ *
+ * Declared in one place, src/algo/catalog_tables.c: one table per
+ * collective, whose rows are either one algorithm (a tc_algo defined in the
+ * algorithm's file) or one family (a tc_family: named parameters with their
+ * value sets, defined in the family's file).  The catalog expands every
+ * family into its concrete instances, in table order, so enumeration
+ * (tc_catalog_count / tc_catalog_at) lists every instance.
+ *
+ * Names.  Every instance has a canonical name: the algorithm's name, or for a
+ * family instance "family:key=value,..." with every parameter in declared
+ * order (e.g. "hierarchical:leaders=1,agg=shm,x=rd,dist=shm",
+ * "twotier:units=sockets").  A family instance may also have a short alias
+ * ("h1_shm_rd_shm", "twotier_sockets"); tc_algo.name is the alias where one
+ * exists (the name lists, bench columns, explain lines, tuning files and the
+ * docs show), else the canonical name.  tc_catalog_find accepts either, and
+ * also a family name with parameters in any order, missing ones taking their
+ * defaults ("hierarchical:dist=shm,agg=shm", "hierarchical").
+ *
+ * Domains.  An entry's requirement flags (TC_REQ_*) are its whole domain:
+ * it serves exactly the cases that meet every flag, so a consumer predicts
+ * from the declaration alone whether an entry serves a case, and a decline
+ * always names the first unmet requirement (tc_req_reason).
  */
 #ifndef TC_CATALOG_H
 #define TC_CATALOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "topocoll_types.h"
 #include "coll/coll.h"
 #include "sched/sched.h"
 #include "topo/topo.h"
 
-
-/* Requirement flags (documentation + cheap checks before `accepts`). */
+/* Requirement flags: the domain of an entry (and TC_REQ_NATIVE: no schedule,
+ * the MPI library's own collective). */
 enum {
     TC_REQ_NONE = 0,
-    TC_REQ_EVEN_P = 1u << 0,     /* even process count */
-    TC_REQ_POW2_P = 1u << 1,     /* power-of-two process count */
-    TC_REQ_NATIVE = 1u << 2      /* calls the MPI library's own collective */
+    TC_REQ_EVEN_P = 1u << 0,        /* even process count */
+    TC_REQ_POW2_P = 1u << 1,        /* power-of-two process count */
+    TC_REQ_NATIVE = 1u << 2,        /* calls the MPI library's own collective */
+    TC_REQ_COMMUTATIVE = 1u << 3,   /* commutative reduction operation */
+    TC_REQ_NODE_SHM = 1u << 4       /* the ranks of a node share memory (tc_args.node_shm) */
 };
+#define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM)
+
+/* The domain flags of req that case a does not meet (0: inside the domain). */
+unsigned tc_req_unmet(unsigned req, const tc_args *a);
+/* Why a case outside one requirement is declined ("needs an even process
+ * count"); "" for a flag that is not a domain requirement. */
+const char *tc_req_reason(unsigned flag);
+/* Human text of the domain flags of req ("even p, commutative operation";
+ * "" when none) into buf; returns buf. */
+const char *tc_req_text(unsigned req, char *buf, size_t len);
+
+typedef int (*tc_generate_fn)(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 typedef struct tc_algo {
     topocoll_coll coll;
-    const char *name;
+    const char *name;            /* listed name: the short alias where one exists */
     const char *desc;            /* one line */
-    const char *requires;        /* human text, "" when none */
-    unsigned req;                /* TC_REQ_* */
-    /* May decline: returns 1 to serve, 0 with *why set to decline.
-     * NULL means it serves everything its req flags allow. */
-    int (*accepts)(const tc_args *a, const tc_topo *t, const char **why);
+    const char *requires;        /* text of req's domain flags; "" when none (the catalog fills it) */
+    unsigned req;                /* TC_REQ_*: the whole domain */
     /* Builds rank a->rank's schedule into s (initialised, empty).  Returns 0
      * or an error; s->err covers allocation failures.  NULL for native. */
-    int (*generate)(tc_sched *s, const tc_args *a, const tc_topo *t);
-    /* Parameters shared by a family of entries (e.g. the hierarchical
-     * allgathers); reach the generator as tc_args.param. */
+    tc_generate_fn generate;
+    /* A family instance's parameter values (const int[], one value index per
+     * parameter in declared order); reach the generator as tc_args.param. */
     const void *param;
-    /* "hierarchical", ...; NULL for the flat algorithms (see tc_algo_family). */
+    /* "hierarchical", "twotier"; NULL for the flat algorithms (see tc_algo_family). */
     const char *family;
+    const char *canonical;       /* canonical name (the catalog fills it) */
+    const char *source;          /* source file, "src/algo/..." (__FILE__ is trimmed) */
 } tc_algo;
+
+/* One named parameter of a family: its values, and the default. */
+#define TC_FAMILY_MAXPARAMS 4
+typedef struct tc_param_def {
+    const char *key;             /* "leaders" */
+    const char *const *values;   /* NULL-terminated value names */
+    int def;                     /* index of the default value */
+} tc_param_def;
+
+/* What a family says about one instance (filled by tc_family.describe). */
+typedef struct tc_instance_text {
+    char alias[40];              /* short alias; "" for none */
+    char desc[200];
+    const char *source;          /* preset to the family's source; may be changed */
+} tc_instance_text;
+
+typedef struct tc_family tc_family;
+struct tc_family {
+    topocoll_coll coll;
+    const char *name;            /* the family name, prefix of canonical names */
+    const char *summary;         /* one line for the docs */
+    const char *source;
+    int nparams;
+    const tc_param_def *params;
+    /* Enumeration order (parameter indices, outermost first); NULL: declared order. */
+    const int *order;
+    /* NULL when every combination is valid; else NULL or why v is not. */
+    const char *(*invalid)(const int *v);
+    /* The validity rule in words for the docs ("" when every combination is valid). */
+    const char *rule;
+    void (*describe)(const tc_family *f, const int *v, tc_instance_text *out);
+    unsigned req;                            /* TC_REQ_* of every instance, */
+    unsigned (*req_of)(const int *v);        /* plus these (NULL: none) */
+    tc_generate_fn generate;
+};
 
 /* Entries of a collective, in catalog order: count, and entry i (NULL when
  * out of range). */
 int tc_catalog_count(topocoll_coll coll);
 const tc_algo *tc_catalog_at(topocoll_coll coll, int i);
+/* By listed name, canonical name, or family name with parameters (any
+ * order, defaults); NULL when not found. */
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
-/* Full check: req flags, then accepts() (with a->param set from al). */
+/* tc_catalog_find, saying why a name is not found into why (may be NULL). */
+const tc_algo *tc_catalog_resolve(topocoll_coll coll, const char *name, char *why, size_t len);
+/* The families of a collective (for the docs): count and family i. */
+int tc_catalog_family_count(topocoll_coll coll);
+const tc_family *tc_catalog_family_at(topocoll_coll coll, int i);
+
+/* A source path as listed: __FILE__ (absolute in a CMake build) from its
+ * last "/src/" on ("src/algo/..."); a pointer into file. */
+const char *tc_catalog_source(const char *file);
+
+/* Domain check: 1 when a meets al's requirements, else 0 with *why set to
+ * the first unmet requirement's reason. */
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why);
 /* "native", "flat" or the entry's family name. */
@@ -53,28 +138,13 @@ const char *tc_algo_family(const tc_algo *al);
  * (executor cache, verifier, simulator) goes through this. */
 int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_topo *t);
 
-/* Each algorithm file defines its entry (declared here, listed in catalog.c). */
-extern const tc_algo tc_allgather_linear;
-extern const tc_algo tc_allgather_gather_bcast;
-extern const tc_algo tc_allgather_ring;
-extern const tc_algo tc_allgather_recursive_doubling;
-extern const tc_algo tc_allgather_recursive_halving;
-extern const tc_algo tc_allgather_bruck;
-extern const tc_algo tc_allgather_neighbor_exchange;
-extern const tc_algo tc_allgather_native;
-/* The other collectives: NULL-terminated lists in src/algo/<coll>/entries.c. */
-extern const tc_algo tc_bcast_native, tc_scatter_native, tc_gather_native, tc_reduce_native,
-    tc_reduce_scatter_block_native;
-extern const tc_algo *const tc_bcast_entries[];
-extern const tc_algo *const tc_scatter_entries[];
-extern const tc_algo *const tc_gather_entries[];
-extern const tc_algo *const tc_reduce_entries[];
-extern const tc_algo *const tc_reduce_scatter_block_entries[];
+/* The rows of the per-collective tables (src/algo/catalog_tables.c). */
+typedef struct tc_catalog_row {
+    const tc_algo *algo;         /* one algorithm, or */
+    const tc_family *family;     /* one family */
+} tc_catalog_row;
 
-#include "algo/entries_issue4.h"
-
-/* The hierarchical family (src/algo/allgather/hierarchical.c). */
-int tc_allgather_hier_count(void);
-const tc_algo *tc_allgather_hier_at(int i);
+/* Table of collective coll, terminated by a row of two NULLs. */
+const tc_catalog_row *tc_catalog_table(topocoll_coll coll);
 
 #endif

@@ -10,7 +10,9 @@
  * Placement: spread (the leader is the first rank of its group, so leaders
  * sit on different sockets when groups follow sockets) or packed (group i's
  * leader is the i-th rank of the node in socket-major order, so all leaders
- * crowd onto the first socket: seed 000's Figure 7 counter-case).
+ * crowd onto the first socket: the counter-case of Figure 7 of Kandalla,
+ * Subramoni, Santhanaraman, Koop, Panda, "Designing Multi-Leader-Based
+ * Allgather Algorithms for Multi-Core Clusters" (2009)).
  *
  * Groups are numbered node by node; inside a group the leader comes first,
  * then the other members by increasing rank.  members[] in group order is

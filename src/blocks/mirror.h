@@ -1,6 +1,7 @@
 /*
  * Mirror image of a schedule: the gather algorithms are their scatter's
- * run backwards (seed 004 section 5.1: "Gather can be performed using this
+ * run backwards (Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ * (2012), section 5.1: "Gather can be performed using this
  * algorithm in the reverse order"; MPICH's binomial gather is the reverse of
  * its binomial scatter).
  *

@@ -1,14 +1,11 @@
-/* The two tiers of seed 004's algorithms (see twotier_plan.h). */
+/* The two tiers of the algorithms of Jain, Lau, Kale, "Collectives on
+ * Two-tier Direct Networks" (2012), see twotier_plan.h. */
 #include "blocks/twotier_plan.h"
 
-const tt_param tt_param_ranks = { 0 };
-const tt_param tt_param_sockets = { 1 };
-
-void tt_plan_init(tt_plan *pl, const tc_topo *t, const tc_args *a, int root)
+void tt_plan_init(tt_plan *pl, const tc_topo *t, int sockets, int root)
 {
-    const tt_param *par = a->param;
     pl->t = t;
-    pl->sockets = par && par->sockets;
+    pl->sockets = sockets;
     pl->p = t->size;
     pl->S = t->nnodes;
     if (pl->sockets) {

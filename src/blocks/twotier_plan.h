@@ -1,6 +1,6 @@
 /*
- * The two tiers of seed 004's algorithms (Jain, Lau, Kale: "Collectives on
- * two-tier direct networks", section 5), read from the topology object.
+ * The two tiers of the algorithms of Jain, Lau, Kale, "Collectives on
+ * Two-tier Direct Networks" (2012), section 5, read from the topology object.
  *
  *   supernode  a node of the topology (tc_topo.node_of);
  *   unit       the paper's "node" inside a supernode: one rank (tiers
@@ -30,16 +30,8 @@
 
 #include <stdint.h>
 
-#include "algo/catalog.h"
 #include "sched/sched.h"
 #include "topo/topo.h"
-
-/* tc_algo.param of the two-tier entries. */
-typedef struct tt_param {
-    int sockets;   /* 1: units are sockets; 0: units are ranks */
-} tt_param;
-
-extern const tt_param tt_param_ranks, tt_param_sockets;
 
 typedef struct tt_plan {
     const tc_topo *t;
@@ -52,7 +44,9 @@ typedef struct tt_plan {
     const int *rank_at;    /* [p] rank at each position */
 } tt_plan;
 
-void tt_plan_init(tt_plan *pl, const tc_topo *t, const tc_args *a, int root);
+/* sockets: 1 when the units are sockets, 0 when they are ranks; root -1
+ * when the collective has none. */
+void tt_plan_init(tt_plan *pl, const tc_topo *t, int sockets, int root);
 
 static inline int tt_nunits(const tt_plan *pl, int s)
 { return pl->unit_first[s + 1] - pl->unit_first[s]; }
@@ -91,15 +85,5 @@ static inline int64_t tt_split(int64_t n, int k, int i)
  * copies plan -> rank order. */
 void tt_copy_runs(tc_sched *s, const tt_plan *pl, int first, int n, int to_user,
                   int pbuf, int64_t poff, int64_t pblk, int ubuf, int64_t ublk);
-
-/* The generators, each shared by an algorithm's two entries ("twotier":
- * units = ranks, "..._sockets": units = sockets; tc_args.param says which). */
-int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_bcast_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_allgather_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
-int tt_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 #endif

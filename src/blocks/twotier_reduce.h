@@ -1,5 +1,6 @@
 /*
- * Owner-based reduction in stages (seed 004 section 5.4), shared by reduce
+ * Owner-based reduction in stages (Jain, Lau, Kale, "Collectives on Two-tier
+ * Direct Networks" (2012), section 5.4), shared by reduce
  * "twotier" and reduce_scatter_block "twotier".  Tiers and wiring:
  * twotier_plan.h.
  *

@@ -93,10 +93,11 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     }
     for (size_t k = 0; k < n; k++) {
         json_t *s = json_array_get(algs, k);
-        if (!json_is_string(s) || !tc_catalog_find(coll, json_string_value(s))) {
-            snprintf(err, len, "%s: %s rule %zu: unknown algorithm %s%s%s", path, cname, idx,
+        char why[160] = "";
+        if (!json_is_string(s) || !tc_catalog_resolve(coll, json_string_value(s), why, sizeof why)) {
+            snprintf(err, len, "%s: %s rule %zu: unknown algorithm %s%s%s%s%s", path, cname, idx,
                      json_is_string(s) ? "\"" : "", json_is_string(s) ? json_string_value(s) : "(not a string)",
-                     json_is_string(s) ? "\"" : "");
+                     json_is_string(s) ? "\"" : "", why[0] ? ": " : "", why);
             return 0;
         }
         r->candidates[k] = json_string_value(s);

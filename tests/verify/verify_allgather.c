@@ -1,52 +1,47 @@
-/* Verifier sweep: every allgather algorithm of the catalog (native aside)
- * over p = 1..256 and several larger p up to 1024, on several virtual
- * topologies, in place and not, with equal and different send/receive
- * types.  No MPI.  Ends with "N passed, M failed". */
+/* Verifier sweep of every allgather in the catalog (every instance of
+ * every family, see sweep.h for the sampling of large families): p = 1..256
+ * and several larger p up to 1024 on flat and mapped topologies; many small
+ * topologies with unequal nodes and sockets and block / cyclic / random
+ * mappings; three large mapped topologies up to 1024 ranks; in place and
+ * not, with equal and different send/receive types.  Each case's verdict is
+ * checked against the entry's declared domain (sweep.h).  Also: broken
+ * schedules the verifier must reject.  No MPI.  Ends with "N passed, M failed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/catalog.h"
-#include "verify/verify.h"
-#include "topo/topo.h"
+#include "verify/sweep.h"
 
-typedef struct counts { long pass, fail, declined; } counts;
-
-static void run_case(const tc_algo *al, const tc_topo *t, int in_place, int64_t scount,
-                     int u_send, int64_t rcount, int u_recv, const char *tname, counts *c)
+static tc_args ag_args(int64_t scount, int64_t rcount, int in_place)
 {
     tc_args a;
     memset(&a, 0, sizeof a);
-    a.coll = TOPOCOLL_ALLGATHER;
-    a.size = t->size;
     a.scount = scount;
     a.rcount = rcount;
     a.in_place = in_place;
-    tc_verify_report rep;
-    tc_verify_status st = tc_verify(al, t, &a, u_send, u_recv, &rep);
-    if (st == TC_VERIFY_OK) c->pass++;
-    else if (st == TC_VERIFY_DECLINED) c->declined++;
-    else {
-        c->fail++;
-        if (c->fail <= 20)
-            printf("FAIL %s p=%d topo=%s in_place=%d scount=%lld rcount=%lld: %s\n", al->name,
-                   t->size, tname, in_place, (long long)scount, (long long)rcount, rep.msg);
+    return a;
+}
+
+/* The cases of one point of the p sweep. */
+static void cases_p(const tc_algo *al, const tc_topo *t, const char *tname)
+{
+    for (int ip = 0; ip < 2; ip++) {
+        sweep_case(al, t, tname, ag_args(1, 1, ip), 1, 1);
+        if (t->size <= 64) {
+            sweep_case(al, t, tname, ag_args(3, 3, ip), 1, 1);
+            if (!ip) sweep_case(al, t, tname, ag_args(1, 3, 0), 3, 1);   /* 1 x (3 ints) -> 3 ints */
+        }
     }
 }
 
-static void sweep_topo(const tc_topo *t, const char *tname, counts *c)
+static long point;
+
+static void sweep_topo(const tc_topo *t, const char *tname)
 {
-    int n = tc_catalog_count(TOPOCOLL_ALLGATHER);
-    for (int i = 0; i < n; i++) {
+    point++;
+    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
         const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
-        if (!al->generate || al->param) continue;   /* families: verify_hierarchical */
-        for (int ip = 0; ip < 2; ip++) {
-            run_case(al, t, ip, 1, 1, 1, 1, tname, c);
-            if (t->size <= 64) {
-                run_case(al, t, ip, 3, 1, 3, 1, tname, c);
-                if (!ip) run_case(al, t, ip, 1, 3, 3, 1, tname, c); /* 1 x (3 ints) -> 3 ints */
-            }
-        }
+        if (al->generate && sweep_runs(al, point)) cases_p(al, t, tname);
     }
 }
 
@@ -132,14 +127,13 @@ static int gen_shm_race(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-static int check_rejects(void)
+static void check_rejects(void)
 {
     static const struct { const char *name; int (*gen)(tc_sched *, const tc_args *, const tc_topo *); } bad[] = {
         { "wrong_block", gen_wrong_block }, { "deadlock", gen_deadlock },
         { "size_mismatch", gen_size_mismatch }, { "hazard", gen_hazard },
         { "incomplete", gen_incomplete }, { "shm_race", gen_shm_race },
     };
-    int failures = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tc_algo al;
         memset(&al, 0, sizeof al);
@@ -158,37 +152,103 @@ static int check_rejects(void)
         tc_topo_free(t);
         printf("broken schedule %-14s -> %s: %s\n", bad[i].name,
                st == TC_VERIFY_FAIL ? "rejected" : "ACCEPTED (verifier bug)", rep.msg);
-        failures += st != TC_VERIFY_FAIL ||
-                    (bad[i].gen == gen_shm_race && !strstr(rep.msg, "race"));
+        CHECK(st == TC_VERIFY_FAIL && (bad[i].gen != gen_shm_race || strstr(rep.msg, "race")),
+              "broken schedule %s not rejected", bad[i].name);
     }
-    return failures;
 }
 
 static const char *specs[] = { "2x*", "3x2x*/cyclic", "4x*/random:11", NULL };
 
-int main(void)
+static void sweep_p(void)
 {
-    counts c = { 0, 0, 0 };
-    int rejected_wrongly = check_rejects();
-    c.fail += rejected_wrongly;
     int big[] = { 300, 333, 511, 512, 513, 640, 777, 1000, 1023, 1024 };
     int nbig = (int)(sizeof big / sizeof big[0]);
     for (int idx = 0; idx < 256 + nbig; idx++) {
         int p = idx < 256 ? idx + 1 : big[idx - 256];
         tc_topo *flat = tc_topo_flat(p);
-        if (!flat) { printf("out of memory\n"); return 1; }
-        sweep_topo(flat, "flat", &c);
+        CHECK(flat != NULL, "flat topology of %d ranks", p);
+        if (!flat) continue;
+        sweep_topo(flat, "flat");
         tc_topo_free(flat);
         if (p > 64 && p % 7) continue;     /* the mapped topologies on a subset */
         for (int s = 0; specs[s]; s++) {
             char err[256];
             tc_topo *t = tc_topo_from_spec(specs[s], p, err, sizeof err);
             if (!t) continue;               /* e.g. 3x2x* needs >= 6 ranks */
-            sweep_topo(t, specs[s], &c);
+            sweep_topo(t, specs[s]);
             tc_topo_free(t);
         }
     }
-    printf("verifier: %ld declined (expected: neighbor_exchange at odd p)\n", c.declined);
-    printf("%ld passed, %ld failed\n", c.pass, c.fail);
-    return c.fail ? 1 : 0;
+}
+
+/* Small topologies (unequal nodes and sockets, mappings): every instance. */
+static const char *small_specs[] = {
+    "1", "1,1", "3,1,4", "3,1,4/cyclic", "2+1,1", "2+1,1,3+1/random:5", "1+3,2+2/cyclic",
+    "2x2x2", "2x2x2/cyclic", "2x2x2/random:9", "3x2x3/cyclic", "4x2x*/random:1",
+    "5,1,2,7,3/random:4", "2x4x3", "3x1x5/cyclic", "7+1,2,1+1+1/random:2", NULL
+};
+
+/* The smallest size a fixed spec describes (13 for a spec with '*'). */
+static int spec_size(const char *spec)
+{
+    char err[256];
+    if (strchr(spec, '*')) return 13;
+    for (int p = 1; p <= 64; p++) {
+        tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
+        if (t) { tc_topo_free(t); return p; }
+    }
+    return 0;
+}
+
+static void sweep_small(void)
+{
+    for (int s = 0; small_specs[s]; s++) {
+        char err[256];
+        tc_topo *t = tc_topo_from_spec(small_specs[s], spec_size(small_specs[s]), err, sizeof err);
+        CHECK(t != NULL, "spec %s: %s", small_specs[s], t ? "" : err);
+        if (!t) continue;
+        for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
+            const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+            if (!al->generate) continue;
+            for (int ip = 0; ip < 2; ip++) sweep_case(al, t, small_specs[s], ag_args(2, 2, ip), 1, 1);
+            sweep_case(al, t, small_specs[s], ag_args(1, 3, 0), 3, 1);
+            tc_args a = ag_args(2, 2, 0);    /* without node-shared memory: the domain alone */
+            domain_case(al, t, a);
+            a.node_shm = 1;
+            domain_case(al, t, a);
+        }
+        tc_topo_free(t);
+    }
+}
+
+/* Large mapped topologies: a seventh of a large family's instances each. */
+static void sweep_large(void)
+{
+    static const char *large_specs[] = { "16x2x*/cyclic", "33x2x*/random:3", "64x2x8", NULL };
+    static const int large_p[] = { 256, 512, 1024 };
+    for (int s = 0; large_specs[s]; s++) {
+        char err[256];
+        tc_topo *t = tc_topo_from_spec(large_specs[s], large_p[s], err, sizeof err);
+        CHECK(t != NULL, "spec %s: %s", large_specs[s], t ? "" : err);
+        if (!t) continue;
+        for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
+            const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+            if (al->generate && sweep_sample(al, s, 7))
+                sweep_case(al, t, large_specs[s], ag_args(1, 1, s == 1), 1, 1);
+        }
+        tc_topo_free(t);
+    }
+}
+
+int main(void)
+{
+    check_rejects();
+    sweep_p();
+    sweep_small();
+    sweep_large();
+    int n = 0;
+    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) n += tc_catalog_at(TOPOCOLL_ALLGATHER, i)->generate != NULL;
+    printf("allgather: %d instances with a schedule; %ld cases declined as their domains say\n", n,
+           sweep_stat.declined);
+    return tc_test_summary();
 }

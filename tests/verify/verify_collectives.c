@@ -1,22 +1,18 @@
-/* Verifier sweep of the rooted and reducing collectives (bcast, scatter,
- * gather, reduce, reduce_scatter_block: every catalog entry with a
- * generator) and of the two-tier allgathers (the flat allgathers are
- * verify_allgather's): p = 1..64 and a few p up to 512; roots 0, 1, p/2,
- * p-1; counts 0, 1, 3 and 7p+3 (see ncounts); in place and not where the collective
- * allows it; flat, unequal nodes (and sockets), cyclic, spread and random
- * mappings; commutative operations, plus non-commutative ones (those that
- * need commutativity must decline).  No MPI.  Ends with "N passed, M failed"
- * and exits non-zero on a failure. */
+/* Verifier sweep of every collective's catalog (every instance with a
+ * schedule; see sweep.h for the sampling of large families): p = 1..64 and
+ * a few p up to 512; roots 0, 1, p/2, p-1; counts 0, 1, 3 and 7p+3 (see
+ * ncounts); in place and not where the collective allows it; flat, unequal
+ * nodes (and sockets), cyclic, spread and random mappings; commutative
+ * operations, plus non-commutative ones.  Each verdict is checked against
+ * the entry's declared domain (sweep.h): an entry that requires a
+ * commutative operation must decline a non-commutative one, for that
+ * reason.  No MPI.  Ends with "N passed, M failed" and exits non-zero on a
+ * failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/catalog.h"
-#include "algo/entries_issue4.h"
-#include "verify/verify.h"
-#include "topo/topo.h"
-
-typedef struct counts { long pass, fail, declined; } counts;
+#include "verify/sweep.h"
 
 static const topocoll_coll colls[] = {
     TOPOCOLL_BCAST, TOPOCOLL_SCATTER, TOPOCOLL_GATHER, TOPOCOLL_REDUCE,
@@ -34,35 +30,16 @@ static int reduction(topocoll_coll c)
     return c == TOPOCOLL_REDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK;
 }
 
-/* The allgather sweep here covers the two-tier family only. */
-static int covered(const tc_algo *al)
-{
-    if (!al->generate) return 0;
-    return al->coll != TOPOCOLL_ALLGATHER || (al->family && strcmp(al->family, "twotier") == 0);
-}
-
 static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int root,
-                     int64_t count, int in_place, int commutative, counts *c)
+                     int64_t count, int in_place, int commutative)
 {
     tc_args a;
     memset(&a, 0, sizeof a);
-    a.coll = al->coll;
-    a.size = t->size;
     a.scount = a.rcount = count;
     a.root = root;
     a.in_place = in_place;
     a.commutative = commutative;
-    tc_verify_report rep;
-    tc_verify_status st = tc_verify(al, t, &a, 1, 1, &rep);
-    if (st == TC_VERIFY_OK) c->pass++;
-    else if (st == TC_VERIFY_DECLINED && (!commutative || !al->accepts)) c->declined++;
-    else {
-        c->fail++;
-        if (c->fail <= 30)
-            printf("FAIL %s/%s p=%d topo=%s root=%d count=%lld in_place=%d commutative=%d: %s\n",
-                   tc_coll_name(al->coll), al->name, t->size, spec, root, (long long)count,
-                   in_place, commutative, rep.msg);
-    }
+    sweep_case(al, t, spec, a, 1, 1);
 }
 
 /* Counts: whole-buffer collectives (bcast, reduce) take 7p+3 up to p = 64
@@ -93,7 +70,7 @@ static int nroots(topocoll_coll coll, int p, int *roots)
     return n;
 }
 
-static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, int large, counts *c)
+static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, int large)
 {
     int p = t->size, roots[4], nr = nroots(al->coll, p, roots);
     int64_t cnt[4];
@@ -102,24 +79,25 @@ static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, in
         for (int ci = 0; ci < nc; ci++)
             for (int ip = 0; ip < (al->coll == TOPOCOLL_BCAST ? 1 : 2); ip++) {
                 if (large && (ci == 0 || ci == 2) && ri) continue;
-                run_case(al, t, spec, roots[ri], cnt[ci], ip, 1, c);
+                run_case(al, t, spec, roots[ri], cnt[ci], ip, 1);
             }
-    if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0, c);
+    if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0);
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.commutative = 1;
+    domain_case(al, t, a);                /* without node-shared memory */
 }
 
-/* The two-tier allgathers, also before catalog.c lists them. */
-static const tc_algo *const extra[] = { &tc_allgather_twotier, &tc_allgather_twotier_sockets, NULL };
+static long point;
 
-static void sweep_topo(const tc_topo *t, const char *spec, int large, counts *c)
+static void sweep_topo(const tc_topo *t, const char *spec, int large)
 {
+    point++;
     for (int k = 0; k < NCOLLS; k++)
         for (int i = 0; i < tc_catalog_count(colls[k]); i++) {
             const tc_algo *al = tc_catalog_at(colls[k], i);
-            if (covered(al)) sweep_algo(al, t, spec, large, c);
+            if (al->generate && sweep_runs(al, point)) sweep_algo(al, t, spec, large);
         }
-    for (int i = 0; extra[i]; i++)
-        if (tc_catalog_find(extra[i]->coll, extra[i]->name) != extra[i])
-            sweep_algo(extra[i], t, spec, large, c);
 }
 
 /* A node list of p ranks with unequal nodes ("3,1,4,1,5,..."); sockets:
@@ -138,16 +116,16 @@ static void node_list(int p, int sockets, char *out, size_t len)
     }
 }
 
-static void sweep_spec(const char *spec, int p, int large, counts *c)
+static void sweep_spec(const char *spec, int p, int large)
 {
     char err[256];
     tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
     if (!t) return;   /* does not fit p */
-    sweep_topo(t, spec, large, c);
+    sweep_topo(t, spec, large);
     tc_topo_free(t);
 }
 
-static void sweep_p(int p, int large, counts *c)
+static void sweep_p(int p, int large)
 {
     static const char *fixed[] = { "4x*", "4x*/cyclic", "3x2x*/cyclic", "5x*/random:3",
                                    "2x3x*/random:7", NULL };
@@ -155,31 +133,27 @@ static void sweep_p(int p, int large, counts *c)
     char spec[1024];
     tc_topo *flat = tc_topo_flat(p);
     if (flat) {
-        sweep_topo(flat, "flat", large, c);
+        sweep_topo(flat, "flat", large);
         tc_topo_free(flat);
     }
     node_list(p, 0, spec, sizeof spec);
-    sweep_spec(spec, p, large, c);
+    sweep_spec(spec, p, large);
     node_list(p, 1, spec, sizeof spec);
     strncat(spec, "/random:11", sizeof spec - strlen(spec) - 1);
-    sweep_spec(spec, p, large, c);
-    for (const char **s = large ? fixed_large : fixed; *s; s++) sweep_spec(*s, p, large, c);
+    sweep_spec(spec, p, large);
+    for (const char **s = large ? fixed_large : fixed; *s; s++) sweep_spec(*s, p, large);
 }
 
 int main(void)
 {
-    counts c = { 0, 0, 0 };
     static const int large_p[] = { 96, 128, 200, 512 };
-    for (int p = 1; p <= 64; p++) sweep_p(p, 0, &c);
-    for (int i = 0; i < (int)(sizeof large_p / sizeof large_p[0]); i++) sweep_p(large_p[i], 1, &c);
+    for (int p = 1; p <= 64; p++) sweep_p(p, 0);
+    for (int i = 0; i < (int)(sizeof large_p / sizeof large_p[0]); i++) sweep_p(large_p[i], 1);
     for (int k = 0; k < NCOLLS; k++) {
         int n = 0;
-        for (int i = 0; i < tc_catalog_count(colls[k]); i++) n += covered(tc_catalog_at(colls[k], i));
-        for (int i = 0; extra[i]; i++)
-            n += extra[i]->coll == colls[k] && tc_catalog_find(colls[k], extra[i]->name) != extra[i];
-        printf("%s: %d algorithms\n", tc_coll_name(colls[k]), n);
+        for (int i = 0; i < tc_catalog_count(colls[k]); i++) n += tc_catalog_at(colls[k], i)->generate != NULL;
+        printf("%s: %d instances with a schedule\n", tc_coll_name(colls[k]), n);
     }
-    printf("%ld declined (non-commutative operations)\n", c.declined);
-    printf("%ld passed, %ld failed\n", c.pass, c.fail);
-    return c.fail ? 1 : 0;
+    printf("%ld cases declined as their domains say\n", sweep_stat.declined);
+    return tc_test_summary();
 }

@@ -38,5 +38,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_bruck = {
     .coll = TOPOCOLL_ALLGATHER, .name = "bruck",
     .desc = "Bruck: ceil(log p) steps for any p, rotated scratch then one reorder",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -1,6 +1,8 @@
 /*
  * allgather "gather_bcast": binomial gather to rank 0, then binomial
- * broadcast of the whole result (seed 001, algorithm 2).
+ * broadcast of the whole result (algorithm 2 of Pappalardo, Rossi, Parisi,
+ * Cosenza, Salimi Beni, "MPI_Allgather Optimization with P2P
+ * Implementations").
  *
  * Steps: (1) each rank v receives the subtrees of its binomial children
  *   directly into their final place in its receive buffer, then sends its
@@ -70,5 +72,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_gather_bcast = {
     .coll = TOPOCOLL_ALLGATHER, .name = "gather_bcast",
     .desc = "binomial gather to rank 0, then binomial broadcast of the result",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

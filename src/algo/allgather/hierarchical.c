@@ -1,18 +1,22 @@
 /*
- * allgather "h<L>_<agg>_<x>_<dist>": the hierarchical family of seed 000
- * (Kandalla et al., multi-leader allgather), one entry per parameter set.
+ * allgather family "hierarchical:leaders=L,agg=A,x=X,dist=D" (short alias
+ * "h<L>_<A>_<X>_<D>", e.g. h1_shm_rd_shm): the multi-leader allgathers of
+ * Kandalla, Subramoni, Santhanaraman, Koop, Panda, "Designing Multi-Leader-
+ * Based Allgather Algorithms for Multi-Core Clusters" (2009).  One catalog
+ * row, one instance per valid parameter set (defaults: leaders=1,
+ * agg=gather, x=rd, dist=bcast, the paper's single-leader algorithm).
  *
- *   L     leaders per node: 1 (single leader), s (one per socket, spread),
- *         sp (one per socket, all packed on the first socket: Figure 7's
- *         counter-case), 2 or 4 (k leaders, groups of the node's ranks in
+ *   leaders  per node: 1 (single leader), s (one per socket, spread),
+ *         sp (one per socket, all packed on the first socket: the
+ *         counter-case of Kandalla et al. 2009, Figure 7), 2 or 4 (k leaders, groups of the node's ranks in
  *         socket-major order).  Groups: src/blocks/groups.h.
- *   agg   aggregation inside a group: gather (members send to the leader),
+ *   agg      aggregation inside a group: gather (members send to the leader),
  *         ring or rd (allgather among the members: everyone holds the
  *         group's blocks), shm (members write into the group's part of a
  *         node-shared buffer and signal the leader).
- *   x     exchange of group bundles among all leaders (blocks of unequal
+ *   x        exchange of group bundles among all leaders (blocks of unequal
  *         size when groups differ): rd, ring, bruck.
- *   dist  distribution: bcast (binomial broadcast of everything), new (only
+ *   dist     distribution: bcast (binomial broadcast of everything), new (only
  *         the blocks the group did not already hold; after ring/rd), shm
  *         (the leader fills the group's shared part and signals; members
  *         read it).
@@ -34,9 +38,11 @@
  * Memory: p n scratch per rank (none for members with agg=shm and
  *   dist=shm); node-shared: groups on the node × p n, twice (calls
  *   alternate halves, so no extra handshake is needed between calls).
- * Restrictions: shm variants need the ranks of a node to share memory
- *   (they decline otherwise).  Any p, any mapping, unequal nodes/sockets.
- * Source: seed 000 sections 3.2 and 4; Table 1 for selection.
+ * Restrictions: agg=shm or dist=shm needs the ranks of a node to share
+ *   memory (TC_REQ_NODE_SHM); dist=new needs agg=ring or agg=rd (the only
+ *   aggregations after which every member holds its group's blocks).  Any p,
+ *   any mapping, unequal nodes/sockets.
+ * Source: Kandalla et al. 2009, sections 3.2 and 4; Table 1 for selection.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,19 +61,15 @@ typedef struct hier_param {
     int agg, x, dist;
 } hier_param;
 
-static const char *const agg_names[N_AGG] = { "gather", "ring", "rd", "shm" };
-static const char *const x_names[N_X] = { "rd", "ring", "bruck" };
-static const char *const d_names[N_D] = { "bcast", "new", "shm" };
-
-typedef struct leader_cfg { const char *tag; int mode, k, packed; const char *text; } leader_cfg;
+/* The leaders values (same order as leader_tags below). */
+typedef struct leader_cfg { int mode, k, packed; const char *text; } leader_cfg;
 static const leader_cfg leader_cfgs[] = {
-    { "1", TC_GROUPS_NODE, 1, 0, "1 leader per node" },
-    { "s", TC_GROUPS_SOCKET, 0, 0, "1 leader per socket (spread)" },
-    { "sp", TC_GROUPS_SOCKET, 0, 1, "1 leader per socket, leaders packed on the first socket" },
-    { "2", TC_GROUPS_K, 2, 0, "2 leaders per node" },
-    { "4", TC_GROUPS_K, 4, 0, "4 leaders per node" },
+    { TC_GROUPS_NODE, 1, 0, "1 leader per node" },
+    { TC_GROUPS_SOCKET, 0, 0, "1 leader per socket (spread)" },
+    { TC_GROUPS_SOCKET, 0, 1, "1 leader per socket, leaders packed on the first socket" },
+    { TC_GROUPS_K, 2, 0, "2 leaders per node" },
+    { TC_GROUPS_K, 4, 0, "4 leaders per node" },
 };
-#define N_LEADER_CFGS ((int)(sizeof leader_cfgs / sizeof leader_cfgs[0]))
 
 /* ---- one rank's schedule ---------------------------------------------------- */
 
@@ -188,9 +190,8 @@ static int offsets(hctx *h)
     return 0;
 }
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, const hier_param *hp)
 {
-    const hier_param *hp = a->param;
     hctx h;
     memset(&h, 0, sizeof h);
     h.a = a;
@@ -222,71 +223,61 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return rc;
 }
 
-static int accepts(const tc_args *a, const tc_topo *t, const char **why)
+/* ---- the family's catalog row ---------------------------------------------- */
+
+enum { P_LEADERS, P_AGG, P_X, P_DIST };
+
+static const char *const leader_tags[] = { "1", "s", "sp", "2", "4", NULL };
+static const char *const agg_values[] = { "gather", "ring", "rd", "shm", NULL };
+static const char *const x_values[] = { "rd", "ring", "bruck", NULL };
+static const char *const dist_values[] = { "bcast", "new", "shm", NULL };
+
+static const tc_param_def params[] = {
+    { "leaders", leader_tags, 0 },
+    { "agg", agg_values, AGG_GATHER },
+    { "x", x_values, X_RD },
+    { "dist", dist_values, D_BCAST },
+};
+
+/* Listing order: leaders, agg, dist, then x innermost. */
+static const int order[] = { P_LEADERS, P_AGG, P_DIST, P_X };
+
+static const char *invalid(const int *v)
 {
-    (void)t;
-    const hier_param *hp = a->param;
-    if ((hp->agg == AGG_SHM || hp->dist == D_SHM) && !a->node_shm) {
-        *why = "the ranks of a node cannot share memory";
-        return 0;
-    }
-    return 1;
+    if (v[P_DIST] == D_NEW && v[P_AGG] != AGG_RING && v[P_AGG] != AGG_RD)
+        return "dist=new needs agg=ring or agg=rd";
+    return NULL;
 }
 
-/* ---- the family's catalog entries ------------------------------------------- */
-
-typedef struct hier_entry {
-    tc_algo algo;
-    hier_param param;
-    char name[32];
-    char desc[160];
-} hier_entry;
-
-static hier_entry *entries;
-static int nentries;
-
-static int valid(int agg, int dist)
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
-    return dist != D_NEW || agg == AGG_RING || agg == AGG_RD;
+    (void)f;
+    snprintf(out->alias, sizeof out->alias, "h%s_%s_%s_%s", leader_tags[v[P_LEADERS]],
+             agg_values[v[P_AGG]], x_values[v[P_X]], dist_values[v[P_DIST]]);
+    snprintf(out->desc, sizeof out->desc,
+             "hierarchical, %s: aggregation %s, leader exchange %s, distribution %s",
+             leader_cfgs[v[P_LEADERS]].text, agg_values[v[P_AGG]], x_values[v[P_X]],
+             dist_values[v[P_DIST]]);
 }
 
-static void build_entries(void)
+static unsigned req_of(const int *v)
 {
-    static hier_entry table[N_LEADER_CFGS * N_AGG * N_X * N_D];
-    int n = 0;
-    for (int l = 0; l < N_LEADER_CFGS; l++)
-        for (int agg = 0; agg < N_AGG; agg++)
-            for (int dist = 0; dist < N_D; dist++)
-                for (int x = 0; x < N_X; x++) {
-                    if (!valid(agg, dist)) continue;
-                    hier_entry *e = &table[n++];
-                    e->param = (hier_param){ leader_cfgs[l].mode, leader_cfgs[l].k,
-                                             leader_cfgs[l].packed, agg, x, dist };
-                    snprintf(e->name, sizeof e->name, "h%s_%s_%s_%s", leader_cfgs[l].tag,
-                             agg_names[agg], x_names[x], d_names[dist]);
-                    snprintf(e->desc, sizeof e->desc,
-                             "hierarchical, %s: aggregation %s, leader exchange %s, distribution %s",
-                             leader_cfgs[l].text, agg_names[agg], x_names[x], d_names[dist]);
-                    e->algo = (tc_algo){ .coll = TOPOCOLL_ALLGATHER, .name = e->name,
-                                         .desc = e->desc,
-                                         .requires = agg == AGG_SHM || dist == D_SHM
-                                                     ? "node-shared memory" : "",
-                                         .req = TC_REQ_NONE, .accepts = accepts,
-                                         .generate = generate, .param = &e->param,
-                                         .family = "hierarchical" };
-                }
-    entries = table;
-    nentries = n;
+    return v[P_AGG] == AGG_SHM || v[P_DIST] == D_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE;
 }
 
-int tc_allgather_hier_count(void)
+static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
-    if (!entries) build_entries();
-    return nentries;
+    const int *v = a->param;
+    const leader_cfg *lc = &leader_cfgs[v[P_LEADERS]];
+    hier_param hp = { lc->mode, lc->k, lc->packed, v[P_AGG], v[P_X], v[P_DIST] };
+    return generate(s, a, t, &hp);
 }
 
-const tc_algo *tc_allgather_hier_at(int i)
-{
-    if (!entries) build_entries();
-    return i >= 0 && i < nentries ? &entries[i].algo : NULL;
-}
+const tc_family tc_allgather_hierarchical = {
+    .coll = TOPOCOLL_ALLGATHER, .name = "hierarchical",
+    .summary = "multi-leader hierarchical allgather: aggregation in "
+               "groups of a node, exchange among the leaders, distribution in the groups",
+    .source = __FILE__, .nparams = 4, .params = params, .order = order,
+    .invalid = invalid, .rule = "dist=new needs agg=ring or agg=rd",
+    .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+};

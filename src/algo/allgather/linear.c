@@ -1,5 +1,6 @@
 /*
- * allgather "linear": direct exchange with every rank (seed 001, algorithm 1).
+ * allgather "linear": direct exchange with every rank (algorithm 1 of
+ * Pappalardo, Rossi, Parisi, Cosenza, Salimi Beni, see Source).
  *
  * Steps: one round: receive block j from every rank j != r and send the own
  *   block to every rank j != r (rank r talks to r+1, r+2, ... first so that
@@ -33,5 +34,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_linear = {
     .coll = TOPOCOLL_ALLGATHER, .name = "linear",
     .desc = "direct exchange: every rank sends its block to every other rank",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

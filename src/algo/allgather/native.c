@@ -9,5 +9,5 @@
 const tc_algo tc_allgather_native = {
     .coll = TOPOCOLL_ALLGATHER, .name = "native",
     .desc = "the MPI library's own MPI_Allgather (PMPI_Allgather)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

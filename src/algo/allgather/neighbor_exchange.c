@@ -9,20 +9,13 @@
  * Cost: (p/2) alpha + (p-1) n beta; half the steps of the ring with the
  *   same neighbour locality.
  * Memory: none beyond the receive buffer.
- * Restrictions: even p (declines odd p).
+ * Restrictions: even p (TC_REQ_EVEN_P: declines odd p).
  * Source: Chen et al., "Performance evaluation of Allgather algorithms on
  *   terascale Linux cluster with fast Ethernet", 2005; MPICH's
  *   allgather_intra_neighbor_exchange.
  */
 #include "algo/allgather/common.h"
 #include "pattern/pattern.h"
-
-static int accepts(const tc_args *a, const tc_topo *t, const char **why)
-{
-    (void)t;
-    if (a->size % 2) { *why = "needs an even process count"; return 0; }
-    return 1;
-}
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -54,5 +47,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_neighbor_exchange = {
     .coll = TOPOCOLL_ALLGATHER, .name = "neighbor_exchange",
     .desc = "neighbour exchange: p/2 steps of two blocks with alternating neighbours",
-    .requires = "even p", .req = TC_REQ_EVEN_P, .accepts = accepts, .generate = generate,
+    .req = TC_REQ_EVEN_P, .generate = generate, .source = __FILE__,
 };

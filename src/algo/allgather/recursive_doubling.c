@@ -1,7 +1,11 @@
 /*
  * allgather "recursive_doubling": log2(p) exchange steps with partners at
- * distance 1, 2, 4, ..., the data exchanged doubling every step (seed 001,
- * algorithm 5; seed 000 section 3.1's small-message algorithm).
+ * distance 1, 2, 4, ..., the data exchanged doubling every step (algorithm
+ * 5 of Pappalardo, Rossi, Parisi, Cosenza, Salimi Beni, "MPI_Allgather
+ * Optimization with P2P Implementations"; the small-message algorithm of
+ * section 3.1 of Kandalla, Subramoni, Santhanaraman, Koop, Panda,
+ * "Designing Multi-Leader-Based Allgather Algorithms for Multi-Core
+ * Clusters" (2009)).
  *
  * Steps (p a power of two): step k exchanges with r XOR 2^k the 2^k blocks
  *   of r's aligned group, straight in the receive buffer.
@@ -13,7 +17,7 @@
  *   an extra (the final full send dominates).
  * Memory: none for a power of two; otherwise (p rounded to slots) * n scratch
  *   on core ranks.
- * Restrictions: none (seed 001's version needs a power of two).
+ * Restrictions: none (Pappalardo et al.'s version needs a power of two).
  * Source: Thakur, Rabenseifner, Gropp 2005; the fold as in Rabenseifner's
  *   reduction algorithms.
  */
@@ -68,5 +72,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_recursive_doubling = {
     .coll = TOPOCOLL_ALLGATHER, .name = "recursive_doubling",
     .desc = "recursive doubling: log p steps, distance and data doubling (folded for any p)",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -1,7 +1,9 @@
 /*
  * allgather "recursive_halving": log2(p) exchange steps with partners at
- * distance p/2, p/4, ..., 1 while the data exchanged doubles (seed 001,
- * algorithm 6: the far exchanges carry the small messages).
+ * distance p/2, p/4, ..., 1 while the data exchanged doubles (algorithm 6
+ * of Pappalardo, Rossi, Parisi, Cosenza, Salimi Beni, "MPI_Allgather
+ * Optimization with P2P Implementations": the far exchanges carry the small
+ * messages).
  *
  * Steps: with q the largest power of two <= p (fold as in fold.h for any
  *   other p), core rank u works in scratch whose slots are ordered by the
@@ -12,9 +14,9 @@
  * Cost: log2(q) alpha + (p-1) n beta (+ 2 alpha + (p+1) n beta for the
  *   fold), plus a local copy of the whole result.
  * Memory: p n scratch.
- * Restrictions: none (seed 001's version needs a power of two and hangs at
+ * Restrictions: none (Pappalardo et al.'s version needs a power of two and hangs at
  *   512 KB: every message here is nonblocking and matched).
- * Source: seed 001 algorithm 6; bit-reversed layout as in MPICH's
+ * Source: Pappalardo et al., algorithm 6; bit-reversed layout as in MPICH's
  *   recursive-halving reduce-scatter.
  */
 #include "blocks/fold.h"
@@ -49,5 +51,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_recursive_halving = {
     .coll = TOPOCOLL_ALLGATHER, .name = "recursive_halving",
     .desc = "recursive halving: log p steps, distance halving while data doubles (folded for any p)",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

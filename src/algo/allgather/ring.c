@@ -1,7 +1,10 @@
 /*
  * allgather "ring": p-1 steps, each rank passes on to its right neighbour
- * the block it received in the previous step (seed 001, algorithm 4; the
- * large-message algorithm of MPICH and of seed 000 section 3.1).
+ * the block it received in the previous step (algorithm 4 of Pappalardo,
+ * Rossi, Parisi, Cosenza, Salimi Beni, "MPI_Allgather Optimization with P2P
+ * Implementations"; the large-message algorithm of MPICH and of section 3.1
+ * of Kandalla, Subramoni, Santhanaraman, Koop, Panda, "Designing
+ * Multi-Leader-Based Allgather Algorithms for Multi-Core Clusters" (2009)).
  *
  * Steps: step 1 sends the own block to r+1 and receives block r-1 from r-1;
  *   step i (2 <= i <= p-1) forwards block r-i+1 and receives block r-i.
@@ -10,7 +13,7 @@
  *   boundary per node; with a cyclic mapping every hop may.
  * Memory: none beyond the receive buffer.
  * Restrictions: none.
- * Source: Thakur, Rabenseifner, Gropp 2005; seed 001 algorithm 4.
+ * Source: Thakur, Rabenseifner, Gropp 2005; Pappalardo et al., algorithm 4.
  */
 #include "algo/allgather/common.h"
 #include "pattern/pattern.h"
@@ -36,5 +39,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_allgather_ring = {
     .coll = TOPOCOLL_ALLGATHER, .name = "ring",
     .desc = "ring: p-1 nearest-neighbour steps of one block each",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

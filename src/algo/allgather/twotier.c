@@ -1,5 +1,6 @@
 /*
- * allgather "twotier" / "twotier_sockets": seed 004's two-tier allgather
+ * allgather family "twotier:units=ranks|sockets" (aliases "twotier",
+ * "twotier_sockets"; twotier_family.h): the two-tier allgather
  * (section 5.3: "a base broadcast being done by all nodes simultaneously").
  * Tiers (supernode = topology node; unit = the paper's "node": a rank, or a
  * socket for _sockets; its leader, the lowest rank, is the paper's "core
@@ -27,11 +28,11 @@
  * Memory: p blocks of scratch at a leader when the mapping is not a block
  *   mapping.
  * Restrictions: none: any p, mapping, unequal supernodes and units.
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.3 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.3.
  */
 #include "algo/allgather/common.h"
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/twotier_plan.h"
 
 typedef struct actx {
@@ -103,10 +104,10 @@ static void distribute(tc_sched *s, const actx *c, int u)                  /* st
     tc_sched_round(s);
 }
 
-int tt_allgather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int tt_allgather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     actx c;
-    tt_plan_init(&c.pl, t, a, -1);
+    tt_plan_init(&c.pl, t, tt_units_sockets(a), -1);
     c.a = a;
     c.me = a->rank;
     int u = tt_unit_of(&c.pl, c.me), leader = tt_leader(&c.pl, u);
@@ -128,10 +129,9 @@ int tt_allgather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-const tc_algo tc_allgather_twotier = {
+const tc_family tc_allgather_twotier = {
     .coll = TOPOCOLL_ALLGATHER, .name = "twotier",
-    .desc = "two-tier (seed 004): units, then supernodes over L2, all to all; units = ranks "
-             "of a node",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_allgather_generate,
-    .param = &tt_param_ranks, .family = "twotier",
+    .summary = "two-tier: units, then supernodes over L2, all to all",
+    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
+    .describe = tt_family_describe, .req = TC_REQ_NONE, .generate = tt_allgather_generate,
 };

@@ -10,7 +10,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH bcast_intra_binomial.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -32,5 +32,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_bcast_binomial = {
     .coll = TOPOCOLL_BCAST, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps of the whole buffer (small messages)",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -8,5 +8,5 @@
 const tc_algo tc_bcast_native = {
     .coll = TOPOCOLL_BCAST, .name = "native",
     .desc = "the MPI library's own MPI_Bcast (PMPI_Bcast)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

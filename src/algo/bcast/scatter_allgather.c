@@ -1,6 +1,7 @@
 /*
  * bcast "scatter_allgather": van de Geijn's broadcast as MPICH runs it
- * (MPIR_Bcast_intra_scatter_ring_allgather), seed 004 Table 1: a binomial
+ * (MPIR_Bcast_intra_scatter_ring_allgather), a baseline of Table 1 of Jain,
+ * Lau, Kale, "Collectives on Two-tier Direct Networks" (2012): a binomial
  * scatter of the buffer, then a ring allgather of the pieces.
  *
  * Steps: the n elements are cut into p pieces of ceil(n/p) (MPICH's way:
@@ -18,7 +19,7 @@
  * Source: Barnett et al. 1994 (InterCom); Thakur, Rabenseifner, Gropp 2005;
  *   MPICH bcast_intra_scatter_ring_allgather.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 /* Elements per piece: ceil(n / p). */
@@ -79,5 +80,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_bcast_scatter_allgather = {
     .coll = TOPOCOLL_BCAST, .name = "scatter_allgather",
     .desc = "van de Geijn: binomial scatter of p pieces, then ring allgather (MPICH, long messages)",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

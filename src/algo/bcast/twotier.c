@@ -1,5 +1,7 @@
 /*
- * bcast "twotier" / "twotier_sockets": seed 004's base broadcast (section
+ * bcast family "twotier:units=ranks|sockets,chunked=no|yes" (aliases
+ * "twotier", "twotier_sockets", "twotier_chunked", "twotier_chunked_sockets";
+ * twotier_family.h).  This file: chunked=no, the base broadcast (section
  * 5.2: "Broadcast can be performed using the approach used for Scatter if
  * the entire data, without personalization, is sent in the four steps").
  * Tiers (supernode = topology node; unit = the paper's "node": a rank, or a
@@ -21,10 +23,13 @@
  *   messages of n.
  * Memory: none.
  * Restrictions: none: any p, root, mapping, unequal supernodes and units.
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.2 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.2.  chunked=yes: src/algo/bcast/twotier_chunked.c.
  */
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
+
+#include <stdio.h>
+
 #include "blocks/twotier_plan.h"
 
 static void to_cores(tc_sched *s, const tt_plan *pl, int me, int u, tc_region all)
@@ -34,10 +39,10 @@ static void to_cores(tc_sched *s, const tt_plan *pl, int me, int u, tc_region al
     tc_sched_round(s);
 }
 
-int tt_bcast_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int tt_bcast_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tt_plan pl;
-    tt_plan_init(&pl, t, a, a->root);
+    tt_plan_init(&pl, t, tt_units_sockets(a), a->root);
     tc_region all = tc_reg(TC_BUF_RECV, 0, a->rcount);
     int me = a->rank, u = tt_unit_of(&pl, me), sn = t->node_of[me], s0 = pl.s0;
     if (me != tt_leader(&pl, u)) {
@@ -73,10 +78,33 @@ int tt_bcast_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-const tc_algo tc_bcast_twotier = {
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *v = a->param;
+    return v[TT_P_CHUNKED] ? tt_bcast_chunked_generate(s, a, t) : tt_bcast_generate(s, a, t);
+}
+
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    (void)f;
+    int sockets = v[TT_P_UNITS], chunked = v[TT_P_CHUNKED];
+    const char *units = sockets ? "sockets" : "ranks";
+    snprintf(out->alias, sizeof out->alias, "twotier%s%s", chunked ? "_chunked" : "",
+             sockets ? "_sockets" : "");
+    if (chunked) {
+        snprintf(out->desc, sizeof out->desc, "two-tier chunked broadcast: chunks spread over the "
+                 "root's supernode, relayed over L2 twice, units = %s of a node", units);
+        out->source = tc_bcast_twotier_chunked_source;
+    } else {
+        snprintf(out->desc, sizeof out->desc, "two-tier base broadcast: the scatter's four steps "
+                 "with the whole buffer, units = %s of a node", units);
+    }
+}
+
+const tc_family tc_bcast_twotier = {
     .coll = TOPOCOLL_BCAST, .name = "twotier",
-    .desc = "two-tier base broadcast (seed 004): the scatter's four steps with the whole "
-             "buffer, units = ranks of a node",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_bcast_generate,
-    .param = &tt_param_ranks, .family = "twotier",
+    .summary = "two-tier broadcast: the whole buffer in the scatter's four steps, or "
+               "(chunked=yes) in chunks relayed over L2 twice",
+    .source = __FILE__, .nparams = 2, .params = tt_bcast_params, .rule = "",
+    .describe = describe, .req = TC_REQ_NONE, .generate = generate,
 };

@@ -1,6 +1,8 @@
 /*
- * bcast "twotier_chunked" / "twotier_chunked_sockets": seed 004's chunked
- * two-tier broadcast (section 5.2, the six-step scheme).  Tiers (supernode =
+ * bcast "twotier:chunked=yes" (aliases "twotier_chunked",
+ * "twotier_chunked_sockets"; the family's row: src/algo/bcast/twotier.c):
+ * the chunked two-tier broadcast of Jain, Lau, Kale, "Collectives on
+ * Two-tier Direct Networks" (2012), section 5.2, the six-step scheme.  Tiers (supernode =
  * topology node; unit = the paper's "node": a rank, or a socket for
  * _sockets) and the round-robin wiring (the link from s to t leaves from
  * unit t mod n_s of s, lands on unit s mod n_t of t): twotier_plan.h.
@@ -42,13 +44,12 @@
  *     supernode.
  *   - Unequal supernodes: a relay's chunks may land on units of a
  *     supernode in any combination; step 5 passes on whatever arrived.
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.2 (seed 004).
+ * Source: Jain, Lau, Kale 2012, section 5.2.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/twotier_plan.h"
 
 typedef struct bctx {
@@ -183,7 +184,7 @@ static void other_leader(tc_sched *s, const bctx *c, int u, int t)
 int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     bctx c;
-    tt_plan_init(&c.pl, t, a, a->root);
+    tt_plan_init(&c.pl, t, tt_units_sockets(a), a->root);
     c.me = a->rank;
     c.n = a->rcount;
     c.K = tt_nunits(&c.pl, c.pl.s0);
@@ -206,10 +207,4 @@ int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return rc;
 }
 
-const tc_algo tc_bcast_twotier_chunked = {
-    .coll = TOPOCOLL_BCAST, .name = "twotier_chunked",
-    .desc = "two-tier chunked broadcast (seed 004): chunks spread over the root's supernode, "
-             "relayed over L2 twice, units = ranks of a node",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_bcast_chunked_generate,
-    .param = &tt_param_ranks, .family = "twotier",
-};
+const char tc_bcast_twotier_chunked_source[] = __FILE__;

@@ -1,6 +1,7 @@
 /*
  * gather "binomial": MPICH's binomial tree (MPIR_Gather_intra_binomial),
- * seed 004 Table 1: the mirror image of scatter "binomial" (mirror.h).
+ * a baseline of Table 1 of Jain, Lau, Kale, "Collectives on Two-tier Direct
+ * Networks" (2012): the mirror image of scatter "binomial" (mirror.h).
  *
  * Steps: with relative ranks v = (rank - root) mod p, v receives the blocks
  *   of each child's subtree into scratch next to its own block and sends its
@@ -12,8 +13,10 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH gather_intra_binomial.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "blocks/mirror.h"
+
+extern const tc_algo tc_scatter_binomial;   /* src/algo/scatter/binomial.c */
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -23,5 +26,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_gather_binomial = {
     .coll = TOPOCOLL_GATHER, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps, each rank forwards its subtree's blocks",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

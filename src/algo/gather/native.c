@@ -8,5 +8,5 @@
 const tc_algo tc_gather_native = {
     .coll = TOPOCOLL_GATHER, .name = "native",
     .desc = "the MPI library's own MPI_Gather (PMPI_Gather)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

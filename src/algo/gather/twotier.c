@@ -1,5 +1,6 @@
 /*
- * gather "twotier" / "twotier_sockets": seed 004's two-tier gather (section
+ * gather family "twotier:units=ranks|sockets" (aliases "twotier",
+ * "twotier_sockets"; twotier_family.h): the two-tier gather (section
  * 5.1: "Gather can be performed using this algorithm in the reverse
  * order"): the mirror image of scatter "twotier" (mirror.h).  Tiers
  * (supernode = topology node; unit = a rank, or a socket for _sockets) and
@@ -21,21 +22,21 @@
  *   n beta max(1/nps, 1/sn) on the busiest link (the paper's Table 2).
  * Memory: as scatter "twotier" (scratch typed like the send buffer).
  * Restrictions: none: any p, root, mapping, unequal supernodes and units.
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.1 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.1.
  */
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/mirror.h"
 #include "blocks/twotier_plan.h"
 
-int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     return tc_gather_by_mirror(s, a, t, tt_scatter_generate);
 }
 
-const tc_algo tc_gather_twotier = {
+const tc_family tc_gather_twotier = {
     .coll = TOPOCOLL_GATHER, .name = "twotier",
-    .desc = "two-tier (seed 004): the two-tier scatter backwards, units = ranks of a node",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_gather_generate,
-    .param = &tt_param_ranks, .family = "twotier",
+    .summary = "two-tier: the two-tier scatter backwards",
+    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
+    .describe = tt_family_describe, .req = TC_REQ_NONE, .generate = tt_gather_generate,
 };

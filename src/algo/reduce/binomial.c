@@ -17,7 +17,7 @@
  * Restrictions: none (non-commutative operations too).
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH reduce_intra_binomial.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -53,5 +53,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_reduce_binomial = {
     .coll = TOPOCOLL_REDUCE, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps of the whole buffer, any operation",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

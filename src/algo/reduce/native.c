@@ -8,5 +8,5 @@
 const tc_algo tc_reduce_native = {
     .coll = TOPOCOLL_REDUCE, .name = "native",
     .desc = "the MPI library's own MPI_Reduce (PMPI_Reduce)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

@@ -1,6 +1,7 @@
 /*
  * reduce "rabenseifner": Rabenseifner's reduce-scatter + gather as MPICH
- * runs it (MPIR_Reduce_intra_reduce_scatter_gather), seed 004 Table 1.
+ * runs it (MPIR_Reduce_intra_reduce_scatter_gather), a baseline of Table 1
+ * of Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012).
  *
  * Steps: q = largest power of two <= p, rem = p - q; the n elements are q
  *   blocks (the first n mod q blocks one element longer).
@@ -27,7 +28,7 @@
  * Source: Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_intra_reduce_scatter_gather.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 typedef struct rab {
@@ -167,6 +168,6 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_reduce_rabenseifner = {
     .coll = TOPOCOLL_REDUCE, .name = "rabenseifner",
     .desc = "Rabenseifner (MPICH): recursive-halving reduce-scatter, then binomial gather to the root",
-    .requires = "commutative operation", .req = TC_REQ_NONE,
-    .accepts = tc_accepts_commutative, .generate = generate,
+    .req = TC_REQ_COMMUTATIVE,
+    .generate = generate, .source = __FILE__,
 };

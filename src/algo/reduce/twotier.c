@@ -1,5 +1,6 @@
 /*
- * reduce "twotier" / "twotier_sockets": seed 004's two-tier reduce (section
+ * reduce family "twotier:units=ranks|sockets" (aliases "twotier",
+ * "twotier_sockets"; twotier_family.h): the two-tier reduce (section
  * 5.4), owner-based reduction in stages.  Tiers (supernode = topology node;
  * unit = a rank, or a socket for _sockets) and the round-robin wiring:
  * twotier_plan.h; the stages: twotier_reduce.h.
@@ -28,13 +29,13 @@
  *   split further among the units (twotier_reduce.h), so no unit idles;
  *   segment s's own owners in supernode s follow the same rule (unit
  *   s mod n_s).
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.4 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.4.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/twotier_reduce.h"
 
 static void collect(tc_sched *s, const tc_args *a, const tt_red *R)
@@ -57,10 +58,10 @@ static void collect(tc_sched *s, const tc_args *a, const tt_red *R)
     tc_sched_round(s);
 }
 
-int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tt_plan pl;
-    tt_plan_init(&pl, t, a, a->root);
+    tt_plan_init(&pl, t, tt_units_sockets(a), a->root);
     s->tmp_like = TC_BUF_SEND;
     int64_t n = a->scount;
     int64_t *seg = malloc((size_t)(pl.S + 1) * sizeof *seg);
@@ -75,10 +76,9 @@ int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-const tc_algo tc_reduce_twotier = {
+const tc_family tc_reduce_twotier = {
     .coll = TOPOCOLL_REDUCE, .name = "twotier",
-    .desc = "two-tier (seed 004): owner-based reduction in stages, units = ranks of a node",
-    .requires = "commutative operation", .req = TC_REQ_NONE,
-    .accepts = tc_accepts_commutative, .generate = tt_reduce_generate, .param = &tt_param_ranks,
-    .family = "twotier",
+    .summary = "two-tier: owner-based reduction in stages",
+    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
+    .describe = tt_family_describe, .req = TC_REQ_COMMUTATIVE, .generate = tt_reduce_generate,
 };

@@ -8,5 +8,5 @@
 const tc_algo tc_reduce_scatter_block_native = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "native",
     .desc = "the MPI library's own MPI_Reduce_scatter_block (PMPI_Reduce_scatter_block)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

@@ -1,7 +1,8 @@
 /*
  * reduce_scatter_block "pairwise": pairwise exchange as MPICH runs it for
- * commutative operations (MPIR_Reduce_scatter_block_intra_pairwise), seed
- * 004 Table 1.
+ * commutative operations (MPIR_Reduce_scatter_block_intra_pairwise), a
+ * baseline of Table 1 of Jain, Lau, Kale, "Collectives on Two-tier Direct
+ * Networks" (2012).
  *
  * Steps: the accumulator is the receive buffer (in place: block `rank` of
  *   it, which holds the rank's own contribution); otherwise the own block of
@@ -17,7 +18,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_scatter_block_intra_pairwise.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -45,6 +46,6 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_reduce_scatter_block_pairwise = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "pairwise",
     .desc = "pairwise exchange (MPICH): p-1 steps, block r+i to r+i, reduce what r-i sent",
-    .requires = "commutative operation", .req = TC_REQ_NONE,
-    .accepts = tc_accepts_commutative, .generate = generate,
+    .req = TC_REQ_COMMUTATIVE,
+    .generate = generate, .source = __FILE__,
 };

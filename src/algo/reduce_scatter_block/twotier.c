@@ -1,5 +1,6 @@
 /*
- * reduce_scatter_block "twotier" / "twotier_sockets": seed 004's two-tier
+ * reduce_scatter_block family "twotier:units=ranks|sockets" (aliases "twotier",
+ * "twotier_sockets"; twotier_family.h): the two-tier
  * reduce-scatter (section 5.4): the two-tier reduce with the owners of the
  * last stage chosen so that "a supernode becomes owner of the data which its
  * cores are required to receive", and a scatter inside every supernode in
@@ -22,13 +23,13 @@
  * Memory: about 2 n scratch per leader (+ n when the input is reordered).
  * Restrictions: commutative operations (the paper assumes them); others are
  *   declined.  Any p, mapping, unequal supernodes and units.
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.4 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.4.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/twotier_reduce.h"
 
 static void scatter_home(tc_sched *s, const tc_args *a, const tt_red *R)
@@ -57,10 +58,10 @@ static void scatter_home(tc_sched *s, const tc_args *a, const tt_red *R)
     tc_sched_round(s);
 }
 
-int tt_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+static int tt_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tt_plan pl;
-    tt_plan_init(&pl, t, a, -1);
+    tt_plan_init(&pl, t, tt_units_sockets(a), -1);
     s->tmp_like = TC_BUF_SEND;
     int64_t b = a->rcount, N = (int64_t)pl.p * b;
     int64_t *seg = malloc((size_t)(pl.S + 1) * sizeof *seg);
@@ -81,11 +82,9 @@ int tt_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-const tc_algo tc_reduce_scatter_block_twotier = {
+const tc_family tc_reduce_scatter_block_twotier = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "twotier",
-    .desc = "two-tier (seed 004): owner-based reduction in stages, scattered per supernode, "
-             "units = ranks of a node",
-    .requires = "commutative operation", .req = TC_REQ_NONE,
-    .accepts = tc_accepts_commutative, .generate = tt_rsb_generate, .param = &tt_param_ranks,
-    .family = "twotier",
+    .summary = "two-tier: owner-based reduction in stages, scattered per supernode",
+    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
+    .describe = tt_family_describe, .req = TC_REQ_COMMUTATIVE, .generate = tt_rsb_generate,
 };

@@ -1,6 +1,7 @@
 /*
  * scatter "binomial": MPICH's binomial tree (MPIR_Scatter_intra_binomial),
- * seed 004 Table 1.
+ * a baseline of Table 1 of Jain, Lau, Kale, "Collectives on Two-tier Direct
+ * Networks" (2012).
  *
  * Steps: with relative ranks v = (rank - root) mod p, the subtree of v is
  *   [v, v + size) (pattern.h); v receives its subtree's blocks from its
@@ -14,7 +15,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH scatter_intra_binomial.
  */
-#include "algo/entries_issue4.h"
+#include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 /* The subtree [v, v + k) in the root's send buffer: its first `head`
@@ -79,5 +80,5 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_algo tc_scatter_binomial = {
     .coll = TOPOCOLL_SCATTER, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps, each rank forwards its children's subtrees",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = generate,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

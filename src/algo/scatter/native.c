@@ -8,5 +8,5 @@
 const tc_algo tc_scatter_native = {
     .coll = TOPOCOLL_SCATTER, .name = "native",
     .desc = "the MPI library's own MPI_Scatter (PMPI_Scatter)",
-    .requires = "", .req = TC_REQ_NATIVE, .accepts = NULL, .generate = NULL,
+    .req = TC_REQ_NATIVE, .generate = NULL, .source = __FILE__,
 };

@@ -1,5 +1,6 @@
 /*
- * scatter "twotier" / "twotier_sockets": seed 004's two-tier scatter
+ * scatter family "twotier:units=ranks|sockets" (aliases "twotier",
+ * "twotier_sockets"; twotier_family.h): the two-tier scatter
  * (section 5.1).  Tiers (supernode = topology node; unit = the paper's
  * "node": a rank, or a socket for _sockets; its leader is the paper's
  * "core 0") and the round-robin wiring (the link from supernode s to t
@@ -27,10 +28,10 @@
  *   the root p blocks when it reorders.
  * Restrictions: none: any p, root, mapping, unequal supernodes and units
  *   (a unit of s0 that no L2 link leaves from only relays its own blocks).
- * Source: Jain, Lau, Kale, "Collectives on two-tier direct networks",
- *   section 5.1 (seed 004).
+ * Source: Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ *   (2012), section 5.1.
  */
-#include "algo/entries_issue4.h"
+#include "algo/twotier_family.h"
 #include "blocks/twotier_plan.h"
 
 typedef struct sctx {
@@ -165,7 +166,7 @@ int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     sctx c;
     c.a = a;
     c.me = a->rank;
-    tt_plan_init(&c.pl, t, a, a->root);
+    tt_plan_init(&c.pl, t, tt_units_sockets(a), a->root);
     c.rb = a->rank == a->root && a->in_place ? a->scount : a->rcount;
     c.ident = a->rank == a->root && tt_identity(&c.pl);
     int u = tt_unit_of(&c.pl, c.me), sn = t->node_of[c.me];
@@ -179,10 +180,9 @@ int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-const tc_algo tc_scatter_twotier = {
+const tc_family tc_scatter_twotier = {
     .coll = TOPOCOLL_SCATTER, .name = "twotier",
-    .desc = "two-tier (seed 004): root -> its supernode -> L2 gateways -> supernodes -> "
-             "units, units = ranks of a node",
-    .requires = "", .req = TC_REQ_NONE, .accepts = NULL, .generate = tt_scatter_generate,
-    .param = &tt_param_ranks, .family = "twotier",
+    .summary = "two-tier: root -> its supernode -> L2 gateways -> supernodes -> units",
+    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
+    .describe = tt_family_describe, .req = TC_REQ_NONE, .generate = tt_scatter_generate,
 };

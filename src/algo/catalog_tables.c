@@ -1,0 +1,97 @@
+/*
+ * The catalog's declaration: one table per collective, in listing order
+ * (benchmark columns, docs).  A row is one algorithm (its tc_algo, defined in
+ * src/algo/<coll>/<name>.c) or one family (its tc_family: named parameters
+ * and their value sets, expanded into one instance per valid combination by
+ * catalog.c).  Adding an algorithm: define its entry in its own file, declare
+ * it below and list it in its collective's table.
+ */
+#include "algo/catalog.h"
+
+#define ALGO(x) { &(x), NULL }
+#define FAMILY(x) { NULL, &(x) }
+#define END { NULL, NULL }
+
+extern const tc_algo tc_allgather_linear, tc_allgather_gather_bcast, tc_allgather_ring,
+    tc_allgather_recursive_doubling, tc_allgather_recursive_halving, tc_allgather_bruck,
+    tc_allgather_neighbor_exchange, tc_allgather_native;
+extern const tc_family tc_allgather_twotier, tc_allgather_hierarchical;
+
+extern const tc_algo tc_bcast_binomial, tc_bcast_scatter_allgather, tc_bcast_native;
+extern const tc_family tc_bcast_twotier;
+
+extern const tc_algo tc_scatter_binomial, tc_scatter_native;
+extern const tc_family tc_scatter_twotier;
+
+extern const tc_algo tc_gather_binomial, tc_gather_native;
+extern const tc_family tc_gather_twotier;
+
+extern const tc_algo tc_reduce_binomial, tc_reduce_rabenseifner, tc_reduce_native;
+extern const tc_family tc_reduce_twotier;
+
+extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_native;
+extern const tc_family tc_reduce_scatter_block_twotier;
+
+static const tc_catalog_row allgather[] = {
+    ALGO(tc_allgather_linear),
+    ALGO(tc_allgather_gather_bcast),
+    ALGO(tc_allgather_ring),
+    ALGO(tc_allgather_recursive_doubling),
+    ALGO(tc_allgather_recursive_halving),
+    ALGO(tc_allgather_bruck),
+    ALGO(tc_allgather_neighbor_exchange),
+    FAMILY(tc_allgather_twotier),          /* twotier:units=ranks|sockets */
+    ALGO(tc_allgather_native),
+    FAMILY(tc_allgather_hierarchical),     /* hierarchical:leaders=..,agg=..,x=..,dist=.. */
+    END,
+};
+
+static const tc_catalog_row bcast[] = {
+    ALGO(tc_bcast_binomial),
+    ALGO(tc_bcast_scatter_allgather),
+    FAMILY(tc_bcast_twotier),              /* twotier:units=ranks|sockets,chunked=no|yes */
+    ALGO(tc_bcast_native),
+    END,
+};
+
+static const tc_catalog_row scatter[] = {
+    ALGO(tc_scatter_binomial),
+    FAMILY(tc_scatter_twotier),
+    ALGO(tc_scatter_native),
+    END,
+};
+
+static const tc_catalog_row gather[] = {
+    ALGO(tc_gather_binomial),
+    FAMILY(tc_gather_twotier),
+    ALGO(tc_gather_native),
+    END,
+};
+
+static const tc_catalog_row reduce[] = {
+    ALGO(tc_reduce_binomial),
+    ALGO(tc_reduce_rabenseifner),
+    FAMILY(tc_reduce_twotier),
+    ALGO(tc_reduce_native),
+    END,
+};
+
+static const tc_catalog_row reduce_scatter_block[] = {
+    ALGO(tc_reduce_scatter_block_pairwise),
+    FAMILY(tc_reduce_scatter_block_twotier),
+    ALGO(tc_reduce_scatter_block_native),
+    END,
+};
+
+const tc_catalog_row *tc_catalog_table(topocoll_coll coll)
+{
+    switch (coll) {
+    case TOPOCOLL_ALLGATHER: return allgather;
+    case TOPOCOLL_BCAST: return bcast;
+    case TOPOCOLL_SCATTER: return scatter;
+    case TOPOCOLL_GATHER: return gather;
+    case TOPOCOLL_REDUCE: return reduce;
+    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return reduce_scatter_block;
+    default: return NULL;
+    }
+}

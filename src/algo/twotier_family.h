@@ -1,0 +1,37 @@
+/*
+ * The two-tier families of Jain, Lau, Kale, "Collectives on Two-tier Direct
+ * Networks" (2012): one catalog row per collective, "twotier:units=ranks"
+ * (alias "twotier": the paper's "node" is a rank of a topology node) and
+ * "twotier:units=sockets" (alias "twotier_sockets": the paper's "node" is a
+ * socket, as on the paper's own machine, e.g. spec 64x16x16).  bcast adds
+ * chunked=no|yes (aliases "twotier_chunked", "twotier_chunked_sockets"):
+ * the same two tiers with the buffer split into chunks, see
+ * src/algo/bcast/twotier_chunked.c.  Tiers and wiring: src/blocks/twotier_plan.h.
+ */
+#ifndef TC_ALGO_TWOTIER_FAMILY_H
+#define TC_ALGO_TWOTIER_FAMILY_H
+
+#include "algo/catalog.h"
+
+/* Parameter indices in tc_args.param (const int[]). */
+enum { TT_P_UNITS = 0, TT_P_CHUNKED = 1 };
+
+/* units=ranks|sockets (default ranks); bcast: units, then chunked=no|yes. */
+extern const tc_param_def tt_units_params[1], tt_bcast_params[2];
+
+/* Are the units sockets (tc_args.param of a two-tier instance)? */
+static inline int tt_units_sockets(const tc_args *a)
+{
+    const int *v = a->param;
+    return v && v[TT_P_UNITS];
+}
+
+/* Alias "twotier[_sockets]", description "<summary>, units = ... of a node". */
+void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out);
+
+/* Generators shared across files. */
+int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+extern const char tc_bcast_twotier_chunked_source[];   /* its __FILE__ */
+
+#endif
