@@ -8,7 +8,7 @@
 #ifndef TC_ALGO_ALLGATHER_FOLD_H
 #define TC_ALGO_ALLGATHER_FOLD_H
 
-#include "algo/allgather/common.h"
+#include "blocks/ag_regions.h"
 
 typedef struct ag_fold {
     int q, extras, bits;

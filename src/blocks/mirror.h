@@ -19,8 +19,9 @@
 #ifndef TC_ALGO_MIRROR_H
 #define TC_ALGO_MIRROR_H
 
-#include "algo/catalog.h"
+#include "coll/coll.h"
 #include "sched/sched.h"
+#include "topo/topo.h"
 
 /* Appends the mirror image of src (closed here) to dst.  Returns 0, EINVAL
  * for an operation that has no mirror, or src's allocation error. */

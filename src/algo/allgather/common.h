@@ -1,20 +1,9 @@
-/* Regions shared by the allgather algorithms.  Blocks are counted in
- * elements of the receive type: block b of the receive buffer is
- * RBUF[b*rcount, rcount]; the calling rank's contribution is SBUF[0, scount]
- * (the executor and the verifier alias it to the rank's own block for
- * MPI_IN_PLACE).  Scratch (TMP) is laid out in receive-type elements. */
+/* What the allgather algorithms share: the catalog's types and the
+ * allgather layout's regions (src/blocks/ag_regions.h). */
 #ifndef TC_ALGO_ALLGATHER_COMMON_H
 #define TC_ALGO_ALLGATHER_COMMON_H
 
 #include "algo/catalog.h"
-
-static inline tc_region ag_rbuf(const tc_args *a, int first, int nblocks)
-{ return tc_reg(TC_BUF_RECV, (int64_t)first * a->rcount, (int64_t)nblocks * a->rcount); }
-
-static inline tc_region ag_tmp(const tc_args *a, int64_t first, int64_t nblocks)
-{ return tc_reg(TC_BUF_TMP, first * a->rcount, nblocks * a->rcount); }
-
-static inline tc_region ag_own(const tc_args *a)
-{ return tc_reg(TC_BUF_SEND, 0, a->scount); }
+#include "blocks/ag_regions.h"
 
 #endif

@@ -21,6 +21,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; the fold as in Rabenseifner's
  *   reduction algorithms.
  */
+#include "algo/allgather/common.h"
 #include "blocks/fold.h"
 #include "pattern/pattern.h"
 

@@ -19,6 +19,7 @@
  * Source: Pappalardo et al., algorithm 6; bit-reversed layout as in MPICH's
  *   recursive-halving reduce-scatter.
  */
+#include "algo/allgather/common.h"
 #include "blocks/fold.h"
 #include "pattern/pattern.h"
 
