@@ -51,6 +51,10 @@ const char *topocoll_algorithm_requirements(topocoll_coll coll, int i);
 const char *topocoll_algorithm_family(topocoll_coll coll, int i);
 /* Index of a named algorithm, or -1. */
 int topocoll_algorithm_index(topocoll_coll coll, const char *name);
+/* Length of the first name in a comma-separated list of algorithm names
+ * ("ring,hierarchical:leaders=s,agg=shm,bruck" has three: a family name's
+ * parameters stay with it). */
+size_t topocoll_algorithm_list_item(const char *list);
 
 /* Elements of the send and receive buffers of `rank` (of `size` ranks, root
  * `root`) for a call of coll where every rank passes `count` as its counts

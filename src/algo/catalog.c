@@ -319,3 +319,22 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     return 0;
 }
+
+/* Does p start with a parameter ("key=")? */
+static int starts_with_param(const char *p)
+{
+    size_t n = 0;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '_') n++;
+    return n > 0 && p[n] == '=';
+}
+
+size_t tc_catalog_list_item(const char *list)
+{
+    size_t n = 0;
+    int family = 0;
+    for (; list[n]; n++) {
+        if (list[n] == ':') family = 1;
+        if (list[n] == ',' && !(family && starts_with_param(list + n + 1))) break;
+    }
+    return n;
+}

@@ -120,6 +120,11 @@ const tc_algo *tc_catalog_at(topocoll_coll coll, int i);
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
 /* tc_catalog_find, saying why a name is not found into why (may be NULL). */
 const tc_algo *tc_catalog_resolve(topocoll_coll coll, const char *name, char *why, size_t len);
+
+/* Length of the first name of a comma-separated list of algorithm names,
+ * where a family name's parameters ("hierarchical:leaders=1,agg=shm") also
+ * use commas: a comma followed by "key=" inside a name with ':' continues it. */
+size_t tc_catalog_list_item(const char *list);
 /* The families of a collective (for the docs): count and family i. */
 int tc_catalog_family_count(topocoll_coll coll);
 const tc_family *tc_catalog_family_at(topocoll_coll coll, int i);

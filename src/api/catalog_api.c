@@ -61,3 +61,5 @@ int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root,
     *recv_elems = l.elems[TC_BUF_RECV];
     return 0;
 }
+
+size_t topocoll_algorithm_list_item(const char *list) { return list ? tc_catalog_list_item(list) : 0; }

@@ -134,8 +134,25 @@ static void check_legacy(void)
     expect_not_found(TOPOCOLL_SCATTER, "twotier:chunked=yes", "unknown parameter");
 }
 
+/* Lists of names: a family name keeps its comma-separated parameters. */
+static void check_lists(void)
+{
+    static const struct { const char *list; size_t first; } cases[] = {
+        { "ring", 4 }, { "ring,bruck", 4 }, { "", 0 }, { ",ring", 0 },
+        { "hierarchical:leaders=s,agg=shm,x=ring,dist=shm,h1_shm_rd_shm", 46 },
+        { "hierarchical:leaders=s,agg=shm", 30 }, { "twotier:units=sockets,ring", 21 },
+        { "h1_*,hierarchical", 4 }, { "hierarchical,leaders=1", 12 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = tc_catalog_list_item(cases[i].list);
+        CHECK(n == cases[i].first, "list '%s': first name %zu bytes long, expected %zu", cases[i].list, n,
+              cases[i].first);
+    }
+}
+
 int main(void)
 {
+    check_lists();
     for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
         int n = tc_catalog_count((topocoll_coll)c);
         CHECK(n > 0, "%s: empty catalog", tc_coll_name((topocoll_coll)c));

@@ -276,8 +276,8 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
         return -1;
     }
     for (;;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t len = topocoll_algorithm_list_item(p);
+        const char *e = p[len] ? p + len : NULL;
         int dup = 0;
         if (len == 0) {
             seterr(err, errlen, "--algos '%s' has an empty name", s);

@@ -78,8 +78,8 @@ static int pick_algos(const sim_opts *o, topocoll_coll coll, const tc_algo ***ou
         }
     }
     for (const char *p = o->algos; p;) {
-        const char *c = strchr(p, ',');
-        size_t l = c ? (size_t)(c - p) : strlen(p);
+        size_t l = tc_catalog_list_item(p);
+        const char *c = p[l] ? p + l : NULL;
         char tok[128];
         snprintf(tok, sizeof tok, "%.*s", (int)(l < 127 ? l : 127), p);
         if (add_token(coll, tok, v, &k, err, len) != 0) {
