@@ -38,8 +38,9 @@
  *   --hierarchical  only the family "hierarchical";
  *   --family=LIST   only these families ("native", "flat", "twotier",
  *                   "hierarchical"; "auto" for the selected path);
- *   --entry-sample=K  of the chosen entries, every K-th (offset by np, so runs
- *                   at different np cover different entries);
+ *   --entry-sample=K  of the chosen entries of the family "hierarchical" (the
+ *                   large one), every K-th (offset by np, so runs at different
+ *                   np cover different entries);
  *   --quick         fewer counts, datatypes, ops and roots, no large cases
  *                   (for MPICH, whose oversubscribed runs are slow);
  *   --sample=K      of the cases of each (collective, entry), about one in K
@@ -190,7 +191,8 @@ static int algo_selected(const ctx *c, topocoll_coll coll, int a)
     if (c->only_algo && strcmp(c->only_algo, a < 0 ? "auto" : topocoll_algorithm_name(coll, a)) != 0) return 0;
     if (c->family_mode == 1 && strcmp(fam, "hierarchical") == 0) return 0;
     if (c->family_mode == 2 && !in_list(c->families, fam)) return 0;
-    return a < 0 || c->entry_sample <= 1 || (a + c->wsize) % c->entry_sample == 0;
+    if (a < 0 || c->entry_sample <= 1 || strcmp(fam, "hierarchical") != 0) return 1;
+    return (a + c->wsize) % c->entry_sample == 0;
 }
 
 /* Is this case part of the run (--sample)?  Counts the ordinal either way. */
@@ -622,7 +624,7 @@ static void print_header(const ctx *c)
     printf(" algorithms (+ auto)");
     if (c->family_mode == 1) printf(", all but the family hierarchical");
     if (c->family_mode == 2) printf(", families %s", c->families);
-    if (c->entry_sample > 1) printf(", every %d-th entry", c->entry_sample);
+    if (c->entry_sample > 1) printf(", every %d-th hierarchical entry", c->entry_sample);
     printf("%s%s", c->quick ? ", quick" : "", c->large ? ", with large cases" : "");
     if (c->max_cases > 0) printf(", %ld matrix cases", c->ncounted);
     if (c->sample > 1) printf(", about 1 in %d of them run", c->sample);
