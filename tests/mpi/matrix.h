@@ -158,7 +158,8 @@ typedef struct cargs {
 typedef struct bufs {
     unsigned char *s, *s_orig;   /* send buffer (NULL when not significant or in place) */
     size_t sbytes;
-    unsigned char *r, *r_ref, *r_init, *r_exp;   /* receive: topocoll, PMPI, initial, expected */
+    unsigned char *r, *r_ref, *r_exp;   /* receive: topocoll, PMPI (the initial image until
+                                           the reference runs), expected */
     size_t rspan, rdef, rtotal;  /* receive span; defined output [0, rdef); + guard */
     size_t unit;                 /* bytes of one receive element, for reports */
     cargs a;                     /* the call (rbuf = r) */
@@ -168,7 +169,10 @@ typedef struct bufs {
  * where this rank is `rank`.  Returns MPI_SUCCESS, MPI_ERR_NO_MEM or an
  * error of PMPI_Reduce_local. */
 int setup_bufs(const ccase *k, int rank, int size, int casen, bufs *b);
+/* Done with a case's buffers (their memory is reused by the next case). */
 void free_bufs(bufs *b);
+/* At the end: frees what the cases' buffers kept. */
+void release_buffers(void);
 
 /* First differing byte of [0, def) and [span, span + GUARD_BYTES), or -1. */
 long long diff_defined(const unsigned char *a, const unsigned char *b, size_t def, size_t span);

@@ -318,7 +318,7 @@ static void check_declined(ctx *c, const bufs *b, const char *desc, int declined
     tm_set_key(keys, K_DECLINED, 0, c->wrank, c->wsize);
     if (declined == 2) tm_set_key(keys, K_BARE, 0, c->wrank, c->wsize);
     if (b->r) {
-        long long d = tm_first_diff(b->r, b->r_init, b->rtotal);
+        long long d = tm_first_diff(b->r, b->r_ref, b->rtotal);   /* the initial image */
         if (d >= 0) {
             tm_set_key(keys, K_DECL_BUF, d, c->wrank, c->wsize);
             detail(c, desc, "declined, but changed receive byte %lld", d);
@@ -363,14 +363,22 @@ static void check_served(ctx *c, const ccase *k, bufs *b, int rc, const char *de
 }
 
 /* The reference: the same call by the MPI library, into r_ref; compared
- * with topocoll's result and with the expected values. */
-static void check_reference(ctx *c, const ccase *k, bufs *b, MPI_Comm comm, const char *desc, int64_t *keys)
+ * with topocoll's result and with the expected values.  -1 when out of
+ * memory. */
+static int check_reference(ctx *c, const ccase *k, bufs *b, MPI_Comm comm, const char *desc, int64_t *keys)
 {
     cargs ra = b->a;
+    unsigned char *init = NULL;
     int rc;
     if (ra.rbuf != MPI_IN_PLACE && ra.rbuf) ra.rbuf = b->r_ref;
-    if (ra.sbuf == MPI_IN_PLACE && mpich_reduce_in_place_bug(k)) ra.sbuf = b->r_init;
+    if (ra.sbuf == MPI_IN_PLACE && mpich_reduce_in_place_bug(k)) {
+        /* not in place: the root's input from a copy of its initial buffer */
+        if (!(init = malloc(b->rtotal))) return -1;
+        memcpy(init, b->r_ref, b->rtotal);
+        ra.sbuf = init;
+    }
     rc = call_pmpi(k->coll, &ra, comm);
+    free(init);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: %s: %s returned %d\n", c->wrank, desc, pmpi_name(k->coll), rc);
         tm_set_key(keys, K_REF, 0, c->wrank, c->wsize);
@@ -388,6 +396,7 @@ static void check_reference(ctx *c, const ccase *k, bufs *b, MPI_Comm comm, cons
                    pmpi_name(k->coll), e, b->r_ref[e], b->r_exp[e]);
         }
     }
+    return 0;
 }
 
 /* The topocoll call and what it must have done.  Returns 1 when the case
@@ -472,7 +481,7 @@ int run_case(ctx *c, MPI_Comm comm, const char *where, const mapping *m, const c
         return -1;
     }
     rc = call_and_check(c, comm, k, &b, desc, keys);
-    if (rc > 0) check_reference(c, k, &b, comm, desc, keys);
+    if (rc > 0 && check_reference(c, k, &b, comm, desc, keys) < 0) rc = -1;
     unit = b.unit;
     free_bufs(&b);
     if (rc < 0) return -1;

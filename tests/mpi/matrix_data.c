@@ -177,20 +177,56 @@ void op_matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 /* ---- buffers ----------------------------------------------------------------- */
 
+/* The buffers live in slots reused from case to case (a case's buffers
+ * allocated and freed each time cost more in page faults than the case
+ * itself); slots over SLOT_KEEP bytes (the large cases) are freed after use. */
+enum { SLOT_S, SLOT_S_ORIG, SLOT_R, SLOT_R_REF, SLOT_R_EXP, SLOT_ACC, SLOT_TMP, NSLOTS };
+#define SLOT_KEEP ((size_t)16 << 20)
+
+static struct slot {
+    unsigned char *p;
+    size_t cap;
+} g_slots[NSLOTS];
+
+static unsigned char *slot_get(int i, size_t n)
+{
+    struct slot *s = &g_slots[i];
+    size_t cap = 64;
+    if (n == 0) n = 1;
+    if (s->cap >= n) return s->p;
+    while (cap < n) cap *= 2;
+    free(s->p);
+    s->p = malloc(cap);
+    s->cap = s->p ? cap : 0;
+    return s->p;
+}
+
+static void slot_put(int i)
+{
+    if (g_slots[i].cap <= SLOT_KEEP) return;
+    free(g_slots[i].p);
+    g_slots[i].p = NULL;
+    g_slots[i].cap = 0;
+}
+
 void free_bufs(bufs *b)
 {
-    free(b->s);
-    free(b->s_orig);
-    free(b->r);
-    free(b->r_ref);
-    free(b->r_init);
-    free(b->r_exp);
+    for (int i = 0; i < NSLOTS; i++) slot_put(i);
     memset(b, 0, sizeof *b);
 }
 
-static unsigned char *alloc_fill(size_t n, int byte)
+void release_buffers(void)
 {
-    unsigned char *p = malloc(n ? n : 1);
+    for (int i = 0; i < NSLOTS; i++) {
+        free(g_slots[i].p);
+        g_slots[i].p = NULL;
+        g_slots[i].cap = 0;
+    }
+}
+
+static unsigned char *alloc_fill(int slot, size_t n, int byte)
+{
+    unsigned char *p = slot_get(slot, n);
     if (p) memset(p, byte, n ? n : 1);
     return p;
 }
@@ -202,7 +238,7 @@ static int alloc_recv(bufs *b, size_t span, size_t def)
     b->rspan = span;
     b->rdef = def;
     b->rtotal = span + GUARD_BYTES;
-    if (!(b->r = alloc_fill(b->rtotal, SENTINEL)) || !(b->r_exp = alloc_fill(b->rtotal, SENTINEL)))
+    if (!(b->r = alloc_fill(SLOT_R, b->rtotal, SENTINEL)) || !(b->r_exp = alloc_fill(SLOT_R_EXP, b->rtotal, SENTINEL)))
         return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
@@ -210,7 +246,7 @@ static int alloc_recv(bufs *b, size_t span, size_t def)
 static int alloc_send(bufs *b, size_t bytes)
 {
     b->sbytes = bytes;
-    return (b->s = alloc_fill(bytes, SEND_GAP)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    return (b->s = alloc_fill(SLOT_S, bytes, SEND_GAP)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* exp[0, n elements) := the fold of the ranks' inputs (logical elements from
@@ -223,17 +259,15 @@ static int expected_reduction(const red_case *rc, int p, size_t n, size_t kbase,
     unsigned char *acc, *tmp;
     int rcode = MPI_SUCCESS;
     if (n == 0) return MPI_SUCCESS;
-    acc = alloc_fill(bytes, SEND_GAP);
-    tmp = alloc_fill(bytes, SEND_GAP);
-    if (!acc || !tmp) { free(acc); free(tmp); return MPI_ERR_NO_MEM; }
+    acc = alloc_fill(SLOT_ACC, bytes, SEND_GAP);
+    tmp = alloc_fill(SLOT_TMP, bytes, SEND_GAP);
+    if (!acc || !tmp) return MPI_ERR_NO_MEM;
     fill_data(acc, rc->base, rc->vk, &rc->l, n, p - 1, kbase, casen);
     for (int r = p - 2; r >= 0 && rcode == MPI_SUCCESS; r--) {
         fill_data(tmp, rc->base, rc->vk, &rc->l, n, r, kbase, casen);
         rcode = PMPI_Reduce_local(tmp, acc, (int)n, rc->type, rc->op);
     }
     if (rcode == MPI_SUCCESS) copy_data(exp, acc, rc->base, &rc->l, n);
-    free(acc);
-    free(tmp);
     return rcode;
 }
 
@@ -381,12 +415,11 @@ static void set_call_types(const ccase *k, bufs *b)
 /* Copies of the initial buffers, and the arguments MPI_IN_PLACE stands for. */
 static int finish_setup(const ccase *k, int rank, bufs *b)
 {
-    if (b->s && !(b->s_orig = malloc(b->sbytes ? b->sbytes : 1))) return MPI_ERR_NO_MEM;
+    if (b->s && !(b->s_orig = slot_get(SLOT_S_ORIG, b->sbytes))) return MPI_ERR_NO_MEM;
     if (b->s) memcpy(b->s_orig, b->s, b->sbytes ? b->sbytes : 1);
     if (b->r) {
-        if (!(b->r_ref = malloc(b->rtotal)) || !(b->r_init = malloc(b->rtotal))) return MPI_ERR_NO_MEM;
+        if (!(b->r_ref = slot_get(SLOT_R_REF, b->rtotal))) return MPI_ERR_NO_MEM;
         memcpy(b->r_ref, b->r, b->rtotal);
-        memcpy(b->r_init, b->r, b->rtotal);
     }
     b->a.sbuf = b->s;
     b->a.rbuf = b->r;

@@ -722,6 +722,7 @@ int main(int argc, char **argv)
         status = tc_test_summary_of(matrix_counts());
     }
     free_tables(&c);
+    release_buffers();
     if (PMPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) status = 1;
     if (MPI_Finalize() != MPI_SUCCESS) return 1;
     return status;
