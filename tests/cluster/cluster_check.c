@@ -35,10 +35,11 @@
 #include <unistd.h>
 
 #include "topocoll.h"
+#include "../common/harness.h"
 
 #define HOSTLEN 64
 
-static int wrank, wsize, npassed, nfailed, nskipped, quick, sample = 1;
+static int wrank, wsize, quick, sample = 1;
 
 /* Every rank's verdict: a case passes only when it passed everywhere. */
 static int agree(int ok_local, MPI_Comm comm)
@@ -48,18 +49,13 @@ static int agree(int ok_local, MPI_Comm comm)
     return ok;
 }
 
-static void count(int ok, const char *fmt, const char *a, const char *b)
+/* One case; ok is agreed over MPI_COMM_WORLD by the caller, so every rank
+ * counts the same; rank 0 prints a failure. */
+static void count(int ok, const char *what)
 {
-    /* ok is agreed over MPI_COMM_WORLD by the caller */
-    if (ok) npassed++;
-    else {
-        nfailed++;
-        if (wrank == 0) {
-            printf("FAILED: ");
-            printf(fmt, a, b);
-            printf("\n");
-        }
-    }
+    if (wrank == 0) CHECK(ok, "%s", what);
+    else if (ok) tc_test_counts_global.passed++;
+    else tc_test_counts_global.failed++;
 }
 
 /* Hostnames of every rank of comm, hostlen bytes each. */
@@ -212,9 +208,9 @@ static void run_matrix(MPI_Comm sub)
                 passed++;
             }
         }
-        npassed += passed;
-        nfailed += failed;
-        nskipped += skipped;
+        tc_test_counts_global.passed += passed;
+        tc_test_counts_global.failed += failed;
+        tc_test_counts_global.skipped += skipped;
         if (wrank == 0 && (failed || skipped || a < 0 || tested <= 12 || sample > 1)) {
             printf("  %-28s %d passed, %d failed, %d declined\n", label, passed, failed, skipped);
             fflush(stdout);
@@ -227,46 +223,93 @@ static void run_matrix(MPI_Comm sub)
     }
 }
 
-int main(int argc, char **argv)
-{
-    int expect_nodes = 0;
-    double loop = 0;
-    const char *expect_hosts = NULL;
-    MPI_Comm sub = MPI_COMM_NULL;
+typedef struct options {
+    int expect_nodes;
+    double loop;
+    const char *expect_hosts;
+} options;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+/* 0, or 2 for a usage error. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strncmp(argv[i], "--sample=", 9) == 0 && atoi(argv[i] + 9) >= 1) sample = atoi(argv[i] + 9);
-        else if (strcmp(argv[i], "--expect-nodes") == 0 && i + 1 < argc) expect_nodes = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--expect-hosts") == 0 && i + 1 < argc) expect_hosts = argv[++i];
-        else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) loop = atof(argv[++i]);
+        else if (strcmp(argv[i], "--expect-nodes") == 0 && i + 1 < argc) o->expect_nodes = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--expect-hosts") == 0 && i + 1 < argc) o->expect_hosts = argv[++i];
+        else if (strcmp(argv[i], "--loop") == 0 && i + 1 < argc) o->loop = atof(argv[++i]);
         else {
             if (wrank == 0)
                 fprintf(stderr, "usage: %s [--quick] [--sample=K] [--expect-nodes N] [--expect-hosts h0,h1,...] [--loop S]\n",
                         argv[0]);
-            MPI_Finalize();
             return 2;
         }
     }
+    return 0;
+}
+
+/* Part 1: placement and detection on MPI_COMM_WORLD and on the even and odd
+ * world ranks, reversed (each half inherits its members' places; *sub). */
+static void check_topologies(const options *o, MPI_Comm *sub)
+{
+    if (o->expect_hosts) {
+        char what[512];
+        snprintf(what, sizeof what, "rank placement differs from %s", o->expect_hosts);
+        count(agree(check_hosts(o->expect_hosts), MPI_COMM_WORLD), what);
+    }
+    count(agree(check_detection(MPI_COMM_WORLD, "world", o->expect_nodes), MPI_COMM_WORLD),
+          "detected topology of MPI_COMM_WORLD does not match the host names");
+    if (wsize >= 2) {
+        MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, sub);
+        MPI_Comm_set_errhandler(*sub, MPI_ERRORS_RETURN);
+        count(agree(check_detection(*sub, wrank % 2 ? "odd ranks" : "even ranks", 0), MPI_COMM_WORLD),
+              "topology of a split communicator does not match the host names");
+    }
+}
+
+/* --loop: topocoll_allgather for `seconds` (for the fault test). */
+static void loop_allgather(double seconds)
+{
+    int buf[1024], *all = malloc((size_t)wsize * sizeof buf);
+    double t0 = MPI_Wtime();
+    long iters = 0;
+    int stop = 0;
+    if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int i = 0; i < 1024; i++) buf[i] = wrank + i;
+    if (wrank == 0) {
+        printf("looping for %g s\n", seconds);
+        fflush(stdout);
+    }
+    while (!stop) {
+        if (topocoll_allgather(buf, 1024, MPI_INT, all, 1024, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            fprintf(stderr, "rank %d: allgather failed in the loop\n", wrank);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        iters++;
+        stop = MPI_Wtime() - t0 > seconds;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (wrank == 0) printf("loop done: %ld allgathers\n", iters);
+    free(all);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    MPI_Comm sub = MPI_COMM_NULL;
+    int status = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (parse_args(argc, argv, &o) != 0) {
+        MPI_Finalize();
+        return 2;
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    if (expect_hosts)
-        count(agree(check_hosts(expect_hosts), MPI_COMM_WORLD), "%s%s", "rank placement differs from ",
-              expect_hosts);
-    count(agree(check_detection(MPI_COMM_WORLD, "world", expect_nodes), MPI_COMM_WORLD),
-          "%s%s", "detected topology of MPI_COMM_WORLD does not match the host names", "");
-
-    /* Even and odd world ranks, reversed: each half inherits its members' places. */
-    if (wsize >= 2) {
-        MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &sub);
-        MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
-        count(agree(check_detection(sub, wrank % 2 ? "odd ranks" : "even ranks", 0), MPI_COMM_WORLD),
-              "%s%s", "topology of a split communicator does not match the host names", "");
-    }
-
+    check_topologies(&o, &sub);
     if (wrank == 0) {
         printf("allgather on the detected topology against PMPI_Allgather "
                "(world: %s; even/odd ranks: 1000):\n", quick ? "1, 1000 in place" :
@@ -274,36 +317,11 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     run_matrix(sub);
-
-    if (loop > 0) {
-        int buf[1024], *all = malloc((size_t)wsize * sizeof buf);
-        double t0 = MPI_Wtime();
-        long iters = 0;
-        int stop = 0;
-        if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
-        for (int i = 0; i < 1024; i++) buf[i] = wrank + i;
-        if (wrank == 0) {
-            printf("looping for %g s\n", loop);
-            fflush(stdout);
-        }
-        while (!stop) {
-            if (topocoll_allgather(buf, 1024, MPI_INT, all, 1024, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS) {
-                fprintf(stderr, "rank %d: allgather failed in the loop\n", wrank);
-                MPI_Abort(MPI_COMM_WORLD, 3);
-            }
-            iters++;
-            stop = MPI_Wtime() - t0 > loop;
-            MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        }
-        if (wrank == 0) printf("loop done: %ld allgathers\n", iters);
-        free(all);
-    }
+    if (o.loop > 0) loop_allgather(o.loop);
 
     if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
-    if (wrank == 0) {
-        printf("%d passed, %d failed, %d skipped\n", npassed, nfailed, nskipped);
-        fflush(stdout);
-    }
+    if (wrank == 0) status = tc_test_summary();
+    else status = tc_test_counts_global.failed || tc_test_counts_global.passed == 0;
     MPI_Finalize();
-    return nfailed ? 1 : 0;
+    return status;
 }

@@ -9,7 +9,7 @@
 #  2. Open MPI, ranks 3,1,2 block and cyclic: tests/cluster/cluster_check.c
 #     (detected topology = the hosts, every catalog algorithm + auto against
 #     PMPI_Allgather), TOPOCOLL_EXPLAIN=1 reporting nodes=3, and the allgather
-#     matrix (build-openmpi/tests/test_allgather_matrix --quick: flat entries and
+#     matrix (build-openmpi/tests/test_matrix --coll=allgather --quick: flat entries and
 #     a sample of the hierarchical ones, block; a sample of the hierarchical
 #     ones, cyclic)
 #  3. MPICH, best effort: cluster_check --quick on a sample of the catalog,
@@ -135,9 +135,9 @@ check_run "openmpi cluster_check ranks 3,1,2 cyclic" "$out/ompi-check-cyclic.log
   "$out/cluster_check-openmpi" --quick --expect-nodes 3 --expect-hosts $cyclic_hosts
 grep -E '^topocoll: world:' "$out/ompi-check-cyclic.log"
 check_run "openmpi allgather matrix ranks 3,1,2 block" "$out/ompi-matrix-block.log" -- \
-  --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_allgather_matrix --quick --sample=6
+  --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_matrix --coll=allgather --quick --entry-sample=6
 check_run "openmpi allgather matrix ranks 3,1,2 cyclic" "$out/ompi-matrix-cyclic.log" -- \
-  --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_allgather_matrix --quick --hierarchical --sample=7
+  --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_matrix --coll=allgather --quick --hierarchical --entry-sample=7
 
 # ---- MPICH, best effort -------------------------------------------------------------
 # mpich_run NAME LOG run-args: a hang after the summary line is given 5 s, then

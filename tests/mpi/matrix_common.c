@@ -1,4 +1,4 @@
-/* Shared pieces of the MPI test matrices (see matrix_common.h). */
+/* Helpers of the MPI test matrix (see matrix_common.h). */
 #include "matrix_common.h"
 
 #include <stdarg.h>

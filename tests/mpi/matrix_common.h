@@ -1,8 +1,7 @@
 /*
- * What the two MPI test matrices (test_allgather_matrix.c,
- * test_collectives_matrix.c) share: the rank mappings they run under, the
- * failure-key encoding agreed over MPI_COMM_WORLD, error text, the data hash
- * and the per-rank detail lines.
+ * Helpers of the MPI test matrix (test_matrix.c, see matrix.h): the rank
+ * mappings it runs under, the failure-key encoding agreed over
+ * MPI_COMM_WORLD, error text, the data hash and the per-rank detail lines.
  */
 #ifndef TC_TEST_MATRIX_COMMON_H
 #define TC_TEST_MATRIX_COMMON_H

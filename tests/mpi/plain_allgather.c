@@ -4,21 +4,31 @@
  * interposer preloaded (LD_PRELOAD=libtopocoll_pmpi.so), where topocoll must
  * serve its MPI_Allgather calls and give the same results.
  *
- * Prints "OK" (rank 0) or "FAIL ..." lines; exits 1 on any failure.
+ * Rank 0 prints "OK" when nothing failed and "N passed, M failed" (the
+ * counts of every rank); exits 1 on any failure.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../common/harness.h"
+
 #define N_INT 5
 #define N_BIG 3000      /* ints per rank in the larger call */
 
-static int rank, size, failures;
+static int rank, size;
 
+/* One case of this rank (counted by the harness; summed over the ranks at
+ * the end). */
+static void check(int ok, const char *what, int rc)
+{
+    CHECK(ok, "rank %d: %s (rc %d)", rank, what, rc);
+}
+
+/* A failure outside a check (set-up, resources). */
 static void fail(const char *what, int rc)
 {
-    fprintf(stderr, "FAIL rank %d: %s (rc %d)\n", rank, what, rc);
-    failures++;
+    check(0, what, rc);
 }
 
 static int ival(int r, int i) { return r * 1000 + i * 7 + 1; }
@@ -31,11 +41,11 @@ static void check_int(int n)
     for (int i = 0; i < n; i++) s[i] = ival(rank, i);
     for (int i = 0; i < n * size; i++) r[i] = -1;
     rc = MPI_Allgather(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Allgather(MPI_INT) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Allgather(MPI_INT) returned an error", rc);
     for (int p = 0; p < size && !bad; p++)
         for (int i = 0; i < n; i++)
             if (r[p * n + i] != ival(p, i)) { bad = 1; break; }
-    if (bad) fail("MPI_Allgather(MPI_INT): wrong result", rc);
+    check(!bad, "MPI_Allgather(MPI_INT): wrong result", rc);
     free(s);
     free(r);
 }
@@ -47,11 +57,11 @@ static void check_double(void)
     if (!r) { fail("out of memory", 0); return; }
     for (int i = 0; i < N_INT; i++) s[i] = rank + i * 0.5;
     rc = MPI_Allgather(s, N_INT, MPI_DOUBLE, r, N_INT, MPI_DOUBLE, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Allgather(MPI_DOUBLE) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Allgather(MPI_DOUBLE) returned an error", rc);
     for (int p = 0; p < size; p++)
         for (int i = 0; i < N_INT; i++)
             if (r[p * N_INT + i] != p + i * 0.5) bad = 1;
-    if (bad) fail("MPI_Allgather(MPI_DOUBLE): wrong result", rc);
+    check(!bad, "MPI_Allgather(MPI_DOUBLE): wrong result", rc);
     free(r);
 }
 
@@ -62,11 +72,11 @@ static void check_in_place(void)
     for (int i = 0; i < N_INT * size; i++) r[i] = -1;
     for (int i = 0; i < N_INT; i++) r[rank * N_INT + i] = ival(rank, i);
     rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, N_INT, MPI_INT, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Allgather(MPI_IN_PLACE) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Allgather(MPI_IN_PLACE) returned an error", rc);
     for (int p = 0; p < size; p++)
         for (int i = 0; i < N_INT; i++)
             if (r[p * N_INT + i] != ival(p, i)) bad = 1;
-    if (bad) fail("MPI_Allgather(MPI_IN_PLACE): wrong result", rc);
+    check(!bad, "MPI_Allgather(MPI_IN_PLACE): wrong result", rc);
     free(r);
 }
 
@@ -79,31 +89,51 @@ static void check_subcomm(void)
     if (rc != MPI_SUCCESS) { fail("MPI_Comm_split", rc); return; }
     if (MPI_Comm_rank(sub, &srank) != MPI_SUCCESS || MPI_Comm_size(sub, &ssize) != MPI_SUCCESS) {
         fail("MPI_Comm_rank/size of the sub-communicator", 0);
-        if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+        check(MPI_Comm_free(&sub) == MPI_SUCCESS, "MPI_Comm_free", 0);
         return;
     }
     r = malloc((size_t)ssize * sizeof(int));
     if (!r) {
         fail("out of memory", 0);
-        if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+        check(MPI_Comm_free(&sub) == MPI_SUCCESS, "MPI_Comm_free", 0);
         return;
     }
     v = rank;
     rc = MPI_Allgather(&v, 1, MPI_INT, r, 1, MPI_INT, sub);
-    if (rc != MPI_SUCCESS) fail("MPI_Allgather on a sub-communicator returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Allgather on a sub-communicator returned an error", rc);
     /* sub rank q is world rank: the q-th largest of this parity. */
     for (int q = 0; q < ssize; q++) {
         int top = (size - 1) - ((size - 1 - rank % 2) % 2);   /* largest world rank of this parity */
         if (r[q] != top - 2 * q) bad = 1;
     }
-    if (bad) fail("MPI_Allgather on a sub-communicator: wrong result", rc);
+    check(!bad, "MPI_Allgather on a sub-communicator: wrong result", rc);
     free(r);
-    if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+    check(MPI_Comm_free(&sub) == MPI_SUCCESS, "MPI_Comm_free", 0);
+}
+
+/* Sums every rank's counts; rank 0 prints "OK" when nothing failed (the
+ * interposer check looks for it) and the closing "N passed, M failed". */
+static int finish(void)
+{
+    long mine[2] = { tc_test_counts_global.passed, tc_test_counts_global.failed }, all[2] = { 0, 1 };
+    tc_test_counts total = { 0, 0, 0, 0, 0 };
+    int status = 1;
+    if (MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fprintf(stderr, "FAIL rank %d: MPI_Allreduce\n", rank);
+    total.passed = all[0];
+    total.failed = all[1];
+    if (rank == 0) {
+        if (!all[1]) printf("OK\n");
+        status = tc_test_summary_of(&total);
+    }
+    if (MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) status = 1;
+    fflush(stdout);
+    if (MPI_Finalize() != MPI_SUCCESS) return 1;
+    return status;
 }
 
 int main(int argc, char **argv)
 {
-    int all = 0;
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "FAIL: MPI_Init\n");
         return 1;
@@ -119,15 +149,5 @@ int main(int argc, char **argv)
     check_double();
     check_in_place();
     check_subcomm();
-    if (MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
-        fprintf(stderr, "FAIL rank %d: MPI_Allreduce\n", rank);
-        all = 1;
-    }
-    if (rank == 0) {
-        if (all) printf("FAIL (%d failures)\n", all);
-        else printf("OK\n");
-    }
-    fflush(stdout);
-    if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return all ? 1 : 0;
+    return finish();
 }

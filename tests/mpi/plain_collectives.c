@@ -10,22 +10,32 @@
  * explains at least two calls of each); then MPI_Bcast and MPI_Reduce on the
  * even and odd ranks, in reverse order.
  *
- * Prints "OK" (rank 0) or "FAIL ..." lines; exits 1 on any failure.
+ * Rank 0 prints "OK" when nothing failed and "N passed, M failed" (the
+ * counts of every rank); exits 1 on any failure.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/harness.h"
+
 #define N_SMALL 5
 #define N_BIG 3000      /* ints per rank in the larger calls */
 
-static int rank, size, failures;
+static int rank, size;
 
+/* One case of this rank (counted by the harness; summed over the ranks at
+ * the end). */
+static void check(int ok, const char *what, int rc)
+{
+    CHECK(ok, "rank %d: %s (rc %d)", rank, what, rc);
+}
+
+/* A failure outside a check (set-up, resources). */
 static void fail(const char *what, int rc)
 {
-    fprintf(stderr, "FAIL rank %d: %s (rc %d)\n", rank, what, rc);
-    failures++;
+    check(0, what, rc);
 }
 
 static int ival(int r, int i) { return r * 1000 + i * 7 + 1; }
@@ -43,10 +53,10 @@ static void check_bcast(int n, int root)
     if (!b) return;
     for (int i = 0; i < n; i++) b[i] = rank == root ? ival(root, i) : -1;
     rc = MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Bcast returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Bcast returned an error", rc);
     for (int i = 0; i < n; i++)
         if (b[i] != ival(root, i)) bad = 1;
-    if (bad) fail("MPI_Bcast: wrong result", rc);
+    check(!bad, "MPI_Bcast: wrong result", rc);
     free(b);
 }
 
@@ -56,10 +66,10 @@ static void check_bcast_double(int root)
     int rc, bad = 0;
     for (int i = 0; i < N_SMALL; i++) b[i] = rank == root ? root + i * 0.5 : -1.0;
     rc = MPI_Bcast(b, N_SMALL, MPI_DOUBLE, root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Bcast(MPI_DOUBLE) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Bcast(MPI_DOUBLE) returned an error", rc);
     for (int i = 0; i < N_SMALL; i++)
         if (b[i] != root + i * 0.5) bad = 1;
-    if (bad) fail("MPI_Bcast(MPI_DOUBLE): wrong result", rc);
+    check(!bad, "MPI_Bcast(MPI_DOUBLE): wrong result", rc);
 }
 
 /* Block q of the root's send buffer holds ival(q, i). */
@@ -75,8 +85,8 @@ static void check_scatter(int n, int root, int in_place)
     for (int i = 0; i < n; i++) r[i] = -1;
     rc = MPI_Scatter(s, n, MPI_INT, (in_place && rank == root) ? MPI_IN_PLACE : (void *)r, n, MPI_INT,
                      root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Scatter(MPI_IN_PLACE) returned an error"
-                                         : "MPI_Scatter returned an error", rc);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Scatter(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Scatter returned an error", rc);
     if (in_place && rank == root) {
         for (int q = 0; q < size; q++)
             for (int i = 0; i < n; i++)
@@ -85,7 +95,7 @@ static void check_scatter(int n, int root, int in_place)
         for (int i = 0; i < n; i++)
             if (r[i] != ival(rank, i)) bad = 1;
     }
-    if (bad) fail(in_place ? "MPI_Scatter(MPI_IN_PLACE): wrong result" : "MPI_Scatter: wrong result", rc);
+    check(!bad, in_place ? "MPI_Scatter(MPI_IN_PLACE): wrong result" : "MPI_Scatter: wrong result", rc);
     free(s);
     free(r);
 }
@@ -103,13 +113,13 @@ static void check_gather(int n, int root, int in_place)
     }
     rc = MPI_Gather((in_place && rank == root) ? MPI_IN_PLACE : (const void *)s, n, MPI_INT, r, n, MPI_INT,
                     root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Gather(MPI_IN_PLACE) returned an error"
-                                         : "MPI_Gather returned an error", rc);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Gather(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Gather returned an error", rc);
     if (rank == root)
         for (int q = 0; q < size; q++)
             for (int i = 0; i < n; i++)
                 if (r[q * n + i] != ival(q, i)) bad = 1;
-    if (bad) fail(in_place ? "MPI_Gather(MPI_IN_PLACE): wrong result" : "MPI_Gather: wrong result", rc);
+    check(!bad, in_place ? "MPI_Gather(MPI_IN_PLACE): wrong result" : "MPI_Gather: wrong result", rc);
     free(s);
     free(r);
 }
@@ -127,13 +137,13 @@ static void check_reduce_sum(int n, int root, int in_place)
     }
     rc = MPI_Reduce((in_place && rank == root) ? MPI_IN_PLACE : (const void *)s, r, n, MPI_INT, MPI_SUM,
                     root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Reduce(MPI_IN_PLACE) returned an error"
-                                         : "MPI_Reduce returned an error", rc);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Reduce(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Reduce returned an error", rc);
     if (rank == root)
         for (int i = 0; i < n; i++)
             if (r[i] != sum_of(i)) bad = 1;
-    if (bad) fail(in_place ? "MPI_Reduce(MPI_IN_PLACE, MPI_SUM): wrong result"
-                           : "MPI_Reduce(MPI_SUM): wrong result", rc);
+    check(!bad, in_place ? "MPI_Reduce(MPI_IN_PLACE, MPI_SUM): wrong result"
+                         : "MPI_Reduce(MPI_SUM): wrong result", rc);
     free(s);
     free(r);
 }
@@ -174,7 +184,7 @@ static void check_reduce_noncommutative(int root)
     }
     mat_of(rank, s);
     rc = MPI_Reduce(s, r, 1, mat, op, root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Reduce(non-commutative op) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Reduce(non-commutative op) returned an error", rc);
     for (int q = size - 1; q >= 0; q--) {   /* want = m0 x m1 x ... x m_{size-1} */
         unsigned m[4];
         int one = 1;
@@ -182,8 +192,8 @@ static void check_reduce_noncommutative(int root)
         matmul(m, want, &one, &mat);
     }
     if (rank == root && memcmp(r, want, sizeof r) != 0) bad = 1;
-    if (bad) fail("MPI_Reduce(non-commutative op): wrong result", rc);
-    if (MPI_Op_free(&op) != MPI_SUCCESS || MPI_Type_free(&mat) != MPI_SUCCESS) fail("MPI_Op_free / MPI_Type_free", 0);
+    check(!bad, "MPI_Reduce(non-commutative op): wrong result", rc);
+    check(MPI_Op_free(&op) == MPI_SUCCESS && MPI_Type_free(&mat) == MPI_SUCCESS, "MPI_Op_free / MPI_Type_free", 0);
 }
 
 static void check_reduce_max_double(int root)
@@ -195,7 +205,7 @@ static void check_reduce_max_double(int root)
         r[i] = -1.0;
     }
     rc = MPI_Reduce(s, r, N_SMALL, MPI_DOUBLE, MPI_MAX, root, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Reduce(MPI_DOUBLE, MPI_MAX) returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Reduce(MPI_DOUBLE, MPI_MAX) returned an error", rc);
     if (rank == root)
         for (int i = 0; i < N_SMALL; i++) {
             double m = -1.0;
@@ -203,7 +213,7 @@ static void check_reduce_max_double(int root)
                 if ((double)((q * 7 + i * 3) % (size + 2)) > m) m = (double)((q * 7 + i * 3) % (size + 2));
             if (r[i] != m) bad = 1;
         }
-    if (bad) fail("MPI_Reduce(MPI_DOUBLE, MPI_MAX): wrong result", rc);
+    check(!bad, "MPI_Reduce(MPI_DOUBLE, MPI_MAX): wrong result", rc);
 }
 
 /* Input element j (of size * n) on rank q: q + j % 5; block `rank` of the sum. */
@@ -217,12 +227,12 @@ static void check_reduce_scatter_block(int n, int in_place)
     else for (int i = 0; i < n; i++) r[i] = -1;
     rc = MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (const void *)s, r, n, MPI_INT, MPI_SUM,
                                   MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail(in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE) returned an error"
-                                         : "MPI_Reduce_scatter_block returned an error", rc);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Reduce_scatter_block returned an error", rc);
     for (int i = 0; i < n; i++)
         if (r[i] != sum_of(rank * n + i)) bad = 1;
-    if (bad) fail(in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE): wrong result"
-                           : "MPI_Reduce_scatter_block: wrong result", rc);
+    check(!bad, in_place ? "MPI_Reduce_scatter_block(MPI_IN_PLACE): wrong result"
+                         : "MPI_Reduce_scatter_block: wrong result", rc);
     free(s);
     free(r);
 }
@@ -232,10 +242,10 @@ static void check_allgather(void)
     int v = ival(rank, 0), *r = ints((size_t)size), rc, bad = 0;
     if (!r) return;
     rc = MPI_Allgather(&v, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) fail("MPI_Allgather returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Allgather returned an error", rc);
     for (int q = 0; q < size; q++)
         if (r[q] != ival(q, 0)) bad = 1;
-    if (bad) fail("MPI_Allgather: wrong result", rc);
+    check(!bad, "MPI_Allgather: wrong result", rc);
     free(r);
 }
 
@@ -250,28 +260,48 @@ static void check_subcomm(void)
     if (rc != MPI_SUCCESS) { fail("MPI_Comm_split", rc); return; }
     if (MPI_Comm_rank(sub, &srank) != MPI_SUCCESS || MPI_Comm_size(sub, &ssize) != MPI_SUCCESS) {
         fail("MPI_Comm_rank/size of the sub-communicator", 0);
-        if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+        check(MPI_Comm_free(&sub) == MPI_SUCCESS, "MPI_Comm_free", 0);
         return;
     }
     v[0] = v[1] = srank == 0 ? rank : -1;
     rc = MPI_Bcast(v, 2, MPI_INT, 0, sub);
-    if (rc != MPI_SUCCESS) fail("MPI_Bcast on a sub-communicator returned an error", rc);
-    if (v[0] != top || v[1] != top) fail("MPI_Bcast on a sub-communicator: wrong result", rc);
+    check(rc == MPI_SUCCESS, "MPI_Bcast on a sub-communicator returned an error", rc);
+    check(v[0] == top && v[1] == top, "MPI_Bcast on a sub-communicator: wrong result", rc);
     v[0] = rank;
     v[1] = 1;
     rc = MPI_Reduce(v, sum, 2, MPI_INT, MPI_SUM, ssize - 1, sub);
-    if (rc != MPI_SUCCESS) fail("MPI_Reduce on a sub-communicator returned an error", rc);
+    check(rc == MPI_SUCCESS, "MPI_Reduce on a sub-communicator returned an error", rc);
     if (srank == ssize - 1) {
         int want = 0;
         for (int q = rank % 2; q < size; q += 2) want += q;
-        if (sum[0] != want || sum[1] != ssize) fail("MPI_Reduce on a sub-communicator: wrong result", rc);
+        check(sum[0] == want && sum[1] == ssize, "MPI_Reduce on a sub-communicator: wrong result", rc);
     }
-    if (MPI_Comm_free(&sub) != MPI_SUCCESS) fail("MPI_Comm_free", 0);
+    check(MPI_Comm_free(&sub) == MPI_SUCCESS, "MPI_Comm_free", 0);
+}
+
+/* Sums every rank's counts; rank 0 prints "OK" when nothing failed (the
+ * interposer check looks for it) and the closing "N passed, M failed". */
+static int finish(void)
+{
+    long mine[2] = { tc_test_counts_global.passed, tc_test_counts_global.failed }, all[2] = { 0, 1 };
+    tc_test_counts total = { 0, 0, 0, 0, 0 };
+    int status = 1;
+    if (MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fprintf(stderr, "FAIL rank %d: MPI_Allreduce\n", rank);
+    total.passed = all[0];
+    total.failed = all[1];
+    if (rank == 0) {
+        if (!all[1]) printf("OK\n");
+        status = tc_test_summary_of(&total);
+    }
+    if (MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) status = 1;
+    fflush(stdout);
+    if (MPI_Finalize() != MPI_SUCCESS) return 1;
+    return status;
 }
 
 int main(int argc, char **argv)
 {
-    int all = 0;
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "FAIL: MPI_Init\n");
         return 1;
@@ -300,15 +330,5 @@ int main(int argc, char **argv)
     check_reduce_scatter_block(N_BIG, 1);
     check_allgather();
     check_subcomm();
-    if (MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
-        fprintf(stderr, "FAIL rank %d: MPI_Allreduce\n", rank);
-        all = 1;
-    }
-    if (rank == 0) {
-        if (all) printf("FAIL (%d failures)\n", all);
-        else printf("OK\n");
-    }
-    fflush(stdout);
-    if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return all ? 1 : 0;
+    return finish();
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "topocoll.h"
+#include "../common/harness.h"
 
 #define COUNT 4             /* ints per rank in the valid calls */
 #define MAXCLS 3
@@ -30,7 +31,7 @@
 #define PRINTF_LIKE(a, b)
 #endif
 
-static int wrank, wsize, npassed, nfailed;
+static int wrank, wsize;
 
 static const char *class_name(int cls)
 {
@@ -47,29 +48,23 @@ static const char *class_name(int cls)
     }
 }
 
-/* Counts one check, agreed over MPI_COMM_WORLD; prints it on rank 0 when it
- * failed anywhere. */
+/* Counts one check, agreed over MPI_COMM_WORLD (so every rank counts the
+ * same); rank 0 prints it when it failed anywhere. */
 static PRINTF_LIKE(2, 3) void record(int ok, const char *fmt, ...)
 {
     int all = 0;
+    char msg[512];
+    va_list ap;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
         fprintf(stderr, "rank %d: PMPI_Allreduce failed\n", wrank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (all) {
-        npassed++;
-        return;
-    }
-    nfailed++;
-    if (wrank == 0) {
-        va_list ap;
-        printf("FAIL np=%d ", wsize);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        printf("\n");
-        fflush(stdout);
-    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (wrank == 0) CHECK(all, "np=%d %s", wsize, msg);
+    else if (all) tc_test_counts_global.passed++;
+    else tc_test_counts_global.failed++;
 }
 
 /* rc must be an error whose class is one of cls[0..ncls). */
@@ -189,19 +184,130 @@ static void ignored_arguments(const char *name, int *send, int *recv)
            "returned %d%s", entry, rc, rc == MPI_SUCCESS ? ", wrong result" : "");
 }
 
-int main(int argc, char **argv)
+static const int arg_cls[] = { MPI_ERR_ARG };
+static const int comm_cls[] = { MPI_ERR_COMM };
+
+/* Unknown algorithm names (and, in env_mode, the unknown name in the
+ * environment). */
+static void unknown_names(int *send, int *recv, int env_mode)
 {
-    static const int arg_cls[] = { MPI_ERR_ARG };
-    static const int comm_cls[] = { MPI_ERR_COMM };
+    int rc;
+    fill(send, recv);
+    expect_error(topocoll_allgather_algorithm("nosuch", send, COUNT, MPI_INT, recv, COUNT,
+                                              MPI_INT, MPI_COMM_WORLD),
+                 arg_cls, 1, "topocoll_allgather_algorithm", "unknown algorithm \"nosuch\"");
+    expect_error(topocoll_allgather_algorithm(NULL, send, COUNT, MPI_INT, recv, COUNT,
+                                              MPI_INT, MPI_COMM_WORLD),
+                 arg_cls, 1, "topocoll_allgather_algorithm", "NULL algorithm name");
+    expect_error(topocoll_allgather_algorithm("", send, COUNT, MPI_INT, recv, COUNT,
+                                              MPI_INT, MPI_COMM_WORLD),
+                 arg_cls, 1, "topocoll_allgather_algorithm", "empty algorithm name");
+    rc = topocoll_allgather_applicable("nosuch", COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, NULL);
+    record(rc < 0, "topocoll_allgather_applicable(\"nosuch\") returned %d, expected < 0", rc);
+    record(topocoll_algorithm_index(TOPOCOLL_ALLGATHER, "nosuch") == -1,
+           "topocoll_algorithm_index(\"nosuch\") is not -1");
+    if (env_mode) {
+        fill(send, recv);
+        expect_error(topocoll_allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
+                     arg_cls, 1, "topocoll_allgather", "unknown algorithm in TOPOCOLL_ALLGATHER");
+    }
+}
+
+/* Invalid and ignored arguments through every algorithm that would serve the
+ * valid version of the call.  Returns the first such algorithm (or NULL). */
+static const char *every_algorithm(int *send, int *recv)
+{
+    const char *fallback = NULL;
+    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
+    record(nalgo >= 1, "topocoll_algorithm_count(TOPOCOLL_ALLGATHER) = %d", nalgo);
+    for (int i = 0; i < nalgo; i++) {
+        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i), *why = NULL;
+        int app;
+        if (!name) {
+            record(0, "topocoll_algorithm_name(TOPOCOLL_ALLGATHER, %d) is NULL", i);
+            continue;
+        }
+        app = topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, &why);
+        if (app != 1) {
+            if (wrank == 0)
+                printf("%s declines the valid call at np=%d (%s): not checked\n", name, wsize,
+                       why ? why : "no reason");
+            record(app == 0, "topocoll_allgather_applicable(\"%s\") returned %d", name, app);
+            continue;
+        }
+        if (!fallback) fallback = name;
+        bad_arguments(name, send, recv, 0);
+        ignored_arguments(name, send, recv);
+    }
+    return fallback;
+}
+
+/* Malformed topology specs, then a good one. */
+static void topology_specs(void)
+{
     static const char *const bad_specs[] = {
         "", "x", "0x2", "2x0", "2xx2", "2x*x2", "*", "2x2x2x2", "1,0,1", "3,,1", "2x*/nosuch",
         "2x*/block:3", "2x*/random:", "2x*/", "2x* trailing", "-1", "99999999999999999999",
         "1+*", "2x2,1",
     };
-    const char *env = getenv("TOPOCOLL_ALLGATHER");
-    int env_mode, nalgo, *send, *recv, rc, ok;
-    const char *fallback = NULL;
     char spec[64];
+    int rc;
+    for (size_t i = 0; i < sizeof bad_specs / sizeof bad_specs[0]; i++) {
+        char what[96];
+        snprintf(what, sizeof what, "invalid spec \"%s\"", bad_specs[i]);
+        expect_error(topocoll_set_topology(MPI_COMM_WORLD, bad_specs[i]), arg_cls, 1,
+                     "topocoll_set_topology", what);
+    }
+    snprintf(spec, sizeof spec, "%d,1", wsize);     /* one rank too many */
+    expect_error(topocoll_set_topology(MPI_COMM_WORLD, spec), arg_cls, 1,
+                 "topocoll_set_topology", "node list with one rank too many");
+    snprintf(spec, sizeof spec, "%dx1", wsize + 1);
+    expect_error(topocoll_set_topology(MPI_COMM_WORLD, spec), arg_cls, 1,
+                 "topocoll_set_topology", "NxC with one rank too many");
+    expect_error(topocoll_set_topology(MPI_COMM_NULL, "1"), comm_cls, 1,
+                 "topocoll_set_topology", "MPI_COMM_NULL");
+    rc = topocoll_set_topology(MPI_COMM_WORLD, "2x*/cyclic");
+    record(rc == MPI_SUCCESS, "topocoll_set_topology(\"2x*/cyclic\") after the bad specs returned %d", rc);
+}
+
+/* After all of it a valid call must still give the right result (in
+ * env_mode through the fallback algorithm, forced by name). */
+static void still_works(int *send, int *recv, int env_mode, const char *fallback)
+{
+    int rc, ok;
+    fill(send, recv);
+    if (!env_mode) {
+        rc = topocoll_allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD);
+        ok = rc == MPI_SUCCESS && result_ok(recv);
+        record(ok, "topocoll_allgather after the bad calls: returned %d%s", rc,
+               rc == MPI_SUCCESS ? ", wrong result" : "");
+        return;
+    }
+    rc = fallback ? topocoll_allgather_algorithm(fallback, send, COUNT, MPI_INT, recv, COUNT,
+                                                 MPI_INT, MPI_COMM_WORLD)
+                  : MPI_ERR_OTHER;
+    ok = rc == MPI_SUCCESS && result_ok(recv);
+    record(ok, "topocoll_allgather_algorithm(\"%s\") after the bad calls: returned %d%s",
+           fallback ? fallback : "(none applicable)", rc, rc == MPI_SUCCESS ? ", wrong result" : "");
+}
+
+/* Last: MPI_IN_PLACE as recvbuf, through every entry point. */
+static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
+{
+    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
+    if (!env_mode) bad_arguments(NULL, send, recv, 1);
+    for (int i = 0; i < nalgo; i++) {
+        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
+        if (name && topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT,
+                                                  MPI_COMM_WORLD, NULL) == 1)
+            bad_arguments(name, send, recv, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("TOPOCOLL_ALLGATHER"), *fallback;
+    int env_mode, *send, *recv, status = 0;
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "MPI_Init failed\n");
@@ -228,106 +334,22 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
-    /* Unknown names. */
-    fill(send, recv);
-    expect_error(topocoll_allgather_algorithm("nosuch", send, COUNT, MPI_INT, recv, COUNT,
-                                              MPI_INT, MPI_COMM_WORLD),
-                 arg_cls, 1, "topocoll_allgather_algorithm", "unknown algorithm \"nosuch\"");
-    expect_error(topocoll_allgather_algorithm(NULL, send, COUNT, MPI_INT, recv, COUNT,
-                                              MPI_INT, MPI_COMM_WORLD),
-                 arg_cls, 1, "topocoll_allgather_algorithm", "NULL algorithm name");
-    expect_error(topocoll_allgather_algorithm("", send, COUNT, MPI_INT, recv, COUNT,
-                                              MPI_INT, MPI_COMM_WORLD),
-                 arg_cls, 1, "topocoll_allgather_algorithm", "empty algorithm name");
-    rc = topocoll_allgather_applicable("nosuch", COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, NULL);
-    record(rc < 0, "topocoll_allgather_applicable(\"nosuch\") returned %d, expected < 0", rc);
-    record(topocoll_algorithm_index(TOPOCOLL_ALLGATHER, "nosuch") == -1,
-           "topocoll_algorithm_index(\"nosuch\") is not -1");
-
-    if (env_mode) {
-        fill(send, recv);
-        expect_error(topocoll_allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
-                     arg_cls, 1, "topocoll_allgather", "unknown algorithm in TOPOCOLL_ALLGATHER");
-    }
-
-    /* Invalid arguments, through the selected path (not when the environment
-     * forces an unknown name: that error may come first) and every algorithm
-     * that would serve the valid version of the call. */
+    unknown_names(send, recv, env_mode);
+    /* Invalid arguments through the selected path (not when the environment
+     * forces an unknown name: that error may come first). */
     if (!env_mode) {
         bad_arguments(NULL, send, recv, 0);
         ignored_arguments(NULL, send, recv);
     }
-    nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
-    record(nalgo >= 1, "topocoll_algorithm_count(TOPOCOLL_ALLGATHER) = %d", nalgo);
-    for (int i = 0; i < nalgo; i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i), *why = NULL;
-        int app;
-        if (!name) {
-            record(0, "topocoll_algorithm_name(TOPOCOLL_ALLGATHER, %d) is NULL", i);
-            continue;
-        }
-        app = topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, &why);
-        if (app != 1) {
-            if (wrank == 0)
-                printf("%s declines the valid call at np=%d (%s): not checked\n", name, wsize,
-                       why ? why : "no reason");
-            record(app == 0, "topocoll_allgather_applicable(\"%s\") returned %d", name, app);
-            continue;
-        }
-        if (!fallback) fallback = name;
-        bad_arguments(name, send, recv, 0);
-        ignored_arguments(name, send, recv);
-    }
+    fallback = every_algorithm(send, recv);
+    topology_specs();
+    still_works(send, recv, env_mode, fallback);
+    in_place_recv_everywhere(send, recv, env_mode);
 
-    /* Topology specs. */
-    for (size_t i = 0; i < sizeof bad_specs / sizeof bad_specs[0]; i++) {
-        char what[96];
-        snprintf(what, sizeof what, "invalid spec \"%s\"", bad_specs[i]);
-        expect_error(topocoll_set_topology(MPI_COMM_WORLD, bad_specs[i]), arg_cls, 1,
-                     "topocoll_set_topology", what);
-    }
-    snprintf(spec, sizeof spec, "%d,1", wsize);     /* one rank too many */
-    expect_error(topocoll_set_topology(MPI_COMM_WORLD, spec), arg_cls, 1,
-                 "topocoll_set_topology", "node list with one rank too many");
-    snprintf(spec, sizeof spec, "%dx1", wsize + 1);
-    expect_error(topocoll_set_topology(MPI_COMM_WORLD, spec), arg_cls, 1,
-                 "topocoll_set_topology", "NxC with one rank too many");
-    expect_error(topocoll_set_topology(MPI_COMM_NULL, "1"), comm_cls, 1,
-                 "topocoll_set_topology", "MPI_COMM_NULL");
-    rc = topocoll_set_topology(MPI_COMM_WORLD, "2x*/cyclic");
-    record(rc == MPI_SUCCESS, "topocoll_set_topology(\"2x*/cyclic\") after the bad specs returned %d", rc);
-
-    /* Still works. */
-    fill(send, recv);
-    if (!env_mode) {
-        rc = topocoll_allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD);
-        ok = rc == MPI_SUCCESS && result_ok(recv);
-        record(ok, "topocoll_allgather after the bad calls: returned %d%s", rc,
-               rc == MPI_SUCCESS ? ", wrong result" : "");
-    } else {
-        rc = fallback ? topocoll_allgather_algorithm(fallback, send, COUNT, MPI_INT, recv, COUNT,
-                                                     MPI_INT, MPI_COMM_WORLD)
-                      : MPI_ERR_OTHER;
-        ok = rc == MPI_SUCCESS && result_ok(recv);
-        record(ok, "topocoll_allgather_algorithm(\"%s\") after the bad calls: returned %d%s",
-               fallback ? fallback : "(none applicable)", rc, rc == MPI_SUCCESS ? ", wrong result" : "");
-    }
-
-    /* Last: MPI_IN_PLACE as recvbuf, through every entry point. */
-    if (!env_mode) bad_arguments(NULL, send, recv, 1);
-    for (int i = 0; i < nalgo; i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
-        if (name && topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT,
-                                                  MPI_COMM_WORLD, NULL) == 1)
-            bad_arguments(name, send, recv, 1);
-    }
-
-    if (wrank == 0) {
-        printf("%d passed, %d failed\n", npassed, nfailed);
-        fflush(stdout);
-    }
+    if (wrank == 0) status = tc_test_summary();
+    else status = tc_test_counts_global.failed || tc_test_counts_global.passed == 0;
     free(send);
     free(recv);
     if (MPI_Finalize() != MPI_SUCCESS) return 1;
-    return nfailed ? 1 : 0;
+    return status;
 }

@@ -6,35 +6,14 @@
  * No MPI.  Ends with "N passed, M failed".
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
 
-static int passed, failed;
+#include "../common/harness.h"
 
-static void ok(int cond, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void ok(int cond, const char *fmt, ...)
-{
-    if (cond) {
-        passed++;
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failed++;
-}
 
 /* ---- fixtures: schedules written for the tests ------------------------------------ */
 
@@ -119,7 +98,7 @@ static int run(sim_case *c, const char *spec, const char *map, const tc_algo *al
     c->net = tc_net_parse(spec, err, sizeof err);
     if (c->net) c->pl = tc_sim_place_new(c->net, 0, map, TC_SIM_LEVELS_NODE, err, sizeof err);
     if (!c->net || !c->pl || tc_sim_proto(&a, TOPOCOLL_ALLGATHER, c->pl->p, bytes, 1, 0, err, sizeof err)) {
-        ok(0, "set-up of %s: %s", spec, err);
+        CHECK(0, "set-up of %s: %s", spec, err);
         return -1;
     }
     tc_sim_params_default(&c->prm);
@@ -127,7 +106,7 @@ static int run(sim_case *c, const char *spec, const char *map, const tc_algo *al
     c->prm.gamma = 0;
     c->prm.keep_links = c->prm.keep_steps = c->prm.check = 1;
     tc_sim_run(al, &a, c->net, c->pl, &c->prm, &c->res);
-    if (c->res.status != TC_SIM_OK) ok(0, "%s on %s: %s", al->name, spec, c->res.msg);
+    if (c->res.status != TC_SIM_OK) CHECK(0, "%s on %s: %s", al->name, spec, c->res.msg);
     return c->res.status == TC_SIM_OK ? 0 : -1;
 }
 
@@ -153,27 +132,27 @@ static void expect_loads(const sim_case *c, const char *what, const char *const 
     long long listed = 0, all = 0;
     for (int i = 0; i < n; i++) {
         long long v = load_of(c, names[i]);
-        ok(v == loads[i], "%s: %s carries %lld, expected %lld", what, names[i], v, loads[i]);
+        CHECK(v == loads[i], "%s: %s carries %lld, expected %lld", what, names[i], v, loads[i]);
         listed += loads[i];
     }
     for (int l = 0; l < c->net->nlinks; l++) all += (long long)c->res.link_load[l];
-    ok(all == listed, "%s: %lld bytes on links, %lld on the listed ones", what, all, listed);
+    CHECK(all == listed, "%s: %lld bytes on links, %lld on the listed ones", what, all, listed);
 }
 
 static void expect_tier(const sim_case *c, const char *what, int t, long long used, long long mn, long long mx,
                         long long tot)
 {
     const tc_sim_tier *s = &c->res.tier[t];
-    ok(s->used == used && (long long)s->min == mn && (long long)s->max == mx && (long long)s->total == tot,
-       "%s tier %s: used %lld min %llu max %llu total %llu, expected %lld %lld %lld %lld", what,
-       c->net->tier[t].name, (long long)s->used, (unsigned long long)s->min, (unsigned long long)s->max,
-       (unsigned long long)s->total, used, mn, mx, tot);
+    CHECK(s->used == used && (long long)s->min == mn && (long long)s->max == mx && (long long)s->total == tot,
+          "%s tier %s: used %lld min %llu max %llu total %llu, expected %lld %lld %lld %lld", what,
+          c->net->tier[t].name, (long long)s->used, (unsigned long long)s->min, (unsigned long long)s->max,
+          (unsigned long long)s->total, used, mn, mx, tot);
 }
 
 static const tc_algo *catalog(const char *name)
 {
     const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLGATHER, name);
-    if (!al) ok(0, "allgather '%s' is in the catalog", name);
+    if (!al) CHECK(0, "allgather '%s' is in the catalog", name);
     return al;
 }
 
@@ -198,21 +177,21 @@ static void test_twotier_2x2x1(void)
         expect_loads(&c, "2x2x1 linear", names, linear, 6);
         expect_tier(&c, "2x2x1 linear", 0, 4, 3, 3, 12);
         expect_tier(&c, "2x2x1 linear", 1, 2, 4, 4, 8);
-        ok(c.res.routed == 20 && c.res.messages == 12 && c.res.intra_bytes == 0 && c.res.rounds == 1,
-           "2x2x1 linear: 20 routed bytes, 12 messages, 1 step");
-        ok(c.res.t_load == 4 && c.res.t_steps == 4, "2x2x1 linear: both estimates 4 s at 1 B/s (got %g, %g)",
-           c.res.t_load, c.res.t_steps);
+        CHECK(c.res.routed == 20 && c.res.messages == 12 && c.res.intra_bytes == 0 && c.res.rounds == 1,
+              "2x2x1 linear: 20 routed bytes, 12 messages, 1 step");
+        CHECK(c.res.t_load == 4 && c.res.t_steps == 4, "2x2x1 linear: both estimates 4 s at 1 B/s (got %g, %g)",
+              c.res.t_load, c.res.t_steps);
     }
     done(&c);
     /* ring: flows n0->n1, n1->n2, n2->n3, n3->n0 in each of 3 steps, 1 byte */
     if (run(&c, "twotier:2x2x1", NULL, catalog("ring"), 1) == 0) {
         expect_loads(&c, "2x2x1 ring", names, ring, 6);
-        ok(c.res.rounds == 3 && c.res.nsteps == 3, "2x2x1 ring: 3 steps");
+        CHECK(c.res.rounds == 3 && c.res.nsteps == 3, "2x2x1 ring: 3 steps");
         for (int s = 0; s < c.res.nsteps; s++)
-            ok(c.res.steps[s].max[0] == 1 && c.res.steps[s].max[1] == 1 && c.res.steps[s].messages == 4 &&
-               c.res.steps[s].bytes == 4, "2x2x1 ring step %d: 4 messages, busiest L1 and L2 links 1 byte", s);
-        ok(c.res.t_load == 3 && c.res.t_steps == 3, "2x2x1 ring: total-load 3 s, step-by-step 3 s (got %g, %g)",
-           c.res.t_load, c.res.t_steps);
+            CHECK(c.res.steps[s].max[0] == 1 && c.res.steps[s].max[1] == 1 && c.res.steps[s].messages == 4 &&
+                  c.res.steps[s].bytes == 4, "2x2x1 ring step %d: 4 messages, busiest L1 and L2 links 1 byte", s);
+        CHECK(c.res.t_load == 3 && c.res.t_steps == 3, "2x2x1 ring: total-load 3 s, step-by-step 3 s (got %g, %g)",
+              c.res.t_load, c.res.t_steps);
     }
     done(&c);
 }
@@ -230,8 +209,8 @@ static void test_twotier_3x2x2_linear(void)
     if (run(&c, "twotier:3x2x2", NULL, catalog("linear"), 8) == 0) {
         expect_tier(&c, "3x2x2 linear", 0, 6, 160, 160, 960);
         expect_tier(&c, "3x2x2 linear", 1, 6, 128, 128, 768);
-        ok(c.res.intra_bytes == 96 && c.res.bytes == 12 * 11 * 8, "3x2x2 linear: 96 bytes inside nodes of %llu",
-           (unsigned long long)c.res.bytes);
+        CHECK(c.res.intra_bytes == 96 && c.res.bytes == 12 * 11 * 8, "3x2x2 linear: 96 bytes inside nodes of %llu",
+              (unsigned long long)c.res.bytes);
     }
     done(&c);
 }
@@ -251,9 +230,9 @@ static void test_twotier_scatter(void)
         expect_loads(&c, "3x2x2 scatter", names, loads, 5);
         expect_tier(&c, "3x2x2 scatter", 0, 3, 2, 6, 10);
         expect_tier(&c, "3x2x2 scatter", 1, 2, 4, 4, 8);
-        ok(c.res.intra_bytes == 1 && c.res.routed == 18 && c.res.flows == 5,
-           "3x2x2 scatter: 1 byte inside n0, 18 routed, 5 flows (got %llu, %llu, %lld)",
-           (unsigned long long)c.res.intra_bytes, (unsigned long long)c.res.routed, (long long)c.res.flows);
+        CHECK(c.res.intra_bytes == 1 && c.res.routed == 18 && c.res.flows == 5,
+              "3x2x2 scatter: 1 byte inside n0, 18 routed, 5 flows (got %llu, %llu, %lld)",
+              (unsigned long long)c.res.intra_bytes, (unsigned long long)c.res.routed, (long long)c.res.flows);
     }
     done(&c);
 }
@@ -280,8 +259,8 @@ static void test_dragonfly_scatter(void)
         expect_tier(&c, "dragonfly scatter", 0, 6, 1, 5, 10);
         expect_tier(&c, "dragonfly scatter", 1, 3, 1, 3, 5);
         expect_tier(&c, "dragonfly scatter", 2, 2, 2, 2, 4);
-        ok(c.res.routed == 19 && c.res.t_load == 5 && c.res.t_load_tier == 0,
-           "dragonfly scatter: 19 routed bytes, bound by the injection link (5 s)");
+        CHECK(c.res.routed == 19 && c.res.t_load == 5 && c.res.t_load_tier == 0,
+              "dragonfly scatter: 19 routed bytes, bound by the injection link (5 s)");
     }
     done(&c);
 }
@@ -304,7 +283,7 @@ static void test_indirect_scatter(void)
     if (run(&c, "switch:nodes=4,c=2", NULL, &fx_scatter, 5) == 0) {
         /* rank 1 shares node 0; 10 bytes to each of nodes 1..3 */
         expect_tier(&c, "switch scatter", 0, 4, 10, 30, 60);
-        ok(c.res.intra_bytes == 5, "switch scatter: 5 bytes inside node 0");
+        CHECK(c.res.intra_bytes == 5, "switch scatter: 5 bytes inside node 0");
     }
     done(&c);
 }
@@ -322,7 +301,7 @@ static void test_reduce_gamma(void)
     c.net = tc_net_parse("twotier:2x2x1", err, sizeof err);
     c.pl = c.net ? tc_sim_place_new(c.net, 0, NULL, TC_SIM_LEVELS_NODE, err, sizeof err) : NULL;
     if (!c.pl || tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 4, 4, 1, 0, err, sizeof err)) {
-        ok(0, "reduce set-up: %s", err);
+        CHECK(0, "reduce set-up: %s", err);
         done(&c);
         return;
     }
@@ -330,15 +309,15 @@ static void test_reduce_gamma(void)
     c.prm.bw[0] = c.prm.bw[1] = 1;
     c.prm.gamma = 1;
     c.prm.keep_steps = c.prm.check = c.prm.keep_links = 1;
-    ok(tc_sim_run(&fx_reduce, &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_OK, "reduce runs: %s", c.res.msg);
-    ok(load_of(&c, "L1 s0.n1->s0.n0") == 12 && load_of(&c, "L2 s1.n0->s0.n1") == 8 &&
-       load_of(&c, "L1 s1.n1->s1.n0") == 4, "reduce: loads 12 / 8 / 4");
-    ok(c.res.reduced_max == 12 && c.res.reduced_rank == 0 && c.res.reduced_total == 12,
-       "reduce: rank 0 reduces 12 bytes");
-    ok(c.res.t_load == 24 && c.res.t_steps == 24, "reduce: estimates 24 s and 24 s (got %g, %g)", c.res.t_load,
-       c.res.t_steps);
-    ok(c.res.nsteps == 2 && c.res.steps[1].reduced == 12 && c.res.steps[0].max[0] == 12 &&
-       c.res.steps[1].max[0] == 0, "reduce: step 0 moves 12 bytes on L1, step 1 reduces 12");
+    CHECK(tc_sim_run(&fx_reduce, &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_OK, "reduce runs: %s", c.res.msg);
+    CHECK(load_of(&c, "L1 s0.n1->s0.n0") == 12 && load_of(&c, "L2 s1.n0->s0.n1") == 8 &&
+          load_of(&c, "L1 s1.n1->s1.n0") == 4, "reduce: loads 12 / 8 / 4");
+    CHECK(c.res.reduced_max == 12 && c.res.reduced_rank == 0 && c.res.reduced_total == 12,
+          "reduce: rank 0 reduces 12 bytes");
+    CHECK(c.res.t_load == 24 && c.res.t_steps == 24, "reduce: estimates 24 s and 24 s (got %g, %g)", c.res.t_load,
+          c.res.t_steps);
+    CHECK(c.res.nsteps == 2 && c.res.steps[1].reduced == 12 && c.res.steps[0].max[0] == 12 &&
+          c.res.steps[1].max[0] == 0, "reduce: step 0 moves 12 bytes on L1, step 1 reduces 12");
     done(&c);
 }
 
@@ -360,14 +339,14 @@ static void test_windows(void)
     many.prm = one.prm;
     many.prm.step_mem = 200;  /* a few steps of 32 bytes x used links at a time */
     tc_sim_run(catalog("ring"), &a, many.net, many.pl, &many.prm, &many.res);
-    ok(many.res.status == TC_SIM_OK, "windows: runs (%s)", many.res.msg);
-    ok(many.res.step_passes > 2 && one.res.step_passes == 1, "windows: %d passes instead of 1",
-       many.res.step_passes);
-    ok(many.res.t_steps == one.res.t_steps && many.res.t_load == one.res.t_load,
-       "windows: same estimates (%g vs %g)", many.res.t_steps, one.res.t_steps);
+    CHECK(many.res.status == TC_SIM_OK, "windows: runs (%s)", many.res.msg);
+    CHECK(many.res.step_passes > 2 && one.res.step_passes == 1, "windows: %d passes instead of 1",
+          many.res.step_passes);
+    CHECK(many.res.t_steps == one.res.t_steps && many.res.t_load == one.res.t_load,
+          "windows: same estimates (%g vs %g)", many.res.t_steps, one.res.t_steps);
     int same = many.res.nsteps == one.res.nsteps;
     for (int s = 0; same && s < one.res.nsteps; s++) same = !memcmp(&one.res.steps[s], &many.res.steps[s], sizeof(tc_sim_step));
-    ok(same, "windows: identical step tables (%d steps)", one.res.nsteps);
+    CHECK(same, "windows: identical step tables (%d steps)", one.res.nsteps);
     done(&one);
     done(&many);
 }
@@ -414,22 +393,22 @@ static void compare_variants(int i, const tc_algo *al, const tc_args *a, const t
     tc_sim_result tot, chunk;
     prm.steps = 0;
     tc_sim_run(al, a, net, pl, &prm, &tot);
-    ok(tot.status == TC_SIM_OK && tot.link_load &&
-       !memcmp(tot.link_load, res->link_load, (size_t)net->nlinks * sizeof *tot.link_load) &&
-       same_tiers(&tot, res) && tot.t_load == res->t_load && tot.t_steps < 0 && tot.flows <= res->flows &&
-       tot.bytes == res->bytes && tot.reduced_max == res->reduced_max,
-       "random case %d: total-only run has the same loads (%s)", i, tot.msg);
+    CHECK(tot.status == TC_SIM_OK && tot.link_load &&
+          !memcmp(tot.link_load, res->link_load, (size_t)net->nlinks * sizeof *tot.link_load) &&
+          same_tiers(&tot, res) && tot.t_load == res->t_load && tot.t_steps < 0 && tot.flows <= res->flows &&
+          tot.bytes == res->bytes && tot.reduced_max == res->reduced_max,
+          "random case %d: total-only run has the same loads (%s)", i, tot.msg);
     prm.steps = 1;
     prm.check = 0;
     prm.chunk_ops = 2;
     tc_sim_run(al, a, net, pl, &prm, &chunk);
-    ok(chunk.status == TC_SIM_OK && chunk.link_load &&
-       !memcmp(chunk.link_load, res->link_load, (size_t)net->nlinks * sizeof *chunk.link_load) &&
-       same_tiers(&chunk, res) && same_steps(&chunk, res) && chunk.rounds == res->rounds &&
-       chunk.messages == res->messages && chunk.bytes == res->bytes && chunk.flows == res->flows &&
-       chunk.reduced_max == res->reduced_max && chunk.reduced_rank == res->reduced_rank &&
-       chunk.sent_max == res->sent_max,
-       "random case %d: streamed in 2-op chunks without receives: same result (%s)", i, chunk.msg);
+    CHECK(chunk.status == TC_SIM_OK && chunk.link_load &&
+          !memcmp(chunk.link_load, res->link_load, (size_t)net->nlinks * sizeof *chunk.link_load) &&
+          same_tiers(&chunk, res) && same_steps(&chunk, res) && chunk.rounds == res->rounds &&
+          chunk.messages == res->messages && chunk.bytes == res->bytes && chunk.flows == res->flows &&
+          chunk.reduced_max == res->reduced_max && chunk.reduced_rank == res->reduced_rank &&
+          chunk.sent_max == res->sent_max,
+          "random case %d: streamed in 2-op chunks without receives: same result (%s)", i, chunk.msg);
     tc_sim_result_free(&tot);
     tc_sim_result_free(&chunk);
 }
@@ -447,7 +426,7 @@ static void random_case(int i)
     const tc_algo *al = tc_catalog_at(coll, (int)rnd((unsigned)ncat));
     int mapping = (int)rnd(3), levels = (int)rnd(2), esize = 1 << rnd(4);
     if (!net || !al) {
-        ok(0, "random case %d: %s", i, err);
+        CHECK(0, "random case %d: %s", i, err);
         tc_net_free(net);
         return;
     }
@@ -463,7 +442,7 @@ static void random_case(int i)
     memset(&res, 0, sizeof res);
     if (!pl || tc_sim_proto(&a, coll, pl->p, (int64_t)esize * (1 + rnd(3000)), esize, (int)rnd(pl ? (unsigned)pl->p : 1),
                             err, sizeof err)) {
-        ok(0, "random case %d set-up: %s", i, err);
+        CHECK(0, "random case %d set-up: %s", i, err);
     } else {
         tc_sim_params_default(&prm);
         prm.esize = esize;
@@ -471,9 +450,9 @@ static void random_case(int i)
         prm.step_mem = rnd(2) ? (size_t)1 << 20 : 256;
         prm.keep_links = prm.keep_steps = 1;
         tc_sim_status st = tc_sim_run(al, &a, net, pl, &prm, &res);
-        ok(st != TC_SIM_ERROR && (st == TC_SIM_DECLINED || (res.checked && res.check_items > 0)),
-           "random case %d: %s %s on %s map '%s' levels %d: %s", i, tc_coll_name(coll), al->name, spec, map,
-           levels, res.msg);
+        CHECK(st != TC_SIM_ERROR && (st == TC_SIM_DECLINED || (res.checked && res.check_items > 0)),
+              "random case %d: %s %s on %s map '%s' levels %d: %s", i, tc_coll_name(coll), al->name, spec, map,
+              levels, res.msg);
         if (st == TC_SIM_OK) compare_variants(i, al, &a, net, pl, prm, &res);
     }
     tc_sim_result_free(&res);
@@ -495,8 +474,8 @@ static void expect_error(const char *spec, const tc_algo *al, const char *needle
     tc_sim_params_default(&c.prm);
     c.prm.check = 1;
     tc_sim_status st = tc_sim_run(al, &a, c.net, c.pl, &c.prm, &c.res);
-    ok(st == TC_SIM_ERROR && strstr(c.res.msg, needle), "%s must fail with '%s' (got %d: %s)", al->name, needle,
-       (int)st, c.res.msg);
+    CHECK(st == TC_SIM_ERROR && strstr(c.res.msg, needle), "%s must fail with '%s' (got %d: %s)", al->name, needle,
+          (int)st, c.res.msg);
     done(&c);
 }
 
@@ -513,17 +492,17 @@ static void test_failures(void)
     c.pl = tc_sim_place_new(c.net, 0, NULL, TC_SIM_LEVELS_NODE, err, sizeof err);
     tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 3, 8, 1, 0, err, sizeof err);
     tc_sim_params_default(&c.prm);
-    ok(tc_sim_run(catalog("neighbor_exchange"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_DECLINED &&
-       strstr(c.res.msg, "even"), "neighbor_exchange declines 3 ranks: %s", c.res.msg);
-    ok(tc_sim_run(catalog("native"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_DECLINED,
-       "native has no schedule: %s", c.res.msg);
+    CHECK(tc_sim_run(catalog("neighbor_exchange"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_DECLINED &&
+          strstr(c.res.msg, "even"), "neighbor_exchange declines 3 ranks: %s", c.res.msg);
+    CHECK(tc_sim_run(catalog("native"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_DECLINED,
+          "native has no schedule: %s", c.res.msg);
     a.size = 4;
-    ok(tc_sim_run(catalog("ring"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_ERROR,
-       "arguments for another rank count are refused: %s", c.res.msg);
-    ok(tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 3, 10, 4, 0, err, sizeof err) != 0 && strstr(err, "not a multiple"),
-       "10 bytes of 4-byte elements refused: %s", err);
-    ok(tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 3, 8, 1, 3, err, sizeof err) != 0 && strstr(err, "root 3"),
-       "root 3 of 3 ranks refused: %s", err);
+    CHECK(tc_sim_run(catalog("ring"), &a, c.net, c.pl, &c.prm, &c.res) == TC_SIM_ERROR,
+          "arguments for another rank count are refused: %s", c.res.msg);
+    CHECK(tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 3, 10, 4, 0, err, sizeof err) != 0 && strstr(err, "not a multiple"),
+          "10 bytes of 4-byte elements refused: %s", err);
+    CHECK(tc_sim_proto(&a, TOPOCOLL_ALLGATHER, 3, 8, 1, 3, err, sizeof err) != 0 && strstr(err, "root 3"),
+          "root 3 of 3 ranks refused: %s", err);
     done(&c);
 }
 
@@ -535,45 +514,45 @@ static void test_placement(void)
     /* ring on 2x2x2 (8 ranks, 2 per node): in-order, r -> r+1 stays inside the
      * node for even r: 4 of 8 messages per step, 7 steps of 1 byte */
     if (run(&c, "twotier:2x2x2", NULL, catalog("ring"), 1) == 0)
-        ok(c.res.intra_bytes == 28, "ring in-order: 28 bytes inside nodes (got %llu)",
-           (unsigned long long)c.res.intra_bytes);
+        CHECK(c.res.intra_bytes == 28, "ring in-order: 28 bytes inside nodes (got %llu)",
+              (unsigned long long)c.res.intra_bytes);
     done(&c);
     if (run(&c, "twotier:2x2x2", "4x2/cyclic", catalog("ring"), 1) == 0)
-        ok(c.res.intra_bytes == 0 && c.pl->node_of[5] == 1, "ring cyclic: nothing inside nodes, rank 5 on node 1");
+        CHECK(c.res.intra_bytes == 0 && c.pl->node_of[5] == 1, "ring cyclic: nothing inside nodes, rank 5 on node 1");
     done(&c);
     char err[512];
     tc_net *n = tc_net_parse("twotier:2x2x2", err, sizeof err);
     tc_sim_place *pl = tc_sim_place_new(n, 0, "8x1", TC_SIM_LEVELS_NODE, err, sizeof err);
-    ok(!pl && strstr(err, "map '8x1': 8 nodes but the network has 4"), "too many nodes: %s", err);
+    CHECK(!pl && strstr(err, "map '8x1': 8 nodes but the network has 4"), "too many nodes: %s", err);
     pl = tc_sim_place_new(n, 0, "2x4", TC_SIM_LEVELS_NODE, err, sizeof err);
-    ok(!pl && strstr(err, "node 0 holds 4 ranks but network nodes have 2 cores"), "too many ranks per node: %s", err);
+    CHECK(!pl && strstr(err, "node 0 holds 4 ranks but network nodes have 2 cores"), "too many ranks per node: %s", err);
     pl = tc_sim_place_new(n, 0, "2x2x2x2", TC_SIM_LEVELS_NODE, err, sizeof err);
-    ok(!pl && strstr(err, "topology spec '2x2x2x2'"), "bad map spec: %s", err);
+    CHECK(!pl && strstr(err, "topology spec '2x2x2x2'"), "bad map spec: %s", err);
     pl = tc_sim_place_new(n, 9, NULL, TC_SIM_LEVELS_NODE, err, sizeof err);
-    ok(!pl && strstr(err, "9 ranks do not fit"), "9 ranks on 8 cores: %s", err);
+    CHECK(!pl && strstr(err, "9 ranks do not fit"), "9 ranks on 8 cores: %s", err);
     /* group level: spec node = supernode, spec socket = its network node.
      * 2x2x2/cyclic deals ranks over the 2 supernodes, then over each one's
      * 2 nodes: supernode 0 gets 0 2 4 6 (nodes 0 1 0 1), 1 gets 1 3 5 7. */
     pl = tc_sim_place_new(n, 0, "2x2x2/cyclic", TC_SIM_LEVELS_GROUP, err, sizeof err);
     static const int want[8] = { 0, 2, 1, 3, 0, 2, 1, 3 };
-    ok(pl && !memcmp(pl->node_of, want, sizeof want) && pl->levels == TC_SIM_LEVELS_GROUP,
-       "levels group, 2x2x2/cyclic: nodes 0 2 1 3 0 2 1 3 (%s)", pl ? pl->desc : err);
+    CHECK(pl && !memcmp(pl->node_of, want, sizeof want) && pl->levels == TC_SIM_LEVELS_GROUP,
+          "levels group, 2x2x2/cyclic: nodes 0 2 1 3 0 2 1 3 (%s)", pl ? pl->desc : err);
     tc_sim_place_free(pl);
     pl = tc_sim_place_new(n, 0, "4x2x1", TC_SIM_LEVELS_GROUP, err, sizeof err);
-    ok(!pl && strstr(err, "4 nodes but the network has 2 groups"), "group level, too many groups: %s", err);
+    CHECK(!pl && strstr(err, "4 nodes but the network has 2 groups"), "group level, too many groups: %s", err);
     pl = tc_sim_place_new(n, 0, "2x4x1", TC_SIM_LEVELS_GROUP, err, sizeof err);
-    ok(!pl && strstr(err, "node 0 has 4 sockets but network groups have 2 nodes"), "group level, too many sockets: %s",
-       err);
+    CHECK(!pl && strstr(err, "node 0 has 4 sockets but network groups have 2 nodes"), "group level, too many sockets: %s",
+          err);
     pl = tc_sim_place_new(n, 0, "2x1x4", TC_SIM_LEVELS_GROUP, err, sizeof err);
-    ok(!pl && strstr(err, "socket 0 holds 4 ranks but network nodes have 2 cores"), "group level, too many ranks: %s",
-       err);
+    CHECK(!pl && strstr(err, "socket 0 holds 4 ranks but network nodes have 2 cores"), "group level, too many ranks: %s",
+          err);
     pl = tc_sim_place_new(n, 6, NULL, TC_SIM_LEVELS_GROUP, err, sizeof err);
-    ok(pl && pl->p == 6 && pl->topo->nnodes == 2 && pl->topo->nsockets == 3 && pl->levels == TC_SIM_LEVELS_GROUP,
-       "levels group: 6 ranks see 2 nodes (supernodes) of network-node sockets");
+    CHECK(pl && pl->p == 6 && pl->topo->nnodes == 2 && pl->topo->nsockets == 3 && pl->levels == TC_SIM_LEVELS_GROUP,
+          "levels group: 6 ranks see 2 nodes (supernodes) of network-node sockets");
     tc_sim_place_free(pl);
     pl = tc_sim_place_new(n, 0, "4x1x2/cyclic", TC_SIM_LEVELS_NODE, err, sizeof err);
-    ok(pl && pl->topo->nnodes == 4 && pl->node_of[1] == 1 && pl->node_of[4] == 0,
-       "levels node with a spec: the spec's topology (%s)", pl ? pl->desc : err);
+    CHECK(pl && pl->topo->nnodes == 4 && pl->node_of[1] == 1 && pl->node_of[4] == 0,
+          "levels node with a spec: the spec's topology (%s)", pl ? pl->desc : err);
     tc_sim_place_free(pl);
     tc_net_free(n);
 }
@@ -587,9 +566,9 @@ static void test_paper_rd(void)
 {
     sim_case c;
     if (run(&c, "twotier:64x16x16", NULL, catalog("recursive_doubling"), 65536) == 0) {
-        ok(c.res.tier[1].used == 384 && c.res.tier[1].min == (uint64_t)1 << 32 && c.res.tier[0].min == (uint64_t)1 << 24,
-           "64x16x16 recursive doubling: 384 L2 links, min 4 GiB; L1 min 16 MiB");
-        ok(c.res.rounds == 14 && c.res.step_passes == 1, "64x16x16 recursive doubling: 14 steps");
+        CHECK(c.res.tier[1].used == 384 && c.res.tier[1].min == (uint64_t)1 << 32 && c.res.tier[0].min == (uint64_t)1 << 24,
+              "64x16x16 recursive doubling: 384 L2 links, min 4 GiB; L1 min 16 MiB");
+        CHECK(c.res.rounds == 14 && c.res.step_passes == 1, "64x16x16 recursive doubling: 14 steps");
     }
     done(&c);
 }
@@ -607,6 +586,5 @@ int main(void)
     test_failures();
     test_placement();
     test_paper_rd();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tc_test_summary();
 }

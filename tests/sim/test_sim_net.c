@@ -17,17 +17,8 @@
 
 #include "sim/net.h"
 
-static int passed, failed;
+#include "../common/harness.h"
 
-static void ok(int cond, const char *what)
-{
-    if (cond) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAIL %s\n", what);
-    }
-}
 
 /* ---- parse errors ------------------------------------------------------------- */
 
@@ -36,7 +27,7 @@ static void bad_spec(const char *spec, const char *needle)
     char err[512], what[600];
     tc_net *n = tc_net_parse(spec, err, sizeof err);
     snprintf(what, sizeof what, "spec '%s' rejected with '%s' (got: %s)", spec, needle, n ? "accepted" : err);
-    ok(!n && strstr(err, needle) && strncmp(err, "network spec '", 14) == 0 && !strchr(err, '\n'), what);
+    CHECK(!n && strstr(err, needle) && strncmp(err, "network spec '", 14) == 0 && !strchr(err, '\n'), "%s", what);
     tc_net_free(n);
 }
 
@@ -73,9 +64,9 @@ static void test_paper_counts(void)
 {
     char err[256];
     tc_net *n = tc_net_parse("twotier:64x16x16", err, sizeof err);
-    ok(n && n->ntiers == 2 && n->tier[0].count == 15360 && n->tier[1].count == 4032 && n->nnodes == 1024 &&
-       n->cpn == 16 && !strcmp(n->tier[0].name, "L1") && !strcmp(n->tier[1].name, "L2"),
-       "twotier:64x16x16 has the paper's 15360 L1 and 4032 L2 links");
+    CHECK(n && n->ntiers == 2 && n->tier[0].count == 15360 && n->tier[1].count == 4032 && n->nnodes == 1024 &&
+          n->cpn == 16 && !strcmp(n->tier[0].name, "L1") && !strcmp(n->tier[1].name, "L2"),
+          "twotier:64x16x16 has the paper's 15360 L1 and 4032 L2 links");
     tc_net_free(n);
 }
 
@@ -189,7 +180,7 @@ static void compare_links(const tc_net *n, const tnet *g, const char *spec)
     char what[256];
     int *hit = calloc((size_t)n->nlinks + 1, sizeof *hit), bad = 0;
     snprintf(what, sizeof what, "%s: %d links, test builds %d", spec, n->nlinks, g->nl);
-    ok(n->nlinks == g->nl && n->nvertices == g->nv, what);
+    CHECK(n->nlinks == g->nl && n->nvertices == g->nv, "%s", what);
     for (int i = 0; i < g->nl && n->nlinks == g->nl; i++) {
         int found = -1;
         for (int l = 0; l < n->nlinks && found < 0; l++) {
@@ -200,7 +191,7 @@ static void compare_links(const tc_net *n, const tnet *g, const char *spec)
         if (found < 0 || hit[found]++) bad++;
     }
     snprintf(what, sizeof what, "%s: every link of the definition is a model link, once (%d bad)", spec, bad);
-    ok(bad == 0, what);
+    CHECK(bad == 0, "%s", what);
     free(hit);
 }
 
@@ -272,7 +263,7 @@ static void compare_routes(const tc_net *n, const tnet *g, const char *spec, int
         }
     char msg[700];
     snprintf(msg, sizeof msg, "%s: all %d routes equal the naive router's%s", spec, pairs, what);
-    ok(bad == 0, msg);
+    CHECK(bad == 0, "%s", msg);
 }
 
 static void check_network(const char *spec, int kind, const int *p)
@@ -282,7 +273,7 @@ static void check_network(const char *spec, int kind, const int *p)
     memset(&g, 0, sizeof g);
     tc_net *n = tc_net_parse(spec, err, sizeof err);
     if (!n) {
-        ok(0, err);
+        CHECK(0, "%s", err);
         return;
     }
     switch (kind) {
@@ -335,21 +326,21 @@ static void test_names(void)
     int32_t l[TC_NET_MAX_HOPS];
     tc_net *n = tc_net_parse("twotier:3x2x2", err, sizeof err);
     if (!n) {
-        ok(0, err);
+        CHECK(0, "%s", err);
         return;
     }
     /* S1 -> S2 leaves node 2 % 2 = 0 of S1 (node 2), lands at node 1 % 2 = 1 of S2 (node 5) */
     int h = tc_net_route(n, 3, 4, l);
-    ok(h == 3, "twotier 3x2x2: s1.n1 -> s2.n0 takes 3 hops");
-    ok(h == 3 && !strcmp(tc_net_link_name(n, l[0], b, sizeof b), "L1 s1.n1->s1.n0"), "hop 1 is L1 s1.n1->s1.n0");
-    ok(h == 3 && !strcmp(tc_net_link_name(n, l[1], b, sizeof b), "L2 s1.n0->s2.n1"), "hop 2 is L2 s1.n0->s2.n1");
-    ok(h == 3 && !strcmp(tc_net_link_name(n, l[2], b, sizeof b), "L1 s2.n1->s2.n0"), "hop 3 is L1 s2.n1->s2.n0");
-    ok(!strcmp(n->spec, "twotier:3x2x2"), "canonical spec");
+    CHECK(h == 3, "twotier 3x2x2: s1.n1 -> s2.n0 takes 3 hops");
+    CHECK(h == 3 && !strcmp(tc_net_link_name(n, l[0], b, sizeof b), "L1 s1.n1->s1.n0"), "hop 1 is L1 s1.n1->s1.n0");
+    CHECK(h == 3 && !strcmp(tc_net_link_name(n, l[1], b, sizeof b), "L2 s1.n0->s2.n1"), "hop 2 is L2 s1.n0->s2.n1");
+    CHECK(h == 3 && !strcmp(tc_net_link_name(n, l[2], b, sizeof b), "L1 s2.n1->s2.n0"), "hop 3 is L1 s2.n1->s2.n0");
+    CHECK(!strcmp(n->spec, "twotier:3x2x2"), "canonical spec");
     tc_net_free(n);
     n = tc_net_parse("dragonfly:g=3,a=2,h=1", err, sizeof err);
-    ok(n && !strcmp(n->spec, "dragonfly:g=3,a=2,h=1,t=1,c=1,arr=consecutive"), "dragonfly defaults t=1 c=1");
-    ok(n && tc_net_route(n, 0, 5, l) == 5 && !strcmp(tc_net_link_name(n, l[2], b, sizeof b), "global g0.r1->g2.r0"),
-       "dragonfly g0.r0 -> g2.r1: 5 hops through global g0.r1->g2.r0");
+    CHECK(n && !strcmp(n->spec, "dragonfly:g=3,a=2,h=1,t=1,c=1,arr=consecutive"), "dragonfly defaults t=1 c=1");
+    CHECK(n && tc_net_route(n, 0, 5, l) == 5 && !strcmp(tc_net_link_name(n, l[2], b, sizeof b), "global g0.r1->g2.r0"),
+          "dragonfly g0.r0 -> g2.r1: 5 hops through global g0.r1->g2.r0");
     tc_net_free(n);
 }
 
@@ -359,6 +350,5 @@ int main(void)
     test_paper_counts();
     test_networks();
     test_names();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tc_test_summary();
 }

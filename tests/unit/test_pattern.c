@@ -5,18 +5,7 @@
 #include <string.h>
 
 #include "pattern/pattern.h"
-
-static long passed, failed;
-
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (cond) passed++;                                \
-        else {                                             \
-            failed++;                                      \
-            if (failed < 20) { printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-                printf(__VA_ARGS__); printf("\n"); }       \
-        }                                                  \
-    } while (0)
+#include "../common/harness.h"
 
 static void ring_and_pow2(int p)
 {
@@ -91,6 +80,5 @@ int main(void)
         wrap(p);
     }
     for (int bits = 0; bits <= 16; bits++) bitrev(bits);
-    printf("%ld passed, %ld failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tc_test_summary();
 }

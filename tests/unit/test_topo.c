@@ -10,20 +10,7 @@
 #include <string.h>
 
 #include "topo/topo.h"
-
-static int n_pass, n_fail;
-
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (cond) {                                                   \
-            n_pass++;                                                 \
-        } else {                                                      \
-            n_fail++;                                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);               \
-            printf(__VA_ARGS__);                                      \
-            printf("\n");                                             \
-        }                                                             \
-    } while (0)
+#include "../common/harness.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -547,6 +534,5 @@ int main(void)
     test_long_nodelist();
     test_bad_specs();
     test_err_buffers();
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail == 0 ? 0 : 1;
+    return tc_test_summary();
 }

@@ -8,8 +8,7 @@
 #include <unistd.h>
 
 #include "select/select.h"
-
-static int passed, failed;
+#include "../common/harness.h"
 
 static void write_file(const char *path, const char *text)
 {
@@ -28,9 +27,8 @@ static void expect_error(const char *text, const char *needle)
     write_file(path, text);
     char err[512] = "";
     tc_table *t = tc_table_load(path, err, sizeof err);
-    int ok = !t && strstr(err, needle) && strstr(err, path);
-    if (ok) passed++;
-    else { failed++; printf("FAIL: %s -> %s (wanted '%s')\n", text, t ? "loaded" : err, needle); }
+    CHECK(!t && strstr(err, needle) && strstr(err, path), "%s -> %s (wanted '%s')", text, t ? "loaded" : err,
+          needle);
     tc_table_free(t);
     unlink(path);
 }
@@ -47,13 +45,12 @@ int main(void)
     char err[512] = "";
     tc_table *t = tc_table_load(path, err, sizeof err);
     unlink(path);
-    if (t && t->nrules == 2 && t->rules[0].min_np == 2 && t->rules[0].max_np == 8 &&
-        t->rules[0].pow2_only && t->rules[0].max_bytes == 4096 &&
-        strcmp(t->rules[0].candidates[0], "bruck") == 0 && strcmp(t->rules[0].candidates[1], "ring") == 0 &&
-        !t->rules[0].candidates[2] && strcmp(t->rules[0].note, "mine") == 0 && t->rules[1].min_np == 1 &&
-        t->rules[1].max_np == 0 && !t->rules[1].pow2_only)
-        passed++;
-    else { failed++; printf("FAIL: valid file: %s\n", t ? "wrong rules" : err); }
+    CHECK(t && t->nrules == 2 && t->rules[0].min_np == 2 && t->rules[0].max_np == 8 &&
+              t->rules[0].pow2_only && t->rules[0].max_bytes == 4096 &&
+              strcmp(t->rules[0].candidates[0], "bruck") == 0 && strcmp(t->rules[0].candidates[1], "ring") == 0 &&
+              !t->rules[0].candidates[2] && strcmp(t->rules[0].note, "mine") == 0 && t->rules[1].min_np == 1 &&
+              t->rules[1].max_np == 0 && !t->rules[1].pow2_only,
+          "valid file: %s", t ? "wrong rules" : err);
     tc_table_free(t);
 
     expect_error("{ \"allgather\": [ ", "");
@@ -73,10 +70,8 @@ int main(void)
 
     char missing[] = "/nonexistent/topocoll.json";
     t = tc_table_load(missing, err, sizeof err);
-    if (!t && strstr(err, missing)) passed++;
-    else { failed++; printf("FAIL: missing file accepted\n"); }
+    CHECK(!t && strstr(err, missing), "missing file accepted");
     tc_table_free(t);
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tc_test_summary();
 }

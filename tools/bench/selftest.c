@@ -7,16 +7,9 @@
 #include <string.h>
 
 #include "bench.h"
+#include "../../tests/common/harness.h"
 
-static int failures;
-
-#define EXPECT(cond)                                                           \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "selftest: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#define EXPECT(cond) CHECK(cond, "%s", #cond)
 
 static int sizes_are(const char *spec, const size_t *want, int n)
 {
@@ -211,10 +204,5 @@ int main(void)
     test_sizes();
     test_options();
     test_stats();
-    if (failures) {
-        fprintf(stderr, "selftest: %d failure%s\n", failures, failures == 1 ? "" : "s");
-        return 1;
-    }
-    printf("selftest: all passed\n");
-    return 0;
+    return tc_test_summary();
 }
