@@ -260,64 +260,44 @@ static int expand_patterns(bench_ctx *c)
     return 0;
 }
 
-/* Decides the columns: the named algorithms, or native followed by every
- * catalog algorithm that serves at least one size.  Fills app[s * ncand + k]
- * (1 serves, 0 declines, agreed by all ranks) for the candidates cand[]. */
-static int choose_columns(bench_ctx *c)
+/* The candidate columns: -a's list, or native first (the reference of every
+ * ratio), then topocoll's own selection and the flat algorithms (families:
+ * name them, e.g. -a 'h1_*').  Returns the count, or -1. */
+static int default_candidates(bench_ctx *c, const char **cand, int ncat)
 {
     const bench_opts *o = &c->opts;
-    int ncat = topocoll_algorithm_count(c->coll);
-    int ncand = o->algos ? o->nalgos : ncat;
-    const char **cand = NULL, **why = NULL;
-    int *app = NULL, *gapp = NULL, rc = -1;
-    size_t cells;
-
-    if (ncand <= 0) {
-        if (c->rank == 0)
-            fprintf(stderr, BENCH_PROG ": the catalog of %s has no algorithms\n",
-                    c->run.coll_name);
-        return -1;
-    }
-    cells = (size_t)o->nsizes * (size_t)ncand;
-    cand = calloc((size_t)ncand, sizeof *cand);
-    why = calloc(cells, sizeof *why);
-    app = calloc(cells, sizeof *app);
-    gapp = calloc(cells, sizeof *gapp);
-    c->run.algos = calloc((size_t)ncand, sizeof *c->run.algos);
-    c->run.skipped = calloc((size_t)ncand, sizeof *c->run.skipped);
-    c->run.skipped_why = calloc((size_t)ncand, sizeof *c->run.skipped_why);
-    if (!cand || !why || !app || !gapp || !c->run.algos || !c->run.skipped ||
-        !c->run.skipped_why) {
-        fprintf(stderr, BENCH_PROG ": out of memory\n");
-        MPI_Abort(c->comm, 1);
-        goto out;
-    }
     if (o->algos) {
-        for (int k = 0; k < ncand; k++)
+        for (int k = 0; k < o->nalgos; k++)
             cand[k] = o->algos[k];
-    } else {
-        /* native first: it is the reference of every ratio; then topocoll's
-         * own selection and the flat algorithms (families: name them, e.g.
-         * -a 'h1_*') */
-        int k = 0, ni = topocoll_algorithm_index(c->coll, "native");
-        if (ni >= 0)
-            cand[k++] = topocoll_algorithm_name(c->coll, ni);
-        cand[k++] = BENCH_AUTO;
-        for (int i = 0; i < ncat; i++) {
-            const char *fam = topocoll_algorithm_family(c->coll, i);
-            if (i != ni && fam && strcmp(fam, "flat") == 0)
-                cand[k++] = topocoll_algorithm_name(c->coll, i);
-        }
-        ncand = k;
-        cells = (size_t)o->nsizes * (size_t)ncand;
-        for (int i = 0; i < ncand; i++)
-            if (cand[i] == NULL) {
-                if (c->rank == 0)
-                    fprintf(stderr, BENCH_PROG ": catalog entry %d of %s has no name\n", i,
-                            c->run.coll_name);
-                goto out;
-            }
+        return o->nalgos;
     }
+    int k = 0, ni = topocoll_algorithm_index(c->coll, "native");
+    if (ni >= 0)
+        cand[k++] = topocoll_algorithm_name(c->coll, ni);
+    cand[k++] = BENCH_AUTO;
+    for (int i = 0; i < ncat; i++) {
+        const char *fam = topocoll_algorithm_family(c->coll, i);
+        if (i != ni && fam && strcmp(fam, "flat") == 0)
+            cand[k++] = topocoll_algorithm_name(c->coll, i);
+    }
+    for (int i = 0; i < k; i++)
+        if (cand[i] == NULL) {
+            if (c->rank == 0)
+                fprintf(stderr, BENCH_PROG ": catalog entry %d of %s has no name\n", i,
+                        c->run.coll_name);
+            return -1;
+        }
+    return k;
+}
+
+/* gapp[size][candidate]: does the candidate serve the size on every rank
+ * (the same decision everywhere, or the calls would not match); why: the
+ * reason where not. */
+static void applicability(bench_ctx *c, const char **cand, int ncand, int *app, int *gapp,
+                          const char **why)
+{
+    const bench_opts *o = &c->opts;
+    size_t cells = (size_t)o->nsizes * (size_t)ncand;
     for (int s = 0; s < o->nsizes; s++)
         for (int k = 0; k < ncand; k++) {
             size_t i = (size_t)s * (size_t)ncand + (size_t)k;
@@ -326,19 +306,31 @@ static int choose_columns(bench_ctx *c)
             app[i] = a > 0;
             why[i] = a > 0 ? NULL : a == 0 ? w : "unknown to the applicability check";
         }
-    /* every rank must take the same decision, or the calls would not match */
     CHECK_MPI(MPI_Allreduce(app, gapp, (int)cells, MPI_INT, MPI_MIN, c->comm));
     for (size_t i = 0; i < cells; i++)
         if (!gapp[i] && app[i])
             why[i] = "declined on some ranks";
+}
 
+/* Is candidate k a column: named with -a, or serving at least one size? */
+static int is_column(const bench_ctx *c, const int *gapp, int ncand, int k)
+{
+    int any = 0;
+    for (int s = 0; s < c->opts.nsizes; s++)
+        any |= gapp[(size_t)s * (size_t)ncand + (size_t)k];
+    return any || c->opts.algos;
+}
+
+/* The columns, the skipped candidates, and the result cells with the
+ * declined ones marked (the timing loop skips them).  0 or -1. */
+static int make_columns(bench_ctx *c, const char **cand, int ncand, const int *gapp,
+                        const char **why)
+{
+    const bench_opts *o = &c->opts;
     c->run.nalgos = 0;
     c->run.native_col = -1;
     for (int k = 0; k < ncand; k++) {
-        int any = 0;
-        for (int s = 0; s < o->nsizes; s++)
-            any |= gapp[(size_t)s * (size_t)ncand + (size_t)k];
-        if (!any && !o->algos) {
+        if (!is_column(c, gapp, ncand, k)) {
             c->run.skipped_why[c->run.nskipped] = why[k];
             c->run.skipped[c->run.nskipped++] = cand[k];
             continue;
@@ -350,36 +342,54 @@ static int choose_columns(bench_ctx *c)
     if (c->run.nalgos == 0) {
         if (c->rank == 0)
             fprintf(stderr, BENCH_PROG ": no algorithm serves these sizes\n");
-        goto out;
+        return -1;
     }
     c->run.res = calloc((size_t)o->nsizes * (size_t)c->run.nalgos, sizeof *c->run.res);
     if (c->run.res == NULL) {
         fprintf(stderr, BENCH_PROG ": out of memory\n");
         MPI_Abort(c->comm, 1);
-        goto out;
+        return -1;
     }
-    /* mark the declined cells now; the loop skips them */
-    for (int s = 0; s < o->nsizes; s++) {
-        int col = 0;
-        for (int k = 0; k < ncand; k++) {
-            size_t i = (size_t)s * (size_t)ncand + (size_t)k;
-            int any = 0;
-            for (int t = 0; t < o->nsizes; t++)
-                any |= gapp[(size_t)t * (size_t)ncand + (size_t)k];
-            if (!any && !o->algos)
+    for (int s = 0; s < o->nsizes; s++)
+        for (int k = 0, col = 0; k < ncand; k++) {
+            if (!is_column(c, gapp, ncand, k))
                 continue;
-            bench_result *r = &c->run.res[(size_t)s * (size_t)c->run.nalgos + (size_t)col];
+            size_t i = (size_t)s * (size_t)ncand + (size_t)k;
+            bench_result *r = &c->run.res[(size_t)s * (size_t)c->run.nalgos + (size_t)col++];
             r->ratio = -1.0;
             if (!gapp[i]) {
                 r->status = BENCH_DECLINED;
-                snprintf(r->msg, sizeof r->msg, "declined: %s",
-                         why[i] ? why[i] : "(no reason given)");
+                snprintf(r->msg, sizeof r->msg, "declined: %s", why[i] ? why[i] : "(no reason given)");
             }
-            col++;
         }
+    return 0;
+}
+
+/* Decides the columns: the named algorithms, or native followed by every
+ * catalog algorithm that serves at least one size (agreed by all ranks). */
+static int choose_columns(bench_ctx *c)
+{
+    const bench_opts *o = &c->opts;
+    int ncat = topocoll_algorithm_count(c->coll);
+    int ncand = o->algos ? o->nalgos : ncat + 1, rc = -1;
+    if (ncand <= 0) {
+        if (c->rank == 0)
+            fprintf(stderr, BENCH_PROG ": the catalog of %s has no algorithms\n", c->run.coll_name);
+        return -1;
     }
-    rc = 0;
-out:
+    size_t cells = (size_t)o->nsizes * (size_t)ncand;
+    const char **cand = calloc((size_t)ncand, sizeof *cand), **why = calloc(cells, sizeof *why);
+    int *app = calloc(cells, sizeof *app), *gapp = calloc(cells, sizeof *gapp);
+    c->run.algos = calloc((size_t)ncand, sizeof *c->run.algos);
+    c->run.skipped = calloc((size_t)ncand, sizeof *c->run.skipped);
+    c->run.skipped_why = calloc((size_t)ncand, sizeof *c->run.skipped_why);
+    if (!cand || !why || !app || !gapp || !c->run.algos || !c->run.skipped || !c->run.skipped_why) {
+        fprintf(stderr, BENCH_PROG ": out of memory\n");
+        MPI_Abort(c->comm, 1);
+    } else if ((ncand = default_candidates(c, cand, ncat)) > 0) {
+        applicability(c, cand, ncand, app, gapp, why);
+        rc = make_columns(c, cand, ncand, gapp, why);
+    }
     free(cand);
     free(why);
     free(app);

@@ -74,15 +74,14 @@ typedef struct opts { const char *coll; int bytes, per_batch, batches; } opts;
 static int parse(int argc, char **argv, opts *o)
 {
     *o = (opts){ NULL, 8, 1000, 200 };
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) return -1;
+    if (argc % 2 == 0) return -1;   /* options come in pairs */
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *v = argv[i + 1];
         if (!strcmp(argv[i], "-c")) o->coll = v;
         else if (!strcmp(argv[i], "-s")) o->bytes = atoi(v);
         else if (!strcmp(argv[i], "-n")) o->per_batch = atoi(v);
         else if (!strcmp(argv[i], "-b")) o->batches = atoi(v);
         else return -1;
-        i++;
     }
     return o->bytes >= 0 && o->per_batch > 0 && o->batches > 1 ? 0 : -1;
 }
