@@ -83,15 +83,17 @@ static const tc_catalog_row reduce_scatter_block[] = {
     END,
 };
 
+/* Each collective's table, indexed by the collective. */
+static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
+    [TOPOCOLL_ALLGATHER] = allgather,
+    [TOPOCOLL_BCAST] = bcast,
+    [TOPOCOLL_SCATTER] = scatter,
+    [TOPOCOLL_GATHER] = gather,
+    [TOPOCOLL_REDUCE] = reduce,
+    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
+};
+
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)
 {
-    switch (coll) {
-    case TOPOCOLL_ALLGATHER: return allgather;
-    case TOPOCOLL_BCAST: return bcast;
-    case TOPOCOLL_SCATTER: return scatter;
-    case TOPOCOLL_GATHER: return gather;
-    case TOPOCOLL_REDUCE: return reduce;
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return reduce_scatter_block;
-    default: return NULL;
-    }
+    return (int)coll >= 0 && coll < TOPOCOLL_NCOLL ? tables[coll] : NULL;
 }
