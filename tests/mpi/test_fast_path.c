@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "topocoll.h"
-#include "common/harness.h"
+#include "common/mpi_harness.h"
 
 #define N 13
 #define REPEAT 5
@@ -144,14 +144,7 @@ int main(int argc, char **argv)
     reused_type_handles();
     reused_ops();
     topology_and_flush();
-    long mine[2] = { tc_test_counts_global.passed, tc_test_counts_global.failed }, all[2];
-    MPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    int rc = 0;
-    if (rank == 0) {
-        tc_test_counts c = { all[0], all[1], 0, 0, 0 };
-        rc = tc_test_summary_of(&c);
-    }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int rc = tc_test_mpi_summary(0);
     MPI_Finalize();
     return rc;
 }

@@ -1,0 +1,34 @@
+/*
+ * The harness's closing line for MPI test programs: every rank's counts
+ * summed, rank 0 prints "N passed, M failed" (and "OK" first when asked and
+ * nothing failed: tests/mpi/check_interposer.sh looks for it), every rank
+ * gets the same exit status.  Collective over MPI_COMM_WORLD.
+ */
+#ifndef TC_TEST_MPI_HARNESS_H
+#define TC_TEST_MPI_HARNESS_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "harness.h"
+
+static inline int tc_test_mpi_summary(int print_ok)
+{
+    long mine[2] = { tc_test_counts_global.passed, tc_test_counts_global.failed }, all[2] = { 0, 1 };
+    tc_test_counts total = { 0, 0, 0, 0, 0 };
+    int rank = 0, status = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fprintf(stderr, "FAIL rank %d: MPI_Allreduce of the test counts\n", rank);
+    total.passed = all[0];
+    total.failed = all[1];
+    if (rank == 0) {
+        if (print_ok && !all[1]) printf("OK\n");
+        status = tc_test_summary_of(&total);
+    }
+    if (MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) status = 1;
+    fflush(stdout);
+    return status;
+}
+
+#endif
