@@ -6,6 +6,8 @@
  * only what MPI says is significant on each rank is checked, MPI_IN_PLACE
  * only where MPI allows it; then selection and the executor.
  */
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topocoll.h"
@@ -39,6 +41,64 @@ static const void *arg_buf(const call *c, int b) { return b == TC_BUF_SEND ? c->
 static int arg_count(const call *c, int b) { return b == TC_BUF_SEND ? c->scount : c->rcount; }
 static MPI_Datatype arg_type(const call *c, int b) { return b == TC_BUF_SEND ? c->stype : c->rtype; }
 
+/* Predefined datatypes and ops cannot be freed, so their handles always
+ * mean the same thing; a derived type's or a user op's handle may be
+ * reused after a free, so those are looked at again on every call. */
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+static int is_predefined_op(MPI_Op op)
+{
+    const MPI_Op ops[] = { MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+                           MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i] == op) return 1;
+    return 0;
+}
+
+/* An uncommitted derived type: MPI_Pack of no element refuses it in both
+ * MPI libraries (its size and extents do not), asked on the quiet
+ * communicator so that no handler of the application's runs. */
+static int committed(MPI_Datatype t)
+{
+    char in = 0, out = 0;
+    int pos = 0;
+    MPI_Comm q = tc_quiet_self();
+    if (q == MPI_COMM_NULL || is_named(t)) return 1;
+    return PMPI_Pack(&in, 0, t, &out, 1, &pos, q) == MPI_SUCCESS;
+}
+
+/* Would the MPI library's own reduction take op on type?  Asked of it on
+ * one element in scratch memory over the quiet communicator, so every rank
+ * (all pass the same op and type) decides alike before any message; its
+ * error code (MPI_ERR_OP as a rule) is what this returns, for the caller to
+ * raise.  User ops take any type and are not called here. */
+static int check_op(const call *c)
+{
+    union { max_align_t align; char bytes[2][256]; } small;
+    MPI_Comm q = tc_quiet_self();
+    MPI_Aint lb = 0, ext = 0;
+    int rc;
+    if (!is_predefined_op(c->op) || q == MPI_COMM_NULL) return MPI_SUCCESS;
+    if ((rc = PMPI_Type_get_true_extent(c->rtype, &lb, &ext)) != MPI_SUCCESS) return rc;
+    size_t need = ext > 0 ? (size_t)ext : 1;
+    char *in = small.bytes[0], *out = small.bytes[1], *heap = NULL;
+    if (need > sizeof small.bytes[0]) {
+        if (!(heap = calloc(2, need))) return MPI_ERR_NO_MEM;
+        in = heap;
+        out = heap + need;
+    } else {
+        memset(&small, 0, sizeof small);
+    }
+    rc = PMPI_Reduce(in - lb, out - lb, 1, c->rtype, c->op, 0, q);
+    free(heap);
+    return rc;
+}
+
 /* One significant argument; *size gets its type size. */
 static int check_buffer(const call *c, int b, int *size)
 {
@@ -53,6 +113,8 @@ static int check_buffer(const call *c, int b, int *size)
         return tc_raise(c->comm, MPI_ERR_TYPE, "%s: %stype is MPI_DATATYPE_NULL", c->fn, what);
     if (PMPI_Type_size(type, size) != MPI_SUCCESS)
         return tc_raise(c->comm, MPI_ERR_TYPE, "%s: invalid %stype", c->fn, what);
+    if (!committed(type))
+        return tc_raise(c->comm, MPI_ERR_TYPE, "%s: %stype is not committed", c->fn, what);
     if (buf == MPI_IN_PLACE)
         return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed as %sbuf here", c->fn, what);
     if (!buf && count > 0 && *size > 0 &&
@@ -74,12 +136,14 @@ static int check_comm(call *c)
 }
 
 /* MPI's rules, as the descriptor states them: root, op, the significant
- * buffers, equal signatures where both blocks are significant. */
-static int check_args(call *c)
+ * buffers, equal signatures where both blocks are significant.  Local: the
+ * communicator was checked and its context made before (check_comm,
+ * tc_ctx_get), so a rank whose arguments are wrong leaves its peers nowhere
+ * that the MPI library's own collective would not have taken them. */
+static int check_call(call *c)
 {
     const tc_coll_desc *d = c->d;
-    int rc = check_comm(c);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc;
     if (d->rooted && (c->root < 0 || c->root >= c->size))
         return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);
     if (d->reduction && c->op == MPI_OP_NULL)
@@ -234,6 +298,7 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
                          d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
                          a->commutative };
     int rc = MPI_SUCCESS;
+    if (d->reduction && (rc = check_op(c)) != MPI_SUCCESS) return rc;
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
     *used = s;
@@ -241,25 +306,6 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 }
 
 /* ---- the fast path: a call repeating the last one's scalars ------------------ */
-
-/* Predefined datatypes and ops cannot be freed, so their handles always
- * mean the same thing; a derived type's or a user op's handle may be
- * reused after a free, so those are looked at again on every call. */
-static int is_named(MPI_Datatype t)
-{
-    int ni, na, nd, combiner;
-    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
-static int is_predefined_op(MPI_Op op)
-{
-    const MPI_Op ops[] = { MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
-                           MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (ops[i] == op) return 1;
-    return 0;
-}
 
 static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *al, const tc_sched *s)
 {
@@ -291,12 +337,18 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
         int size;
         if (buf == MPI_IN_PLACE || (!buf && arg_count(c, b) > 0 && m->tsize[b] > 0)) return 0;
         if (!m->named[b] &&
-            (PMPI_Type_size(arg_type(c, b), &size) != MPI_SUCCESS || size != m->tsize[b]))
+            (PMPI_Type_size(arg_type(c, b), &size) != MPI_SUCCESS || size != m->tsize[b] ||
+             !committed(arg_type(c, b))))
             return 0;
     }
     int commutative = 1;
     if (!m->predefined_op && (PMPI_Op_commutative(c->op, &commutative) != MPI_SUCCESS ||
                               commutative != m->commutative))
+        return 0;
+    /* a predefined op on a derived type: the handle may now stand for a
+     * type the op does not take (check_op, as on the full path) */
+    if (d->reduction && m->sched && m->predefined_op && !m->named[TC_BUF_SEND] &&
+        !m->named[TC_BUF_RECV] && check_op(c) != MPI_SUCCESS)
         return 0;
     return !m->sched || m->epoch == x->cache_epoch;
 }
@@ -328,10 +380,13 @@ static int collective(call *c, int by_name, const char *algorithm)
 {
     int rc;
     if (!by_name && fast_call(c, &rc)) return rc;
-    rc = check_args(c);
-    if (rc != MPI_SUCCESS) return rc;
+    /* the context first (collective over comm, made on its first call), so
+     * that every rank of a valid communicator takes part, even one whose
+     * other arguments are wrong; those are checked locally after */
+    if ((rc = check_comm(c)) != MPI_SUCCESS) return rc;
     tc_ctx *x;
     if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if ((rc = check_call(c)) != MPI_SUCCESS) return rc;
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
@@ -420,12 +475,16 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
     call c = make_call(coll, fn, "", sendcount, sendtype, (void *)"", recvcount, recvtype, op,
                        root, comm);
     tc_ctx *x;
-    if (check_args(&c) != MPI_SUCCESS) {
-        if (why) *why = "invalid arguments";
+    if (check_comm(&c) != MPI_SUCCESS) {
+        if (why) *why = "invalid communicator";
         return 0;
     }
     if (tc_ctx_get(comm, &x) != MPI_SUCCESS) {
         if (why) *why = "no topology for this communicator";
+        return 0;
+    }
+    if (check_call(&c) != MPI_SUCCESS) {
+        if (why) *why = "invalid arguments";
         return 0;
     }
     tc_args a;

@@ -15,6 +15,8 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static once_flag keyval_once = ONCE_FLAG_INIT;
 static int keyval_rc = MPI_SUCCESS;
+/* A duplicate of MPI_COMM_SELF with MPI_ERRORS_RETURN (tc_quiet_self). */
+static MPI_Comm quiet_self = MPI_COMM_NULL;
 /* Set once MPI_Finalize has started: MPI then releases windows and
  * communicators itself, and calling into it for them is unsafe. */
 static atomic_int finalizing;
@@ -55,17 +57,39 @@ static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
     return ctx_free(value);
 }
 
-/* MPI deletes MPI_COMM_SELF's attributes first thing in MPI_Finalize: the
- * place to release process-wide state (hwloc, tuning table, keyvals).
- * MPI_Finalize reports the first error this returns. */
+/* Deletes comm's context, if it has one, now: its delete callback frees it
+ * while MPI still works. */
+static int drop_context(MPI_Comm comm)
+{
+    int found = 0;
+    void *value = NULL;
+    int rc = PMPI_Comm_get_attr(comm, keyval, &value, &found);
+    if (rc == MPI_SUCCESS && found) rc = PMPI_Comm_delete_attr(comm, keyval);
+    return rc;
+}
+
+/* MPI deletes MPI_COMM_SELF's attributes first thing in MPI_Finalize (the
+ * last set first, so a context on MPI_COMM_SELF is gone by now): the place
+ * to free the contexts still attached to the predefined communicators,
+ * which the application cannot free, and then the process-wide state
+ * (hwloc, tuning table, keyvals).  Contexts on other communicators the
+ * application did not free stay with them.  MPI_Finalize reports the first
+ * error this returns. */
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
-    finalizing = 1;
+    int rc = MPI_SUCCESS, rc2;
+    if (keyval != MPI_KEYVAL_INVALID) {
+        rc = drop_context(MPI_COMM_WORLD);
+        if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+    }
+    if (quiet_self != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&quiet_self)) != MPI_SUCCESS &&
+        rc == MPI_SUCCESS)
+        rc = rc2;
+    finalizing = 1;   /* from here on MPI releases what is left itself */
     tc_detect_finalize();
     tc_select_finalize();
-    int rc = PMPI_Comm_free_keyval(&key), rc2;
-    /* contexts still attached to communicators are freed when those are */
+    if ((rc2 = PMPI_Comm_free_keyval(&key)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
     if (keyval != MPI_KEYVAL_INVALID && (rc2 = PMPI_Comm_free_keyval(&keyval)) != MPI_SUCCESS &&
         rc == MPI_SUCCESS)
         rc = rc2;
@@ -79,6 +103,11 @@ static void create_keyvals(void)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(MPI_COMM_SELF, fin_key, NULL);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+    /* without it the checks that need it pass (the MPI library reports) */
+    if (rc == MPI_SUCCESS && PMPI_Comm_dup(MPI_COMM_SELF, &quiet_self) != MPI_SUCCESS)
+        quiet_self = MPI_COMM_NULL;
+    else if (rc == MPI_SUCCESS && PMPI_Comm_set_errhandler(quiet_self, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+        (void)PMPI_Comm_free(&quiet_self);
     keyval_rc = rc;
 }
 
@@ -86,6 +115,11 @@ static int ensure_keyval(void)
 {
     call_once(&keyval_once, create_keyvals);
     return keyval_rc;
+}
+
+MPI_Comm tc_quiet_self(void)
+{
+    return ensure_keyval() == MPI_SUCCESS ? quiet_self : MPI_COMM_NULL;
 }
 
 static int ctx_new(MPI_Comm comm, tc_ctx **out)

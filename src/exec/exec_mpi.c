@@ -113,6 +113,28 @@ static int post(const tc_bind *bind, const tc_op *op, MPI_Comm comm, MPI_Request
     return PMPI_Isend(addr(b, &op->a), count, type, op->peer, TC_TAG, comm, req);
 }
 
+/* After a failed MPI_Waitall: the first error of a request, by its own
+ * class (a truncated receive, where ranks disagree on counts, is
+ * MPI_ERR_TRUNCATE as a single receive would report it, not
+ * MPI_ERR_IN_STATUS); requests still pending are cancelled and completed,
+ * so none is left behind. */
+static int status_error(int n, MPI_Request *reqs, MPI_Status *st, int rc)
+{
+    int first = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int e = st[i].MPI_ERROR;
+        if (e == MPI_ERR_PENDING) {
+            if (reqs[i] != MPI_REQUEST_NULL) {
+                (void)PMPI_Cancel(&reqs[i]);
+                (void)PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+            }
+        } else if (e != MPI_SUCCESS && first == MPI_SUCCESS) {
+            first = e;
+        }
+    }
+    return first != MPI_SUCCESS ? first : rc;
+}
+
 /* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1, which gcc 12's
  * -Wstringop-overflow takes for a zero-sized array: a false positive. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -121,7 +143,15 @@ static int post(const tc_bind *bind, const tc_op *op, MPI_Comm comm, MPI_Request
 #endif
 static int wait_all(int n, MPI_Request *reqs)
 {
-    return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    MPI_Status small[32], *st = small;
+    int rc, cls = MPI_SUCCESS;
+    if (n > 32 && !(st = malloc((size_t)n * sizeof *st)))
+        return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);   /* errors then as MPI gives them */
+    rc = PMPI_Waitall(n, reqs, st);
+    if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS)
+        rc = status_error(n, reqs, st, rc);
+    if (st != small) free(st);
+    return rc;
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

@@ -2,7 +2,8 @@
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
- * goes to the PMPI_ function untouched.  topocoll itself calls only PMPI_
+ * goes to the PMPI_ function untouched; MPI_COMM_NULL is an error topocoll
+ * reports.  topocoll itself calls only PMPI_
  * functions, so nothing recurses.
  */
 #include <mpi.h>
@@ -18,11 +19,14 @@
 
 /* topocoll serves intra-communicators; one it already has a context for is
  * one (contexts are made only for those), which spares the per-call MPI
- * query on the communicators an application uses again and again. */
+ * query on the communicators an application uses again and again.
+ * MPI_COMM_NULL goes to topocoll too, which raises MPI_ERR_COMM (on
+ * MPI_COMM_WORLD's handler) where some MPI libraries crash. */
 static int covered(MPI_Comm comm)
 {
     int inter = 0;
-    if (tc_config_get()->disable || comm == MPI_COMM_NULL) return 0;
+    if (tc_config_get()->disable) return 0;
+    if (comm == MPI_COMM_NULL) return 1;
     if (tc_ctx_lookup(comm)) return 1;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
