@@ -1,10 +1,13 @@
 /* JSON tuning files: a valid file loads into the rules it describes; every
- * malformed file is refused with a message naming the problem.  No MPI.
+ * malformed file is refused with a message naming the problem, and so is
+ * anything but a regular file (a FIFO without a writer, a directory)
+ * without blocking.  No MPI.
  * Ends with "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "select/select.h"
@@ -31,6 +34,26 @@ static void expect_error(const char *text, const char *needle)
           needle);
     tc_table_free(t);
     unlink(path);
+}
+
+/* A FIFO nobody writes to (reading it would block forever) and a directory:
+ * refused at once, "not a regular file". */
+static void not_regular(void)
+{
+    char dir[] = "/tmp/topocoll_tuning_dir_XXXXXX", fifo[sizeof dir + 16], err[512];
+    if (!mkdtemp(dir)) { perror("mkdtemp"); exit(2); }
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    if (mkfifo(fifo, 0600) != 0) { perror("mkfifo"); exit(2); }
+    const char *const paths[] = { fifo, dir };
+    for (int i = 0; i < 2; i++) {
+        err[0] = '\0';
+        tc_table *t = tc_table_load(paths[i], err, sizeof err);
+        CHECK(!t && strstr(err, "not a regular file") && strstr(err, paths[i]), "%s %s: %s",
+              i ? "directory" : "FIFO", paths[i], t ? "loaded" : err);
+        tc_table_free(t);
+    }
+    unlink(fifo);
+    rmdir(dir);
 }
 
 int main(void)
@@ -73,5 +96,6 @@ int main(void)
     CHECK(!t && strstr(err, missing), "missing file accepted");
     tc_table_free(t);
 
+    not_regular();
     return tc_test_summary();
 }
