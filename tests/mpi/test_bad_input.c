@@ -11,15 +11,39 @@
  * second run), it checks instead that topocoll_allgather refuses to run with
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
+ * Then every collective topocoll serves (allgather, bcast, scatter, gather,
+ * reduce, reduce_scatter_block) through one table of cases: MPI_COMM_NULL,
+ * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
+ * buffers with a count, MPI_IN_PLACE where MPI forbids it, invalid ops and
+ * op/type pairs, errors at only some ranks of the first call on a
+ * communicator, mismatched counts (MPI_ERR_TRUNCATE where a receive is
+ * truncated); the reductions' op cases through every reduce and
+ * reduce_scatter_block algorithm forced by name too.  The class is asserted
+ * at every rank, a watchdog turns a hang into a failure naming the case
+ * (BAD_INPUT_CASE_TIMEOUT seconds, default 30), and the classes returned
+ * are counted (BAD_INPUT_ONLY=text runs only the table's cases whose name
+ * has the text: for debugging, never in CTest).
+ *
+ * Built a second time with BAD_INPUT_MPI_NAMES (test_bad_input_mpi, linked
+ * with MPI only), the table runs through MPI_Allgather ... with the
+ * interposer preloaded: every error must still be topocoll's.
+ *
  * Ends with "N passed, M failed"; exits 1 on any failure.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#ifndef BAD_INPUT_MPI_NAMES
 #include "topocoll.h"
+#else
+#include <dlfcn.h>
+#endif
 #include "../common/harness.h"
 
 #define COUNT 4             /* ints per rank in the valid calls */
@@ -41,6 +65,10 @@ static const char *class_name(int cls)
     case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
     case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
     case MPI_ERR_COMM: return "MPI_ERR_COMM";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
+    case MPI_ERR_OP: return "MPI_ERR_OP";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
     case MPI_ERR_ARG: return "MPI_ERR_ARG";
     case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
     case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
@@ -67,6 +95,15 @@ static PRINTF_LIKE(2, 3) void record(int ok, const char *fmt, ...)
     else tc_test_counts_global.failed++;
 }
 
+/* Rank 0 says which check comes next (a crash then shows where it was). */
+static void announce(const char *entry, const char *what)
+{
+    if (wrank != 0) return;
+    printf("check %s: %s\n", entry, what);
+    fflush(stdout);
+}
+
+#ifndef BAD_INPUT_MPI_NAMES
 /* rc must be an error whose class is one of cls[0..ncls). */
 static void expect_error(int rc, const int *cls, int ncls, const char *entry, const char *what)
 {
@@ -82,14 +119,6 @@ static void expect_error(int rc, const int *cls, int ncls, const char *entry, co
         fprintf(stderr, "rank 0: %s, %s: got %s (%d, code %d), want %s\n", entry, what,
                 class_name(c), c, rc, want);
     record(ok, "%s, %s: returned %s (code %d), expected %s", entry, what, class_name(c), rc, want);
-}
-
-/* Rank 0 says which check comes next (a crash then shows where it was). */
-static void announce(const char *entry, const char *what)
-{
-    if (wrank != 0) return;
-    printf("check %s: %s\n", entry, what);
-    fflush(stdout);
 }
 
 /* The catalog algorithm `name`, or topocoll_allgather when name is NULL. */
@@ -304,9 +333,459 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
     }
 }
 
+#endif
+
+/* ==== every collective topocoll serves: one table of cases ====================
+ *
+ * Each case starts from a valid call on a fresh communicator (the first call
+ * there, when topocoll makes its context, collectively), spoils one argument
+ * at some ranks and asserts the error class at EVERY rank: the spoiled ranks
+ * get the class, the others MPI_SUCCESS (only where the MPI library's own
+ * collective would let them finish: an error at a root that only receives,
+ * or at a leaf that only receives).  A watchdog ends the run with the case's
+ * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
+
+enum { AG, BC, SC, GA, RE, RSB, NCOLLS };
+static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
+                                               "reduce_scatter_block" };
+
+/* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
+ * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
+enum mut {
+    M_COMM_NULL, M_NEG_SCOUNT, M_NEG_RCOUNT, M_NULL_SBUF, M_NULL_RBUF, M_STYPE_NULL, M_RTYPE_NULL,
+    M_STYPE_UNCOMMITTED, M_RTYPE_UNCOMMITTED, M_ROOT_NEG, M_ROOT_SIZE, M_INPLACE_SBUF,
+    M_INPLACE_RBUF, M_OP_NULL, M_OP_MAXLOC_INT, M_OP_BXOR_FLOAT, M_OP_LXOR_FLOAT, M_DOUBLE_COUNT,
+    M_NMUT
+};
+static const char *const mut_name[M_NMUT] = {
+    "MPI_COMM_NULL", "negative send count", "negative (receive) count", "NULL sendbuf with a count",
+    "NULL (receive) buffer with a count", "MPI_DATATYPE_NULL as sendtype",
+    "MPI_DATATYPE_NULL as (receive) type", "uncommitted sendtype", "uncommitted (receive) type",
+    "root -1", "root = size", "MPI_IN_PLACE as sendbuf where MPI forbids it",
+    "MPI_IN_PLACE as (receive) buffer where MPI forbids it", "MPI_OP_NULL", "MPI_MAXLOC on MPI_INT",
+    "MPI_BXOR on MPI_FLOAT", "MPI_LXOR on MPI_FLOAT", "twice the count of the others",
+};
+
+/* Where the argument is spoiled and what the case runs on. */
+enum where {
+    W_ALL,      /* every rank, on a duplicate of MPI_COMM_WORLD */
+    W_SELF,     /* every rank, on a duplicate of MPI_COMM_SELF (root-only arguments) */
+    W_ROOT,     /* the root (0) only, on a duplicate of MPI_COMM_WORLD */
+    W_LAST,     /* the last rank only (a leaf: only receives) */
+    W_PAIR1,    /* mismatched counts: rank 1 of a two-rank communicator */
+    W_PAIR0,    /* mismatched counts: rank 0 (the root) of a two-rank communicator */
+};
+static const char *const where_name[] = { "every rank", "every rank, on MPI_COMM_SELF", "the root only",
+                                          "the last rank only", "rank 1 of 2", "rank 0 of 2" };
+
+typedef struct bcase {
+    int coll;
+    enum mut mut;
+    enum where where;
+    int cls;        /* at the spoiled ranks; OP_NATIVE: whatever the MPI library's reduction says */
+    int other_cls;  /* at the others (W_PAIR*: the ranks that do not see the error) */
+} bcase;
+
+#define OP_NATIVE (-1)
+#define CNT 4              /* ints per block */
+
+static const bcase cases[] = {
+    /* allgather */
+    { AG, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { AG, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { AG, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 }, { AG, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { AG, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AG, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { AG, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AG, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { AG, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { AG, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { AG, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* bcast */
+    { BC, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { BC, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { BC, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { BC, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { BC, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { BC, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { BC, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 }, { BC, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { BC, M_NULL_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { BC, M_NEG_RCOUNT, W_LAST, MPI_ERR_COUNT, MPI_SUCCESS },
+    { BC, M_RTYPE_NULL, W_LAST, MPI_ERR_TYPE, MPI_SUCCESS },
+    { BC, M_DOUBLE_COUNT, W_PAIR0, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* scatter */
+    { SC, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { SC, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { SC, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { SC, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { SC, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { SC, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { SC, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 },
+    { SC, M_NEG_SCOUNT, W_SELF, MPI_ERR_COUNT, 0 }, { SC, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { SC, M_STYPE_NULL, W_SELF, MPI_ERR_TYPE, 0 }, { SC, M_STYPE_UNCOMMITTED, W_SELF, MPI_ERR_TYPE, 0 },
+    { SC, M_INPLACE_SBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { SC, M_INPLACE_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { SC, M_NULL_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { SC, M_NEG_RCOUNT, W_LAST, MPI_ERR_COUNT, MPI_SUCCESS },
+    { SC, M_DOUBLE_COUNT, W_PAIR0, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* gather */
+    { GA, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { GA, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { GA, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { GA, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { GA, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { GA, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { GA, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 },
+    { GA, M_NEG_RCOUNT, W_SELF, MPI_ERR_COUNT, 0 }, { GA, M_NULL_RBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { GA, M_RTYPE_NULL, W_SELF, MPI_ERR_TYPE, 0 }, { GA, M_RTYPE_UNCOMMITTED, W_SELF, MPI_ERR_TYPE, 0 },
+    { GA, M_INPLACE_RBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { GA, M_NULL_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { GA, M_NEG_RCOUNT, W_ROOT, MPI_ERR_COUNT, MPI_SUCCESS },
+    { GA, M_INPLACE_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { GA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* reduce */
+    { RE, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RE, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { RE, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RE, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { RE, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { RE, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { RE, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 }, { RE, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { RE, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RE, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { RE, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { RE, M_NULL_RBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { RE, M_NULL_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { RE, M_OP_MAXLOC_INT, W_ROOT, OP_NATIVE, MPI_SUCCESS },
+    { RE, M_OP_BXOR_FLOAT, W_ROOT, OP_NATIVE, MPI_SUCCESS },
+    { RE, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* reduce_scatter_block */
+    { RSB, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RSB, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { RSB, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RSB, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { RSB, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { RSB, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { RSB, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RSB, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { RSB, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RSB, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { RSB, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+};
+
+typedef struct args {
+    const void *sbuf;
+    int scount;
+    MPI_Datatype stype;
+    void *rbuf;
+    int rcount;
+    MPI_Datatype rtype;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+} args;
+
+static int *g_sbuf, *g_rbuf;             /* 2 * CNT * wsize ints each */
+static MPI_Datatype g_uncommitted;       /* contiguous(1, MPI_INT), never committed */
+#ifndef BAD_INPUT_MPI_NAMES
+static const char *g_force[NCOLLS];      /* the algorithm forced by name, or NULL */
+static const char *g_topology;           /* the topology of the cases' communicators, or NULL */
+#endif
+static long g_classes[64];               /* classes returned, [63]: any other */
+static long g_ncases;
+
+/* ---- the watchdog ---- */
+static char g_watch[256];
+static size_t g_watch_len;
+static unsigned g_case_timeout = 30;
+static const char *g_only;               /* BAD_INPUT_ONLY: the cases whose name has it */
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (write(STDERR_FILENO, g_watch, g_watch_len) < 0) { /* nothing to do */ }
+    _exit(3);
+}
+
+static void watch(const char *what)
+{
+    int n = snprintf(g_watch, sizeof g_watch, "rank %d: TIMEOUT after %u s (a hang) in %s\n", wrank,
+                     g_case_timeout, what);
+    g_watch_len = n < 0 ? 0 : (size_t)n >= sizeof g_watch ? sizeof g_watch - 1 : (size_t)n;
+    alarm(g_case_timeout);
+}
+
+static void watchdog_init(void)
+{
+    struct sigaction sa;
+    const char *t = getenv("BAD_INPUT_CASE_TIMEOUT");
+    if (t && atoi(t) > 0) g_case_timeout = (unsigned)atoi(t);
+    g_only = getenv("BAD_INPUT_ONLY");
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+}
+
+/* ---- the entry points: topocoll's API (an algorithm forced by name where
+ * g_force says so) or, preloaded, the MPI_ names ---- */
+#ifdef BAD_INPUT_MPI_NAMES
+#define ENTRY "MPI_"
+static int run_coll(int coll, const args *a)
+{
+    switch (coll) {
+    case AG: return MPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+    case BC: return MPI_Bcast(a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case SC: return MPI_Scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case GA: return MPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case RE: return MPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
+    default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    }
+}
+#else
+#define ENTRY "topocoll_"
+static int run_coll(int coll, const args *a)
+{
+    const char *f = g_force[coll];
+    switch (coll) {
+    case AG:
+        return f ? topocoll_allgather_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm)
+                 : topocoll_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+    case BC:
+        return f ? topocoll_bcast_algorithm(f, a->rbuf, a->rcount, a->rtype, a->root, a->comm)
+                 : topocoll_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case SC:
+        return f ? topocoll_scatter_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                              a->root, a->comm)
+                 : topocoll_scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case GA:
+        return f ? topocoll_gather_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                             a->root, a->comm)
+                 : topocoll_gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    case RE:
+        return f ? topocoll_reduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm)
+                 : topocoll_reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
+    default:
+        return f ? topocoll_reduce_scatter_block_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
+                 : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    }
+}
+#endif
+
+/* A valid call of coll on comm (root 0, MPI_INT, MPI_SUM, CNT per block). */
+static args valid_args(int coll, MPI_Comm comm)
+{
+    args a = { g_sbuf, CNT, MPI_INT, g_rbuf, CNT, MPI_INT, MPI_SUM, 0, comm };
+    if (coll == RE || coll == RSB) a.scount = a.rcount;
+    for (int i = 0; i < 2 * CNT * wsize; i++) g_sbuf[i] = wrank + i, g_rbuf[i] = -1;
+    return a;
+}
+
+static void spoil(args *a, enum mut m, int size)
+{
+    switch (m) {
+    case M_COMM_NULL: a->comm = MPI_COMM_NULL; break;
+    case M_NEG_SCOUNT: a->scount = -1; break;
+    case M_NEG_RCOUNT: a->rcount = -1; break;
+    case M_NULL_SBUF: a->sbuf = NULL; break;
+    case M_NULL_RBUF: a->rbuf = NULL; break;
+    case M_STYPE_NULL: a->stype = MPI_DATATYPE_NULL; break;
+    case M_RTYPE_NULL: a->rtype = MPI_DATATYPE_NULL; break;
+    case M_STYPE_UNCOMMITTED: a->stype = g_uncommitted; break;
+    case M_RTYPE_UNCOMMITTED: a->rtype = g_uncommitted; break;
+    case M_ROOT_NEG: a->root = -1; break;
+    case M_ROOT_SIZE: a->root = size; break;
+    case M_INPLACE_SBUF: a->sbuf = MPI_IN_PLACE; break;
+    case M_INPLACE_RBUF: a->rbuf = MPI_IN_PLACE; break;
+    case M_OP_NULL: a->op = MPI_OP_NULL; break;
+    case M_OP_MAXLOC_INT: a->op = MPI_MAXLOC; a->rtype = a->stype = MPI_INT; break;
+    case M_OP_BXOR_FLOAT: a->op = MPI_BXOR; a->rtype = a->stype = MPI_FLOAT; break;
+    case M_OP_LXOR_FLOAT: a->op = MPI_LXOR; a->rtype = a->stype = MPI_FLOAT; break;
+    case M_DOUBLE_COUNT: a->scount *= 2; a->rcount *= 2; break;
+    default: break;
+    }
+}
+
+/* What the MPI library's own reduction says of op on type (on a duplicate of
+ * MPI_COMM_SELF whose errors return): the class topocoll must give. */
+static int native_op_class(enum mut m)
+{
+    args a = { 0 };
+    float in[2] = { 0 }, out[2] = { 0 };
+    MPI_Comm self;
+    int rc, cls = MPI_SUCCESS;
+    spoil(&a, m, 1);
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &self) != MPI_SUCCESS) return -1;
+    PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+    rc = PMPI_Reduce(in, out, 1, a.rtype, a.op, 0, self);
+    if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) != MPI_SUCCESS) cls = -1;
+    PMPI_Comm_free(&self);
+    return cls;
+}
+
+static int is_op_case(enum mut m)
+{
+    return m == M_OP_MAXLOC_INT || m == M_OP_BXOR_FLOAT || m == M_OP_LXOR_FLOAT;
+}
+
+/* The communicator a case runs on (MPI_COMM_NULL: this rank takes no part). */
+static MPI_Comm case_comm(enum where w)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    if (w == W_SELF) MPI_Comm_dup(MPI_COMM_SELF, &c);
+    else if (w == W_PAIR0 || w == W_PAIR1) MPI_Comm_split(MPI_COMM_WORLD, wrank < 2 ? 0 : MPI_UNDEFINED, wrank, &c);
+    else MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+#ifndef BAD_INPUT_MPI_NAMES
+    if (c != MPI_COMM_NULL && g_topology && topocoll_set_topology(c, g_topology) != MPI_SUCCESS)
+        fprintf(stderr, "rank %d: topocoll_set_topology(\"%s\") failed\n", wrank, g_topology);
+#endif
+    return c;
+}
+
+static int spoiled_here(enum where w, int rank, int size)
+{
+    switch (w) {
+    case W_ALL: case W_SELF: return 1;
+    case W_ROOT: case W_PAIR0: return rank == 0;
+    case W_LAST: return rank == size - 1;
+    default: return rank == 1;
+    }
+}
+
+/* Where some ranks failed, the others' messages to them may still wait,
+ * unmatched, on the communicator (as they would natively): it is kept until
+ * the end, so that no later communicator reuses its context and receives
+ * them. */
+static MPI_Comm g_kept[64];
+static int g_nkept;
+
+static void keep_or_free(enum where w, MPI_Comm *comm)
+{
+    if (w != W_ALL && w != W_SELF && g_nkept < 64) g_kept[g_nkept++] = *comm;
+    else MPI_Comm_free(comm);
+}
+
+static void count_class(int cls)
+{
+    g_classes[cls >= 0 && cls < 63 ? cls : 63]++;
+}
+
+/* One case at every rank: ok when this rank got its class. */
+static int one_case(const bcase *k, const char *what)
+{
+    MPI_Comm comm = case_comm(k->where);
+    int rank = 0, size = 1, rc, cls = MPI_SUCCESS, want, ok;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    if (comm == MPI_COMM_NULL) return 1;              /* not in the pair */
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int spoiled = spoiled_here(k->where, rank, size);
+    args a = valid_args(k->coll, comm);
+    if (is_op_case(k->mut)) {   /* every rank: the case's type; the others MPI_SUM on it */
+        spoil(&a, k->mut, size);
+        a.op = MPI_SUM;
+    }
+    if (spoiled) spoil(&a, k->mut, size);
+    want = spoiled ? k->cls : k->other_cls;
+    if (want == OP_NATIVE) want = native_op_class(k->mut);
+    watch(what);
+    rc = run_coll(k->coll, &a);
+    alarm(0);
+    if (rc != MPI_SUCCESS) {
+        int len = 0;
+        if (MPI_Error_class(rc, &cls) != MPI_SUCCESS) cls = -1;
+        MPI_Error_string(rc, msg, &len);
+    }
+    count_class(cls);
+    ok = cls == want;
+    if (!ok)
+        fprintf(stderr, "rank %d: %s: got class %d (%s) \"%s\", want class %d (%s)\n", wrank, what, cls,
+                class_name(cls), msg, want, class_name(want));
+    keep_or_free(k->where, &comm);
+    return ok;
+}
+
+/* The case's name, as the output shows it. */
+static const char *what_of(const bcase *k, const char *label)
+{
+    static char what[320];
+    snprintf(what, sizeof what, "%s%s%s%s: %s at %s", ENTRY, coll_name[k->coll], label ? " " : "",
+             label ? label : "", mut_name[k->mut], where_name[k->where]);
+    return what;
+}
+
+/* Every case of the table through the entry points (those of collective
+ * `only` when only >= 0; with all_only the ones spoiled at every rank of
+ * MPI_COMM_WORLD, which any algorithm must report), each agreed over
+ * MPI_COMM_WORLD. */
+static void every_case(int only, const char *label, int all_only)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const bcase *k = &cases[i];
+        char what[320];
+        if (only >= 0 && k->coll != only) continue;
+        if (k->where != W_ALL && k->where != W_SELF && wsize < 2) continue;   /* needs peers */
+        if (all_only && k->where != W_ALL) continue;
+        if (g_only && !strstr(what_of(k, label), g_only)) continue;
+        snprintf(what, sizeof what, "%s", what_of(k, label));
+        announce(what, "");
+        int ok = one_case(k, what);
+        g_ncases++;
+        record(ok, "%s", what);
+    }
+}
+
+/* The classes returned, summed over the ranks (rank 0 prints them). */
+static void print_classes(void)
+{
+    long all[64] = { 0 };
+    MPI_Reduce(g_classes, all, 64, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (wrank != 0) return;
+    printf("collective cases: %ld (x %d ranks); classes returned:", g_ncases, wsize);
+    for (int c = 0; c < 64; c++)
+        if (all[c]) printf(" %s=%ld", c == 63 ? "other" : class_name(c), all[c]);
+    printf("; hangs: 0, crashes: 0 (the run completed)\n");
+    fflush(stdout);
+}
+
+static int colls_setup(void)
+{
+    g_sbuf = malloc((size_t)(2 * CNT * wsize) * sizeof *g_sbuf);
+    g_rbuf = malloc((size_t)(2 * CNT * wsize) * sizeof *g_rbuf);
+    if (!g_sbuf || !g_rbuf) return 0;
+    if (MPI_Type_contiguous(1, MPI_INT, &g_uncommitted) != MPI_SUCCESS) return 0;
+    watchdog_init();
+    return 1;
+}
+
+static void colls_teardown(void)
+{
+    for (int i = 0; i < g_nkept; i++) MPI_Comm_free(&g_kept[i]);
+    MPI_Type_free(&g_uncommitted);
+    free(g_sbuf);
+    free(g_rbuf);
+}
+/* ==== end of the collective cases ==== */
+
+#ifndef BAD_INPUT_MPI_NAMES
+/* The reductions' cases at every rank through each algorithm forced by name
+ * (binomial, rabenseifner, the two-tier ones...): none may leave a rank
+ * without the error another rank gets. */
+static void forced_reductions(void)
+{
+    const struct { int coll; topocoll_coll tc; } colls[] = { { RE, TOPOCOLL_REDUCE },
+                                                             { RSB, TOPOCOLL_REDUCE_SCATTER_BLOCK } };
+    MPI_Comm probe;
+    MPI_Comm_dup(MPI_COMM_WORLD, &probe);
+    /* two nodes where there are ranks enough, so that the two-tier ones serve */
+    g_topology = wsize >= 4 ? "2x*/cyclic" : NULL;
+    if (g_topology) topocoll_set_topology(probe, g_topology);
+    for (size_t c = 0; c < 2; c++) {
+        int n = topocoll_algorithm_count(colls[c].tc);
+        for (int i = 0; i < n; i++) {
+            const char *name = topocoll_algorithm_name(colls[c].tc, i), *why = NULL;
+            char label[128];
+            if (!name) continue;
+            if (topocoll_applicable(colls[c].tc, name, CNT, MPI_FLOAT, CNT, MPI_FLOAT, MPI_SUM, 0,
+                                    probe, &why) != 1) {
+                if (wrank == 0)
+                    printf("%s %s declines the valid call at np=%d (%s): not checked\n",
+                           coll_name[colls[c].coll], name, wsize, why ? why : "no reason");
+                continue;
+            }
+            snprintf(label, sizeof label, "(algorithm %s)", name);
+            g_force[colls[c].coll] = name;
+            every_case(colls[c].coll, label, 1);
+            g_force[colls[c].coll] = NULL;
+        }
+    }
+    g_topology = NULL;
+    MPI_Comm_free(&probe);
+}
+#endif
+
 int main(int argc, char **argv)
 {
-    const char *env = getenv("TOPOCOLL_ALLGATHER"), *fallback;
+    const char *env = getenv("TOPOCOLL_ALLGATHER"), *fallback = NULL;
     int env_mode, *send, *recv, status = 0;
 
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -320,10 +799,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "MPI set-up failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+#ifndef BAD_INPUT_MPI_NAMES
     env_mode = env && *env && topocoll_algorithm_index(TOPOCOLL_ALLGATHER, env) < 0;
+#else
+    env_mode = 0;
+    (void)env;
+#endif
     send = malloc(COUNT * sizeof(int));
     recv = malloc((size_t)COUNT * (size_t)wsize * sizeof(int));
-    if (!send || !recv) {
+    if (!send || !recv || !colls_setup()) {
         fprintf(stderr, "out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
         return 1;
@@ -334,6 +818,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
+#ifndef BAD_INPUT_MPI_NAMES
     unknown_names(send, recv, env_mode);
     /* Invalid arguments through the selected path (not when the environment
      * forces an unknown name: that error may come first). */
@@ -345,6 +830,18 @@ int main(int argc, char **argv)
     topology_specs();
     still_works(send, recv, env_mode, fallback);
     in_place_recv_everywhere(send, recv, env_mode);
+    if (!env_mode) forced_reductions();
+#else
+    (void)fallback;
+    /* the MPI_ names must reach topocoll: the interposer is preloaded */
+    void *self = dlopen(NULL, RTLD_LAZY);
+    record(self && dlsym(self, "topocoll_allgather") != NULL,
+           "the interposer is not loaded (run with LD_PRELOAD=libtopocoll_pmpi.so)");
+    if (self) dlclose(self);
+#endif
+    if (!env_mode) every_case(-1, NULL, 0);
+    print_classes();
+    colls_teardown();
 
     if (wrank == 0) status = tc_test_summary();
     else status = tc_test_counts_global.failed || tc_test_counts_global.passed == 0;
