@@ -5,6 +5,14 @@
  * normalised and bound by the collective's descriptor (src/coll/desc.h):
  * only what MPI says is significant on each rank is checked, MPI_IN_PLACE
  * only where MPI allows it; then selection and the executor.
+ *
+ * Errors that only some ranks see must not hang the others where the MPI
+ * library's own collective would not: the communicator is checked first and
+ * its context made (collective, on the first call) by every rank, whatever
+ * its other arguments; those are checked locally after.  Before a schedule
+ * that reduces, every rank asks the MPI library whether it takes the op on
+ * the datatype (check_op), so an invalid pair is an error everywhere, not
+ * only at the ranks that combine data.
  */
 #include <stddef.h>
 #include <stdlib.h>

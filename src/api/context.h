@@ -76,7 +76,7 @@ int tc_ctx_get(MPI_Comm comm, tc_ctx **out);
 /* The context of comm if it has one (no MPI call when this thread's last
  * lookup was the same communicator), else NULL: local, never collective. */
 tc_ctx *tc_ctx_lookup(MPI_Comm comm);
-/* A duplicate of MPI_COMM_SELF whose errors return (MPI_ERRORS_RETURN):
+/* A communicator of this process alone whose errors return (MPI_ERRORS_RETURN):
  * for asking the MPI library whether it takes an argument without running
  * any handler of the application's; MPI_COMM_NULL if it could not be made.
  * Freed at MPI_Finalize. */
