@@ -15,8 +15,11 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static once_flag keyval_once = ONCE_FLAG_INIT;
 static int keyval_rc = MPI_SUCCESS;
-/* A communicator of this process alone with MPI_ERRORS_RETURN (tc_quiet_self). */
+/* A communicator of this process alone with MPI_ERRORS_RETURN (tc_quiet_self),
+ * and the lock that keeps two threads from reducing on it at once. */
 static MPI_Comm quiet_self = MPI_COMM_NULL;
+static mtx_t quiet_lock;
+static int quiet_lock_ok;
 /* Set once MPI_Finalize has started: MPI then releases windows and
  * communicators itself, and calling into it for them is unsafe. */
 static atomic_int finalizing;
@@ -86,6 +89,10 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     if (quiet_self != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&quiet_self)) != MPI_SUCCESS &&
         rc == MPI_SUCCESS)
         rc = rc2;
+    if (quiet_lock_ok) {
+        quiet_lock_ok = 0;
+        mtx_destroy(&quiet_lock);
+    }
     finalizing = 1;   /* from here on MPI releases what is left itself */
     tc_detect_finalize();
     tc_select_finalize();
@@ -109,6 +116,7 @@ static void create_keyvals(void)
         quiet_self = MPI_COMM_NULL;
     else if (rc == MPI_SUCCESS && PMPI_Comm_set_errhandler(quiet_self, MPI_ERRORS_RETURN) != MPI_SUCCESS)
         (void)PMPI_Comm_free(&quiet_self);
+    quiet_lock_ok = mtx_init(&quiet_lock, mtx_plain) == thrd_success;
     keyval_rc = rc;
 }
 
@@ -121,6 +129,16 @@ static int ensure_keyval(void)
 MPI_Comm tc_quiet_self(void)
 {
     return ensure_keyval() == MPI_SUCCESS ? quiet_self : MPI_COMM_NULL;
+}
+
+int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op)
+{
+    MPI_Comm q = tc_quiet_self();
+    if (q == MPI_COMM_NULL || !quiet_lock_ok) return MPI_SUCCESS;
+    if (mtx_lock(&quiet_lock) != thrd_success) return MPI_SUCCESS;
+    int rc = PMPI_Reduce(in, out, 1, type, op, 0, q);
+    mtx_unlock(&quiet_lock);
+    return rc;
 }
 
 static int ctx_new(MPI_Comm comm, tc_ctx **out)

@@ -81,6 +81,10 @@ tc_ctx *tc_ctx_lookup(MPI_Comm comm);
  * any handler of the application's; MPI_COMM_NULL if it could not be made.
  * Freed at MPI_Finalize. */
 MPI_Comm tc_quiet_self(void);
+/* MPI_Reduce of one element of type with op on that communicator (one
+ * thread at a time: it is a collective): the MPI library's word on whether
+ * it takes op on type.  MPI_SUCCESS when there is no such communicator. */
+int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */
