@@ -189,16 +189,16 @@ static int run_native(const call *c)
 static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
     tc_bind b[TC_NBUF];
-    int rc, pos = 0, packed_data = 0;
+    int rc, packed_data = 0;
     tc_bind user;
     if ((rc = tc_bind_type(&user, c->rbuf, c->rtype)) != MPI_SUCCESS) return rc;
     char *data = c->rbuf;
-    if (!user.contiguous) {
+    if (!user.contiguous) {   /* a->rcount bytes: may exceed an int */
         if ((rc = tc_workspace_stage(&x->ws, (size_t)a->rcount)) != MPI_SUCCESS) return rc;
         data = x->ws.stage;
         packed_data = 1;
         if (c->rank == c->root &&
-            (rc = PMPI_Pack(c->rbuf, c->rcount, c->rtype, data, (int)a->rcount, &pos, x->comm)) != MPI_SUCCESS)
+            (rc = tc_pack_elems(c->rbuf, c->rcount, &user, data, x->comm)) != MPI_SUCCESS)
             return rc;
     }
     if ((rc = tc_bind_type(&b[TC_BUF_RECV], data, MPI_BYTE)) != MPI_SUCCESS) return rc;
@@ -206,9 +206,8 @@ static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args 
     b[TC_BUF_SEND].base = NULL;
     tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
     if ((rc = tc_exec(s, b, &env)) != MPI_SUCCESS) return rc;
-    pos = 0;
     if (packed_data && c->rank != c->root)
-        rc = PMPI_Unpack(data, (int)a->rcount, &pos, c->rbuf, c->rcount, c->rtype, x->comm);
+        rc = tc_unpack_elems(data, c->rbuf, c->rcount, &user, x->comm);
     return rc;
 }
 
