@@ -77,23 +77,26 @@ static inline char *addr(const tc_bind *b, const tc_region *g)
 /* ---- regions beyond MPI's int counts ---------------------------------------
  * A region of more elements (or, packed, more bytes) than an int counts is
  * described by one datatype made for the message: q blocks of a contiguous
- * type of TC_BIG_BLOCK elements, then the r elements left.  Its signature is
- * n times the element's whatever the blocking, so it matches the peer's own
- * description (another element type, or MPI_PACKED) as n plain elements
- * would.  Only such regions pay for it: the datatype is made and freed
- * around the one call (MPI keeps it alive for a pending request). */
-#define TC_BIG_BLOCK ((int64_t)1 << 30)
+ * type of k elements (at most 2^30 bytes, so that no MPI sees a block size
+ * beyond an int), then the r elements left.  Its signature is n times the
+ * element's whatever the blocking, so it matches the peer's own description
+ * (another element type, or MPI_PACKED) as n plain elements would.  Only
+ * such regions pay for it: the datatype is made and freed around the one
+ * call (MPI keeps it alive for a pending request). */
+#define TC_BIG_BLOCK_BYTES ((int64_t)1 << 30)
 #define TC_SELF_TAG 8   /* local copies through MPI (on the private communicator) */
 
-/* A committed datatype for n elements of type t (extent ext) from offset 0. */
-static int big_type(MPI_Datatype t, MPI_Aint ext, int64_t n, MPI_Datatype *out)
+/* A committed datatype for n elements of type t (size bytes, extent ext)
+ * from offset 0. */
+static int big_type(MPI_Datatype t, int size, MPI_Aint ext, int64_t n, MPI_Datatype *out)
 {
-    int64_t q = n / TC_BIG_BLOCK, r = n % TC_BIG_BLOCK;
+    int64_t k = size > 0 && size < TC_BIG_BLOCK_BYTES ? TC_BIG_BLOCK_BYTES / size : 1;
+    int64_t q = n / k, r = n % k;
     MPI_Datatype block;
-    int rc = PMPI_Type_contiguous((int)TC_BIG_BLOCK, t, &block);
+    int rc = PMPI_Type_contiguous((int)k, t, &block);
     if (rc != MPI_SUCCESS) return rc;
     int lens[2] = { (int)q, (int)r };
-    MPI_Aint disp[2] = { 0, (MPI_Aint)(q * TC_BIG_BLOCK) * ext };
+    MPI_Aint disp[2] = { 0, (MPI_Aint)(q * k) * ext };
     MPI_Datatype types[2] = { block, t };
     rc = PMPI_Type_create_struct(r ? 2 : 1, lens, disp, types, out);
     int rc2 = PMPI_Type_free(&block);
@@ -103,13 +106,11 @@ static int big_type(MPI_Datatype t, MPI_Aint ext, int64_t n, MPI_Datatype *out)
     return rc2;
 }
 
-/* The region's elements as a message: n elements of *type from its address. */
-static void message_of(const tc_bind *b, const tc_region *g, int64_t *n, MPI_Datatype *type,
-                       MPI_Aint *ext)
+/* The region's elements as one element of *big (from its address). */
+static int message_type(const tc_bind *b, const tc_region *g, MPI_Datatype *big)
 {
-    *n = b->packed ? g->cnt * b->size : g->cnt;
-    *type = b->packed ? MPI_PACKED : b->type;
-    *ext = b->packed ? 1 : b->extent;
+    if (b->packed) return big_type(MPI_PACKED, 1, 1, g->cnt * b->size, big);
+    return big_type(b->type, b->size, b->extent, g->cnt, big);
 }
 
 /* Largest element count of b's type whose bytes an int counts (>= 1). */
@@ -152,15 +153,11 @@ int tc_unpack_elems(const char *src, char *dst, int64_t n, const tc_bind *b, MPI
 static int copy_self(const tc_bind *sb, const tc_region *a, const tc_bind *db, const tc_region *b,
                      MPI_Comm comm)
 {
-    MPI_Datatype st, dt, sbig = MPI_DATATYPE_NULL, dbig = MPI_DATATYPE_NULL;
-    MPI_Aint sext, dext;
-    int64_t sn, dn;
+    MPI_Datatype sbig = MPI_DATATYPE_NULL, dbig = MPI_DATATYPE_NULL;
     int me, rc, rc2;
-    message_of(sb, a, &sn, &st, &sext);
-    message_of(db, b, &dn, &dt, &dext);
     if ((rc = PMPI_Comm_rank(comm, &me)) != MPI_SUCCESS) return rc;
-    if ((rc = big_type(st, sext, sn, &sbig)) != MPI_SUCCESS) return rc;
-    if ((rc = big_type(dt, dext, dn, &dbig)) == MPI_SUCCESS) {
+    if ((rc = message_type(sb, a, &sbig)) != MPI_SUCCESS) return rc;
+    if ((rc = message_type(db, b, &dbig)) == MPI_SUCCESS) {
         rc = PMPI_Sendrecv(addr(sb, a), 1, sbig, me, TC_SELF_TAG, addr(db, b), 1, dbig, me,
                            TC_SELF_TAG, comm, MPI_STATUS_IGNORE);
         rc2 = PMPI_Type_free(&dbig);
@@ -231,11 +228,8 @@ static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env
 /* A SEND or RECV whose count an int does not hold. */
 static int post_big(const tc_bind *b, const tc_op *op, MPI_Comm comm, MPI_Request *req)
 {
-    MPI_Datatype type, big;
-    MPI_Aint ext;
-    int64_t n;
-    message_of(b, &op->a, &n, &type, &ext);
-    int rc = big_type(type, ext, n, &big), rc2;
+    MPI_Datatype big;
+    int rc = message_type(b, &op->a, &big), rc2;
     if (rc != MPI_SUCCESS) return rc;
     if (op->kind == TC_OP_RECV) rc = PMPI_Irecv(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);
     else rc = PMPI_Isend(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);

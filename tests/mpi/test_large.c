@@ -12,6 +12,8 @@
  *   bcast, TOPOCOLL_BCAST=binomial, 2^28+1 MPI_DOUBLE                    np 1, 2
  *   bcast "binomial" of a non-contiguous type (7 doubles in 64 bytes):
  *     staged (packed) in pieces; at np 2 the root sends MPI_DOUBLE       np 1, 2
+ *   allgather, default selection, of that type: the copy of more than
+ *     2^31 bytes between two non-contiguous buffers                    np 1
  *   allgather "h1_shm_rd_shm" in place on one virtual node: the shared
  *     segment holds more than INT_MAX bytes (np 1: 2^28 MPI_DOUBLE) or
  *     more than INT_MAX elements (np 2: 2^30+1 MPI_BYTE per rank)      np 1, 2
@@ -21,8 +23,8 @@
  * last elements, every block boundary, a stride through the rest) plus a
  * guard past the end of every receive buffer.  Rank 0 prints
  * "N passed, M failed".  Arguments, if any, pick cases by name
- * (allgather_default, reduce_binomial, allgather_shm, bcast_binomial,
- * bcast_strided).
+ * (allgather_default, reduce_binomial, allgather_strided, allgather_shm,
+ * bcast_binomial, bcast_strided).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -218,17 +220,63 @@ static void bcast_forced(int64_t n)
 #define SPAN_USED 7         /* doubles of a strided element */
 #define SPAN_EXTENT 8       /* its extent in doubles */
 
+static MPI_Datatype strided_type(void)
+{
+    MPI_Datatype seven, strided;
+    MPI_Type_contiguous(SPAN_USED, MPI_DOUBLE, &seven);
+    MPI_Type_create_resized(seven, 0, SPAN_EXTENT * (MPI_Aint)sizeof(double), &strided);
+    MPI_Type_commit(&strided);
+    MPI_Type_free(&seven);
+    return strided;
+}
+
+/* Sampled check of n strided elements: the used doubles hold
+ * value(e * SPAN_USED + j), the gaps keep their 0xff bytes. */
+static long check_strided(const double *b, int64_t n, int64_t span, double (*value)(int64_t i))
+{
+    long bad = 0;
+    for (int64_t e = 0; e < n; e = next_sample(e, n, n))
+        for (int j = 0; j < (int)span; j++) {
+            const double *x = &b[e * span + j];
+            uint64_t bits;
+            memcpy(&bits, x, sizeof bits);
+            if (j < SPAN_USED ? *x != value(e * SPAN_USED + j) : bits != UINT64_MAX) bad++;
+        }
+    return bad;
+}
+
+static double root_value(int64_t i) { return dval(0, i); }
+
+/* Allgather at np 1 of a non-contiguous type (send to receive through MPI
+ * itself: neither side is packed). */
+static void allgather_strided(int64_t n)
+{
+    MPI_Comm comm = fresh_comm();
+    MPI_Datatype strided = strided_type();
+    size_t bytes = (size_t)(n * SPAN_EXTENT) * sizeof(double);
+    double *s = alloc_guarded(bytes, "send"), *r = alloc_guarded(bytes, "recv");
+    memset(s, 0xff, bytes);
+    memset(r, 0xff, bytes);
+    for (int64_t e = 0; e < n; e++)
+        for (int j = 0; j < SPAN_USED; j++) s[e * SPAN_EXTENT + j] = dval(0, e * SPAN_USED + j);
+    int rc = topocoll_allgather(s, (int)n, strided, r, (int)n, strided, comm);
+    long bad = rc == MPI_SUCCESS ? check_strided(r, n, SPAN_EXTENT, root_value) : 0;
+    char what[96];
+    snprintf(what, sizeof what, "allgather default %lld strided elements", (long long)n);
+    verdict(what, rc, NULL, bad, guard_intact(r, bytes), comm);
+    free(s);
+    free(r);
+    MPI_Type_free(&strided);
+    MPI_Comm_free(&comm);
+}
+
 /* Bcast of n elements of 7 doubles every 8 (non-contiguous: packed into a
  * staging buffer); the root (rank 0) of a multi-rank run describes the same
  * data as 7n contiguous doubles. */
 static void bcast_strided(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
-    MPI_Datatype seven, strided;
-    MPI_Type_contiguous(SPAN_USED, MPI_DOUBLE, &seven);
-    MPI_Type_create_resized(seven, 0, SPAN_EXTENT * (MPI_Aint)sizeof(double), &strided);
-    MPI_Type_commit(&strided);
-    MPI_Type_free(&seven);
+    MPI_Datatype strided = strided_type();
     int contiguous_root = wsize > 1 && wrank == 0;
     int64_t span = contiguous_root ? SPAN_USED : SPAN_EXTENT;
     size_t bytes = (size_t)(n * span) * sizeof(double);
@@ -238,18 +286,7 @@ static void bcast_strided(int64_t n)
         for (int j = 0; j < SPAN_USED; j++) b[e * span + j] = dval(0, e * SPAN_USED + j);
     int rc = contiguous_root ? topocoll_bcast_algorithm("binomial", b, (int)(n * SPAN_USED), MPI_DOUBLE, 0, comm)
                              : topocoll_bcast_algorithm("binomial", b, (int)n, strided, 0, comm);
-    long bad = 0;
-    for (int64_t e = 0; e < n && rc == MPI_SUCCESS; e = next_sample(e, n, n))
-        for (int j = 0; j < (int)span; j++) {
-            double w = j < SPAN_USED ? dval(0, e * SPAN_USED + j) : b[e * span + j];
-            if (j == SPAN_USED) {  /* the gap is never written */
-                uint64_t bits;
-                memcpy(&bits, &b[e * span + j], sizeof bits);
-                bad += bits != UINT64_MAX;
-            } else if (b[e * span + j] != w) {
-                bad++;
-            }
-        }
+    long bad = rc == MPI_SUCCESS ? check_strided(b, n, span, root_value) : 0;
     char what[96];
     snprintf(what, sizeof what, "bcast binomial %lld strided elements (%s root)", (long long)n,
              wsize > 1 ? "contiguous" : "strided");
@@ -314,6 +351,7 @@ int main(int argc, char **argv)
     }
     if (wsize == 1 && wanted(argc, argv, "allgather_default")) allgather_default(two28);
     if (wsize == 1 && wanted(argc, argv, "reduce_binomial")) reduce_forced(two28 + 1);
+    if (wsize == 1 && wanted(argc, argv, "allgather_strided")) allgather_strided(strided_n);
     if (wanted(argc, argv, "allgather_shm")) {
         if (wsize == 1) allgather_shm(two28, MPI_DOUBLE);
         else allgather_shm(((int64_t)1 << 30) + 1, MPI_BYTE);
