@@ -14,6 +14,9 @@
  *     staged (packed) in pieces; at np 2 the root sends MPI_DOUBLE       np 1, 2
  *   allgather, default selection, of that type: the copy of more than
  *     2^31 bytes between two non-contiguous buffers                    np 1
+ *   allgather of one element of 2^28+1 doubles (a type size beyond an
+ *     int): served by the MPI library, also when TOPOCOLL_ALLGATHER
+ *     forces an algorithm (it declines)                                 np 1
  *   allgather "h1_shm_rd_shm" in place on one virtual node: the shared
  *     segment holds more than INT_MAX bytes (np 1: 2^28 MPI_DOUBLE) or
  *     more than INT_MAX elements (np 2: 2^30+1 MPI_BYTE per rank)      np 1, 2
@@ -23,8 +26,8 @@
  * last elements, every block boundary, a stride through the rest) plus a
  * guard past the end of every receive buffer.  Rank 0 prints
  * "N passed, M failed".  Arguments, if any, pick cases by name
- * (allgather_default, reduce_binomial, allgather_strided, allgather_shm,
- * bcast_binomial, bcast_strided).
+ * (allgather_default, reduce_binomial, allgather_strided,
+ * allgather_huge_type, allgather_shm, bcast_binomial, bcast_strided).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -284,8 +287,9 @@ static void bcast_strided(int64_t n)
     memset(b, 0xff, bytes);
     for (int64_t e = 0; e < n && wrank == 0; e++)
         for (int j = 0; j < SPAN_USED; j++) b[e * span + j] = dval(0, e * SPAN_USED + j);
-    int rc = contiguous_root ? topocoll_bcast_algorithm("binomial", b, (int)(n * SPAN_USED), MPI_DOUBLE, 0, comm)
-                             : topocoll_bcast_algorithm("binomial", b, (int)n, strided, 0, comm);
+    int rc = contiguous_root
+                 ? topocoll_bcast_algorithm("binomial", b, (int)(n * SPAN_USED), MPI_DOUBLE, 0, comm)
+                 : topocoll_bcast_algorithm("binomial", b, (int)n, strided, 0, comm);
     long bad = rc == MPI_SUCCESS ? check_strided(b, n, span, root_value) : 0;
     char what[96];
     snprintf(what, sizeof what, "bcast binomial %lld strided elements (%s root)", (long long)n,
@@ -293,6 +297,37 @@ static void bcast_strided(int64_t n)
     verdict(what, rc, "binomial", bad, guard_intact(b, bytes), comm);
     free(b);
     MPI_Type_free(&strided);
+    MPI_Comm_free(&comm);
+}
+
+/* One element of a type whose size an int cannot hold (MPI_Type_size says
+ * MPI_UNDEFINED): no schedule describes it, so the MPI library serves the
+ * call, with default selection and with an algorithm forced through the
+ * environment (which declines, reported once on stderr). */
+static void allgather_huge_type(int64_t n, const char *forced)
+{
+    MPI_Comm comm = fresh_comm();
+    MPI_Datatype huge;
+    MPI_Type_contiguous((int)n, MPI_DOUBLE, &huge);
+    MPI_Type_commit(&huge);
+    size_t bytes = (size_t)n * sizeof(double);
+    double *s = alloc_guarded(bytes, "send"), *r = alloc_guarded(bytes, "recv");
+    for (int64_t i = 0; i < n; i++) s[i] = dval(wrank, i);
+    memset(r, 0xff, bytes);
+    const char *why = "";
+    int can = topocoll_allgather_applicable("ring", 1, huge, 1, huge, comm, &why);
+    CHECK(can == 0, "topocoll_allgather_applicable(ring) of a type beyond an int: %d (%s)", can, why);
+    if (forced) force("TOPOCOLL_ALLGATHER", forced);
+    int rc = topocoll_allgather(s, 1, huge, r, 1, huge, comm);
+    if (forced) force("TOPOCOLL_ALLGATHER", NULL);
+    long bad = rc == MPI_SUCCESS ? check_doubles(r, n, n, want_gathered) : 0;
+    char what[96];
+    snprintf(what, sizeof what, "allgather of 1 element of %lld doubles, %s%s", (long long)n,
+             forced ? "forced " : "default selection", forced ? forced : "");
+    verdict(what, rc, "native", bad, guard_intact(r, bytes), comm);
+    free(s);
+    free(r);
+    MPI_Type_free(&huge);
     MPI_Comm_free(&comm);
 }
 
@@ -352,6 +387,10 @@ int main(int argc, char **argv)
     if (wsize == 1 && wanted(argc, argv, "allgather_default")) allgather_default(two28);
     if (wsize == 1 && wanted(argc, argv, "reduce_binomial")) reduce_forced(two28 + 1);
     if (wsize == 1 && wanted(argc, argv, "allgather_strided")) allgather_strided(strided_n);
+    if (wsize == 1 && wanted(argc, argv, "allgather_huge_type")) {
+        allgather_huge_type(two28 + 1, "ring");
+        allgather_huge_type(two28 + 1, NULL);
+    }
     if (wanted(argc, argv, "allgather_shm")) {
         if (wsize == 1) allgather_shm(two28, MPI_DOUBLE);
         else allgather_shm(((int64_t)1 << 30) + 1, MPI_BYTE);
