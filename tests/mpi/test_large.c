@@ -17,6 +17,7 @@
  *   allgather of one element of 2^28+1 doubles (a type size beyond an
  *     int): served by the MPI library, also when TOPOCOLL_ALLGATHER
  *     forces an algorithm (it declines)                                 np 1
+ *   the executor alone: one REDUCE of 2^31+1 MPI_UNSIGNED_CHAR           np 1
  *   allgather "h1_shm_rd_shm" in place on one virtual node: the shared
  *     segment holds more than INT_MAX bytes (np 1: 2^28 MPI_DOUBLE) or
  *     more than INT_MAX elements (np 2: 2^30+1 MPI_BYTE per rank)      np 1, 2
@@ -26,11 +27,12 @@
  * last elements, every block boundary, a stride through the rest) plus a
  * guard past the end of every receive buffer.  Rank 0 prints
  * "N passed, M failed".  Arguments, if any, pick cases by name
- * (allgather_default, reduce_binomial, allgather_strided,
+ * (allgather_default, reduce_binomial, allgather_strided, executor_reduce,
  * allgather_huge_type, allgather_shm, bcast_binomial, bcast_strided).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@
 
 #include "topocoll.h"
 #include "core/config.h"
+#include "exec/exec_mpi.h"
 #include "common/mpi_harness.h"
 
 #define GUARD 64            /* bytes past each receive buffer, checked untouched */
@@ -331,6 +334,49 @@ static void allgather_huge_type(int64_t n, const char *forced)
     MPI_Comm_free(&comm);
 }
 
+/* The executor itself (white box): one REDUCE of n > INT_MAX elements
+ * (MPI_UNSIGNED_CHAR, MPI_SUM), which no catalog entry emits today (their
+ * reductions work on blocks of one user count) but the executor must serve
+ * in pieces. */
+static void executor_reduce(int64_t n)
+{
+    MPI_Comm comm = fresh_comm();
+    unsigned char *a = alloc_guarded((size_t)n, "a"), *b = alloc_guarded((size_t)n, "b");
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = bval(0, i) & 0x7f;
+        b[i] = bval(1, i) & 0x7f;
+    }
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_sched_reduce(&s, tc_reg(TC_BUF_SEND, 0, n), tc_reg(TC_BUF_RECV, 0, n));
+    int rc = tc_sched_finish(&s) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    s.tmp_like = TC_BUF_RECV;
+    tc_bind bind[TC_NBUF];
+    tc_workspace ws;
+    memset(&ws, 0, sizeof ws);
+    if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_SEND], a, MPI_UNSIGNED_CHAR);
+    if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_RECV], b, MPI_UNSIGNED_CHAR);
+    tc_exec_env env = { comm, &ws, NULL, NULL, MPI_SUM };
+    if (rc == MPI_SUCCESS) rc = tc_exec(&s, bind, &env);
+    long bad = 0;
+    const int64_t edges[] = { INT_MAX - 1, INT_MAX, (int64_t)INT_MAX + 1, n - 1 };
+    for (int64_t i = 0; i < n && rc == MPI_SUCCESS; i = next_sample(i, n, n))
+        bad += b[i] != (unsigned char)((bval(0, i) & 0x7f) + (bval(1, i) & 0x7f));
+    for (int k = 0; k < 4 && rc == MPI_SUCCESS; k++)
+        bad += b[edges[k]] != (unsigned char)((bval(0, edges[k]) & 0x7f) + (bval(1, edges[k]) & 0x7f));
+    char what[96];
+    snprintf(what, sizeof what, "executor: one reduce of %lld unsigned chars", (long long)n);
+    CHECK(rc == MPI_SUCCESS, "%s: rc %d", what, rc);
+    CHECK(rc != MPI_SUCCESS || bad == 0, "%s: %ld sampled elements wrong", what, bad);
+    CHECK(guard_intact(b, (size_t)n), "%s: written past the end", what);
+    if (wrank == 0) printf("%s: rc %d\n", what, rc);
+    tc_sched_free(&s);
+    tc_workspace_free(&ws);
+    free(a);
+    free(b);
+    MPI_Comm_free(&comm);
+}
+
 /* In-place allgather through a node-shared segment of every block. */
 static void allgather_shm(int64_t n, MPI_Datatype type)
 {
@@ -387,6 +433,7 @@ int main(int argc, char **argv)
     if (wsize == 1 && wanted(argc, argv, "allgather_default")) allgather_default(two28);
     if (wsize == 1 && wanted(argc, argv, "reduce_binomial")) reduce_forced(two28 + 1);
     if (wsize == 1 && wanted(argc, argv, "allgather_strided")) allgather_strided(strided_n);
+    if (wsize == 1 && wanted(argc, argv, "executor_reduce")) executor_reduce((int64_t)INT_MAX + 2);
     if (wsize == 1 && wanted(argc, argv, "allgather_huge_type")) {
         allgather_huge_type(two28 + 1, "ring");
         allgather_huge_type(two28 + 1, NULL);
