@@ -198,6 +198,31 @@ static int64_t bytes_of(const call *c)
     return (int64_t)arg_count(c, b) * c->tsize[b];
 }
 
+/* A datatype whose size an int cannot hold (MPI_Type_size gives
+ * MPI_UNDEFINED) is beyond what a schedule can describe: no topocoll
+ * algorithm serves the call, the MPI library does. */
+static const char *const size_unknown = "a datatype's size exceeds an int";
+
+static int sizes_fit(const call *c)
+{
+    return (!c->use[TC_BUF_SEND] || c->tsize[TC_BUF_SEND] >= 0) &&
+           (!c->use[TC_BUF_RECV] || c->tsize[TC_BUF_RECV] >= 0);
+}
+
+/* The choice al cannot serve the call: native instead, a forced algorithm
+ * reported once as for any other decline. */
+static const tc_algo *native_instead(const tc_ctx *x, const call *c, const tc_algo *al)
+{
+    const tc_algo *native = tc_catalog_find(c->d->coll, "native");
+    int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    MPI_Count size = -1;   /* for the explain line only */
+    if (PMPI_Type_size_x(arg_type(c, b), &size) != MPI_SUCCESS) size = -1;
+    int64_t bytes = arg_count(c, b) * (int64_t)size;
+    if (tc_config_get()->force[c->d->coll]) tc_warn_once(x, c->d->coll, al->name, size_unknown);
+    tc_explain(x, c->d->name, bytes, native->name, size_unknown);
+    return native;
+}
+
 /* Bind SEND and RECV; an insignificant buffer takes the other's type so
  * that scratch is typed consistently; in place, the descriptor's alias. */
 static int bind(const call *c, const tc_args *a, tc_bind b[TC_NBUF])
@@ -266,16 +291,16 @@ static int run_native(const call *c)
 static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
     tc_bind b[TC_NBUF];
-    int rc, pos = 0, packed_data = 0;
+    int rc, packed_data = 0;
     tc_bind user;
     if ((rc = tc_bind_type(&user, c->rbuf, c->rtype)) != MPI_SUCCESS) return rc;
     char *data = c->rbuf;
-    if (!user.contiguous) {
+    if (!user.contiguous) {   /* a->rcount bytes: may exceed an int */
         if ((rc = tc_workspace_stage(&x->ws, (size_t)a->rcount)) != MPI_SUCCESS) return rc;
         data = x->ws.stage;
         packed_data = 1;
         if (c->rank == c->root &&
-            (rc = PMPI_Pack(c->rbuf, c->rcount, c->rtype, data, (int)a->rcount, &pos, x->comm)) != MPI_SUCCESS)
+            (rc = tc_pack_elems(c->rbuf, c->rcount, &user, data, x->comm)) != MPI_SUCCESS)
             return rc;
     }
     if ((rc = tc_bind_type(&b[TC_BUF_RECV], data, MPI_BYTE)) != MPI_SUCCESS) return rc;
@@ -283,9 +308,8 @@ static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args 
     b[TC_BUF_SEND].base = NULL;
     tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
     if ((rc = tc_exec(s, b, &env)) != MPI_SUCCESS) return rc;
-    pos = 0;
     if (packed_data && c->rank != c->root)
-        rc = PMPI_Unpack(data, (int)a->rcount, &pos, c->rbuf, c->rcount, c->rtype, x->comm);
+        rc = tc_unpack_elems(data, c->rbuf, c->rcount, &user, x->comm);
     return rc;
 }
 
@@ -414,9 +438,14 @@ static int collective(call *c, int by_name, const char *algorithm)
                             algorithm ? algorithm : "(null)");
         if (!tc_algo_accepts(al, &a, x->topo, &why))
             return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' declines: %s", name, al->name, why);
+        if (al->generate && !sizes_fit(c))
+            return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' declines: %s", name, al->name,
+                            size_unknown);
         tc_explain(x, name, bytes, al->name, "requested by name");
     } else if ((rc = tc_choose(x, &a, bytes, c->comm, &al)) != MPI_SUCCESS) {
         return rc;
+    } else if (al->generate && !sizes_fit(c)) {
+        al = native_instead(x, c, al);
     }
     const tc_sched *s;
     rc = run(x, al, c, &a, &s);
@@ -503,6 +532,10 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
     tc_args a;
     make_args(&c, &a);
     a.node_shm = x->node_shm;
+    if (al->generate && !sizes_fit(&c)) {
+        if (why) *why = size_unknown;
+        return 0;
+    }
     return tc_algo_accepts(al, &a, x->topo, why);
 }
 

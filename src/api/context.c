@@ -1,7 +1,6 @@
 /* Per-communicator context (see context.h). */
 #include "api/context.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -232,13 +231,6 @@ static int same_key(const tc_sched_key *a, const tc_sched_key *b)
            a->commutative == b->commutative;
 }
 
-static int counts_fit_int(const tc_sched *s)
-{
-    for (int i = 0; i < s->nops; i++)
-        if (s->ops[i].a.cnt > INT_MAX || s->ops[i].b.cnt > INT_MAX) return 0;
-    return 1;
-}
-
 const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_args *a, int *err)
 {
     c->clock++;
@@ -272,12 +264,11 @@ const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_arg
     tc_sched_init(&e->sched);
     int rc = tc_algo_generate(key->algo, &e->sched, a, c->topo);
     if (rc == 0) rc = tc_sched_finish(&e->sched);
-    if (rc == 0 && !counts_fit_int(&e->sched)) rc = -1;
     if (rc) {
         tc_sched_free(&e->sched);
         c->cache_epoch++;   /* the last slot moved */
         c->cache[slot] = c->cache[--c->ncache];
-        *err = rc == -1 ? MPI_ERR_COUNT : MPI_ERR_NO_MEM;
+        *err = MPI_ERR_NO_MEM;
         return NULL;
     }
     return &e->sched;

@@ -1,6 +1,7 @@
 /* The MPI executor (see exec_mpi.h). */
 #include "exec/exec_mpi.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +74,122 @@ static inline char *addr(const tc_bind *b, const tc_region *g)
     return b->base + g->off * b->extent;
 }
 
+/* ---- regions beyond MPI's int counts ---------------------------------------
+ * A region of more elements (or, packed, more bytes) than an int counts is
+ * described by one datatype made for the message: q blocks of a contiguous
+ * type of k elements (at most 2^30 bytes, so that no MPI sees a block size
+ * beyond an int), then the r elements left.  Its signature is n times the
+ * element's whatever the blocking, so it matches the peer's own description
+ * (another element type, or MPI_PACKED) as n plain elements would.  Only
+ * such regions pay for it: the datatype is made and freed around the one
+ * call (MPI keeps it alive for a pending request). */
+#define TC_BIG_BLOCK_BYTES ((int64_t)1 << 30)
+#define TC_SELF_TAG 8   /* local copies through MPI (on the private communicator) */
+
+/* A committed datatype for n elements of type t (size bytes, extent ext)
+ * from offset 0. */
+static int big_type(MPI_Datatype t, int size, MPI_Aint ext, int64_t n, MPI_Datatype *out)
+{
+    int64_t k = size > 0 && size < TC_BIG_BLOCK_BYTES ? TC_BIG_BLOCK_BYTES / size : 1;
+    int64_t q = n / k, r = n % k;
+    MPI_Datatype block;
+    int rc = PMPI_Type_contiguous((int)k, t, &block);
+    if (rc != MPI_SUCCESS) return rc;
+    int lens[2] = { (int)q, (int)r };
+    MPI_Aint disp[2] = { 0, (MPI_Aint)(q * k) * ext };
+    MPI_Datatype types[2] = { block, t };
+    rc = PMPI_Type_create_struct(r ? 2 : 1, lens, disp, types, out);
+    int rc2 = PMPI_Type_free(&block);
+    if (rc != MPI_SUCCESS) return rc;
+    if (rc2 == MPI_SUCCESS) rc2 = PMPI_Type_commit(out);
+    if (rc2 != MPI_SUCCESS) (void)PMPI_Type_free(out);   /* rc2 is the error reported */
+    return rc2;
+}
+
+/* The region's elements as one element of *big (from its address). */
+static int message_type(const tc_bind *b, const tc_region *g, MPI_Datatype *big)
+{
+    if (b->packed) return big_type(MPI_PACKED, 1, 1, g->cnt * b->size, big);
+    return big_type(b->type, b->size, b->extent, g->cnt, big);
+}
+
+/* Largest element count of b's type whose bytes an int counts (>= 1). */
+static int64_t chunk_elems(int size)
+{
+    return size > 0 ? INT_MAX / size : INT_MAX;
+}
+
+int tc_pack_elems(const char *src, int64_t n, const tc_bind *b, char *dst, MPI_Comm comm)
+{
+    int64_t k = chunk_elems(b->size);
+    while (n > 0) {
+        int m = (int)(n < k ? n : k), pos = 0;
+        int rc = PMPI_Pack(src, m, b->type, dst, m * b->size, &pos, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        src += m * b->extent;
+        dst += pos;
+        n -= m;
+    }
+    return MPI_SUCCESS;
+}
+
+int tc_unpack_elems(const char *src, char *dst, int64_t n, const tc_bind *b, MPI_Comm comm)
+{
+    int64_t k = chunk_elems(b->size);
+    while (n > 0) {
+        int m = (int)(n < k ? n : k), pos = 0;
+        int rc = PMPI_Unpack(src, m * b->size, &pos, dst, m, b->type, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        src += pos;
+        dst += m * b->extent;
+        n -= m;
+    }
+    return MPI_SUCCESS;
+}
+
+/* A copy between two typed regions, one of them beyond an int: MPI moves
+ * it to this rank itself (the element types may differ, so pieces of the
+ * two sides do not line up). */
+static int copy_self(const tc_bind *sb, const tc_region *a, const tc_bind *db, const tc_region *b,
+                     MPI_Comm comm)
+{
+    MPI_Datatype sbig = MPI_DATATYPE_NULL, dbig = MPI_DATATYPE_NULL;
+    int me, rc, rc2;
+    if ((rc = PMPI_Comm_rank(comm, &me)) != MPI_SUCCESS) return rc;
+    if ((rc = message_type(sb, a, &sbig)) != MPI_SUCCESS) return rc;
+    if ((rc = message_type(db, b, &dbig)) == MPI_SUCCESS) {
+        rc = PMPI_Sendrecv(addr(sb, a), 1, sbig, me, TC_SELF_TAG, addr(db, b), 1, dbig, me,
+                           TC_SELF_TAG, comm, MPI_STATUS_IGNORE);
+        rc2 = PMPI_Type_free(&dbig);
+        if (rc == MPI_SUCCESS) rc = rc2;
+    }
+    rc2 = PMPI_Type_free(&sbig);
+    return rc == MPI_SUCCESS ? rc2 : rc;
+}
+
+/* A copy whose counts or bytes an int does not hold. */
+static int copy_big(const tc_bind *sb, const tc_op *op, const tc_bind *db, MPI_Comm comm)
+{
+    char *src = addr(sb, &op->a), *dst = addr(db, &op->b);
+    if (db->packed) return tc_pack_elems(src, op->a.cnt, sb, dst, comm);
+    if (sb->packed) return tc_unpack_elems(src, dst, op->b.cnt, db, comm);
+    return copy_self(sb, &op->a, db, &op->b, comm);
+}
+
 static int copy(const tc_bind *bind, const tc_op *op, tc_workspace *ws, MPI_Comm comm)
 {
     const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
     char *src = addr(sb, &op->a), *dst = addr(db, &op->b);
-    int bytes = (int)op->a.cnt * sb->size, pos = 0, rc;
+    int64_t bytes64 = op->a.cnt * sb->size;
     if (src == dst && sb->type == db->type && sb->packed == db->packed && op->a.cnt == op->b.cnt)
         return MPI_SUCCESS;
     if ((sb->contiguous || sb->packed) && (db->contiguous || db->packed)) {
-        memmove(dst, src, (size_t)bytes);
+        memmove(dst, src, (size_t)bytes64);
         return MPI_SUCCESS;
     }
+    if (bytes64 > INT_MAX || op->a.cnt > INT_MAX || op->b.cnt > INT_MAX)
+        return copy_big(sb, op, db, comm);
+    int bytes = (int)bytes64, pos = 0, rc;
     if (db->packed)
         return PMPI_Pack(src, (int)op->a.cnt, sb->type, dst, bytes, &pos, comm);
     if (sb->packed)
@@ -96,21 +202,54 @@ static int copy(const tc_bind *bind, const tc_op *op, tc_workspace *ws, MPI_Comm
     return PMPI_Unpack(ws->pack, packed, &pos, dst, (int)op->b.cnt, db->type, comm);
 }
 
+/* b = a (op) b in pieces of at most INT_MAX elements. */
+static int reduce(const tc_bind *sb, const tc_bind *db, const tc_op *op, MPI_Op mop)
+{
+    char *src = addr(sb, &op->a), *dst = addr(db, &op->b);
+    int64_t n = op->a.cnt;
+    if (n <= INT_MAX) return PMPI_Reduce_local(src, dst, (int)n, db->type, mop);
+    while (n > 0) {
+        int m = (int)(n < INT_MAX ? n : INT_MAX);
+        int rc = PMPI_Reduce_local(src, dst, m, db->type, mop);
+        if (rc != MPI_SUCCESS) return rc;
+        src += m * sb->extent;
+        dst += m * db->extent;
+        n -= m;
+    }
+    return MPI_SUCCESS;
+}
+
 static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
-    const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
-    return PMPI_Reduce_local(addr(sb, &op->a), addr(db, &op->b), (int)op->a.cnt, db->type, env->op);
+    return reduce(&bind[(int)op->a.buf], &bind[(int)op->b.buf], op, env->op);
+}
+
+/* A SEND or RECV whose count an int does not hold. */
+static int post_big(const tc_bind *b, const tc_op *op, MPI_Comm comm, MPI_Request *req)
+{
+    MPI_Datatype big;
+    int rc = message_type(b, &op->a, &big), rc2;
+    if (rc != MPI_SUCCESS) return rc;
+    if (op->kind == TC_OP_RECV) rc = PMPI_Irecv(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);
+    else rc = PMPI_Isend(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);
+    rc2 = PMPI_Type_free(&big);   /* the request keeps what it needs */
+    if (rc != MPI_SUCCESS || rc2 == MPI_SUCCESS) return rc;
+    /* not reported as posted: leave no request behind (rc2 is the error) */
+    (void)PMPI_Cancel(req);
+    (void)PMPI_Wait(req, MPI_STATUS_IGNORE);
+    return rc2;
 }
 
 static int post(const tc_bind *bind, const tc_op *op, MPI_Comm comm, MPI_Request *req)
 {
     const tc_bind *b = &bind[(int)op->a.buf];
-    int count = b->packed ? (int)op->a.cnt * b->size : (int)op->a.cnt;
+    int64_t count = b->packed ? op->a.cnt * b->size : op->a.cnt;
+    if (count > INT_MAX) return post_big(b, op, comm, req);
     MPI_Datatype type = b->packed ? MPI_PACKED : b->type;
     if (op->kind == TC_OP_RECV)
-        return PMPI_Irecv(addr(b, &op->a), count, type, op->peer, TC_TAG, comm, req);
-    return PMPI_Isend(addr(b, &op->a), count, type, op->peer, TC_TAG, comm, req);
+        return PMPI_Irecv(addr(b, &op->a), (int)count, type, op->peer, TC_TAG, comm, req);
+    return PMPI_Isend(addr(b, &op->a), (int)count, type, op->peer, TC_TAG, comm, req);
 }
 
 /* After a failed MPI_Waitall: the first error of a request, by its own

@@ -47,10 +47,16 @@ typedef struct tc_exec_env {
 int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type);
 
 /* Run s.  bind[TC_BUF_TMP] and bind[TC_BUF_SHM] are filled here from
- * bind[s->tmp_like], the workspace and the node-shared memory.  Every
- * count must fit an int (checked when the schedule is built).  Returns an
- * MPI error code. */
+ * bind[s->tmp_like], the workspace and the node-shared memory.  Counts
+ * and byte sizes are 64-bit: a region beyond MPI's int counts travels as
+ * one message of a datatype made for it, local copies and reductions go in
+ * pieces.  Returns an MPI error code. */
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
+
+/* Pack n elements of b's type from src into dst (n x b->size bytes), and
+ * back, in pieces whose byte counts an int holds (n may exceed INT_MAX). */
+int tc_pack_elems(const char *src, int64_t n, const tc_bind *b, char *dst, MPI_Comm comm);
+int tc_unpack_elems(const char *src, char *dst, int64_t n, const tc_bind *b, MPI_Comm comm);
 
 void tc_workspace_free(tc_workspace *ws);
 /* Grow ws->stage to at least n bytes. */
