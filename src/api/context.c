@@ -5,15 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <string.h>
-#include <threads.h>
 
 #include "core/config.h"
 #include "select/select.h"
 #include "detect/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
-static once_flag keyval_once = ONCE_FLAG_INIT;
+/* pthread_once, not C11 call_once: ThreadSanitizer sees only the former */
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 static int keyval_rc = MPI_SUCCESS;
 /* Set once MPI_Finalize has started: MPI then releases windows and
  * communicators itself, and calling into it for them is unsafe. */
@@ -84,7 +85,7 @@ static void create_keyvals(void)
 
 static int ensure_keyval(void)
 {
-    call_once(&keyval_once, create_keyvals);
+    (void)pthread_once(&keyval_once, create_keyvals);
     return keyval_rc;
 }
 
