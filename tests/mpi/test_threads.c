@@ -5,7 +5,10 @@
  *   - every thread gets a communicator made before the threads start (a
  *     duplicate of MPI_COMM_WORLD, or a split with the ranks reversed), gives
  *     it a virtual topology (topocoll_set_topology: collective on it, while
- *     other threads run collectives on theirs), and later makes another one
+ *     other threads run collectives on theirs; this also makes its context),
+ *     waits for the process's other threads and makes its first call by
+ *     topocoll's selection with them (the selection table is built then,
+ *     while other threads look it up), and later makes another one
  *     inside the thread (MPI_Comm_dup of its own: collective on it) that it
  *     uses for a while and frees (freeing a context while others run);
  *   - each iteration picks a collective (allgather, bcast, reduce, gather,
@@ -23,6 +26,7 @@
  * An MPI library that does not provide MPI_THREAD_MULTIPLE makes this test
  * fail (with a message): both MPI libraries CI uses provide it.
  */
+#define _POSIX_C_SOURCE 200809L   /* pthread_barrier_t */
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,6 +46,7 @@
 static int world_rank, world_size;
 static int nthreads = 8, iters = 40, timeout_s = 60;
 static atomic_long fails_shown;
+static pthread_barrier_t all_ready;   /* the threads of this process */
 
 typedef struct worker {
     int id;
@@ -183,7 +188,9 @@ static const char *pick_algorithm(uint64_t *rng, const call *c, MPI_Comm comm)
 
 static const int counts[] = { 1, 2, 7, 33, 250, MAX_COUNT };
 
-static void run_iteration(worker *w, MPI_Comm comm, uint64_t *rng, int k, int *sbuf, int *rbuf)
+/* by_selection: topocoll's selection whatever the sequence says */
+static void run_iteration(worker *w, MPI_Comm comm, uint64_t *rng, int k, int by_selection,
+                          int *sbuf, int *rbuf)
 {
     int p;
     MPI_Comm_size(comm, &p);
@@ -193,6 +200,7 @@ static void run_iteration(worker *w, MPI_Comm comm, uint64_t *rng, int k, int *s
     c.root = (int)(next(rng) % (uint32_t)p);
     c.k = k;
     c.algo = pick_algorithm(rng, &c, comm);
+    if (by_selection) c.algo = NULL;
     if (c.algo) w->forced++;
     else w->selected++;
     run_call(w, comm, &c, sbuf, rbuf);
@@ -214,11 +222,14 @@ static void *work(void *arg)
         free(rbuf);
         return NULL;
     }
-    /* a first call makes the context (collective), then a virtual topology */
-    run_iteration(w, w->comm, &rng, 0, sbuf, rbuf);
+    /* the context (collective) with a virtual topology, then every thread
+     * of the process makes its first call by selection at the same moment:
+     * the selection table is built while the others look at it */
     const char *spec = specs[w->id % 4];
     check(w, topocoll_set_topology(w->comm, spec) == MPI_SUCCESS, "set_topology %s",
           spec ? spec : "(detected)");
+    (void)pthread_barrier_wait(&all_ready);
+    run_iteration(w, w->comm, &rng, 0, 1, sbuf, rbuf);
     MPI_Comm inner = MPI_COMM_NULL;
     for (int k = 1; k < iters; k++) {
         if (k == iters / 3)
@@ -226,7 +237,7 @@ static void *work(void *arg)
         if (k == 2 * iters / 3 && inner != MPI_COMM_NULL)
             check(w, MPI_Comm_free(&inner) == MPI_SUCCESS, "MPI_Comm_free in the thread");
         if (k % 11 == 0) check(w, topocoll_flush_cache(w->comm) == MPI_SUCCESS, "flush_cache");
-        run_iteration(w, inner != MPI_COMM_NULL ? inner : w->comm, &rng, k, sbuf, rbuf);
+        run_iteration(w, inner != MPI_COMM_NULL ? inner : w->comm, &rng, k, 0, sbuf, rbuf);
     }
     if (inner != MPI_COMM_NULL) MPI_Comm_free(&inner);
     free(sbuf);
@@ -284,6 +295,10 @@ int main(int argc, char **argv)
         if (t % 2 == 0) MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
         else MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &w[t].comm);
     }
+    if (pthread_barrier_init(&all_ready, NULL, (unsigned)nthreads) != 0) {
+        fprintf(stderr, "FAIL rank %d: pthread_barrier_init\n", world_rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     double start = MPI_Wtime();
     int started = 0;
     for (int t = 0; t < nthreads; t++, started++)
@@ -300,6 +315,7 @@ int main(int argc, char **argv)
         selected += w[t].selected;
         MPI_Comm_free(&w[t].comm);
     }
+    pthread_barrier_destroy(&all_ready);
     /* the run must have used both paths, or it proves less than it says */
     CHECK(forced > 0 && selected > 0, "calls by name %ld, by selection %ld", forced, selected);
     if (world_rank == 0)
