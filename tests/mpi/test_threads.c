@@ -139,16 +139,13 @@ static void run_call(worker *w, MPI_Comm comm, const call *c, int *sbuf, int *rb
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: send_n = n * p; break;
     default: break;
     }
-    int me = c->coll == TOPOCOLL_BCAST || c->coll == TOPOCOLL_SCATTER ? c->root : rank;
-    for (int i = 0; i < send_n; i++) sbuf[i] = value(w->id, c->k, rank, i);
-    if (c->coll == TOPOCOLL_BCAST || c->coll == TOPOCOLL_SCATTER)
-        for (int i = 0; i < send_n; i++) sbuf[i] = value(w->id, c->k, me, i);
+    /* bcast and scatter send the root's data (only the root's buffer is read) */
+    int src = c->coll == TOPOCOLL_BCAST || c->coll == TOPOCOLL_SCATTER ? c->root : rank;
+    for (int i = 0; i < send_n; i++) sbuf[i] = value(w->id, c->k, src, i);
     for (int i = 0; i < recv_n; i++) rbuf[i] = -1;
-    int *recv = rbuf;
-    if (c->coll == TOPOCOLL_BCAST) {   /* bcast: the buffer is recvbuf, the root's holds the data */
-        if (rank == c->root) memcpy(rbuf, sbuf, (size_t)n * sizeof *rbuf);
-    }
-    int rc = topocoll_run(c->coll, c->algo, sbuf, n, MPI_INT, recv, n, MPI_INT, MPI_SUM, c->root,
+    /* bcast: the buffer is recvbuf, the root's holds the data */
+    if (c->coll == TOPOCOLL_BCAST && rank == c->root) memcpy(rbuf, sbuf, (size_t)n * sizeof *rbuf);
+    int rc = topocoll_run(c->coll, c->algo, sbuf, n, MPI_INT, rbuf, n, MPI_INT, MPI_SUM, c->root,
                           comm);
     const char *name = c->algo ? c->algo : "(selection)";
     const char *cname = topocoll_coll_name(c->coll);
