@@ -19,7 +19,10 @@
  *   - every result is checked against the values the ranks sent, and
  *     topocoll_last_algorithm() against the algorithm this thread asked for
  *     (it is per thread: other threads' calls must not change it);
- *   - now and then a thread flushes its communicator's schedule cache.
+ *   - after that first call the threads wait for each other again and all
+ *     raise the same error at once (an erroneous call: the table of error
+ *     codes); now and then a thread flushes its communicator's schedule
+ *     cache or makes the erroneous call again.
  * A watchdog (alarm) aborts the run with a message if it hangs.
  *
  * Options: --threads=N (8), --iters=N (40 per thread), --timeout=S (60).
@@ -47,6 +50,21 @@ static int world_rank, world_size;
 static int nthreads = 8, iters = 40, timeout_s = 60;
 static atomic_long fails_shown;
 static pthread_barrier_t all_ready;   /* the threads of this process */
+static atomic_int count_error_code;   /* the code of bad_call's error, once seen */
+/* Does MPI_Error_string return the strings of MPI_Add_error_string?  MPICH
+ * 4.0's does not (it prints an error stack): messages are checked only where
+ * they can be read. */
+static int messages_readable = 1;
+
+static void probe_messages(void)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int code, len = 0;
+    if (MPI_Add_error_code(MPI_ERR_ARG, &code) != MPI_SUCCESS ||
+        MPI_Add_error_string(code, "test_threads probe") != MPI_SUCCESS ||
+        MPI_Error_string(code, s, &len) != MPI_SUCCESS || strcmp(s, "test_threads probe") != 0)
+        messages_readable = 0;
+}
 
 typedef struct worker {
     int id;
@@ -185,6 +203,28 @@ static const char *pick_algorithm(uint64_t *rng, const call *c, MPI_Comm comm)
 
 static const int counts[] = { 1, 2, 7, 33, 250, MAX_COUNT };
 
+/* An erroneous call (a negative count) on every rank: each gets
+ * MPI_ERR_COUNT with topocoll's message, made into an error code once per
+ * message however many threads raise it at once. */
+static void bad_call(worker *w, MPI_Comm comm, int *sbuf, int *rbuf)
+{
+    int rc = topocoll_allgather(sbuf, -1, MPI_INT, rbuf, -1, MPI_INT, comm), cls = MPI_SUCCESS;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &cls);
+        MPI_Error_string(rc, msg, &len);
+    }
+    check(w, cls == MPI_ERR_COUNT, "allgather with count -1: class %d, expected MPI_ERR_COUNT", cls);
+    check(w, !messages_readable || strncmp(msg, "topocoll", 8) == 0,
+          "allgather with count -1: message '%s', expected topocoll's", msg);
+    /* one code for the message, whichever thread made it */
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&count_error_code, &expected, rc))
+        check(w, expected == rc, "allgather with count -1: error code %d, another thread got %d",
+              rc, expected);
+}
+
 /* by_selection: topocoll's selection whatever the sequence says */
 static void run_iteration(worker *w, MPI_Comm comm, uint64_t *rng, int k, int by_selection,
                           int *sbuf, int *rbuf)
@@ -227,6 +267,9 @@ static void *work(void *arg)
           spec ? spec : "(detected)");
     (void)pthread_barrier_wait(&all_ready);
     run_iteration(w, w->comm, &rng, 0, 1, sbuf, rbuf);
+    /* and all raise the same error at once (the table of error codes) */
+    (void)pthread_barrier_wait(&all_ready);
+    bad_call(w, w->comm, sbuf, rbuf);
     MPI_Comm inner = MPI_COMM_NULL;
     for (int k = 1; k < iters; k++) {
         if (k == iters / 3)
@@ -234,6 +277,7 @@ static void *work(void *arg)
         if (k == 2 * iters / 3 && inner != MPI_COMM_NULL)
             check(w, MPI_Comm_free(&inner) == MPI_SUCCESS, "MPI_Comm_free in the thread");
         if (k % 11 == 0) check(w, topocoll_flush_cache(w->comm) == MPI_SUCCESS, "flush_cache");
+        if (k % 13 == 5) bad_call(w, w->comm, sbuf, rbuf);
         run_iteration(w, inner != MPI_COMM_NULL ? inner : w->comm, &rng, k, 0, sbuf, rbuf);
     }
     if (inner != MPI_COMM_NULL) MPI_Comm_free(&inner);
@@ -286,11 +330,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status;
     }
+    probe_messages();
     static worker w[MAX_THREADS];
     for (int t = 0; t < nthreads; t++) {
         w[t].id = t;
         if (t % 2 == 0) MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
         else MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &w[t].comm);
+        MPI_Comm_set_errhandler(w[t].comm, MPI_ERRORS_RETURN);   /* for bad_call */
     }
     if (pthread_barrier_init(&all_ready, NULL, (unsigned)nthreads) != 0) {
         fprintf(stderr, "FAIL rank %d: pthread_barrier_init\n", world_rank);
