@@ -160,8 +160,9 @@ int topocoll_topology_describe(MPI_Comm comm, char *buf, int len);
 
 /* ---- explain --------------------------------------------------------------- */
 
-/* Name of the algorithm that served the last topocoll call of this process
- * on any communicator ("" before the first call). */
+/* Name of the algorithm that served the calling thread's last topocoll call,
+ * on any communicator ("" before its first call): per thread, so other
+ * threads' calls do not change it. */
 const char *topocoll_last_algorithm(void);
 
 /* Drop the cached schedules of comm (for tests and benchmarks). */

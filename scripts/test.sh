@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything: set-up, then for Open MPI and for MPICH a -Werror build and the
 # whole CTest suite, then a clang build of the Open MPI flavour (-Werror too,
-# as scripts/build.sh makes every build) and its unit and layers tests.
+# as scripts/build.sh makes every build) and its unit and layers tests, then
+# the address/undefined and thread sanitizer builds.
 # Logs go to out/test/.
 # Ends with one line "N passed, M failed" over all of it; exits 1 on any failure.
 set -uo pipefail
@@ -74,6 +75,15 @@ if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
   ctest_run openmpi-asan-local build-openmpi-asan -L "unit|verify"
   ASAN_OPTIONS=detect_leaks=0 ctest_run openmpi-asan-mpi build-openmpi-asan \
     -R "openmpi_(allgather_matrix_np(3|4)|bad_input_np2|bench_np4)$"
+fi
+
+# ThreadSanitizer: the unit tests (among them the MPI-free shared state from
+# many threads) and the MPI_THREAD_MULTIPLE stress test at np 2 under Open
+# MPI; the test sets TSAN_OPTIONS with tests/tsan.supp (reports inside the
+# MPI library and its runtime only), any report fails it.
+echo "==== openmpi, thread sanitizer"
+if build openmpi-tsan openmpi -DTOPOCOLL_SANITIZE=thread -DTOPOCOLL_BUILD_TOOLS=OFF; then
+  ctest_run openmpi-tsan build-openmpi-tsan -R "^unit_|^openmpi_threads_np2$"
 fi
 
 # >>> emulated cluster (tests/cluster/run_cluster_tests.sh, docs/cluster.md)

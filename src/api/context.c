@@ -4,21 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <string.h>
-#include <threads.h>
 
 #include "core/config.h"
 #include "select/select.h"
 #include "detect/detect.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
-static once_flag keyval_once = ONCE_FLAG_INIT;
+/* pthread_once, not C11 call_once: ThreadSanitizer sees only the former */
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 static int keyval_rc = MPI_SUCCESS;
 /* A communicator of this process alone with MPI_ERRORS_RETURN (tc_quiet_self),
  * and the lock that keeps two threads from reducing on it at once. */
 static MPI_Comm quiet_self = MPI_COMM_NULL;
-static mtx_t quiet_lock;
-static int quiet_lock_ok;
+static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Set once MPI_Finalize has started: MPI then releases windows and
  * communicators itself, and calling into it for them is unsafe. */
 static atomic_int finalizing;
@@ -88,10 +88,6 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     if (quiet_self != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&quiet_self)) != MPI_SUCCESS &&
         rc == MPI_SUCCESS)
         rc = rc2;
-    if (quiet_lock_ok) {
-        quiet_lock_ok = 0;
-        mtx_destroy(&quiet_lock);
-    }
     finalizing = 1;   /* from here on MPI releases what is left itself */
     tc_detect_finalize();
     tc_select_finalize();
@@ -115,13 +111,12 @@ static void create_keyvals(void)
         quiet_self = MPI_COMM_NULL;
     else if (rc == MPI_SUCCESS && PMPI_Comm_set_errhandler(quiet_self, MPI_ERRORS_RETURN) != MPI_SUCCESS)
         (void)PMPI_Comm_free(&quiet_self);
-    quiet_lock_ok = mtx_init(&quiet_lock, mtx_plain) == thrd_success;
     keyval_rc = rc;
 }
 
 static int ensure_keyval(void)
 {
-    call_once(&keyval_once, create_keyvals);
+    (void)pthread_once(&keyval_once, create_keyvals);
     return keyval_rc;
 }
 
@@ -133,10 +128,10 @@ MPI_Comm tc_quiet_self(void)
 int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op)
 {
     MPI_Comm q = tc_quiet_self();
-    if (q == MPI_COMM_NULL || !quiet_lock_ok) return MPI_SUCCESS;
-    if (mtx_lock(&quiet_lock) != thrd_success) return MPI_SUCCESS;
+    if (q == MPI_COMM_NULL) return MPI_SUCCESS;
+    if (pthread_mutex_lock(&quiet_lock) != 0) return MPI_SUCCESS;
     int rc = PMPI_Reduce(in, out, 1, type, op, 0, q);
-    mtx_unlock(&quiet_lock);
+    (void)pthread_mutex_unlock(&quiet_lock);
     return rc;
 }
 

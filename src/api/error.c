@@ -1,7 +1,15 @@
 /* Error codes with messages (see error.h).  Codes are made once per
- * distinct message and reused; past a bound the bare class is used. */
+ * distinct message and reused; past a bound the bare class is used.
+ *
+ * Threads: the table of codes made so far is shared by the process and
+ * guarded by a mutex.  Only calls that raise an error take it (never a
+ * call that succeeds), and it is held across MPI_Add_error_code and
+ * MPI_Add_error_string, so two threads raising the same message at once
+ * make one code; the error handler runs after the lock is released (a
+ * handler may itself call topocoll). */
 #include "api/error.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,8 +19,10 @@
 typedef struct made { int err_class; int code; char msg[MPI_MAX_ERROR_STRING]; } made;
 static made codes[MAX_CODES];
 static int ncodes;
+static pthread_mutex_t codes_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int code_for(int err_class, const char *msg)
+/* Call with codes_lock held. */
+static int code_for_locked(int err_class, const char *msg)
 {
     for (int i = 0; i < ncodes; i++)
         if (codes[i].err_class == err_class && strcmp(codes[i].msg, msg) == 0)
@@ -26,6 +36,14 @@ static int code_for(int err_class, const char *msg)
     m->err_class = err_class;
     m->code = code;
     ncodes++;
+    return code;
+}
+
+static int code_for(int err_class, const char *msg)
+{
+    if (pthread_mutex_lock(&codes_lock) != 0) return err_class;
+    int code = code_for_locked(err_class, msg);
+    (void)pthread_mutex_unlock(&codes_lock);   /* cannot fail: this thread holds it */
     return code;
 }
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 typedef enum { T_STR, T_INT } ctype;
 
@@ -45,8 +45,11 @@ static const centry table[] = {
       "socket level for detection: package or numa; read at topology creation" },
 };
 
+/* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which
+ * CI runs the thread test under, intercepts pthread_once but not glibc's
+ * call_once, and would see every reader of the table racing its load). */
 static tc_config config;
-static once_flag loaded = ONCE_FLAG_INIT;
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static unsigned generation;
 
 static void load(void)
@@ -80,13 +83,13 @@ static void load_first(void)
 
 const tc_config *tc_config_get(void)
 {
-    if (!atomic_load_explicit(&ready, memory_order_acquire)) call_once(&loaded, load_first);
+    if (!atomic_load_explicit(&ready, memory_order_acquire)) (void)pthread_once(&loaded, load_first);
     return &config;
 }
 
 void tc_config_reload(void)
 {
-    call_once(&loaded, load_first);
+    (void)pthread_once(&loaded, load_first);
     load();
 }
 

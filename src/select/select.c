@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <pthread.h>
 #include <string.h>
-#include <threads.h>
 
 #include "core/config.h"
 #include "pattern/pattern.h"
@@ -22,10 +22,7 @@ typedef struct selection {
 } selection;
 
 static selection *_Atomic current;
-static mtx_t build_lock;
-static once_flag build_lock_once = ONCE_FLAG_INIT;
-
-static void init_build_lock(void) { (void)mtx_init(&build_lock, mtx_plain); }
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const tc_algo **resolve(const tc_table *tab)
 {
@@ -59,11 +56,10 @@ static const selection *get_selection(void)
 {
     selection *s = atomic_load_explicit(&current, memory_order_acquire);
     if (s) return s;
-    call_once(&build_lock_once, init_build_lock);
-    if (mtx_lock(&build_lock) != thrd_success) return NULL;
+    if (pthread_mutex_lock(&build_lock) != 0) return NULL;
     s = atomic_load_explicit(&current, memory_order_acquire);
     if (!s && (s = build_selection()) != NULL) atomic_store_explicit(&current, s, memory_order_release);
-    (void)mtx_unlock(&build_lock);
+    (void)pthread_mutex_unlock(&build_lock);
     return s;
 }
 
