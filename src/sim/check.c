@@ -76,7 +76,7 @@ void check_path(sim_eng *e, int src, int dst, const int32_t *links, int nh, uint
 {
     int at = src;
     e->res->check_items++;
-    e->ck.hops_bytes += (uint64_t)nh * bytes;
+    e->ck.hops_bytes += (tc_u128)nh * bytes;
     e->ck.flow_bytes += bytes;
     if (nh < 1 || nh > TC_NET_MAX_HOPS) {
         check_fail_path(e, src, dst, links, nh, "hop count out of range");
@@ -122,7 +122,8 @@ static int check_totals(sim_eng *e)
 {
     const sim_check *c = &e->ck;
     const tc_sim_result *res = e->res;
-    uint64_t sum = 0, tiers = 0;
+    tc_u128 sum = 0, tiers = 0;
+    char a[48], b[48], d[48];
     for (int l = 0; l < e->net->nlinks; l++) sum += e->load[l];
     for (int t = 0; t < e->net->ntiers; t++) tiers += res->tier[t].total;
     e->res->check_items += 5;
@@ -130,12 +131,13 @@ static int check_totals(sim_eng *e)
         return eng_fail(e, "check failed: %lld sends and %lld receives do not pair up (source, destination, "
                         "bytes)", (long long)c->nsend, (long long)c->nrecv);
     if (sum != c->hops_bytes)
-        return eng_fail(e, "check failed: link loads add up to %llu bytes, hops x bytes to %llu",
-                        (unsigned long long)sum, (unsigned long long)c->hops_bytes);
+        return eng_fail(e, "check failed: link loads add up to %s bytes, hops x bytes to %s",
+                        tc_sim_u128_str(sum, a, sizeof a), tc_sim_u128_str(c->hops_bytes, b, sizeof b));
     if (tiers != sum || res->routed != sum)
-        return eng_fail(e, "check failed: tier totals %llu, routed %llu, link loads %llu",
-                        (unsigned long long)tiers, (unsigned long long)res->routed, (unsigned long long)sum);
-    if (res->bytes != res->intra_bytes + c->flow_bytes)
+        return eng_fail(e, "check failed: tier totals %s, routed %s, link loads %s",
+                        tc_sim_u128_str(tiers, a, sizeof a), tc_sim_u128_str(res->routed, b, sizeof b),
+                        tc_sim_u128_str(sum, d, sizeof d));
+    if ((tc_u128)res->bytes != (tc_u128)res->intra_bytes + c->flow_bytes)
         return eng_fail(e, "check failed: %llu bytes sent but %llu inside nodes + %llu routed",
                         (unsigned long long)res->bytes, (unsigned long long)res->intra_bytes,
                         (unsigned long long)c->flow_bytes);

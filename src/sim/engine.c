@@ -59,6 +59,14 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
         snprintf(err, errlen, "root %d is not a rank of %d", root, p);
         return -1;
     }
+    /* every collective but bcast and reduce has a buffer of p blocks, whose
+     * offsets the generators compute in 64-bit signed integers */
+    if (coll != TOPOCOLL_BCAST && coll != TOPOCOLL_REDUCE && bytes > INT64_MAX / p) {
+        snprintf(err, errlen, "%d ranks x %lld bytes per core: a buffer of p blocks would pass 2^63-1 = %lld "
+                 "bytes, the largest extent a schedule addresses; lower --bytes (at most %lld here)", p,
+                 (long long)bytes, (long long)INT64_MAX, (long long)(INT64_MAX / p));
+        return -1;
+    }
     a->coll = coll;
     a->size = p;
     a->scount = a->rcount = bytes / esize;
@@ -279,10 +287,11 @@ SIM_INLINE int scan_ops(sim_eng *e, scan_state *st, int k, int i, int end, round
         if (op->kind == TC_OP_SEND) {
             int peer = op->peer;
             if (peer < 0 || peer >= st->p || peer == st->r || op->a.cnt < 0) return bad_peer(e, k, op);
-            uint64_t b = (uint64_t)op->a.cnt * st->esz;
+            tc_u128 bx = (tc_u128)(uint64_t)op->a.cnt * st->esz;
+            uint64_t b = (uint64_t)bx;   /* exact while the run stays under TC_SIM_BYTES_MAX */
             int dn = st->node_of[peer];
             rs->msgs++;
-            rs->bytes += b;
+            rs->bytes += bx;
             if (dn == st->src) {
                 rs->intra += b;
             } else if (b) {
@@ -333,7 +342,7 @@ SIM_INLINE int close_round(sim_eng *e, scan_state *st, int k, const round_sums *
         if (end_round(e, k, st->nt) != 0) return -1;
         st->nt = 0;
     }
-    if (e->pass == 0) round_counters(e, k, rs->msgs, rs->bytes, rs->rd);
+    if (e->pass == 0) round_counters(e, k, rs->msgs, (uint64_t)rs->bytes, rs->rd);
     sum->msgs += rs->msgs;
     sum->netm += rs->netm;
     sum->bytes += rs->bytes;
@@ -415,14 +424,15 @@ static void rank_totals(sim_eng *e, int r, const rank_sums *sum)
     tc_sim_result *res = e->res;
     res->messages += sum->msgs;
     res->net_messages += sum->netm;
-    res->bytes += sum->bytes;
+    e->sent_all += sum->bytes;
+    res->bytes += (uint64_t)sum->bytes;
     res->intra_bytes += sum->intra;
     res->reduced_total += sum->red;
     if (sum->red > res->reduced_max || (sum->red && res->reduced_rank < 0)) {
         res->reduced_max = sum->red;
         res->reduced_rank = r;
     }
-    if (sum->bytes > res->sent_max) res->sent_max = sum->bytes;
+    if (sum->bytes > res->sent_max) res->sent_max = (uint64_t)sum->bytes;
 }
 
 static int do_rank(sim_eng *e, int r)
@@ -577,6 +587,17 @@ static int admit(const tc_algo *al, const tc_args *proto, const tc_sim_place *pl
     return 1;
 }
 
+/* Link loads, step loads and per-rank sums are kept in 64 bits; each is at
+ * most the bytes sent by all ranks, so a run past that limit is refused
+ * rather than reported with wrapped numbers. */
+static int too_many_bytes(sim_eng *e)
+{
+    char b[48];
+    return eng_fail(e, "the ranks send %s bytes in all, above the simulator's limit of 2^64-1 = %llu bytes "
+                    "(16 EiB; link loads are counted in 64 bits): lower --bytes",
+                    tc_sim_u128_str(e->sent_all, b, sizeof b), (unsigned long long)TC_SIM_BYTES_MAX);
+}
+
 tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *net,
                          const tc_sim_place *pl, const tc_sim_params *prm, tc_sim_result *res)
 {
@@ -601,6 +622,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     int rc = eng_init(&e);
     if (rc == 0) rc = run_pass(&e);
     if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");
+    if (rc == 0 && e.sent_all > TC_SIM_BYTES_MAX) rc = too_many_bytes(&e);
     if (rc == 0) {
         model_tiers(&e);
         if (prm->steps) rc = step_loads(&e);

@@ -17,7 +17,7 @@ typedef struct sim_check {
     uint64_t *recv_own;     /* [p] bytes r expects */
     uint64_t hash_send, hash_recv;
     int64_t nsend, nrecv;
-    uint64_t hops_bytes;    /* sum over flows of hops x bytes */
+    tc_u128 hops_bytes;     /* sum over flows of hops x bytes */
     uint64_t flow_bytes;    /* sum over flows of bytes */
     int failed;
 } sim_check;
@@ -30,13 +30,15 @@ typedef struct sim_flow {
 /* What one rank's consumed rounds add up to. */
 typedef struct rank_sums {
     int64_t msgs, netm;
-    uint64_t bytes, intra, red;
+    tc_u128 bytes;          /* exact: checked against TC_SIM_BYTES_MAX */
+    uint64_t intra, red;
 } rank_sums;
 
 /* What one round of it adds up to (consumed in pieces when a drain splits it). */
 typedef struct round_sums {
     int64_t msgs, netm;
-    uint64_t bytes, intra, rd;
+    tc_u128 bytes;          /* exact */
+    uint64_t intra, rd;
 } round_sums;
 
 /* Ops the reused schedule holds before it is drained (14 KiB of tc_op:
@@ -77,6 +79,7 @@ typedef struct sim_eng {
     uint64_t *st_max;       /* [st_cap * TC_NET_MAX_TIERS] */
     sim_steps sl;
     sim_check ck;
+    tc_u128 sent_all;       /* bytes sent by all ranks, exact (first pass) */
 } sim_eng;
 
 /* engine.c */

@@ -12,8 +12,22 @@
  */
 #include "sim/engine_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *tc_sim_u128_str(tc_u128 v, char *buf, size_t len)
+{
+    char tmp[48];
+    int i = (int)sizeof tmp - 1;
+    tmp[i] = 0;
+    do {
+        tmp[--i] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    snprintf(buf, len, "%s", tmp + i);
+    return buf;
+}
 
 void model_tiers(sim_eng *e)
 {

@@ -32,6 +32,18 @@
 #include "sim/net.h"
 #include "sim/place.h"
 
+/* Sums of link loads (tier totals, routed bytes) can pass 2^64 where every
+ * single load still fits in 64 bits: they are kept in 128 bits (gcc and
+ * clang).  Every count kept in 64 bits (a link's load, a step's load, a
+ * rank's bytes, the bytes sent by all ranks) is bounded by the bytes sent by
+ * all ranks, which the engine sums in 128 bits and refuses past
+ * TC_SIM_BYTES_MAX (the run fails with a message naming the limit). */
+__extension__ typedef unsigned __int128 tc_u128;
+#define TC_SIM_BYTES_MAX UINT64_MAX
+
+/* Exact decimal of v in buf (40 bytes hold any value); returns buf. */
+const char *tc_sim_u128_str(tc_u128 v, char *buf, size_t len);
+
 typedef struct tc_sim_params {
     double bw[TC_NET_MAX_TIERS]; /* link bandwidth per tier, bytes per second */
     double gamma;                /* seconds per reduced byte */
@@ -53,7 +65,8 @@ void tc_sim_params_default(tc_sim_params *prm);
 typedef struct tc_sim_tier {
     int64_t links;               /* links of the tier */
     int64_t used;                /* links with traffic */
-    uint64_t min, max, total;    /* bytes over used links (min 0 when none used) */
+    uint64_t min, max;           /* bytes over used links (min 0 when none used) */
+    tc_u128 total;               /* their sum (can pass 2^64) */
     double t_load;               /* max x beta */
     double t_steps;              /* sum over steps of this tier's step max x beta */
 } tc_sim_tier;
@@ -81,7 +94,7 @@ typedef struct tc_sim_result {
                                     step estimate) are routed once */
     uint64_t bytes;              /* bytes sent */
     uint64_t intra_bytes;        /* of which inside a node */
-    uint64_t routed;             /* sum over links of load (= sum of hops x bytes) */
+    tc_u128 routed;              /* sum over links of load (= sum of hops x bytes) */
     uint64_t sent_max;           /* most bytes sent by one rank */
     uint64_t reduced_max;        /* most bytes reduced by one rank */
     int reduced_rank;            /* that rank (-1 when nothing is reduced) */

@@ -38,6 +38,9 @@ expect_error "the network has no tier 'L3' (its tiers: L1, L2)" --network twotie
 expect_error "unknown option '--frobnicate'" --frobnicate
 expect_error "option --network needs a value" --network
 expect_error "--levels 'supernode': expected node or group" --levels supernode
+expect_error "unknown collective 'reduce_scatter' (did you mean reduce_scatter_block?)" --coll reduce_scatter
+expect_error "--bw 'L1=5,L1=6': tier 'L1' given twice" --network twotier:2x2x1 --bw L1=5,L1=6
+expect_error "--bw '1e300': expected GB/s" --bw 1e300
 
 # a good run
 if "$sim" --network twotier:4x4x2 --algos ring,recursive_doubling,linear,bruck --bytes 1K --compare --check \
@@ -80,8 +83,97 @@ else
   echo "FAIL --links"
   cat "$dir/l.csv" "$dir/err"
 fi
-# help
-if "$sim" --help | grep -q -- '--network SPEC'; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL --help"; fi
+# help: options, the collectives, the exit codes
+if "$sim" --help >"$dir/help" && grep -q -- '--network SPEC' "$dir/help" &&
+   grep -q '^collectives: allgather bcast scatter gather reduce reduce_scatter_block' "$dir/help" &&
+   grep -q '^exit status: 0 ' "$dir/help" && grep -q ' 2 a bad option' "$dir/help"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL --help"
+  cat "$dir/help"
+fi
+
+# expect_run "description" "awk test on stdout" args...: exit status 0
+expect_run() {
+  what=$1
+  prog=$2
+  shift 2
+  if "$sim" "$@" >"$dir/out" 2>"$dir/err" && awk "$prog" "$dir/out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $what: topocoll-sim $*"
+    cat "$dir/out" "$dir/err"
+  fi
+}
+
+# an absurd bandwidth (1e-300 GB/s): ring on 2x2x1 at 1 byte per core puts
+# 3 bytes on every link, 3 / 1e-291 = 3e+291 s, printed with its unit
+expect_run "absurd bandwidth keeps the unit" '/^  L1 / { ok = ($NF == "s" && $(NF-1) == "3e+291") } END { exit !ok }' \
+  --network twotier:2x2x1 --algos ring --bytes 1 --bw 1e-300 --total-only
+
+# Exact totals past 2^64.  Ring allgather on a switch with 3 nodes of 1 core
+# at 2^61 bytes per core: each rank sends 2 blocks up its node's link and
+# each node receives 2 blocks down its own, so each of the 6 host links
+# carries 2^62 bytes (4.00 EiB) and the tier total is 6 x 2^62 = 3 x 2^63 =
+# 27670116110564327424 (24.0 EiB; 9223372036854775808 in 64 bits); bytes
+# sent 6 x 2^61 = 13835058055282163712.
+big=2305843009213693952
+load=4611686018427387904
+tot=27670116110564327424
+expect_run "2^64 total, text" '/^  host / { ok = ($4 == "4.00" && $8 == "24.0" && $9 == "EiB") } /check: ok/ { c = 1 } END { exit !(ok && c) }' \
+  --network switch:nodes=3,c=1 --algos ring --bytes $big --check --csv "$dir/big.csv" --json "$dir/big.json"
+if grep -q "^tier,switch:nodes=3,c=1,allgather,ring,ok,3,$big,1,host,,6,6,$load,$load,$tot," "$dir/big.csv" &&
+   grep -q "^total,.*,,$tot,6,13835058055282163712,0," "$dir/big.csv"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL 2^64 total, CSV"
+  cat "$dir/big.csv"
+fi
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["algorithms"][0]
+t = a["tiers"][0]
+assert t["total_bytes"] == "27670116110564327424", t
+assert t["max_bytes"] == "4611686018427387904" and a["bytes_routed"] == "27670116110564327424", a
+assert a["bytes_sent"] == "13835058055282163712" and a["messages"] == 6, a
+assert t["used"] == 6 and a["bytes_inside_nodes"] == 0 and a["checked"], a
+' "$dir/big.json"
+  jrc=$?
+else
+  grep -q '"total_bytes": "27670116110564327424"' "$dir/big.json"
+  jrc=$?
+fi
+if [ $jrc -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL 2^64 total, JSON"; fi
+
+# The paper's machine, recursive doubling at 64 GiB per core: the ranks send
+# 16384 x 16383 x 2^36 bytes (just under 2^64) and the L1 links carry about
+# 29.8 EiB in all (13.8 EiB when the 64-bit sum wrapped)
+expect_run "64x16x16 at 64G" '/^  L1 / { ok = ($8 == "29.8" && $9 == "EiB") } /check: ok/ { c = 1 } END { exit !(ok && c) }' \
+  --network twotier:64x16x16 --algos recursive_doubling --bytes 64G --check --total-only
+# ... at 4 TiB per core the ranks would send 16384 x 16383 x 2^42 bytes
+# (about 2^70): refused (status 1) with that exact sum
+"$sim" --network twotier:64x16x16 --algos recursive_doubling --bytes 4T --total-only >"$dir/out" 2>"$dir/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'recursive_doubling: error: the ranks send 1180519563123373375488 bytes in all' "$dir/out"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL 64x16x16 at 4T: status $rc"
+  cat "$dir/out" "$dir/err"
+fi
+# ... and at 1 PiB per core the allgather buffer (16384 x 2^50 = 2^64 bytes)
+# is beyond what a schedule addresses: refused up front
+expect_error "16384 ranks x 1125899906842624 bytes per core: a buffer of p blocks would pass 2^63-1" \
+  --network twotier:64x16x16 --algos recursive_doubling --bytes 1024T
+
+# A 2x2x1 ring at 2^62 bytes per core (its L1 total wrapped to 0): the
+# allgather buffer, 4 x 2^62 = 2^64 bytes, is refused up front
+expect_error "4 ranks x 4611686018427387904 bytes per core: a buffer of p blocks would pass 2^63-1" \
+  --network twotier:2x2x1 --algos ring --bytes 4611686018427387904 --check
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

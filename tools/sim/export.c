@@ -30,12 +30,14 @@ static void csv_algo(FILE *f, const sim_run *run, int i)
     for (int t = 0; r->status == TC_SIM_OK && t < r->ntiers; t++) {
         const tc_sim_tier *ts = &r->tier[t];
         csv_prefix(f, run, i, "tier");
-        fprintf(f, ",%s,,%lld,%lld,%llu,%llu,%llu,,,,%.9g,%.9g,,\n", run->net->tier[t].name, (long long)ts->links,
+        char tot[48];
+        fprintf(f, ",%s,,%lld,%lld,%llu,%llu,%s,,,,%.9g,%.9g,,\n", run->net->tier[t].name, (long long)ts->links,
                 (long long)ts->used, (unsigned long long)ts->min, (unsigned long long)ts->max,
-                (unsigned long long)ts->total, ts->t_load, ts->t_steps);
+                tc_sim_u128_str(ts->total, tot, sizeof tot), ts->t_load, ts->t_steps);
     }
+    char routed[48];
     csv_prefix(f, run, i, "total");
-    fprintf(f, ",,,,,,,%llu,%lld,%llu,%llu,%.9g,%.9g,%.6g,%.6g\n", (unsigned long long)r->routed,
+    fprintf(f, ",,,,,,,%s,%lld,%llu,%llu,%.9g,%.9g,%.6g,%.6g\n", tc_sim_u128_str(r->routed, routed, sizeof routed),
             (long long)r->messages, (unsigned long long)r->bytes, (unsigned long long)r->reduced_max, r->t_load,
             r->t_steps, r->wall_s, r->cpu_s);
     for (int s = 0; r->status == TC_SIM_OK && s < r->nsteps; s++)
@@ -96,9 +98,13 @@ int export_links(const sim_run *run, const char *path, char *err, size_t errlen)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static json_t *jint(uint64_t v)
+/* A byte count: a JSON number up to 2^53 (exact in every JSON reader's
+ * doubles), above it a string of the exact decimal value. */
+static json_t *jint(tc_u128 v)
 {
-    return json_integer((json_int_t)v);
+    char buf[48];
+    if (v <= ((tc_u128)1 << 53)) return json_integer((json_int_t)v);
+    return json_string(tc_sim_u128_str(v, buf, sizeof buf));
 }
 
 static json_t *json_network(const sim_run *run)
@@ -174,11 +180,11 @@ int export_json(const sim_run *run, const char *path, char *err, size_t errlen)
 {
     json_t *algs = json_array();
     for (int i = 0; i < run->nalg; i++) json_array_append_new(algs, json_algo(run, i));
-    json_t *root = json_pack("{s:o,s:s,s:s,s:i,s:i,s:s,s:I,s:i,s:i,s:{s:f},s:o}", "network", json_network(run),
+    json_t *root = json_pack("{s:o,s:s,s:s,s:i,s:i,s:s,s:o,s:i,s:i,s:{s:f},s:o}", "network", json_network(run),
                              "placement", run->pl->desc, "levels",
                              run->pl->levels == TC_SIM_LEVELS_GROUP ? "group" : "node", "ranks", run->pl->p,
                              "nodes_used", run->pl->nodes_used,
-                             "collective", run->coll, "bytes_per_core", (json_int_t)run->o->bytes,
+                             "collective", run->coll, "bytes_per_core", jint((tc_u128)run->o->bytes),
                              "element_size", run->prm->esize, "root", run->o->root, "model",
                              "gamma_s_per_byte", run->prm->gamma, "algorithms", algs);
     if (!root) {

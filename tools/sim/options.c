@@ -43,6 +43,12 @@ void sim_usage(FILE *f)
         "  --check           byte conservation and route checks\n"
         "  --list            list the collective's algorithms and exit\n"
         "  -h, --help        this text\n");
+    fprintf(f, "collectives:");
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++) fprintf(f, " %s", tc_coll_name((topocoll_coll)c));
+    fprintf(f, "\n"
+        "exit status: 0 every algorithm simulated (or declined: it does not apply), 1 a simulation\n"
+        "             failed (a check, out of memory, a run past the 64-bit byte limit) or an output\n"
+        "             file could not be written, 2 a bad option, network, placement or collective\n");
 }
 
 int sim_parse_bytes(const char *s, int64_t *out)
@@ -89,11 +95,27 @@ static int parse_double(const char *s, int allow_zero, double *out)
     return 0;
 }
 
+/* GB/s: positive, and finite with a finite inverse once in bytes per second. */
+static int parse_gbs(const char *s, double *out)
+{
+    double v;
+    if (parse_double(s, 0, &v) != 0 || !isfinite(v * 1e9) || !isfinite(1 / (v * 1e9))) return -1;
+    *out = v;
+    return 0;
+}
+
+static int bw_seen(const sim_opts *o, const char *name)
+{
+    for (int i = 0; i < o->nbw; i++)
+        if (!strcmp(o->bw_name[i], name)) return 1;
+    return 0;
+}
+
 static int parse_bw(sim_opts *o, const char *s, char *err, size_t errlen)
 {
     if (!strchr(s, '=')) {
-        if (parse_double(s, 0, &o->bw_all) == 0) return 0;
-        snprintf(err, errlen, "--bw '%s': expected GB/s (a positive number) or TIER=GBS,...", s);
+        if (parse_gbs(s, &o->bw_all) == 0) return 0;
+        snprintf(err, errlen, "--bw '%s': expected GB/s (a positive number up to 1e299) or TIER=GBS,...", s);
         return -1;
     }
     const char *p = s;
@@ -109,8 +131,12 @@ static int parse_bw(sim_opts *o, const char *s, char *err, size_t errlen)
         snprintf(val, sizeof val, "%.*s", (int)(vlen < 31 ? vlen : 31), eq + 1);
         memcpy(o->bw_name[o->nbw], p, nlen);
         o->bw_name[o->nbw][nlen] = '\0';
-        if (vlen >= sizeof val || parse_double(val, 0, &o->bw_gbs[o->nbw]) != 0) {
-            snprintf(err, errlen, "--bw '%s': bandwidth of '%s' must be a positive number of GB/s", s,
+        if (bw_seen(o, o->bw_name[o->nbw])) {
+            snprintf(err, errlen, "--bw '%s': tier '%s' given twice", s, o->bw_name[o->nbw]);
+            return -1;
+        }
+        if (vlen >= sizeof val || parse_gbs(val, &o->bw_gbs[o->nbw]) != 0) {
+            snprintf(err, errlen, "--bw '%s': bandwidth of '%s' must be a positive number of GB/s up to 1e299", s,
                      o->bw_name[o->nbw]);
             return -1;
         }

@@ -10,16 +10,16 @@
 
 #include <string.h>
 
-const char *sim_fmt_bytes(uint64_t b, char *buf, size_t len)
+const char *sim_fmt_bytes(tc_u128 b, char *buf, size_t len)
 {
-    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
     if (b < 1024) {
         snprintf(buf, len, "%llu B", (unsigned long long)b);
         return buf;
     }
     double v = (double)b / 1024;
     int u = 0;
-    while (v >= 999.5 && u < 5) {   /* 1023.9 MiB prints as 1.00 GiB */
+    while (v >= 999.5 && u < 7) {   /* 1023.9 MiB prints as 1.00 GiB */
         v /= 1024;
         u++;
     }
@@ -41,7 +41,8 @@ const char *sim_fmt_time(double s, char *buf, size_t len)
         s *= 1e3;
         u = "ms";
     }
-    snprintf(buf, len, s < 9.995 ? "%.2f %s" : s < 99.95 ? "%.1f %s" : "%.0f %s", s, u);
+    if (s >= 1e9) snprintf(buf, len, "%.3g %s", s, u);   /* absurd bandwidths: 3e+22 s, unit kept */
+    else snprintf(buf, len, s < 9.995 ? "%.2f %s" : s < 99.95 ? "%.1f %s" : "%.0f %s", s, u);
     return buf;
 }
 

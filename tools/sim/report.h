@@ -23,7 +23,7 @@ typedef struct sim_run {
 } sim_run;
 
 /* "64.0 MiB", "1.00 GiB", "512 B". */
-const char *sim_fmt_bytes(uint64_t b, char *buf, size_t len);
+const char *sim_fmt_bytes(tc_u128 b, char *buf, size_t len);
 /* "107 ms", "1.72 s", "850 us". */
 const char *sim_fmt_time(double s, char *buf, size_t len);
 

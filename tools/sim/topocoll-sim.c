@@ -131,6 +131,23 @@ static int write_files(const sim_run *run)
     return rc;
 }
 
+/* One line: the unknown name, a collective it is the start of (reduce_scatter
+ * -> reduce_scatter_block), and the list. */
+static void unknown_coll(const char *name)
+{
+    const char *near = NULL;
+    size_t n = strlen(name);
+    for (int c = 0; c < TOPOCOLL_NCOLL && !near; c++) {
+        const char *cn = tc_coll_name((topocoll_coll)c);
+        if (n >= 3 && !strncmp(cn, name, n)) near = cn;
+    }
+    fprintf(stderr, "topocoll-sim: unknown collective '%s'", name);
+    if (near) fprintf(stderr, " (did you mean %s?)", near);
+    fprintf(stderr, "; collectives:");
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++) fprintf(stderr, " %s", tc_coll_name((topocoll_coll)c));
+    fprintf(stderr, "\n");
+}
+
 /* Network, placement, parameters, prototype: 0 or 2 with a message. */
 static int setup(const sim_opts *o, topocoll_coll coll, tc_net **net, tc_sim_place **pl, tc_sim_params *prm,
                  tc_args *proto)
@@ -161,7 +178,7 @@ int main(int argc, char **argv)
     }
     int coll = tc_coll_from_name(o.coll);
     if (coll < 0) {
-        fprintf(stderr, "topocoll-sim: unknown collective '%s'\n", o.coll);
+        unknown_coll(o.coll);
         return 2;
     }
     if (o.list) {
