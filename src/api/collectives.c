@@ -347,17 +347,27 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *al, const tc_sched *s)
 {
     tc_call_memo *m = &x->memo[c->d->coll];
+    unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
+    int watched = 0;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!c->use[b] || is_named(arg_type(c, b))) continue;
+        watched = 1;
+        if (tc_watch_type(arg_type(c, b)) != MPI_SUCCESS) {
+            m->valid = 0;   /* cannot tell a reused handle: always the full path */
+            return;
+        }
+    }
     *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] },
-                         { c->use[0] && is_named(c->stype), c->use[1] && is_named(c->rtype) },
-                         !c->d->reduction || is_predefined_op(c->op),
+                         watched, freed, !c->d->reduction || is_predefined_op(c->op),
                          *a, al, s, x->cache_epoch, tc_config_get()->generation };
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks
- * would pass, types whose sizes did not change (a freed type's handle may
- * come back as another type), the same op commutativity, and a schedule
- * still in the cache. */
+ * would pass, no watched derived type freed since (a freed type's handle
+ * may come back as another type: its size, whether it is committed and
+ * which ops take it were checked on the full path), the same commutativity
+ * of a user op, and a schedule still in the cache. */
 static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
 {
     if (!m->valid || m->scount != c->scount || m->rcount != c->rcount || m->stype != c->stype ||
@@ -368,24 +378,15 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
     if ((arg_buf(c, ip_arg) == MPI_IN_PLACE && tc_coll_in_place_allowed(d, x->rank, c->root)) !=
         m->in_place)
         return 0;
+    if (m->watched && m->types_freed != tc_types_freed()) return 0;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         if (!m->use[b]) continue;
         const void *buf = arg_buf(c, b);
-        int size;
         if (buf == MPI_IN_PLACE || (!buf && arg_count(c, b) > 0 && m->tsize[b] > 0)) return 0;
-        if (!m->named[b] &&
-            (PMPI_Type_size(arg_type(c, b), &size) != MPI_SUCCESS || size != m->tsize[b] ||
-             !committed(arg_type(c, b))))
-            return 0;
     }
     int commutative = 1;
     if (!m->predefined_op && (PMPI_Op_commutative(c->op, &commutative) != MPI_SUCCESS ||
                               commutative != m->commutative))
-        return 0;
-    /* a predefined op on a derived type: the handle may now stand for a
-     * type the op does not take (check_op, as on the full path) */
-    if (d->reduction && m->sched && m->predefined_op && !m->named[TC_BUF_SEND] &&
-        !m->named[TC_BUF_RECV] && check_op(c) != MPI_SUCCESS)
         return 0;
     return !m->sched || m->epoch == x->cache_epoch;
 }

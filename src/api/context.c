@@ -15,6 +15,9 @@ static int keyval = MPI_KEYVAL_INVALID;
 /* pthread_once, not C11 call_once: ThreadSanitizer sees only the former */
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 static int keyval_rc = MPI_SUCCESS;
+/* tc_watch_type's attribute and the count of watched types freed. */
+static int type_keyval = MPI_KEYVAL_INVALID;
+static atomic_uint types_freed;
 /* A communicator of this process alone with MPI_ERRORS_RETURN (tc_quiet_self),
  * and the lock that keeps two threads from reducing on it at once. */
 static MPI_Comm quiet_self = MPI_COMM_NULL;
@@ -92,10 +95,20 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     tc_detect_finalize();
     tc_select_finalize();
     if ((rc2 = PMPI_Comm_free_keyval(&key)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+    if (type_keyval != MPI_KEYVAL_INVALID && (rc2 = PMPI_Type_free_keyval(&type_keyval)) != MPI_SUCCESS &&
+        rc == MPI_SUCCESS)
+        rc = rc2;
     if (keyval != MPI_KEYVAL_INVALID && (rc2 = PMPI_Comm_free_keyval(&keyval)) != MPI_SUCCESS &&
         rc == MPI_SUCCESS)
         rc = rc2;
     return rc;
+}
+
+static int type_freed_fn(MPI_Datatype type, int key, void *value, void *extra)
+{
+    (void)type; (void)key; (void)value; (void)extra;
+    atomic_fetch_add_explicit(&types_freed, 1, memory_order_release);
+    return MPI_SUCCESS;
 }
 
 /* The keyvals, made exactly once per process whatever the threads do. */
@@ -105,6 +118,9 @@ static void create_keyvals(void)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(MPI_COMM_SELF, fin_key, NULL);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+    if (rc == MPI_SUCCESS &&
+        PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, type_freed_fn, &type_keyval, NULL) != MPI_SUCCESS)
+        type_keyval = MPI_KEYVAL_INVALID;   /* then derived types take the full path */
     /* without it the checks that need it pass (the MPI library reports);
      * a split, not a dup: no attribute of the application's is copied */
     if (rc == MPI_SUCCESS && PMPI_Comm_split(MPI_COMM_SELF, 0, 0, &quiet_self) != MPI_SUCCESS)
@@ -118,6 +134,20 @@ static int ensure_keyval(void)
 {
     (void)pthread_once(&keyval_once, create_keyvals);
     return keyval_rc;
+}
+
+int tc_watch_type(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    int rc = PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+    if (rc != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED) return rc;
+    if ((rc = ensure_keyval()) != MPI_SUCCESS) return rc;
+    return type_keyval == MPI_KEYVAL_INVALID ? MPI_ERR_OTHER : PMPI_Type_set_attr(t, type_keyval, NULL);
+}
+
+unsigned tc_types_freed(void)
+{
+    return atomic_load_explicit(&types_freed, memory_order_acquire);
 }
 
 MPI_Comm tc_quiet_self(void)

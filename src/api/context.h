@@ -48,8 +48,9 @@ typedef struct tc_call_memo {
     MPI_Op op;
     int commutative;
     int use[2], tsize[2];      /* significance and type sizes at this rank */
-    int named[2];              /* the type is predefined: its handle can never be reused */
-    int predefined_op;         /* likewise for the op */
+    int watched;               /* a significant type is derived (tc_watch_type) */
+    unsigned types_freed;      /* tc_types_freed() before the watch was set */
+    int predefined_op;         /* the op cannot be freed, so its handle means the same */
     tc_args args;              /* normalised */
     const tc_algo *algo;
     const tc_sched *sched;     /* NULL: native */
@@ -85,6 +86,13 @@ MPI_Comm tc_quiet_self(void);
  * thread at a time: it is a collective): the MPI library's word on whether
  * it takes op on type.  MPI_SUCCESS when there is no such communicator. */
 int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op);
+/* Derived datatypes that a remembered call uses (the per-call fast path)
+ * carry an attribute whose delete callback, run by MPI_Type_free, counts
+ * the free: a memo taken when tc_types_freed() had another value may stand
+ * for a handle MPI has since reused for another type.  tc_watch_type does
+ * nothing for predefined types (never freed). */
+int tc_watch_type(MPI_Datatype t);
+unsigned tc_types_freed(void);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */
