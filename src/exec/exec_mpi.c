@@ -274,27 +274,14 @@ static int status_error(int n, MPI_Request *reqs, MPI_Status *st, int rc)
     return first != MPI_SUCCESS ? first : rc;
 }
 
-/* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1, which gcc 12's
- * -Wstringop-overflow takes for a zero-sized array: a false positive. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-static int wait_all(int n, MPI_Request *reqs)
+/* The round's requests, with the workspace's statuses (sized with them). */
+static int wait_all(int n, tc_workspace *ws)
 {
-    MPI_Status small[32], *st = small;
-    int rc, cls = MPI_SUCCESS;
-    if (n > 32 && !(st = malloc((size_t)n * sizeof *st)))
-        return PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);   /* errors then as MPI gives them */
-    rc = PMPI_Waitall(n, reqs, st);
+    int cls = MPI_SUCCESS, rc = PMPI_Waitall(n, ws->reqs, ws->stats);
     if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS)
-        rc = status_error(n, reqs, st, rc);
-    if (st != small) free(st);
+        rc = status_error(n, ws->reqs, ws->stats, rc);
     return rc;
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 static int ensure_requests(tc_workspace *ws, int n)
 {
@@ -302,6 +289,9 @@ static int ensure_requests(tc_workspace *ws, int n)
     MPI_Request *r = realloc(ws->reqs, (size_t)n * sizeof *r);
     if (!r) return MPI_ERR_NO_MEM;
     ws->reqs = r;
+    MPI_Status *st = realloc(ws->stats, (size_t)n * sizeof *st);
+    if (!st) return MPI_ERR_NO_MEM;
+    ws->stats = st;
     ws->nreqs = n;
     return MPI_SUCCESS;
 }
@@ -325,12 +315,12 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
          * it.  rc is the error reported; a failure to cancel or complete
          * cannot be reported beside it. */
         for (int i = 0; i < nreq; i++) (void)PMPI_Cancel(&reqs[i]);
-        (void)wait_all(nreq, reqs);
+        (void)wait_all(nreq, env->ws);
         return rc;
     }
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_SIGNAL) tc_shm_signal(env->shm, env->node_idx[s->ops[i].peer]);
-    if (nreq && (rc = wait_all(nreq, reqs)) != MPI_SUCCESS) return rc;
+    if (nreq && (rc = wait_all(nreq, env->ws)) != MPI_SUCCESS) return rc;
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_WAIT) tc_shm_wait(env->shm, env->node_idx[s->ops[i].peer]);
     return MPI_SUCCESS;
@@ -350,6 +340,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
 void tc_workspace_free(tc_workspace *ws)
 {
     free(ws->reqs);
+    free(ws->stats);
     free(ws->tmp);
     free(ws->pack);
     free(ws->stage);

@@ -22,9 +22,11 @@ typedef struct tc_bind {
     int packed;          /* elements stored packed (SHM): MPI_PACKED on the wire */
 } tc_bind;
 
-/* Reusable per-communicator memory: request array, scratch, pack buffer. */
+/* Reusable per-communicator memory: requests and their statuses, scratch,
+ * pack buffer. */
 typedef struct tc_workspace {
     MPI_Request *reqs;
+    MPI_Status *stats;     /* [nreqs] */
     int nreqs;
     char *tmp;
     size_t tmp_bytes;
