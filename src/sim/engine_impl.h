@@ -80,6 +80,10 @@ typedef struct sim_eng {
     sim_steps sl;
     sim_check ck;
     tc_u128 sent_all;       /* bytes sent by all ranks, exact (first pass) */
+    uint64_t mem_fixed;     /* estimated bytes besides per-step data (sim/memory.h) */
+    double t0, t_report;    /* run start; last progress line (0: none yet) */
+    unsigned drains;        /* drains since the last look at the clock */
+    int npass_left;         /* re-runs over windows of steps (known after the first pass) */
 } sim_eng;
 
 /* engine.c */
