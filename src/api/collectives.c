@@ -23,6 +23,7 @@
 #include "api/context.h"
 #include "api/explain.h"
 #include "api/error.h"
+#include "api/stats.h"
 #include "core/config.h"
 
 typedef struct call {
@@ -414,7 +415,7 @@ static int fast_call(call *c, int *rc)
 
 /* The whole call: checks, context, choice (by_name: the named algorithm,
  * else TOPOCOLL_<COLL> or the selection table). */
-static int collective(call *c, int by_name, const char *algorithm)
+static int call_collective(call *c, int by_name, const char *algorithm)
 {
     int rc;
     if (!by_name && fast_call(c, &rc)) return rc;
@@ -453,6 +454,29 @@ static int collective(call *c, int by_name, const char *algorithm)
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (!by_name) remember(x, c, &a, al, s);
     return rc;
+}
+
+/* The call timed and counted for the run summary (TOPOCOLL_STATS): the
+ * algorithm that served it (this thread's last), its bytes, its time. */
+static int counted_collective(call *c, int by_name, const char *algorithm)
+{
+    uint64_t t0 = tc_stats_now();
+    int rc = call_collective(c, by_name, algorithm);
+    uint64_t t1 = tc_stats_now();
+    if (rc == MPI_SUCCESS)
+        tc_stats_record(c->d->coll, c->size, topocoll_last_algorithm(), bytes_of(c), t1 - t0);
+    return rc;
+}
+
+/* Every call: one test of the summary's flag, no timing when it is off. */
+static int collective(call *c, int by_name, const char *algorithm)
+{
+#if defined(__GNUC__)
+    if (__builtin_expect(tc_config_get()->stats_on, 0)) return counted_collective(c, by_name, algorithm);
+#else
+    if (tc_config_get()->stats_on) return counted_collective(c, by_name, algorithm);
+#endif
+    return call_collective(c, by_name, algorithm);
 }
 
 /* ---- the public entry points: describe the call, then run it ---------------- */
