@@ -32,6 +32,7 @@
 
 #define TC_STATS_SLOTS 1024
 #define TC_STATS_NAME 48
+#define TC_STATS_ALGOS 256   /* algorithm names per collective and size in the summary */
 
 enum { KIND_SERVED = 0, KIND_HANDED = 1 };
 
@@ -196,7 +197,7 @@ typedef struct named { char name[TC_STATS_NAME]; int64_t count; } named;
 typedef struct group {
     int coll, size;
     int64_t calls, bytes, handed;
-    named algos[32], reasons[TC_HANDED_NREASONS + 2];
+    named algos[TC_STATS_ALGOS], reasons[TC_HANDED_NREASONS + 2];
     int nalgos, nreasons;
     double *rank_ns;        /* [nranks]: time of each rank, < 0 when none */
 } group;
@@ -208,7 +209,11 @@ static void count_name(named *list, int *n, int cap, const char *name, int64_t c
             list[i].count += count;
             return;
         }
-    if (*n >= cap) return;
+    if (*n >= cap) {   /* the last entry gathers the rest */
+        snprintf(list[cap - 1].name, sizeof list[cap - 1].name, "(other)");
+        list[cap - 1].count += count;
+        return;
+    }
     snprintf(list[*n].name, sizeof list[*n].name, "%s", name);
     list[(*n)++].count = count;
 }
@@ -236,7 +241,7 @@ static group *find_group(group **gs, int *ng, int *cap, int coll, int size, int 
 static void merge_record(group *g, const rec *e)
 {
     if (e->kind == KIND_SERVED) {
-        count_name(g->algos, &g->nalgos, 32, e->name, e->calls);
+        count_name(g->algos, &g->nalgos, TC_STATS_ALGOS, e->name, e->calls);
         if (strcmp(e->name, "native") == 0) {
             g->handed += e->calls;
             count_name(g->reasons, &g->nreasons, TC_HANDED_NREASONS + 2, "native", e->calls);
@@ -263,7 +268,14 @@ static int cmp_group(const void *a, const void *b)
                               : (x->size > y->size) - (x->size < y->size);
 }
 
-/* Per communicator call: sums over ranks / communicator size. */
+static int cmp_named(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    return x->count != y->count ? (x->count < y->count) - (x->count > y->count) : strcmp(x->name, y->name);
+}
+
+/* Per communicator call: sums over ranks / communicator size; the most
+ * used algorithms first. */
 static void per_call(group *g)
 {
     int64_t p = g->size > 0 ? g->size : 1;
@@ -272,6 +284,7 @@ static void per_call(group *g)
     g->handed /= p;
     for (int i = 0; i < g->nalgos; i++) g->algos[i].count /= p;
     for (int i = 0; i < g->nreasons; i++) g->reasons[i].count /= p;
+    qsort(g->algos, (size_t)g->nalgos, sizeof g->algos[0], cmp_named);
 }
 
 /* min, median, max of the ranks' times in seconds; the number of ranks. */

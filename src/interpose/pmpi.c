@@ -2,9 +2,11 @@
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
- * goes to the PMPI_ function untouched; MPI_COMM_NULL is an error topocoll
- * reports.  topocoll itself calls only PMPI_
- * functions, so nothing recurses.
+ * goes to the PMPI_ function untouched (and is counted as such in the run
+ * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
+ * MPI_Finalize gathers the run summary first.  topocoll itself calls only
+ * PMPI_ functions, so nothing recurses.  The Fortran entry points are in
+ * fortran.c.
  */
 #include <mpi.h>
 
