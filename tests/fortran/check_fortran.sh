@@ -2,16 +2,22 @@
 # Runs a Fortran MPI program with the interposer preloaded and
 # TOPOCOLL_EXPLAIN=1 and checks that topocoll served its collectives.
 #
-#   check_fortran.sh COLL[=ALGO]... -- COMMAND...
+#   check_fortran.sh [--stats] COLL[=ALGO]... -- COMMAND...
 #
 # The program must exit 0 and print "OK"; for every COLL, rank 0 must have
 # printed at least 4 lines "topocoll explain: COLL ..." (the program makes 4
 # calls of each collective on MPI_COMM_WORLD), every one of them naming ALGO
 # (the algorithm forced through TOPOCOLL_<COLL>) when given.  A Fortran call
-# the interposer does not see prints no such line.
+# the interposer does not see prints no such line.  --stats: the command
+# runs with TOPOCOLL_STATS=1, and the run summary must be printed once, with
+# a row for every COLL (Fortran's MPI_Finalize reaches the summary).
 set -u
 specs=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do specs+=("$1"); shift; done
+stats=0
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+  if [ "$1" = --stats ]; then stats=1; else specs+=("$1"); fi
+  shift
+done
 [ $# -gt 1 ] || { echo "usage: $0 COLL[=ALGO]... -- COMMAND..." >&2; exit 2; }
 shift
 
@@ -48,6 +54,17 @@ for spec in "${specs[@]}"; do
     fi
   fi
   echo "check_fortran: $coll: $n calls explained${algo:+, all by $algo}"
+  if [ "$stats" -eq 1 ] && ! printf '%s\n' "$out" | grep -Eq "^  $coll +[0-9]+ +[0-9]+ "; then
+    echo "check_fortran: no row for $coll in the run summary" >&2
+    status=1
+  fi
 done
+if [ "$stats" -eq 1 ]; then
+  n=$(printf '%s\n' "$out" | grep -c '^topocoll stats:' || true)
+  if [ "$n" -ne 1 ]; then
+    echo "check_fortran: $n run summaries (TOPOCOLL_STATS=1), expected 1" >&2
+    status=1
+  fi
+fi
 [ "$status" -eq 0 ] && echo "check_fortran: passed"
 exit "$status"
