@@ -23,6 +23,7 @@
 #include "api/context.h"
 #include "api/explain.h"
 #include "api/error.h"
+#include "api/stats.h"
 #include "core/config.h"
 
 typedef struct call {
@@ -392,10 +393,12 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
 }
 
 /* Serve the call from its communicator's memo (explain off): 1 with *rc
- * set, or 0 to take the full path. */
-static int fast_call(call *c, int *rc)
+ * set, or 0 to take the full path.  cfg: the configuration in force. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_call(call *c, const tc_config *cfg, int *rc)
 {
-    const tc_config *cfg = tc_config_get();
     if (c->comm == MPI_COMM_NULL || cfg->explain) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
@@ -413,11 +416,15 @@ static int fast_call(call *c, int *rc)
 }
 
 /* The whole call: checks, context, choice (by_name: the named algorithm,
- * else TOPOCOLL_<COLL> or the selection table). */
-static int collective(call *c, int by_name, const char *algorithm)
+ * else TOPOCOLL_<COLL> or the selection table).  Inlined into collective()
+ * so that the summary's test adds no call on the way. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int call_collective(call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
-    if (!by_name && fast_call(c, &rc)) return rc;
+    if (!by_name && fast_call(c, cfg, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose
      * other arguments are wrong; those are checked locally after */
@@ -453,6 +460,34 @@ static int collective(call *c, int by_name, const char *algorithm)
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (!by_name) remember(x, c, &a, al, s);
     return rc;
+}
+
+/* The call timed and counted for the run summary (TOPOCOLL_STATS): the
+ * algorithm that served it (this thread's last), its bytes, its time. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int counted_collective(call *c, const tc_config *cfg, int by_name, const char *algorithm)
+{
+    uint64_t t0 = tc_stats_now();
+    int rc = call_collective(c, cfg, by_name, algorithm);
+    uint64_t t1 = tc_stats_now();
+    if (rc == MPI_SUCCESS)
+        tc_stats_record(c->d->coll, c->size, topocoll_last_algorithm(), bytes_of(c), t1 - t0);
+    return rc;
+}
+
+/* Every call: one test of the summary's flag, no timing when it is off
+ * (the configuration read here is the one the fast path uses). */
+static int collective(call *c, int by_name, const char *algorithm)
+{
+    const tc_config *cfg = tc_config_get();
+#if defined(__GNUC__)
+    if (__builtin_expect(cfg->stats_on, 0)) return counted_collective(c, cfg, by_name, algorithm);
+#else
+    if (cfg->stats_on) return counted_collective(c, cfg, by_name, algorithm);
+#endif
+    return call_collective(c, cfg, by_name, algorithm);
 }
 
 /* ---- the public entry points: describe the call, then run it ---------------- */

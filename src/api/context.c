@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "api/stats.h"
 #include "core/config.h"
 #include "select/select.h"
 #include "detect/detect.h"
@@ -83,9 +84,10 @@ static int drop_context(MPI_Comm comm)
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
-    int rc = MPI_SUCCESS, rc2;
+    /* the run summary first, while every context and MPI still work */
+    int rc = tc_stats_report(), rc2;
     if (keyval != MPI_KEYVAL_INVALID) {
-        rc = drop_context(MPI_COMM_WORLD);
+        if ((rc2 = drop_context(MPI_COMM_WORLD)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
     }
     if (quiet_self != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&quiet_self)) != MPI_SUCCESS &&
