@@ -58,6 +58,32 @@ const char *tc_req_text(unsigned req, char *buf, size_t len);
 
 typedef int (*tc_generate_fn)(tc_sched *s, const tc_args *a, const tc_topo *t);
 
+/* Shift form: a schedule in which every rank does the same thing relative
+ * to itself, told once instead of generated p times (the simulator's fast
+ * path for the O(p^2)-message algorithms).  Round by round, in order: rank r
+ * sends cnt[i] elements to rank (r + shift[i]) mod p for every i and every
+ * r, and reduces `reduced` elements in `nreduce` reductions; the round
+ * occurs `repeat` times in a row.  A round with more sends than one call
+ * holds continues in the next call (cont = 1, repeat 1).  The description
+ * must equal what the generator produces, send by send and reduction by
+ * reduction, for every rank (tests/sim compares the simulator's results
+ * both ways); copies, receives and the buffers' offsets are left out. */
+typedef struct tc_shift_round {
+    int nsend;                   /* entries of shift and cnt */
+    const int *shift;            /* 0 < shift < p */
+    const int64_t *cnt;          /* > 0 */
+    int nreduce;
+    int64_t reduced;             /* elements, summed over the round's reductions */
+    int repeat;                  /* >= 1 */
+    int cont;                    /* the next call adds sends to this round */
+} tc_shift_round;
+typedef int (*tc_shift_sink)(void *ctx, const tc_shift_round *rd);
+/* Tells the rounds to sink (which returns 0 or an error to pass on) and
+ * returns 0; or returns TC_SHIFT_NONE, before calling sink, when this case
+ * has no shift form. */
+typedef int (*tc_shift_fn)(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx);
+#define TC_SHIFT_NONE (-1)
+
 typedef struct tc_algo {
     topocoll_coll coll;
     const char *name;            /* listed name: the short alias where one exists */
@@ -74,6 +100,7 @@ typedef struct tc_algo {
     const char *family;
     const char *canonical;       /* canonical name (the catalog fills it) */
     const char *source;          /* source file, "src/algo/..." (__FILE__ is trimmed) */
+    tc_shift_fn shift;           /* optional: the schedule in shift form (NULL: none) */
 } tc_algo;
 
 /* One named parameter of a family: its values, and the default. */

@@ -102,7 +102,7 @@ static int rounds_over_limit(sim_eng *e, int n, int cap)
 }
 
 /* Per-round arrays (step estimate only) cover rounds 0 .. n-1. */
-static int grow_round_arrays(sim_eng *e, int n)
+int eng_grow_rounds(sim_eng *e, int n)
 {
     if (n <= e->st_cap) return 0;
     int cap = e->st_cap ? e->st_cap : 64;
@@ -385,7 +385,7 @@ static int consume(sim_eng *e, int final)
     const tc_sched *s = &e->s;
     const int base = s->round_base, n = s->nrounds;
     const int *start = s->round_start;
-    if (e->pass == 0 && e->prm->steps && grow_round_arrays(e, base + n + 1) != 0) return -1;
+    if (e->pass == 0 && e->prm->steps && eng_grow_rounds(e, base + n + 1) != 0) return -1;
     scan_state st = {
         .ops = s->ops, .node_of = e->pl->node_of, .agg = e->agg, .touched = e->touched,
         .nt = e->ntouched, .d0 = e->open_d0, .b0 = e->open_b0, .p = e->pl->p, .r = e->cur_rank, .src = e->agg_src,
@@ -698,13 +698,14 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.res = res;
     e.rb_lo = INT_MAX;
     e.t0 = t0;
-    int rc = eng_init(&e);
-    if (rc == 0) rc = run_pass(&e);
+    int rc = eng_init(&e), fast = 0;
+    if (rc == 0 && (fast = shift_run(&e)) < 0) rc = -1;
+    if (rc == 0 && !fast) rc = run_pass(&e);
     if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");
     if (rc == 0 && e.sent_all > TC_SIM_BYTES_MAX) rc = too_many_bytes(&e);
     if (rc == 0) {
         model_tiers(&e);
-        if (prm->steps) rc = step_loads(&e);
+        if (prm->steps && !fast) rc = step_loads(&e);
     }
     if (rc == 0) {
         model_estimates(&e);

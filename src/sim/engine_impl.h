@@ -93,6 +93,12 @@ int eng_fail(sim_eng *e, const char *fmt, ...)
 #endif
     ;
 
+int eng_grow_rounds(sim_eng *e, int n);   /* per-round arrays (step estimate) cover 0 .. n-1 */
+
+/* shift.c: the shift-form fast path; 1 when it ran (0: use the generator
+ * passes; -1: failed, e->res says why). */
+int shift_run(sim_eng *e);
+
 /* check.c */
 int check_init(sim_eng *e);
 void check_free(sim_eng *e);

@@ -57,6 +57,8 @@ typedef struct tc_sim_params {
     size_t step_mem;             /* bytes allowed for per-step loads */
     int chunk_ops;               /* ops a schedule holds before the engine consumes
                                     them (>= 2; 0: SIM_CHUNK_OPS); tests use 2 */
+    int generic;                 /* run the generators even where an algorithm has a
+                                    shift form (the fast path, sim/shift.c) */
     uint64_t mem_limit;          /* bytes the run may use (sim/memory.h); 0: no limit.
                                     Past it the run fails with the estimate and the
                                     option that lowers it; the per-step budget is

@@ -44,6 +44,8 @@ void sim_usage(FILE *f)
         "  --json FILE       write results as JSON\n"
         "  --links FILE      write every used link's load as CSV (algorithm, link, tier, from, to, bytes)\n"
         "  --check           byte conservation and route checks\n"
+        "  --generic         generate every rank's schedule even where an algorithm has a shift form\n"
+        "                    (the fast path for ring, pairwise and linear; same results)\n"
         "  --list            list the collective's algorithms and exit\n"
         "  -h, --help        this text\n");
     fprintf(f, "collectives:");
@@ -166,11 +168,11 @@ static void opts_default(sim_opts *o)
     o->levels = TC_SIM_LEVELS_GROUP;
 }
 
-static const char *const flag_names[] = { "--compare", "--steps", "--check", "--total-only", "--list" };
+static const char *const flag_names[] = { "--compare", "--steps", "--check", "--total-only", "--list", "--generic" };
 
 static int *flag_ptr(sim_opts *o, int i)
 {
-    int *p[] = { &o->compare, &o->steps, &o->check, &o->total_only, &o->list };
+    int *p[] = { &o->compare, &o->steps, &o->check, &o->total_only, &o->list, &o->generic };
     return p[i];
 }
 
@@ -282,6 +284,7 @@ int sim_opts_params(const sim_opts *o, const tc_net *net, tc_sim_params *prm, ch
     prm->keep_steps = o->steps || o->csv || o->json;
     prm->keep_links = o->links != NULL;
     prm->check = o->check;
+    prm->generic = o->generic;
     prm->step_mem = (size_t)o->step_mem_mib << 20;
     prm->mem_limit = o->mem_limit < 0 ? tc_sim_mem_default_limit() : (uint64_t)o->mem_limit;
     if (o->gamma_ns >= 0) prm->gamma = o->gamma_ns * 1e-9;

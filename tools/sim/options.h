@@ -23,7 +23,7 @@ typedef struct sim_opts {
     int ranks;                   /* 0 = every core */
     const char *map;
     int levels;                  /* tc_sim_levels */
-    int compare, steps, check, total_only, list;
+    int compare, steps, check, total_only, list, generic;
     const char *csv, *json;
     const char *links;           /* per-link loads CSV */
     double bw_all;               /* GB/s for every tier (0 = default) */
