@@ -80,7 +80,10 @@ typedef struct tc_shift_round {
 typedef int (*tc_shift_sink)(void *ctx, const tc_shift_round *rd);
 /* Tells the rounds to sink (which returns 0 or an error to pass on) and
  * returns 0; or returns TC_SHIFT_NONE, before calling sink, when this case
- * has no shift form. */
+ * has no shift form.  With a prefix (tc_algo.shift_prefix), every rank's
+ * schedule is the prefix generator's rounds for that rank, followed by the
+ * shift rounds: rank r's first shift round has the index of r's number of
+ * prefix rounds. */
 typedef int (*tc_shift_fn)(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx);
 #define TC_SHIFT_NONE (-1)
 
@@ -101,6 +104,7 @@ typedef struct tc_algo {
     const char *canonical;       /* canonical name (the catalog fills it) */
     const char *source;          /* source file, "src/algo/..." (__FILE__ is trimmed) */
     tc_shift_fn shift;           /* optional: the schedule in shift form (NULL: none) */
+    tc_generate_fn shift_prefix; /* optional: the rounds before the shift form (NULL: none) */
 } tc_algo;
 
 /* One named parameter of a family: its values, and the default. */

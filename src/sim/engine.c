@@ -496,12 +496,13 @@ static int do_rank(sim_eng *e, int r)
         int rounds = e->s.round_base + e->s.nrounds;
         if (rounds > e->res->rounds) e->res->rounds = rounds;
         if (rounds > e->sl.smax) e->sl.smax = rounds;
+        if (e->rank_rounds) e->rank_rounds[r] = rounds;
         rank_totals(e, r, &e->cur_sum);
     }
     return 0;
 }
 
-static int run_pass(sim_eng *e)
+int eng_run_pass(sim_eng *e)
 {
     for (int r = 0; r < e->pl->p; r++) {
         if ((r & 255) == 255) progress(e);
@@ -528,7 +529,7 @@ static int run_windows(sim_eng *e, uint64_t *colsum)
         int hi = lo + W < S ? lo + W : S;
         steps_window(&e->sl, lo, hi);
         e->pass++;
-        if (run_pass(e) != 0) return -1;
+        if (eng_run_pass(e) != 0) return -1;
         if (e->sl.overflow) return eng_fail(e, "out of memory (per-step loads of steps %d..%d)", lo, hi - 1);
         model_step_max(e, lo, hi, colsum);
         e->res->step_passes++;
@@ -700,7 +701,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.t0 = t0;
     int rc = eng_init(&e), fast = 0;
     if (rc == 0 && (fast = shift_run(&e)) < 0) rc = -1;
-    if (rc == 0 && !fast) rc = run_pass(&e);
+    if (rc == 0 && !fast) rc = eng_run_pass(&e);
     if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");
     if (rc == 0 && e.sent_all > TC_SIM_BYTES_MAX) rc = too_many_bytes(&e);
     if (rc == 0) {

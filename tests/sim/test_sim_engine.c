@@ -445,7 +445,9 @@ static void test_shift_forms(void)
                     prm.esize = 1 + sp;
                     prm.keep_links = prm.keep_steps = 1;
                     prm.check = 1;
-                    if (!pl || tc_sim_proto(&a, colls[c], pl->p, (int64_t)prm.esize * (1 + 97 * m), prm.esize, 0,
+                    /* a broadcast's pieces are equal (its shift form) when p divides the count */
+                    int64_t count = (1 + 97 * m) * (colls[c] == TOPOCOLL_BCAST && m != 1 && pl ? pl->p : 1);
+                    if (!pl || tc_sim_proto(&a, colls[c], pl->p, (int64_t)prm.esize * count, prm.esize, sp % pl->p,
                                             err, sizeof err)) {
                         CHECK(0, "shift set-up %s: %s", specs[sp], err);
                     } else {
@@ -461,7 +463,7 @@ static void test_shift_forms(void)
                     tc_net_free(net);
                 }
         }
-    CHECK(n >= 3 * 15, "shift forms: %d cases compared (ring, linear, pairwise x 15 expected)", n);
+    CHECK(n >= 4 * 15, "shift forms: %d cases compared (ring, linear, pairwise, scatter_allgather x 15 expected)", n);
 }
 
 /* Runs a variant of a case and compares it with the reference res:

@@ -45,7 +45,7 @@ void sim_usage(FILE *f)
         "  --links FILE      write every used link's load as CSV (algorithm, link, tier, from, to, bytes)\n"
         "  --check           byte conservation and route checks\n"
         "  --generic         generate every rank's schedule even where an algorithm has a shift form\n"
-        "                    (the fast path for ring, pairwise and linear; same results)\n"
+        "                    (the fast path of ring, linear, pairwise and scatter_allgather; same results)\n"
         "  --list            list the collective's algorithms and exit\n"
         "  -h, --help        this text\n");
     fprintf(f, "collectives:");
