@@ -32,6 +32,9 @@ extern const tc_family tc_reduce_twotier;
 extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_native;
 extern const tc_family tc_reduce_scatter_block_twotier;
 
+/* The two-tier reductions reduced where the L2 data land. */
+extern const tc_family tc_reduce_twotier_landing, tc_reduce_scatter_block_twotier_landing;
+
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
     ALGO(tc_allgather_gather_bcast),
@@ -72,6 +75,7 @@ static const tc_catalog_row reduce[] = {
     ALGO(tc_reduce_binomial),
     ALGO(tc_reduce_rabenseifner),
     FAMILY(tc_reduce_twotier),
+    FAMILY(tc_reduce_twotier_landing),     /* twotier_landing:units=ranks|sockets */
     ALGO(tc_reduce_native),
     END,
 };
@@ -79,6 +83,7 @@ static const tc_catalog_row reduce[] = {
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
     FAMILY(tc_reduce_scatter_block_twotier),
+    FAMILY(tc_reduce_scatter_block_twotier_landing), /* twotier_landing:units=ranks|sockets */
     ALGO(tc_reduce_scatter_block_native),
     END,
 };
