@@ -76,10 +76,22 @@ static const tc_catalog_row reduce[] = {
     END,
 };
 
+extern const tc_algo tc_alltoall_pairwise, tc_alltoall_bruck, tc_alltoall_native;
+extern const tc_family tc_alltoall_linear, tc_alltoall_hierarchical;
+
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
     FAMILY(tc_reduce_scatter_block_twotier),
     ALGO(tc_reduce_scatter_block_native),
+    END,
+};
+
+static const tc_catalog_row alltoall[] = {
+    ALGO(tc_alltoall_pairwise),
+    FAMILY(tc_alltoall_linear),            /* linear:window=all|1|2|4|8|16|32 */
+    ALGO(tc_alltoall_bruck),
+    ALGO(tc_alltoall_native),
+    FAMILY(tc_alltoall_hierarchical),      /* hierarchical:leaders=1|2|4,intra=p2p|shm */
     END,
 };
 
@@ -91,6 +103,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_GATHER] = gather,
     [TOPOCOLL_REDUCE] = reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
+    [TOPOCOLL_ALLTOALL] = alltoall,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

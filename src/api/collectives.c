@@ -270,6 +270,11 @@ static int native_reduce_scatter_block(const call *c)
     return PMPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
 }
 
+static int native_alltoall(const call *c)
+{
+    return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+}
+
 static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = native_allgather,
     [TOPOCOLL_BCAST] = native_bcast,
@@ -277,6 +282,7 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_GATHER] = native_gather,
     [TOPOCOLL_REDUCE] = native_reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = native_reduce_scatter_block,
+    [TOPOCOLL_ALLTOALL] = native_alltoall,
 };
 
 static int run_native(const call *c)
@@ -640,5 +646,25 @@ int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *s
                                             MPI_Op op, MPI_Comm comm)
 {
     call c = RSB_CALL;
+    return collective(&c, 1, algorithm);
+}
+
+/* ---- alltoall ----------------------------------------------------------------- */
+
+#define ALLTOALL_CALL make_call(TOPOCOLL_ALLTOALL, "topocoll_alltoall", sendbuf, sendcount, sendtype, \
+                                recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm)
+
+int topocoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLTOALL_CALL;
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_alltoall_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLTOALL_CALL;
     return collective(&c, 1, algorithm);
 }

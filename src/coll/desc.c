@@ -64,6 +64,15 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
         .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO },
         .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
     },
+    [TOPOCOLL_ALLTOALL] = {
+        .coll = TOPOCOLL_ALLTOALL, .name = "alltoall", .env = "TOPOCOLL_ALLTOALL",
+        .same_signature = 1,
+        .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK },
+        .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
+    },
 };
 
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)

@@ -1,6 +1,7 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
- * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
+ * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block and MPI_Alltoall route
+ * through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched; MPI_COMM_NULL is an error topocoll
  * reports.  topocoll itself calls only PMPI_
@@ -73,6 +74,14 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     if (!covered(comm)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!covered(comm))
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return topocoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #if defined(__GNUC__)

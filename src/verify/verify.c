@@ -639,6 +639,8 @@ static int64_t expected(const vstate *v, int r, int64_t i, int64_t *cnt)
 {
     int64_t B = v->proto->rcount * v->rk[r].unit[TC_BUF_RECV];
     *cnt = v->d->reduction ? v->p : 1;
+    if (v->d->result.ids == TC_IDS_TRANSPOSED && B > 0)   /* block j of r: block r of j */
+        return (i / B) * v->p * B + (int64_t)r * B + i % B;
     return v->d->result.ids == TC_IDS_RANK_BLOCK ? (int64_t)r * B + i : i;
 }
 

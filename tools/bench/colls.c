@@ -70,6 +70,11 @@ static void src_own_block(int r, size_t i, size_t count, int *q, size_t *e)   /*
     *q = -1, *e = (size_t)r * count + i;
 }
 
+static void src_alltoall(int r, size_t i, size_t count, int *q, size_t *e)   /* block r of rank i/count */
+{
+    *q = (int)(i / count), *e = (size_t)r * count + i % count;
+}
+
 static const bench_coll bench_colls[] = {
     /* collective, element bytes (4: MPI_INT32_T and MPI_SUM), input in recvbuf, source */
     { TOPOCOLL_ALLGATHER, 1, 0, src_allgather },
@@ -78,6 +83,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_GATHER, 1, 0, src_allgather },
     { TOPOCOLL_REDUCE, 4, 0, src_same },
     { TOPOCOLL_REDUCE_SCATTER_BLOCK, 4, 0, src_own_block },
+    { TOPOCOLL_ALLTOALL, 1, 0, src_alltoall },
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
