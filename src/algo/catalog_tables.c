@@ -78,6 +78,8 @@ static const tc_catalog_row reduce[] = {
 
 extern const tc_algo tc_alltoall_pairwise, tc_alltoall_bruck, tc_alltoall_native;
 extern const tc_family tc_alltoall_linear, tc_alltoall_hierarchical;
+extern const tc_algo tc_alltoall_bridge, tc_alltoall_bridge_a2a, tc_alltoall_bridge_w,
+    tc_alltoall_bridge_pack;
 
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
@@ -92,6 +94,10 @@ static const tc_catalog_row alltoall[] = {
     ALGO(tc_alltoall_bruck),
     ALGO(tc_alltoall_native),
     FAMILY(tc_alltoall_hierarchical),      /* hierarchical:leaders=1|2|4,intra=p2p|shm */
+    ALGO(tc_alltoall_bridge),              /* MPI compositions (src/api/composed.c) */
+    ALGO(tc_alltoall_bridge_a2a),
+    ALGO(tc_alltoall_bridge_w),
+    ALGO(tc_alltoall_bridge_pack),
     END,
 };
 

@@ -21,6 +21,7 @@
 #include "topocoll.h"
 #include "coll/desc.h"
 #include "api/context.h"
+#include "api/composed.h"
 #include "api/explain.h"
 #include "api/error.h"
 #include "core/config.h"
@@ -291,6 +292,15 @@ static int run_native(const call *c)
     return f ? f(c) : MPI_ERR_INTERN;
 }
 
+/* An entry without a schedule: the MPI library's own collective, or a
+ * composition of MPI collectives (src/api/composed.c). */
+static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
+{
+    if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
+    tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
+    return tc_composed_run(x, al, &cc);
+}
+
 /* Schedules that count bytes (bcast) run on the receive buffer: contiguous
  * data in place, anything else packed into a staging buffer at the root and
  * unpacked on the others. */
@@ -334,7 +344,7 @@ static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_ar
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
     *used = NULL;
-    if (!al->generate) return run_native(c);
+    if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
     tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
@@ -413,7 +423,7 @@ static int fast_call(call *c, int *rc)
     c->use[0] = m->use[0], c->use[1] = m->use[1];
     c->tsize[0] = m->tsize[0], c->tsize[1] = m->tsize[1];
     tc_record_algorithm(m->algo->name);
-    *rc = m->sched ? run_schedule(x, m->sched, c, &m->args) : run_native(c);
+    *rc = m->sched ? run_schedule(x, m->sched, c, &m->args) : run_unscheduled(x, m->algo, c);
     if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
     return 1;
 }
