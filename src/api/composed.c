@@ -16,6 +16,7 @@
  * in through the same type over the receive buffer.  MPI_IN_PLACE: the input
  * is the receive buffer, read by the gather before the scatter writes it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ typedef struct comp {
     MPI_Aint eB;                  /* its extent */
     MPI_Datatype in_sorted, out_sorted;   /* node-sorted views of input and output */
     char *g, *a;                  /* root buffers (gather, alltoall results) */
-    void *g_alloc, *a_alloc;
+    tc_workspace *ws;             /* the context's: buffers are carved from its stage */
 } comp;
 
 static void free_type(MPI_Datatype *t)
@@ -63,16 +64,35 @@ static int sorted_type(const comp *k, int count, MPI_Datatype type, MPI_Datatype
     return rc == MPI_SUCCESS ? commit(out) : rc;
 }
 
-/* nblocks blocks of B (true extent honoured); *base is where block 0 goes. */
-static int alloc_blocks(const comp *k, int64_t nblocks, char **base, void **mem)
+/* n buffers of bytes[i] from the context's staging buffer (it only grows:
+ * no allocation, and no page faults, per call once warm), 64-byte aligned. */
+static int carve(comp *k, int n, const size_t *bytes, char **out)
+{
+    size_t total = 0, at[4];
+    for (int i = 0; i < n; i++) {
+        at[i] = total;
+        total += (bytes[i] + 63) / 64 * 64;
+    }
+    int rc = tc_workspace_stage(k->ws, total + 64);
+    if (rc != MPI_SUCCESS) return rc;
+    char *base = k->ws->stage + (64 - (uintptr_t)k->ws->stage % 64) % 64;
+    for (int i = 0; i < n; i++) out[i] = base + at[i];
+    return MPI_SUCCESS;
+}
+
+/* The root's two buffers of p n blocks of B (true extent honoured). */
+static int root_buffers(comp *k)
 {
     MPI_Aint tlb = 0, text = 0;
     int rc = PMPI_Type_get_true_extent(k->B, &tlb, &text);
     if (rc != MPI_SUCCESS) return rc;
-    size_t bytes = nblocks > 0 ? (size_t)((nblocks - 1) * k->eB + text) : 1;
-    *mem = malloc(bytes ? bytes : 1);
-    if (!*mem) return MPI_ERR_NO_MEM;
-    *base = (char *)*mem - tlb;
+    int64_t nb = (int64_t)k->p * k->n;
+    size_t bytes[2];
+    bytes[0] = bytes[1] = (size_t)((nb - 1) * k->eB + text);
+    char *mem[2];
+    if ((rc = carve(k, 2, bytes, mem)) != MPI_SUCCESS) return rc;
+    k->g = mem[0] - tlb;
+    k->a = mem[1] - tlb;
     return MPI_SUCCESS;
 }
 
@@ -82,6 +102,7 @@ static int setup(comp *k, tc_ctx *x, const tc_composed_call *c)
     int rc;
     memset(k, 0, sizeof *k);
     k->c = c;
+    k->ws = &x->ws;
     k->t = x->topo;
     k->p = x->size;
     k->me = x->rank;
@@ -97,11 +118,7 @@ static int setup(comp *k, tc_ctx *x, const tc_composed_call *c)
         return rc;
     if ((rc = PMPI_Type_get_extent(k->B, &lb, &k->eB)) != MPI_SUCCESS) return rc;
     if ((rc = sorted_type(k, k->icount, k->itype, &k->in_sorted)) != MPI_SUCCESS) return rc;
-    if ((rc = sorted_type(k, c->rcount, c->rtype, &k->out_sorted)) != MPI_SUCCESS) return rc;
-    if (!k->root) return MPI_SUCCESS;
-    int64_t nb = (int64_t)k->p * k->n;
-    if ((rc = alloc_blocks(k, nb, &k->g, &k->g_alloc)) != MPI_SUCCESS) return rc;
-    return alloc_blocks(k, nb, &k->a, &k->a_alloc);
+    return sorted_type(k, c->rcount, c->rtype, &k->out_sorted);
 }
 
 static void teardown(comp *k)
@@ -109,8 +126,6 @@ static void teardown(comp *k)
     free_type(&k->B);
     free_type(&k->in_sorted);
     free_type(&k->out_sorted);
-    free(k->g_alloc);
-    free(k->a_alloc);
 }
 
 /* A vector of count blocks of len B at a stride of stride B, resized to
@@ -131,7 +146,7 @@ static int run_bridge(comp *k)
 {
     int n = k->n, N = k->t->nnodes, p = k->p, rc;
     MPI_Datatype gt = MPI_DATATYPE_NULL, st = MPI_DATATYPE_NULL;
-    if (k->root && ((rc = vector_b(k, N, n, n * n, n, &gt)) != MPI_SUCCESS ||
+    if (k->root && ((rc = root_buffers(k)) != MPI_SUCCESS || (rc = vector_b(k, N, n, n * n, n, &gt)) != MPI_SUCCESS ||
                     (rc = vector_b(k, p, 1, n, 1, &st)) != MPI_SUCCESS))
         goto out;
     rc = PMPI_Gather(k->in, 1, k->in_sorted, k->g, 1, k->root ? gt : k->B, 0, k->nc->local);
@@ -164,7 +179,7 @@ static int run_bridge_a2a(comp *k)
 {
     int n = k->n, p = k->p, rc = MPI_SUCCESS;
     MPI_Datatype at = MPI_DATATYPE_NULL, rt = MPI_DATATYPE_NULL;
-    if (k->root && ((rc = vector_b(k, n, n, p, n, &at)) != MPI_SUCCESS || (rc = a2a_recv_type(k, &rt)) != MPI_SUCCESS))
+    if (k->root && ((rc = root_buffers(k)) != MPI_SUCCESS || (rc = vector_b(k, n, n, p, n, &at)) != MPI_SUCCESS || (rc = a2a_recv_type(k, &rt)) != MPI_SUCCESS))
         goto out;
     rc = PMPI_Gather(k->in, 1, k->in_sorted, k->g, p, k->B, 0, k->nc->local);
     if (rc == MPI_SUCCESS && k->root) rc = PMPI_Alltoall(k->g, 1, at, k->a, 1, rt, k->nc->bridge);
@@ -228,7 +243,7 @@ static int run_bridge_w(comp *k)
     int p = k->p, rc = MPI_SUCCESS;
     wargs w;
     memset(&w, 0, sizeof w);
-    if (k->root && (rc = wargs_make(k, &w)) != MPI_SUCCESS) goto out;
+    if (k->root && ((rc = root_buffers(k)) != MPI_SUCCESS || (rc = wargs_make(k, &w)) != MPI_SUCCESS)) goto out;
     rc = PMPI_Gather(k->in, 1, k->in_sorted, k->g, p, k->B, 0, k->nc->local);
     if (rc == MPI_SUCCESS && k->root)
         rc = PMPI_Alltoallw(k->g, w.counts, w.idispl, w.stypes, k->a, w.counts, w.idispl, w.rtypes,
@@ -248,23 +263,21 @@ typedef struct pbufs {
 
 static void pbufs_free(pbufs *b)
 {
-    free(b->pk);
-    free(b->g);
-    free(b->o);
     free(b->sc);
 }
 
-static int pbufs_make(const comp *k, size_t bb, pbufs *b)
+static int pbufs_make(comp *k, size_t bb, pbufs *b)
 {
     size_t all = (size_t)k->p * bb, N = (size_t)k->t->nnodes;
+    size_t bytes[3] = { all, k->root ? all * (size_t)k->n : 0, k->root ? all * (size_t)k->n : 0 };
+    char *mem[3];
     memset(b, 0, sizeof *b);
-    b->pk = malloc(all ? all : 1);
-    if (!b->pk) return MPI_ERR_NO_MEM;
+    int rc = carve(k, 3, bytes, mem);
+    if (rc != MPI_SUCCESS) return rc;
+    b->pk = mem[0], b->g = mem[1], b->o = mem[2];
     if (!k->root) return MPI_SUCCESS;
-    b->g = malloc(all * (size_t)k->n + 1);
-    b->o = malloc(all * (size_t)k->n + 1);
     b->sc = malloc(4 * N * sizeof *b->sc);
-    if (!b->g || !b->o || !b->sc) return MPI_ERR_NO_MEM;
+    if (!b->sc) return MPI_ERR_NO_MEM;
     b->sd = b->sc + N, b->rc = b->sc + 2 * N, b->rd = b->sc + 3 * N;
     for (int J = 0; J < (int)N; J++) {
         size_t nJ = (size_t)tc_topo_node_size(k->t, J), pre = (size_t)k->t->node_start[J];
