@@ -12,6 +12,7 @@ typedef enum topocoll_coll {
     TOPOCOLL_REDUCE,
     TOPOCOLL_REDUCE_SCATTER_BLOCK,
     TOPOCOLL_ALLTOALL,
+    TOPOCOLL_ALLTOALLV,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

@@ -101,6 +101,15 @@ static const tc_catalog_row alltoall[] = {
     END,
 };
 
+extern const tc_algo tc_alltoallv_pairwise, tc_alltoallv_linear, tc_alltoallv_native;
+
+static const tc_catalog_row alltoallv[] = {
+    ALGO(tc_alltoallv_pairwise),
+    ALGO(tc_alltoallv_linear),
+    ALGO(tc_alltoallv_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -110,6 +119,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_REDUCE] = reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
     [TOPOCOLL_ALLTOALL] = alltoall,
+    [TOPOCOLL_ALLTOALLV] = alltoallv,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

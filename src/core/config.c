@@ -33,6 +33,8 @@ static const centry table[] = {
       "force a reduce_scatter_block algorithm by catalog name" },
     { "TOPOCOLL_ALLTOALL", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALL]),
       "force an alltoall algorithm by catalog name" },
+    { "TOPOCOLL_ALLTOALLV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALLV]),
+      "force an alltoallv algorithm by catalog name" },
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank" },
     { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),
