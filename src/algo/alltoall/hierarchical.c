@@ -33,8 +33,11 @@
  *      a chunk [B][i] for member j (p2p: scratch, then one message; shm:
  *      leader l's node-shared final area, then a signal); the leader's own
  *      blocks go straight to its receive buffer.
- *   5. unpack: every rank copies each leader's chunk to its receive buffer,
- *      runs of consecutive source ranks as one copy.
+ *   5. hand out and unpack: in one round each leader sends (signals) its
+ *      chunks and every rank takes the other leaders' chunks (handing out
+ *      after taking would deadlock two leaders of a node, each waiting for
+ *      the other); then every rank copies them to its receive buffer, runs
+ *      of consecutive source ranks as one copy.
  * Cost (G nodes, n ranks per node, b bytes per block): per leader with k=1:
  *   (n-1) alpha + (n-1) p b beta intra-node, (G-1) alpha + (p-n) n b beta
  *   inter-node, n p b copied twice; members: 2 alpha + 2 p b beta.
