@@ -15,7 +15,10 @@
  * type that reads its p blocks in node-sorted order, and its output comes
  * in through the same type over the receive buffer.  MPI_IN_PLACE: the input
  * is the receive buffer, read by the gather before the scatter writes it.
+ * Calls whose root buffers would pass MPI's int displacements go to
+ * PMPI_Alltoall (tc_composed_run).
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,8 +347,16 @@ int tc_composed_run(tc_ctx *x, const tc_algo *al, const tc_composed_call *c)
             run = entries[i].run;   /* the catalog hands out copies: by name */
     if (!run) return MPI_ERR_INTERN;
     if (c->rcount == 0) return MPI_SUCCESS;   /* nothing moves (equal signatures: everywhere) */
+    /* MPI's int counts and displacements (bytes, for alltoallw/alltoallv)
+     * cover a root's p n blocks only up to 2 GiB: beyond a quarter of that
+     * (decided on the signature, the same at every rank) the MPI library's
+     * own alltoall serves the call, so a legal call never fails here. */
+    int tsize = 0, rc;
+    if ((rc = PMPI_Type_size(c->rtype, &tsize)) != MPI_SUCCESS) return rc;
+    if ((double)x->size * x->size * c->rcount * (tsize > 0 ? tsize : 1) > (double)INT_MAX / 4)
+        return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, x->comm);
     comp k;
-    int rc = setup(&k, x, c);
+    rc = setup(&k, x, c);
     if (rc == MPI_SUCCESS) rc = run(&k);
     teardown(&k);
     return rc;
