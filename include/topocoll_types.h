@@ -11,6 +11,8 @@ typedef enum topocoll_coll {
     TOPOCOLL_GATHER,
     TOPOCOLL_REDUCE,
     TOPOCOLL_REDUCE_SCATTER_BLOCK,
+    TOPOCOLL_ALLTOALL,
+    TOPOCOLL_ALLTOALLV,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

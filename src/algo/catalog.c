@@ -19,6 +19,7 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_POW2_P, "power-of-two p", "needs a power-of-two process count" },
     { TC_REQ_COMMUTATIVE, "commutative operation", "needs a commutative operation" },
     { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
+    { TC_REQ_EQUAL_NODES, "equal nodes", "needs nodes with equal numbers of ranks" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
@@ -297,6 +298,7 @@ const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
 const char *tc_algo_family(const tc_algo *al)
 {
     if (al->req & TC_REQ_NATIVE) return "native";
+    if (al->req & TC_REQ_COMPOSED) return "composed";
     return al->family ? al->family : "flat";
 }
 
@@ -310,11 +312,13 @@ int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why)
 {
-    (void)t;
     const char *dummy;
     if (!why) why = &dummy;
     *why = "";
     unsigned un = tc_req_unmet(al->req, a);
+    if ((al->req & TC_REQ_EQUAL_NODES) && t)   /* needs the topology: not in tc_req_unmet */
+        for (int n = 1; n < t->nnodes; n++)
+            if (tc_topo_node_size(t, n) != tc_topo_node_size(t, 0)) un |= TC_REQ_EQUAL_NODES;
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     return 0;

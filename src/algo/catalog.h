@@ -43,9 +43,15 @@ enum {
     TC_REQ_POW2_P = 1u << 1,        /* power-of-two process count */
     TC_REQ_NATIVE = 1u << 2,        /* calls the MPI library's own collective */
     TC_REQ_COMMUTATIVE = 1u << 3,   /* commutative reduction operation */
-    TC_REQ_NODE_SHM = 1u << 4       /* the ranks of a node share memory (tc_args.node_shm) */
+    TC_REQ_NODE_SHM = 1u << 4,      /* the ranks of a node share memory (tc_args.node_shm) */
+    TC_REQ_COMPOSED = 1u << 5,      /* no schedule: a composition of MPI collectives over
+                                       node and bridge communicators, run by the MPI layer
+                                       (src/api/composed.c); family "composed" */
+    TC_REQ_EQUAL_NODES = 1u << 6    /* every node of the topology has as many ranks
+                                       (checked by tc_algo_accepts, which has the topology) */
 };
-#define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM)
+#define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
+                       TC_REQ_EQUAL_NODES)
 
 /* The domain flags of req that case a does not meet (0: inside the domain). */
 unsigned tc_req_unmet(unsigned req, const tc_args *a);

@@ -1,6 +1,7 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
- * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
+ * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall and
+ * MPI_Alltoallv route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -95,6 +96,25 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     if (!covered_by(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!covered(comm))
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return topocoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                  void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                  MPI_Comm comm)
+{
+    if (!covered(comm))
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm);
+    return topocoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm);
 }
 
 #if defined(__GNUC__)
