@@ -47,7 +47,8 @@
     X(reduce, REDUCE, Reduce, REDUCTION_ROOT) \
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block, REDUCTION) \
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
-    X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS)
+    X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
+    X(alltoallv, ALLTOALLV, Alltoallv, VECTORS)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -101,6 +102,16 @@ static void set_ierror(MPI_Fint *ierror, int rc)
     (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 #define TC_F_CALL_REDUCTION(C) \
     MPI_##C(c_buffer(sb), c_buffer(rb), (int)*n, c_type(t), c_op(op), c_comm(comm))
+
+/* Count and displacement arrays pass through: a Fortran default integer is
+ * a C int on every platform these libraries are built for here. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as int arrays");
+#define TC_F_PARAMS_VECTORS \
+    (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, \
+     MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_VECTORS(C) \
+    MPI_##C(c_buffer(sb), (const int *)sc, (const int *)sd, c_type(st), c_buffer(rb), (const int *)rc, \
+            (const int *)rd, c_type(rt), c_comm(comm))
 
 /* One collective: its function and the names Fortran calls it by
  * (exported: the library is built with hidden visibility). */

@@ -4,8 +4,9 @@
 !   -DTC_BINDING=2  use mpi
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
-! MPI_Reduce_scatter_block (MPI_Allreduce and MPI_Alltoall where the
-! interposer has them: -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL), each with
+! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall and MPI_Alltoallv
+! where the interposer has them: -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL,
+! -DTC_HAVE_ALLTOALLV), each with
 ! and without MPI_IN_PLACE, at two sizes, every result checked against
 ! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
@@ -52,6 +53,9 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_ALLTOALL
     call test_alltoall(n, ip)
+#endif
+#ifdef TC_HAVE_ALLTOALLV
+    call test_alltoallv(n, ip)
 #endif
   end do
 
@@ -254,6 +258,51 @@ contains
     end do
     call check(ok, 'MPI_Alltoall: wrong result')
   end subroutine test_alltoall
+#endif
+
+#ifdef TC_HAVE_ALLTOALLV
+  ! Rank a sends n + mod(a + b, 3) integers to rank b (symmetric, so that
+  ! MPI_IN_PLACE, which sends with the receive counts, moves the same data).
+  integer function vcount(a, b, n)
+    integer, intent(in) :: a, b, n
+    vcount = n + mod(a + b, 3)
+  end function vcount
+
+  subroutine test_alltoallv(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), dsp(nproc), i, p, rc, total, off
+    integer, allocatable :: s(:), r(:)
+    logical :: ok
+    total = 0
+    do p = 0, nproc - 1
+      cnt(p + 1) = vcount(rank, p, n)
+      dsp(p + 1) = total
+      total = total + cnt(p + 1)
+    end do
+    allocate (s(total), r(total))
+    s = (/ (val(rank, i), i = 1, total) /)
+    r = -1
+    if (ip) then
+      r = s
+      call MPI_Alltoallv(MPI_IN_PLACE, cnt, dsp, MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Alltoallv(s, cnt, dsp, MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Alltoallv')
+    ok = .true.
+    do p = 0, nproc - 1
+      off = 0   ! where p's part for this rank starts in p's send buffer
+      do i = 0, rank - 1
+        off = off + vcount(p, i, n)
+      end do
+      do i = 1, cnt(p + 1)
+        if (r(dsp(p + 1) + i) /= val(p, off + i)) ok = .false.
+      end do
+    end do
+    call check(ok, 'MPI_Alltoallv: wrong result')
+    deallocate (s, r)
+  end subroutine test_alltoallv
 #endif
 
 end program fortran_collectives
