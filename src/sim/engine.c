@@ -60,9 +60,12 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
         snprintf(err, errlen, "root %d is not a rank of %d", root, p);
         return -1;
     }
-    /* every collective but bcast and reduce has a buffer of p blocks, whose
+    /* a collective with a buffer of p blocks (its descriptor's sizes):
      * offsets the generators compute in 64-bit signed integers */
-    if (coll != TOPOCOLL_BCAST && coll != TOPOCOLL_REDUCE && bytes > INT64_MAX / p) {
+    const tc_coll_desc *dp = tc_coll_desc_of(coll);
+    int p_blocks = dp && (dp->arg[TC_BUF_SEND].size.times_p || dp->arg[TC_BUF_RECV].size.times_p ||
+                          dp->arg[TC_BUF_SEND].norm_times_p);
+    if (p_blocks && bytes > INT64_MAX / p) {
         snprintf(err, errlen, "%d ranks x %lld bytes per core: a buffer of p blocks would pass 2^63-1 = %lld "
                  "bytes, the largest extent a schedule addresses; lower --bytes (at most %lld here)", p,
                  (long long)bytes, (long long)INT64_MAX, (long long)(INT64_MAX / p));

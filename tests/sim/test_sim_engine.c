@@ -427,9 +427,9 @@ static void test_shift_forms(void)
                                          "switch:nodes=7,c=1", "fattree:leaves=3,nodes=2,spines=2,c=4" };
     static const char *const maps[] = { "", "cyclic", "" };   /* 2: in order, one rank short */
     int n = 0;
-    for (int c = 0; c < 6; c++)
-        for (int k = 0; k < tc_catalog_count(colls[c]); k++) {
-            const tc_algo *al = tc_catalog_at(colls[c], k);
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++)
+        for (int k = 0; k < tc_catalog_count((topocoll_coll)c); k++) {
+            const tc_algo *al = tc_catalog_at((topocoll_coll)c, k);
             if (!al->shift) continue;
             for (int sp = 0; sp < 5; sp++)
                 for (int m = 0; m < 3; m++) {
@@ -446,8 +446,8 @@ static void test_shift_forms(void)
                     prm.keep_links = prm.keep_steps = 1;
                     prm.check = 1;
                     /* a broadcast's pieces are equal (its shift form) when p divides the count */
-                    int64_t count = (1 + 97 * m) * (colls[c] == TOPOCOLL_BCAST && m != 1 && pl ? pl->p : 1);
-                    if (!pl || tc_sim_proto(&a, colls[c], pl->p, (int64_t)prm.esize * count, prm.esize, sp % pl->p,
+                    int64_t count = (1 + 97 * m) * (c == TOPOCOLL_BCAST && m != 1 && pl ? pl->p : 1);
+                    if (!pl || tc_sim_proto(&a, (topocoll_coll)c, pl->p, (int64_t)prm.esize * count, prm.esize, sp % pl->p,
                                             err, sizeof err)) {
                         CHECK(0, "shift set-up %s: %s", specs[sp], err);
                     } else {
@@ -463,7 +463,8 @@ static void test_shift_forms(void)
                     tc_net_free(net);
                 }
         }
-    CHECK(n >= 4 * 15, "shift forms: %d cases compared (ring, linear, pairwise, scatter_allgather x 15 expected)", n);
+    CHECK(n >= 5 * 15, "shift forms: %d cases compared (allgather ring and linear, reduce-scatter and alltoall "
+          "pairwise, scatter_allgather: 5 x 15 expected)", n);
 }
 
 /* Runs a variant of a case and compares it with the reference res:

@@ -33,8 +33,22 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Shift form: round k-1 sends one block to r+k (in place, a first round
+ * saves the input: the generator's schedule). */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    int rc = 0;
+    if (a->size < 2 || a->scount <= 0 || a->in_place) return TC_SHIFT_NONE;
+    for (int k = 1; k < a->size && rc == 0; k++) {
+        tc_shift_round rd = { 1, &k, &a->scount, 0, 0, 1, 0 };
+        rc = sink(ctx, &rd);
+    }
+    return rc;
+}
+
 const tc_algo tc_alltoall_pairwise = {
     .coll = TOPOCOLL_ALLTOALL, .name = "pairwise",
     .desc = "p-round send-receive: round k sends to r+k and receives from r-k",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,
 };
