@@ -1,11 +1,11 @@
 /*
  * topocoll-tune: the communicators to tune.
  *
- *   world     MPI_COMM_WORLD (with -t's virtual topology when given)
+ *   world     every rank (a copy of MPI_COMM_WORLD)
  *   pernode   one rank per node: the first rank of every node
  *   half      the first half of the ranks (ceil(p / 2))
  *
- * A sub-communicator of a virtual topology gets the topology its members
+ * With a virtual topology (-t), every communicator gets the topology its members
  * have in MPI_COMM_WORLD's: node by node, the socket sizes ("2+1,1"), which
  * needs the members of a node to be consecutive in rank order (block
  * mappings); otherwise the sub-communicator is skipped with a message.
@@ -82,7 +82,7 @@ int tune_comm_make(const char *name, int virtual_topo, tune_comm *out)
     if (in) {
         out->member = 1;
         if (MPI_Comm_set_errhandler(out->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) ok = 0;
-        if (ok && strcmp(name, "world") != 0 && virtual_topo && inherit_topology(out->comm, &pl) != 0) ok = 0;
+        if (ok && virtual_topo && inherit_topology(out->comm, &pl) != 0) ok = 0;
         if (ok && (MPI_Comm_size(out->comm, &out->np) != MPI_SUCCESS ||
                    topocoll_topology_counts(out->comm, &out->nnodes, &out->nsockets) != MPI_SUCCESS))
             ok = 0;

@@ -46,7 +46,9 @@ void tune_usage(FILE *f)
 "      --export-mpich FILE  also write an MPICH selection JSON\n"
 "                        (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n"
 "      --mpich-base FILE MPICH's own selection JSON, kept where native stays\n"
-"                        (MPICH 4.0 needs every collective in the file)\n"
+"                        (MPICH 4.0 needs every collective in the file;\n"
+"                        tools/tune/mpich-base.sh prints the library's own)\n"
+"      --from TABLE      measure nothing: write the exports of an existing table\n"
 "  -q, --quiet           no progress on stderr\n"
 "  -h, --help            this text\n"
 "Exit status: 0 success, 1 a failure, 2 bad options.\n");
@@ -158,7 +160,7 @@ static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err
 }
 
 enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
-       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE };
+       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM };
 
 static const struct option longopts[] = {
     { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
@@ -167,7 +169,7 @@ static const struct option longopts[] = {
     { "reps", 1, NULL, 'r' }, { "keep", 1, NULL, O_KEEP }, { "margin", 1, NULL, O_MARGIN },
     { "noise", 1, NULL, O_NOISE }, { "state", 1, NULL, O_STATE }, { "resume", 0, NULL, O_RESUME },
     { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
-    { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE },
+    { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
     { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -219,6 +221,7 @@ static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, 
     case O_OMPI: o->export_ompi = arg; return nonempty("--export-ompi", arg, err, len);
     case O_MPICH: o->export_mpich = arg; return nonempty("--export-mpich", arg, err, len);
     case O_MBASE: o->mpich_base = arg; return nonempty("--mpich-base", arg, err, len);
+    case O_FROM: o->from = arg; return nonempty("--from", arg, err, len);
     case 'q': o->quiet = 1; return 0;
     case 'h': o->help = 1; return 0;
     default: return -1;

@@ -413,6 +413,10 @@ static int setup_options(tuner *t, int argc, char **argv)
         }
         p += k + (p[k] == ',');
     }
+    if (rc == TUNE_PARSE_OK && t->o.from && !t->o.export_ompi && !t->o.export_mpich) {
+        snprintf(err, sizeof err, "--from needs --export-ompi or --export-mpich");
+        rc = TUNE_PARSE_ERROR;
+    }
     if (rc == TUNE_PARSE_OK && t->o.mpich_base && !t->o.export_mpich) {
         snprintf(err, sizeof err, "--mpich-base needs --export-mpich");
         rc = TUNE_PARSE_ERROR;
@@ -468,13 +472,20 @@ static json_t *table_of(tuner *t, char *err, size_t len)
     return table;
 }
 
-/* Rank 0: writes the table and the exports; the exit status. */
+/* Rank 0: writes the table (unless it comes from --from) and the exports;
+ * the exit status. */
 static int write_outputs(tuner *t)
 {
     char err[512] = "";
-    json_t *table = table_of(t, err, sizeof err), *base = NULL;
+    json_t *table = t->o.from ? tune_state_load_json(t->o.from, err, sizeof err) : table_of(t, err, sizeof err);
+    json_t *base = NULL;
     int code = 0;
-    if (!table || tune_write_json(table, t->o.output) != 0) {
+    if (t->o.from && !json_is_object(table)) {
+        fprintf(stderr, TUNE_PROG ": --from: %s\n", err[0] ? err : "not a tuning table");
+        json_decref(table);
+        return 1;
+    }
+    if (!t->o.from && (!table || tune_write_json(table, t->o.output) != 0)) {
         fprintf(stderr, TUNE_PROG ": cannot write %s%s%s\n", t->o.output, err[0] ? ": " : "", err);
         json_decref(table);
         return 1;
@@ -519,6 +530,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &t.np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if ((rc = setup_options(&t, argc, argv)) >= 0) return finish(&t, rc);
+    if (t.o.from) {
+        rc = t.rank == 0 ? write_outputs(&t) : 0;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return finish(&t, rc);
+    }
     if ((rc = setup_run(&t)) >= 0) return finish(&t, rc);
     t.t0 = MPI_Wtime();
     t.deadline = t.o.budget_s > 0 ? t.t0 + t.o.budget_s : 0;

@@ -47,6 +47,7 @@ typedef struct tune_opts {
     const char *export_ompi;  /* --export-ompi FILE */
     const char *export_mpich; /* --export-mpich FILE */
     const char *mpich_base;   /* --mpich-base FILE: the MPICH default selection */
+    const char *from;         /* --from TABLE: export an existing table, measure nothing */
     int quiet;
     int help;
 } tune_opts;
