@@ -6,9 +6,10 @@
  *   for every communicator layout asked for (world, pernode, half):
  *     for every collective with a benchmark entry (TOPOCOLL_NCOLL, so a new
  *     collective joins without an edit here):
- *       screen: at the smallest, middle and largest size, one short batch
- *         of every entry the catalog's domain check accepts; native and the
- *         --keep fastest entries that were faster than native go on
+ *       screen: at the smallest, middle and largest size, a few short batches
+ *         of every entry the catalog's domain check accepts; native, the
+ *         fastest entry of each family and the --keep fastest entries that
+ *         were faster than native go on
  *       measure: the grid's sizes coarse to fine (every 4th size and the
  *         largest first, then every 2nd, then the rest), each point with
  *         --reps interleaved batches of the shortlist (more when noisy)
@@ -97,30 +98,55 @@ static const char **catalog_names(topocoll_coll coll, int *n)
     return names;
 }
 
-/* Rank 0: adds to keep[] the entries faster than native at one screened
- * size, at most o->keep of them, fastest first. */
-static void screen_pick(const tuner *t, const char **names, const int *ok, const int *bad,
+#define SCREEN_BATCHES 3
+#define SCREEN_ITERS 4
+
+/* Rank 0: the best (smallest) batch time of entry e, or -1. */
+static double screen_time(const double *bt, const int *nb, int e)
+{
+    double m = -1;
+    for (int b = 0; b < nb[e]; b++)
+        if (m < 0 || bt[e * SCREEN_BATCHES + b] < m) m = bt[e * SCREEN_BATCHES + b];
+    return m;
+}
+
+/* Rank 0: marks in keep[] the entries to keep from one screened size: the
+ * fastest entry of each family (flat, hierarchical, ...) that beat native,
+ * then the fastest others, up to --keep (at least one per family).  Entries
+ * compare by their best batch: one short batch is too noisy to trust, and
+ * the best of a few is what interference leaves alone. */
+static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, const int *bad,
                         const double *bt, const int *nb, int n, int *keep)
 {
-    int nat = -1;
+    int nat = -1, taken = 0;
     for (int e = 0; e < n; e++)
-        if (strcmp(names[e], "native") == 0 && ok[e] && !bad[e] && nb[e]) nat = e;
-    if (nat >= 0) keep[nat] = 1;
-    for (int round = 0; round < t->o.keep; round++) {
-        int best = -1;
-        for (int e = 0; e < n; e++) {
-            if (!ok[e] || bad[e] || !nb[e] || e == nat || keep[e] == 2) continue;
-            if (nat >= 0 && bt[e] >= bt[nat]) continue;
-            if (best < 0 || bt[e] < bt[best]) best = e;
+        if (strcmp(names[e], "native") == 0 && !bad[e] && nb[e]) nat = e;
+    if (nat < 0) return;
+    keep[nat] = 1;
+    double tn = screen_time(bt, nb, nat);
+    for (int pass = 0; pass < 2; pass++)
+        for (;;) {
+            int best = -1;
+            for (int e = 0; e < n; e++) {
+                double te = screen_time(bt, nb, e);
+                if (bad[e] || e == nat || keep[e] || te < 0 || te >= tn) continue;
+                const char *fam = topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[e]));
+                int fam_taken = 0;
+                for (int k = 0; pass == 0 && k < n; k++)
+                    if (keep[k] == 2 && k != nat && fam &&
+                        strcmp(fam, topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[k]))) == 0)
+                        fam_taken = 1;
+                if (!fam_taken && (best < 0 || te < screen_time(bt, nb, best))) best = e;
+            }
+            if (best < 0 || (pass == 1 && taken >= t->o.keep)) break;
+            keep[best] = 2;   /* 2: taken at this size */
+            taken++;
         }
-        if (best < 0) break;
-        keep[best] = 2;   /* 2: taken at this size */
-    }
     for (int e = 0; e < n; e++)
         if (keep[e] == 2) keep[e] = 3;   /* 3: kept from an earlier size */
 }
 
-/* One screened size: every applicable entry, one short batch.  Updates the
+/* One screened size: every applicable entry, a few short batches.  Updates the
  * estimates and keep[] (rank 0).  0, or -1 when the buffers failed. */
 static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
                        size_t bytes, int *keep)
@@ -128,18 +154,18 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
     tune_size z;
     int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
         *nb = calloc((size_t)n, sizeof *nb);
-    double *bt = calloc((size_t)n, sizeof *bt);
+    double *bt = calloc((size_t)n * SCREEN_BATCHES, sizeof *bt);
     int rc = -1;
-    if (ok && bad && nb && bt && tune_size_open(&z, c->comm, bc, bytes, 3) == 0) {
+    if (ok && bad && nb && bt && tune_size_open(&z, c->comm, bc, bytes, SCREEN_ITERS) == 0) {
         tune_applicable(c->comm, bc, bytes, names, n, ok);
         for (int e = 0; e < n; e++) bad[e] = !ok[e];
         double w0 = MPI_Wtime();
-        tune_run_batches(&z, names, n, 1, 1000, bt, 1, nb, bad);
+        tune_run_batches(&z, names, n, SCREEN_BATCHES, 1000, bt, SCREEN_BATCHES, nb, bad);
         double wall = MPI_Wtime() - w0;
         int calls = 0;
-        for (int e = 0; e < n; e++) calls += ok[e] ? z.iters + z.warmup : 0;
+        for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * SCREEN_BATCHES : 0;
         if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
-        if (t->rank == 0) screen_pick(t, names, ok, bad, bt, nb, n, keep);
+        if (t->rank == 0) screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
         tune_size_close(&z);
         (void)topocoll_flush_cache(c->comm);
         rc = 0;
@@ -181,9 +207,12 @@ static char *shortlist(tuner *t, tune_comm *c, const bench_coll *bc)
     const char **names = catalog_names(bc->coll, &n);
     int *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
     size_t sample[3] = { t->o.sizes[0], t->o.sizes[t->o.nsizes / 2], t->o.sizes[t->o.nsizes - 1] };
-    note(t, "screening %s on %s (every applicable entry, one short batch per size)", coll, c->name);
-    for (int s = 0; names && keep && s < 3; s++)
-        if (s == 0 || sample[s] != sample[s - 1]) screen_size(t, c, bc, names, n, sample[s], keep);
+    note(t, "screening %s on %s (every applicable entry, a few short batches per size)", coll, c->name);
+    for (int s = 0; names && keep && s < 3; s++) {
+        int over = t->rank == 0 && t->deadline && MPI_Wtime() > t->deadline;
+        MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
+        if (!over && (s == 0 || sample[s] != sample[s - 1])) screen_size(t, c, bc, names, n, sample[s], keep);
+    }
     json_t *arr = json_array();
     for (int e = 0; t->rank == 0 && names && keep && e < n; e++)
         if (keep[e]) {
