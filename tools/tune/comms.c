@@ -46,18 +46,18 @@ static int spec_of(const int *node, const int *sock, int n, char *spec, size_t l
     return 0;
 }
 
-/* Gives sub its members' virtual topology; 0, or -1 (every rank agrees). */
-static int inherit_topology(MPI_Comm sub, const topocoll_rank_place *pl)
+/* Gives sub its members' virtual topology (kept in spec); 0, or -1 (every
+ * rank agrees). */
+static int inherit_topology(MPI_Comm sub, const topocoll_rank_place *pl, char *spec, size_t speclen)
 {
     int n, mine[2] = { pl->node, pl->socket }, ok = 1, gok = 0;
-    char spec[4096];
     if (MPI_Comm_size(sub, &n) != MPI_SUCCESS) return -1;
     int *all = malloc(2 * (size_t)n * sizeof *all), *node = malloc((size_t)n * sizeof *node),
         *sock = malloc((size_t)n * sizeof *sock);
     if (!all || !node || !sock) ok = 0;
     if (ok && MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, sub) != MPI_SUCCESS) ok = 0;
     for (int i = 0; ok && i < n; i++) node[i] = all[2 * i], sock[i] = all[2 * i + 1];
-    if (ok && spec_of(node, sock, n, spec, sizeof spec) != 0) ok = 0;
+    if (ok && spec_of(node, sock, n, spec, speclen) != 0) ok = 0;
     if (ok && topocoll_set_topology(sub, spec) != MPI_SUCCESS) ok = 0;
     free(all);
     free(node);
@@ -82,7 +82,7 @@ int tune_comm_make(const char *name, int virtual_topo, tune_comm *out)
     if (in) {
         out->member = 1;
         if (MPI_Comm_set_errhandler(out->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS) ok = 0;
-        if (ok && virtual_topo && inherit_topology(out->comm, &pl) != 0) ok = 0;
+        if (ok && virtual_topo && inherit_topology(out->comm, &pl, out->spec, sizeof out->spec) != 0) ok = 0;
         if (ok && (MPI_Comm_size(out->comm, &out->np) != MPI_SUCCESS ||
                    topocoll_topology_counts(out->comm, &out->nnodes, &out->nsockets) != MPI_SUCCESS))
             ok = 0;
@@ -95,4 +95,17 @@ void tune_comm_free(tune_comm *c)
 {
     if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
     c->comm = MPI_COMM_NULL;
+}
+
+MPI_Comm tune_comm_fresh(const tune_comm *c)
+{
+    MPI_Comm d = MPI_COMM_NULL;
+    int ok = MPI_Comm_dup(c->comm, &d) == MPI_SUCCESS, gok = 0;
+    if (ok) ok = MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+    if (ok && c->spec[0]) ok = topocoll_set_topology(d, c->spec) == MPI_SUCCESS;
+    if (MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS || !gok) {
+        if (d != MPI_COMM_NULL) MPI_Comm_free(&d);
+        return MPI_COMM_NULL;
+    }
+    return d;
 }

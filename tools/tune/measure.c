@@ -13,15 +13,28 @@
 
 #include "tune_mpi.h"
 
-#define TUNE_ITERS_MAX 40
-#define TUNE_ITERS_MIN 5
-
+/* topocoll-bench's adaptive counts (bench.h): the tuner measures what the
+ * benchmark will show. */
 static int adaptive_iters(size_t moved)
 {
     size_t it = BENCH_ADAPT_BYTES / (moved ? moved : 1);
-    if (it > TUNE_ITERS_MAX) it = TUNE_ITERS_MAX;
-    if (it < TUNE_ITERS_MIN) it = TUNE_ITERS_MIN;
+    if (it > BENCH_ITERS_MAX) it = BENCH_ITERS_MAX;
+    if (it < BENCH_ITERS_MIN) it = BENCH_ITERS_MIN;
     return (int)it;
+}
+
+static int adaptive_warmup(int iters)
+{
+    int w = iters / 20;
+    return w > BENCH_WARMUP_MAX ? BENCH_WARMUP_MAX : w < BENCH_WARMUP_MIN ? BENCH_WARMUP_MIN : w;
+}
+
+int tune_calls_per_batch(const bench_coll *bc, size_t bytes, int np)
+{
+    size_t sb0 = 0, rb0 = 0;
+    if (bench_coll_buffers(bc, bytes, np, 0, &sb0, &rb0) != 0) return BENCH_ITERS_MAX + BENCH_WARMUP_MAX;
+    int it = adaptive_iters(sb0 > rb0 ? sb0 : rb0);
+    return it + adaptive_warmup(it);
 }
 
 int tune_size_open(tune_size *z, MPI_Comm comm, const bench_coll *bc, size_t bytes, int iters)
@@ -37,7 +50,7 @@ int tune_size_open(tune_size *z, MPI_Comm comm, const bench_coll *bc, size_t byt
         bench_coll_buffers(bc, bytes, z->np, 0, &sb0, &rb0) != 0)
         ok = 0;
     z->iters = iters > 0 ? iters : adaptive_iters(sb0 > rb0 ? sb0 : rb0);
-    z->warmup = z->iters / 10 > 2 ? z->iters / 10 : 2;
+    z->warmup = adaptive_warmup(z->iters);
     if (ok) {
         z->sbuf = malloc(sb ? sb : 1);
         z->rbuf = malloc(rb ? rb : 1);

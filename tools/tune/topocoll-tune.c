@@ -156,8 +156,9 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
         *nb = calloc((size_t)n, sizeof *nb);
     double *bt = calloc((size_t)n * SCREEN_BATCHES, sizeof *bt);
     int rc = -1;
-    if (ok && bad && nb && bt && tune_size_open(&z, c->comm, bc, bytes, SCREEN_ITERS) == 0) {
-        tune_applicable(c->comm, bc, bytes, names, n, ok);
+    MPI_Comm comm = tune_comm_fresh(c);
+    if (ok && bad && nb && bt && comm != MPI_COMM_NULL && tune_size_open(&z, comm, bc, bytes, SCREEN_ITERS) == 0) {
+        tune_applicable(comm, bc, bytes, names, n, ok);
         for (int e = 0; e < n; e++) bad[e] = !ok[e];
         double w0 = MPI_Wtime();
         tune_run_batches(&z, names, n, SCREEN_BATCHES, 1000, bt, SCREEN_BATCHES, nb, bad);
@@ -167,9 +168,9 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
         if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
         if (t->rank == 0) screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
         tune_size_close(&z);
-        (void)topocoll_flush_cache(c->comm);
         rc = 0;
     }
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     free(ok);
     free(bad);
     free(nb);
@@ -281,16 +282,18 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
         *nb = calloc((size_t)n, sizeof *nb), stride = t->o.max_reps;
     double *bt = calloc((size_t)n * (size_t)stride, sizeof *bt), w0 = MPI_Wtime();
     tune_size z;
-    if (!ok || !bad || !nb || !bt || tune_size_open(&z, c->comm, bc, bytes, 0) != 0) {
-        note(t, "%s: no buffers for this size on some rank, skipped%s", topocoll_coll_name(bc->coll), "");
+    MPI_Comm comm = tune_comm_fresh(c);
+    if (!ok || !bad || !nb || !bt || comm == MPI_COMM_NULL || tune_size_open(&z, comm, bc, bytes, 0) != 0) {
+        note(t, "%s: no communicator or buffers for this size on some rank, skipped%s",
+             topocoll_coll_name(bc->coll), "");
         goto done;
     }
-    tune_applicable(c->comm, bc, bytes, names, n, ok);
+    tune_applicable(comm, bc, bytes, names, n, ok);
     for (int e = 0; e < n; e++) bad[e] = !ok[e];
     tune_run_batches(&z, names, n, t->o.reps, 0, bt, stride, nb, bad);
     int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
                (!t->deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->deadline);
-    MPI_Bcast(&more, 1, MPI_INT, 0, c->comm);
+    MPI_Bcast(&more, 1, MPI_INT, 0, comm);
     if (more) tune_run_batches(&z, names, n, t->o.max_reps - t->o.reps, t->o.reps, bt, stride, nb, bad);
     int calls = 0;
     for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * (more ? t->o.max_reps : t->o.reps) : 0;
@@ -307,10 +310,10 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
             fprintf(stderr, TUNE_PROG ": warning: cannot write the state file %s\n", t->o.state);
     }
     tune_size_close(&z);
-    (void)topocoll_flush_cache(c->comm);
     t->measured++;
     t->measured_wall += wall;
 done:
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     free(ok);
     free(bad);
     free(nb);
@@ -347,7 +350,7 @@ static int point_verdict(tuner *t, tune_comm *c, const bench_coll *bc, size_t by
     if (tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes)) return 1;
     if (!t->deadline) return 0;
     double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
-    double cost = call < 0 ? 0 : call * nent * t->o.reps * 45.0;   /* iterations + warm-up, at most */
+    double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
     return MPI_Wtime() + cost > t->deadline ? 2 : 0;
 }
 

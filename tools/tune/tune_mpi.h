@@ -11,11 +11,18 @@ typedef struct tune_comm {
     MPI_Comm comm;        /* MPI_COMM_NULL on ranks outside it */
     int member;
     int np, nnodes, nsockets;   /* on members */
+    char spec[4096];            /* its virtual topology ("" when detected) */
 } tune_comm;
 
 /* Collective over MPI_COMM_WORLD; 0, or -1 on every rank. */
 int tune_comm_make(const char *name, int virtual_topo, tune_comm *out);
 void tune_comm_free(tune_comm *c);
+/* A fresh copy of c's communicator with c's topology (collective over its
+ * members), or MPI_COMM_NULL.  Every point and screen runs on its own copy,
+ * freed after it: what topocoll attaches to a communicator (schedules,
+ * shared-memory windows of a hundred screened entries) must not slow down
+ * the entries measured after it. */
+MPI_Comm tune_comm_fresh(const tune_comm *c);
 
 /* ---- measurement (measure.c) ------------------------------------------------ */
 
@@ -34,6 +41,8 @@ typedef struct tune_size {
  * adaptive); 0, or -1 on every rank. */
 int tune_size_open(tune_size *z, MPI_Comm comm, const bench_coll *bc, size_t bytes, int iters);
 void tune_size_close(tune_size *z);
+/* Timed and warm-up calls of one batch at `bytes` on np ranks (adaptive). */
+int tune_calls_per_batch(const bench_coll *bc, size_t bytes, int np);
 
 /* Runs `batches` batches of every entry of names[0..n), interleaved (batch
  * b runs every entry before batch b + 1 starts).  Rank 0 appends each
