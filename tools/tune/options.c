@@ -25,7 +25,8 @@ void tune_usage(FILE *f)
 "  -s, --sizes SPEC      bytes per rank, as topocoll-bench -s (default: the grid below)\n"
 "      --min BYTES       smallest size of the geometric grid (default 8)\n"
 "      --max BYTES       largest size (default 1M)\n"
-"      --factor F        grid factor, an integer >= 2 (default 4)\n"
+"      --factor F        grid factor, an integer >= 2 (default 2: the sizes of\n"
+"                        topocoll-bench's default)\n"
 "      --colls LIST      collectives to tune (default: every collective)\n"
 "      --comms LIST      communicators: world, pernode (one rank per node), half\n"
 "                        (the first half of the ranks) (default world)\n"
@@ -242,7 +243,7 @@ static void defaults(tune_opts *o)
 
 int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t len)
 {
-    grid_args g = { 8, 1 << 20, 4, 0 };
+    grid_args g = { 8, 1 << 20, 2, 0 };
     defaults(o);
     opterr = 0;
     optind = 1;
