@@ -7,6 +7,8 @@
 #                                          a run names the file and the algorithm of its rule
 #   check_tune.sh resume  TUNE NP -- LAUNCHER...    --stop-after 1, then --resume: the measured
 #                                          point is kept, the rest is measured, same table shape
+#   check_tune.sh comms   TUNE -- LAUNCHER...       --comms world,pernode,half at np 4 on 2x2: rules
+#                                          for (np 4, 2 nodes), (np 2, 2 nodes), (np 2, 1 node)
 #   check_tune.sh options TUNE -- LAUNCHER...       malformed options: exit status 2 and a message
 #   check_tune.sh ompi    TUNE PROG -- LAUNCHER...  Open MPI export: the run is correct and its
 #                                          point-to-point traffic is that of the named algorithm
@@ -93,6 +95,21 @@ assert sorted({b for r in t['reduce'] for e in r['evidence'] for b in [e[0]]})==
   check_table "$dir/r.json" >/dev/null && ok "resumed table shape" || bad "resumed table shape"
 }
 
+do_comms() {
+  local tune=$1; shift; split_launcher "$@"
+  "${launcher[@]}" 4 "$tune" -t 2x2 --comms world,pernode,half --colls bcast --sizes 8,1K -r 2 --keep 1 \
+    -o "$dir/c.json" -q || { bad "tune with three layouts"; return; }
+  python3 - "$dir/c.json" <<'PY' && ok "rules for every layout" || bad "layouts"
+import json, sys
+t = json.load(open(sys.argv[1]))
+got = sorted({(r["np"][0], r["nodes"][0]) for r in t["bcast"]})
+assert got == [(2, 1), (2, 2), (4, 2)], got
+for r in t["bcast"]:
+    assert r["np"][0] == r["np"][1] and r["nodes"][0] == r["nodes"][1], r
+PY
+  check_table "$dir/c.json" >/dev/null && ok "table shape" || bad "table shape"
+}
+
 do_options() {
   local tune=$1; shift; split_launcher "$@"
   local cases=("--time abc" "--time 0" "--time -5m" "--factor 1" "--min 0" "--min 1K --max 8"
@@ -177,6 +194,7 @@ PY
 case "$mode" in
   load) do_load "$@" ;;
   resume) do_resume "$@" ;;
+  comms) do_comms "$@" ;;
   options) do_options "$@" ;;
   ompi) do_ompi "$@" ;;
   mpich) do_mpich "$@" ;;
