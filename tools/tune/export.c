@@ -61,7 +61,7 @@ typedef struct lib_algo {
 
 /* Ids from `ompi_info --param coll tuned --level 9 --all` (Open MPI 4.1). */
 static const lib_algo lib_algos[] = {
-    { "allgather", "linear", 1, NULL },
+    { "allgather", "gather_bcast", 1, NULL },      /* Open MPI's "linear": gather, then bcast */
     { "allgather", "bruck", 2, "MPIR_Allgather_intra_brucks" },
     { "allgather", "recursive_doubling", 3, "MPIR_Allgather_intra_recursive_doubling" },
     { "allgather", "ring", 4, "MPIR_Allgather_intra_ring" },
