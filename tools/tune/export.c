@@ -69,7 +69,8 @@ static const lib_algo lib_algos[] = {
     { "allreduce", "linear", 1, NULL },
     { "allreduce", "recursive_doubling", 3, "MPIR_Allreduce_intra_recursive_doubling" },
     { "allreduce", "ring", 4, "MPIR_Allreduce_intra_ring" },
-    { "allreduce", "rabenseifner", 0, "MPIR_Allreduce_intra_reduce_scatter_allgather" },
+    { "allreduce", "reduce_scatter_allgather", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather" },
+    { "allreduce", "reduce_bcast", 2, NULL },       /* Open MPI's "nonoverlapping": reduce, then bcast */
     { "alltoall", "linear", 1, "MPIR_Alltoall_intra_scattered" },
     { "alltoall", "pairwise", 2, "MPIR_Alltoall_intra_pairwise" },
     { "alltoall", "bruck", 3, "MPIR_Alltoall_intra_brucks" },
