@@ -11,6 +11,7 @@ typedef enum topocoll_coll {
     TOPOCOLL_GATHER,
     TOPOCOLL_REDUCE,
     TOPOCOLL_REDUCE_SCATTER_BLOCK,
+    TOPOCOLL_ALLREDUCE,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

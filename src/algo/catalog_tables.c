@@ -32,6 +32,9 @@ extern const tc_family tc_reduce_twotier;
 extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_native;
 extern const tc_family tc_reduce_scatter_block_twotier;
 
+extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
+    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native;
+
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
     ALGO(tc_allgather_gather_bcast),
@@ -83,6 +86,15 @@ static const tc_catalog_row reduce_scatter_block[] = {
     END,
 };
 
+static const tc_catalog_row allreduce[] = {
+    ALGO(tc_allreduce_recursive_doubling),
+    ALGO(tc_allreduce_reduce_scatter_allgather),
+    ALGO(tc_allreduce_ring),
+    ALGO(tc_allreduce_reduce_bcast),
+    ALGO(tc_allreduce_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -91,6 +103,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_GATHER] = gather,
     [TOPOCOLL_REDUCE] = reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
+    [TOPOCOLL_ALLREDUCE] = allreduce,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

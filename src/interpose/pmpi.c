@@ -1,6 +1,7 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
- * MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block route through topocoll.
+ * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block and MPI_Allreduce route
+ * through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched; MPI_COMM_NULL is an error topocoll
  * reports.  topocoll itself calls only PMPI_
@@ -73,6 +74,13 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     if (!covered(comm)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    if (!covered(comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
 }
 
 #if defined(__GNUC__)

@@ -199,6 +199,9 @@ static int call_topocoll(topocoll_coll coll, const char *algo, const cargs *a, M
         return algo ? topocoll_reduce_scatter_block_algorithm(algo, a->sbuf, a->rbuf, a->rcount,
                                                               a->rtype, a->op, comm)
                     : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
+    case TOPOCOLL_ALLREDUCE:
+        return algo ? topocoll_allreduce_algorithm(algo, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm)
+                    : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
     default:
         return MPI_ERR_INTERN;
     }
@@ -218,6 +221,8 @@ static int call_pmpi(topocoll_coll coll, const cargs *a, MPI_Comm comm)
         return PMPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, comm);
     case TOPOCOLL_REDUCE_SCATTER_BLOCK:
         return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
+    case TOPOCOLL_ALLREDUCE:
+        return PMPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
     default:
         return MPI_ERR_INTERN;
     }
@@ -232,6 +237,7 @@ static const char *pmpi_name(topocoll_coll coll)
     case TOPOCOLL_GATHER: return "PMPI_Gather";
     case TOPOCOLL_REDUCE: return "PMPI_Reduce";
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return "PMPI_Reduce_scatter_block";
+    case TOPOCOLL_ALLREDUCE: return "PMPI_Allreduce";
     default: return "?";
     }
 }

@@ -1,6 +1,6 @@
 /*
  * The MPI test matrix of every collective: allgather, bcast, scatter,
- * gather, reduce and reduce_scatter_block.  For each collective, every entry
+ * gather, reduce, reduce_scatter_block and allreduce.  For each collective, every entry
  * of its catalog (read from topocoll_algorithm_count/name, never a list kept
  * here; chosen by family, never by name) plus the selected path
  * (topocoll_<coll>, reported as "auto") x roots {0, np-1, np/2} x counts
@@ -572,9 +572,13 @@ static int op_reuse(ctx *c, const world *w, topocoll_coll coll, int a)
 
 static int part_op_reuse(ctx *c, const world *w)
 {
-    if (!coll_selected(c, TOPOCOLL_REDUCE) && !coll_selected(c, TOPOCOLL_REDUCE_SCATTER_BLOCK)) return 0;
+    static const int reductions[] = { TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLREDUCE };
+    int any = 0;
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) any |= coll_selected(c, reductions[i]);
+    if (!any) return 0;
     if (apply_mapping(c, MPI_COMM_WORLD, "world", &w->maps[0]) < 0) return -1;
-    for (int coll = TOPOCOLL_REDUCE; coll <= TOPOCOLL_REDUCE_SCATTER_BLOCK; coll++) {
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
+        int coll = reductions[i];
         if (!coll_selected(c, coll)) continue;
         for (int a = -1; a < c->nalgo[coll]; a++)
             if (algo_selected(c, (topocoll_coll)coll, a) && op_reuse(c, w, (topocoll_coll)coll, a) < 0)

@@ -22,7 +22,8 @@ static long passed, failed;
     } while (0)
 
 enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA = TOPOCOLL_GATHER,
-       RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK };
+       RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK,
+       AR = TOPOCOLL_ALLREDUCE };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -70,6 +71,11 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
     case RSB:
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = p * r, e.rcount = r, e.send = p * r, e.recv = ip ? p * r : r;
+        if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
+        break;
+    case AR:
+        e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
+        e.scount = e.rcount = r, e.send = r, e.recv = r;
         if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
     }
@@ -124,6 +130,8 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ROOT, 0, TC_IDS_SAME },
         { RSB, "reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+        { AR, "allreduce", "TOPOCOLL_ALLREDUCE", 0, 1, 0, 1, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -143,7 +151,7 @@ static void rows(void)
     }
     CHECK(tc_coll_desc_of(TOPOCOLL_NCOLL) == NULL && tc_coll_desc_of((topocoll_coll)-1) == NULL,
           "unknown collectives");
-    CHECK(tc_coll_from_name("allreduce") == -1 && tc_coll_from_name(NULL) == -1, "unknown names");
+    CHECK(tc_coll_from_name("allreducex") == -1 && tc_coll_from_name(NULL) == -1, "unknown names");
 }
 
 int main(void)

@@ -78,6 +78,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_GATHER, 1, 0, src_allgather },
     { TOPOCOLL_REDUCE, 4, 0, src_same },
     { TOPOCOLL_REDUCE_SCATTER_BLOCK, 4, 0, src_own_block },
+    { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
