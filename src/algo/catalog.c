@@ -19,6 +19,7 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_POW2_P, "power-of-two p", "needs a power-of-two process count" },
     { TC_REQ_COMMUTATIVE, "commutative operation", "needs a commutative operation" },
     { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
+    { TC_REQ_ONE_NODE, "one node", "needs every rank on one node" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
@@ -29,6 +30,13 @@ unsigned tc_req_unmet(unsigned req, const tc_args *a)
     if ((req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) un |= TC_REQ_POW2_P;
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
     if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
+    return un;
+}
+
+unsigned tc_req_unmet_on(unsigned req, const tc_args *a, const tc_topo *t)
+{
+    unsigned un = tc_req_unmet(req, a);
+    if ((req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     return un;
 }
 
@@ -310,11 +318,10 @@ int tc_algo_generate(const tc_algo *al, tc_sched *s, const tc_args *a, const tc_
 int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
                     const char **why)
 {
-    (void)t;
     const char *dummy;
     if (!why) why = &dummy;
     *why = "";
-    unsigned un = tc_req_unmet(al->req, a);
+    unsigned un = tc_req_unmet_on(al->req, a, t);
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     return 0;

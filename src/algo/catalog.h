@@ -43,11 +43,16 @@ enum {
     TC_REQ_POW2_P = 1u << 1,        /* power-of-two process count */
     TC_REQ_NATIVE = 1u << 2,        /* calls the MPI library's own collective */
     TC_REQ_COMMUTATIVE = 1u << 3,   /* commutative reduction operation */
-    TC_REQ_NODE_SHM = 1u << 4       /* the ranks of a node share memory (tc_args.node_shm) */
+    TC_REQ_NODE_SHM = 1u << 4,      /* the ranks of a node share memory (tc_args.node_shm) */
+    TC_REQ_ONE_NODE = 1u << 5       /* every rank on one node (the topology's node count) */
 };
-#define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM)
+#define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
+                       TC_REQ_ONE_NODE)
 
-/* The domain flags of req that case a does not meet (0: inside the domain). */
+/* The domain flags of req that case a does not meet (0: inside the domain),
+ * on topology t (may be NULL: TC_REQ_ONE_NODE is then taken as met). */
+unsigned tc_req_unmet_on(unsigned req, const tc_args *a, const tc_topo *t);
+/* The same without a topology. */
 unsigned tc_req_unmet(unsigned req, const tc_args *a);
 /* Why a case outside one requirement is declined ("needs an even process
  * count"); "" for a flag that is not a domain requirement. */

@@ -33,7 +33,8 @@ extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_n
 extern const tc_family tc_reduce_scatter_block_twotier;
 
 extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
-    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native;
+    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination;
+extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled;
 
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
@@ -92,6 +93,9 @@ static const tc_catalog_row allreduce[] = {
     ALGO(tc_allreduce_ring),
     ALGO(tc_allreduce_reduce_bcast),
     ALGO(tc_allreduce_native),
+    FAMILY(tc_allreduce_shm_reduce_bcast), /* shm_reduce_bcast:fanin=2|4|8,bcast=1stage|2stage */
+    FAMILY(tc_allreduce_shm_tiled),        /* shm_tiled:tiles=naive|cyclic|hier,tile=.. */
+    ALGO(tc_allreduce_shm_dissemination),
     END,
 };
 

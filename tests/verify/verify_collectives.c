@@ -142,6 +142,13 @@ static void sweep_p(int p, int large)
     strncat(spec, "/random:11", sizeof spec - strlen(spec) - 1);
     sweep_spec(spec, p, large);
     for (const char **s = large ? fixed_large : fixed; *s; s++) sweep_spec(*s, p, large);
+    /* one node of several (unequal) sockets: the single-node shared-memory entries */
+    if (!large && p >= 2) {
+        static const char *one_node[] = { "1x2x*", "1x3x*/cyclic", "1x4x*/random:3", NULL };
+        for (const char **s = one_node; *s; s++) sweep_spec(*s, p, large);
+        snprintf(spec, sizeof spec, "%d+%d/cyclic", p - p / 3, p / 3 > 0 ? p / 3 : 1);
+        if (p >= 3) sweep_spec(spec, p, large);
+    }
 }
 
 int main(void)
