@@ -34,7 +34,7 @@ extern const tc_family tc_reduce_scatter_block_twotier;
 
 extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
     tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination;
-extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled;
+extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_hierarchical;
 
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
@@ -96,6 +96,7 @@ static const tc_catalog_row allreduce[] = {
     FAMILY(tc_allreduce_shm_reduce_bcast), /* shm_reduce_bcast:fanin=2|4|8,bcast=1stage|2stage */
     FAMILY(tc_allreduce_shm_tiled),        /* shm_tiled:tiles=naive|cyclic|hier,tile=.. */
     ALGO(tc_allreduce_shm_dissemination),
+    FAMILY(tc_allreduce_hierarchical),     /* hierarchical:leaders=1|2|4,node=shm|p2p,x=rd|rsa|ring */
     END,
 };
 
