@@ -30,7 +30,6 @@
  *   and hierarchical tile assignment).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "algo/allreduce/shm_common.h"
 
