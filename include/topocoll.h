@@ -124,6 +124,29 @@ int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *s
                                             void *recvbuf, int recvcount, MPI_Datatype type,
                                             MPI_Op op, MPI_Comm comm);
 
+/* MPI_Alltoall with topocoll's selection (TOPOCOLL_ALLTOALL), and by
+ * algorithm name ("native" is PMPI_Alltoall).  MPI_IN_PLACE as sendbuf: the
+ * receive buffer holds the input (sendcount and sendtype are ignored). */
+int topocoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int topocoll_alltoall_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Alltoallv with topocoll's selection (TOPOCOLL_ALLTOALLV), and by
+ * algorithm name ("native" is PMPI_Alltoallv; algorithm NULL: selection).
+ * MPI_IN_PLACE as sendbuf: the receive buffer holds the input, described by
+ * recvcounts and rdispls.  Negative counts are MPI_ERR_COUNT, negative
+ * displacements and NULL vectors MPI_ERR_ARG.  (topocoll_run has no
+ * vectors: it refuses alltoallv with MPI_ERR_ARG.) */
+int topocoll_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
+                                 const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                 const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                                 MPI_Comm comm);
+
 /* MPI_Allreduce with topocoll's selection (TOPOCOLL_ALLREDUCE), and by
  * algorithm name ("native" is PMPI_Allreduce).  Every rank gets a
  * bitwise-identical result; a non-commutative op is reduced in rank order

@@ -4,9 +4,10 @@
 # Run as root (or with sudo available).
 set -euo pipefail
 
-# Needed to build and test (both MPI flavours, the clang build).
+# Needed to build and test (both MPI flavours, the clang build, the Fortran
+# programs through the interposer).
 required=(make cmake pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev
-          libhwloc-dev libjansson-dev clang)
+          libhwloc-dev libjansson-dev clang gfortran)
 # Useful, not needed by scripts/test.sh: memory checking, plots.
 optional=(valgrind python3-matplotlib)
 # >>> emulated cluster (tools/cluster, tests/cluster): ip and tc, python3

@@ -19,6 +19,7 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_POW2_P, "power-of-two p", "needs a power-of-two process count" },
     { TC_REQ_COMMUTATIVE, "commutative operation", "needs a commutative operation" },
     { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
+    { TC_REQ_EQUAL_NODES, "equal nodes", "needs nodes with equal numbers of ranks" },
     { TC_REQ_ONE_NODE, "one node", "needs every rank on one node" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
@@ -30,13 +31,6 @@ unsigned tc_req_unmet(unsigned req, const tc_args *a)
     if ((req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) un |= TC_REQ_POW2_P;
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
     if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
-    return un;
-}
-
-unsigned tc_req_unmet_on(unsigned req, const tc_args *a, const tc_topo *t)
-{
-    unsigned un = tc_req_unmet(req, a);
-    if ((req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     return un;
 }
 
@@ -305,6 +299,7 @@ const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
 const char *tc_algo_family(const tc_algo *al)
 {
     if (al->req & TC_REQ_NATIVE) return "native";
+    if (al->req & TC_REQ_COMPOSED) return "composed";
     return al->family ? al->family : "flat";
 }
 
@@ -321,7 +316,11 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
     const char *dummy;
     if (!why) why = &dummy;
     *why = "";
-    unsigned un = tc_req_unmet_on(al->req, a, t);
+    unsigned un = tc_req_unmet(al->req, a);
+    if ((al->req & TC_REQ_EQUAL_NODES) && t)   /* needs the topology: not in tc_req_unmet */
+        for (int n = 1; n < t->nnodes; n++)
+            if (tc_topo_node_size(t, n) != tc_topo_node_size(t, 0)) un |= TC_REQ_EQUAL_NODES;
+    if ((al->req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     return 0;

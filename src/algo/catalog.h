@@ -44,15 +44,19 @@ enum {
     TC_REQ_NATIVE = 1u << 2,        /* calls the MPI library's own collective */
     TC_REQ_COMMUTATIVE = 1u << 3,   /* commutative reduction operation */
     TC_REQ_NODE_SHM = 1u << 4,      /* the ranks of a node share memory (tc_args.node_shm) */
-    TC_REQ_ONE_NODE = 1u << 5       /* every rank on one node (the topology's node count) */
+    TC_REQ_COMPOSED = 1u << 5,      /* no schedule: a composition of MPI collectives over
+                                       node and bridge communicators, run by the MPI layer
+                                       (src/api/composed.c); family "composed" */
+    TC_REQ_EQUAL_NODES = 1u << 6,   /* every node of the topology has as many ranks
+                                       (checked by tc_algo_accepts, which has the topology) */
+    TC_REQ_ONE_NODE = 1u << 7       /* every rank on one node (the topology's node count;
+                                       checked by tc_algo_accepts) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_ONE_NODE)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE)
 
-/* The domain flags of req that case a does not meet (0: inside the domain),
- * on topology t (may be NULL: TC_REQ_ONE_NODE is then taken as met). */
-unsigned tc_req_unmet_on(unsigned req, const tc_args *a, const tc_topo *t);
-/* The same without a topology. */
+/* The domain flags of req that case a does not meet (0: inside the domain;
+ * the flags that need the topology are tc_algo_accepts's). */
 unsigned tc_req_unmet(unsigned req, const tc_args *a);
 /* Why a case outside one requirement is declined ("needs an even process
  * count"); "" for a flag that is not a domain requirement. */
@@ -62,6 +66,35 @@ const char *tc_req_reason(unsigned flag);
 const char *tc_req_text(unsigned req, char *buf, size_t len);
 
 typedef int (*tc_generate_fn)(tc_sched *s, const tc_args *a, const tc_topo *t);
+
+/* Shift form: a schedule in which every rank does the same thing relative
+ * to itself, told once instead of generated p times (the simulator's fast
+ * path for the O(p^2)-message algorithms).  Round by round, in order: rank r
+ * sends cnt[i] elements to rank (r + shift[i]) mod p for every i and every
+ * r, and reduces `reduced` elements in `nreduce` reductions; the round
+ * occurs `repeat` times in a row.  A round with more sends than one call
+ * holds continues in the next call (cont = 1, repeat 1).  The description
+ * must equal what the generator produces, send by send and reduction by
+ * reduction, for every rank (tests/sim compares the simulator's results
+ * both ways); copies, receives and the buffers' offsets are left out. */
+typedef struct tc_shift_round {
+    int nsend;                   /* entries of shift and cnt */
+    const int *shift;            /* 0 < shift < p */
+    const int64_t *cnt;          /* > 0 */
+    int nreduce;
+    int64_t reduced;             /* elements, summed over the round's reductions */
+    int repeat;                  /* >= 1 */
+    int cont;                    /* the next call adds sends to this round */
+} tc_shift_round;
+typedef int (*tc_shift_sink)(void *ctx, const tc_shift_round *rd);
+/* Tells the rounds to sink (which returns 0 or an error to pass on) and
+ * returns 0; or returns TC_SHIFT_NONE, before calling sink, when this case
+ * has no shift form.  With a prefix (tc_algo.shift_prefix), every rank's
+ * schedule is the prefix generator's rounds for that rank, followed by the
+ * shift rounds: rank r's first shift round has the index of r's number of
+ * prefix rounds. */
+typedef int (*tc_shift_fn)(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx);
+#define TC_SHIFT_NONE (-1)
 
 typedef struct tc_algo {
     topocoll_coll coll;
@@ -79,6 +112,8 @@ typedef struct tc_algo {
     const char *family;
     const char *canonical;       /* canonical name (the catalog fills it) */
     const char *source;          /* source file, "src/algo/..." (__FILE__ is trimmed) */
+    tc_shift_fn shift;           /* optional: the schedule in shift form (NULL: none) */
+    tc_generate_fn shift_prefix; /* optional: the rounds before the shift form (NULL: none) */
 } tc_algo;
 
 /* One named parameter of a family: its values, and the default. */

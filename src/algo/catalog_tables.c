@@ -32,6 +32,9 @@ extern const tc_family tc_reduce_twotier;
 extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_native;
 extern const tc_family tc_reduce_scatter_block_twotier;
 
+/* The two-tier reductions reduced where the L2 data land. */
+extern const tc_family tc_reduce_twotier_landing, tc_reduce_scatter_block_twotier_landing;
+
 extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
     tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination;
 extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_hierarchical;
@@ -76,14 +79,43 @@ static const tc_catalog_row reduce[] = {
     ALGO(tc_reduce_binomial),
     ALGO(tc_reduce_rabenseifner),
     FAMILY(tc_reduce_twotier),
+    FAMILY(tc_reduce_twotier_landing),     /* twotier_landing:units=ranks|sockets */
     ALGO(tc_reduce_native),
     END,
 };
 
+extern const tc_algo tc_alltoall_pairwise, tc_alltoall_bruck, tc_alltoall_native;
+extern const tc_family tc_alltoall_linear, tc_alltoall_hierarchical;
+extern const tc_algo tc_alltoall_bridge, tc_alltoall_bridge_a2a, tc_alltoall_bridge_w,
+    tc_alltoall_bridge_pack;
+
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
     FAMILY(tc_reduce_scatter_block_twotier),
+    FAMILY(tc_reduce_scatter_block_twotier_landing), /* twotier_landing:units=ranks|sockets */
     ALGO(tc_reduce_scatter_block_native),
+    END,
+};
+
+static const tc_catalog_row alltoall[] = {
+    ALGO(tc_alltoall_pairwise),
+    FAMILY(tc_alltoall_linear),            /* linear:window=all|1|2|4|8|16|32 */
+    ALGO(tc_alltoall_bruck),
+    ALGO(tc_alltoall_native),
+    FAMILY(tc_alltoall_hierarchical),      /* hierarchical:leaders=1|2|4,intra=p2p|shm */
+    ALGO(tc_alltoall_bridge),              /* MPI compositions (src/api/composed.c) */
+    ALGO(tc_alltoall_bridge_a2a),
+    ALGO(tc_alltoall_bridge_w),
+    ALGO(tc_alltoall_bridge_pack),
+    END,
+};
+
+extern const tc_algo tc_alltoallv_pairwise, tc_alltoallv_linear, tc_alltoallv_native;
+
+static const tc_catalog_row alltoallv[] = {
+    ALGO(tc_alltoallv_pairwise),
+    ALGO(tc_alltoallv_linear),
+    ALGO(tc_alltoallv_native),
     END,
 };
 
@@ -108,6 +140,8 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_GATHER] = gather,
     [TOPOCOLL_REDUCE] = reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
+    [TOPOCOLL_ALLTOALL] = alltoall,
+    [TOPOCOLL_ALLTOALLV] = alltoallv,
     [TOPOCOLL_ALLREDUCE] = allreduce,
 };
 

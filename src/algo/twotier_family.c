@@ -17,3 +17,11 @@ void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out)
     snprintf(out->desc, sizeof out->desc, "%s, units = %s of a node", f->summary,
              sockets ? "sockets" : "ranks");
 }
+
+void tt_family_describe_named(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    int sockets = v[TT_P_UNITS];
+    snprintf(out->alias, sizeof out->alias, "%s%s", f->name, sockets ? "_sockets" : "");
+    snprintf(out->desc, sizeof out->desc, "%s, units = %s of a node", f->summary,
+             sockets ? "sockets" : "ranks");
+}

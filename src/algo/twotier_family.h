@@ -29,6 +29,10 @@ static inline int tt_units_sockets(const tc_args *a)
 /* Alias "twotier[_sockets]", description "<summary>, units = ... of a node". */
 void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out);
 
+/* Alias "<family name>[_sockets]" (the landing families: "twotier_landing",
+ * "twotier_landing_sockets"), description as tt_family_describe. */
+void tt_family_describe_named(const tc_family *f, const int *v, tc_instance_text *out);
+
 /* Generators shared across files. */
 int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t);

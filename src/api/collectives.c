@@ -21,8 +21,10 @@
 #include "topocoll.h"
 #include "coll/desc.h"
 #include "api/context.h"
+#include "api/composed.h"
 #include "api/explain.h"
 #include "api/error.h"
+#include "api/stats.h"
 #include "core/config.h"
 
 typedef struct call {
@@ -41,6 +43,11 @@ typedef struct call {
     int in_place;           /* MPI_IN_PLACE where the descriptor allows it */
     int use[2];             /* [TC_BUF_SEND], [TC_BUF_RECV]: significant here */
     int tsize[2];           /* type sizes of the significant arguments */
+    /* per-peer collectives (desc vcounts): the user's vectors; scount and
+     * rcount then hold the largest count (what the buffer checks look at) */
+    const int *vcnt[2], *vdispl[2];
+    int64_t *v64;           /* their 64-bit copies for tc_args.v (4 x size) */
+    tc_vcounts v;
 } call;
 
 static const char *const arg_name[2] = { "send", "recv" };
@@ -153,10 +160,33 @@ static int check_comm(call *c)
  * communicator was checked and its context made before (check_comm,
  * tc_ctx_get), so a rank whose arguments are wrong leaves its peers nowhere
  * that the MPI library's own collective would not have taken them. */
+/* A per-peer argument: the vectors present, no negative count or
+ * displacement; *largest gets the largest count (for the buffer checks). */
+static int check_vector(const call *c, int b, int *largest)
+{
+    const int *cnt = c->vcnt[b], *dsp = c->vdispl[b];
+    *largest = 0;
+    if (!cnt || !dsp)
+        return tc_raise(c->comm, MPI_ERR_ARG, "%s: %scounts or %sdispls is NULL", c->fn, arg_name[b], arg_name[b]);
+    for (int j = 0; j < c->size; j++) {
+        if (cnt[j] < 0)
+            return tc_raise(c->comm, MPI_ERR_COUNT, "%s: negative %scounts[%d] = %d", c->fn, arg_name[b], j, cnt[j]);
+        if (dsp[j] < 0)
+            return tc_raise(c->comm, MPI_ERR_ARG, "%s: negative %sdispls[%d] = %d", c->fn, arg_name[b], j, dsp[j]);
+        if (cnt[j] > *largest) *largest = cnt[j];
+    }
+    return MPI_SUCCESS;
+}
+
 static int check_call(call *c)
 {
     const tc_coll_desc *d = c->d;
     int rc;
+    if (d->vcounts) {   /* per-peer counts: the vectors of the significant arguments */
+        int ip = arg_buf(c, d->in_place.arg) == MPI_IN_PLACE;
+        if (!ip && (rc = check_vector(c, TC_BUF_SEND, &c->scount)) != MPI_SUCCESS) return rc;
+        if ((rc = check_vector(c, TC_BUF_RECV, &c->rcount)) != MPI_SUCCESS) return rc;
+    }
     if (d->rooted && (c->root < 0 || c->root >= c->size))
         return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);
     if (d->reduction && c->op == MPI_OP_NULL)
@@ -185,16 +215,39 @@ static void make_args(const call *c, tc_args *a)
     a->root = c->root;
     a->in_place = c->in_place;
     tc_coll_normalize(c->d, a, c->scount, c->rcount, c->tsize[TC_BUF_RECV]);
+    if (c->d->vcounts) a->v = &c->v;
     int commutative = 1;
     if (c->d->reduction) PMPI_Op_commutative(c->op, &commutative);
     a->commutative = commutative;
 }
 
+/* The per-peer vectors in 64 bits (in place: RECV's for both), into
+ * c->v; MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int make_vcounts(call *c)
+{
+    size_t p = (size_t)c->size;
+    if (!(c->v64 = malloc(4 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        int from = c->in_place ? TC_BUF_RECV : b;
+        for (size_t j = 0; j < p; j++) {
+            c->v64[(2 * b) * p + j] = c->vcnt[from][j];
+            c->v64[(2 * b + 1) * p + j] = c->vdispl[from][j];
+        }
+    }
+    c->v = (tc_vcounts){ c->v64, c->v64 + p, c->v64 + 2 * p, c->v64 + 3 * p };
+    return MPI_SUCCESS;
+}
+
 /* Bytes per rank (one block of the significant argument, SEND first): the
- * same on every rank by MPI's rules. */
+ * same on every rank by MPI's rules.  Per-peer counts: this rank's mean part. */
 static int64_t bytes_of(const call *c)
 {
     int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    if (c->d->vcounts) {
+        int64_t sum = 0;
+        for (int j = 0; j < c->size; j++) sum += c->vcnt[b][j];
+        return sum / (c->size ? c->size : 1) * c->tsize[b];
+    }
     return (int64_t)arg_count(c, b) * c->tsize[b];
 }
 
@@ -270,6 +323,17 @@ static int native_reduce_scatter_block(const call *c)
     return PMPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
 }
 
+static int native_alltoallv(const call *c)
+{
+    return PMPI_Alltoallv(c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->vcnt[1], c->vdispl[1],
+                          c->rtype, c->comm);
+}
+
+static int native_alltoall(const call *c)
+{
+    return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
+}
+
 static int native_allreduce(const call *c)
 {
     return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
@@ -282,6 +346,8 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_GATHER] = native_gather,
     [TOPOCOLL_REDUCE] = native_reduce,
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = native_reduce_scatter_block,
+    [TOPOCOLL_ALLTOALL] = native_alltoall,
+    [TOPOCOLL_ALLTOALLV] = native_alltoallv,
     [TOPOCOLL_ALLREDUCE] = native_allreduce,
 };
 
@@ -289,6 +355,15 @@ static int run_native(const call *c)
 {
     native_fn f = natives[c->d->coll];
     return f ? f(c) : MPI_ERR_INTERN;
+}
+
+/* An entry without a schedule: the MPI library's own collective, or a
+ * composition of MPI collectives (src/api/composed.c). */
+static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
+{
+    if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
+    tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
+    return tc_composed_run(x, al, &cc);
 }
 
 /* Schedules that count bytes (bcast) run on the receive buffer: contiguous
@@ -330,11 +405,24 @@ static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_ar
     return tc_exec(s, b, &env);
 }
 
+/* Per-peer counts: the schedule depends on every count, so it is built for
+ * the call (O(p) for the flat algorithms) and not cached. */
+static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
+{
+    tc_sched s;
+    tc_sched_init(&s);
+    int rc = tc_algo_generate(al, &s, a, x->topo);
+    if (rc == 0) rc = tc_sched_finish(&s);
+    rc = rc ? MPI_ERR_NO_MEM : run_schedule(x, &s, c, a);
+    tc_sched_free(&s);
+    return rc;
+}
+
 /* Run al for the call; *used gets the schedule (NULL for native). */
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
     *used = NULL;
-    if (!al->generate) return run_native(c);
+    if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
     tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
@@ -342,6 +430,7 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
                          a->commutative };
     int rc = MPI_SUCCESS;
     if (d->reduction && (rc = check_op(c)) != MPI_SUCCESS) return rc;
+    if (d->vcounts) return run_uncached(x, al, c, a);
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
     *used = s;
@@ -398,10 +487,12 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
 }
 
 /* Serve the call from its communicator's memo (explain off): 1 with *rc
- * set, or 0 to take the full path. */
-static int fast_call(call *c, int *rc)
+ * set, or 0 to take the full path.  cfg: the configuration in force. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_call(call *c, const tc_config *cfg, int *rc)
 {
-    const tc_config *cfg = tc_config_get();
     if (c->comm == MPI_COMM_NULL || cfg->explain) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
@@ -413,17 +504,21 @@ static int fast_call(call *c, int *rc)
     c->use[0] = m->use[0], c->use[1] = m->use[1];
     c->tsize[0] = m->tsize[0], c->tsize[1] = m->tsize[1];
     tc_record_algorithm(m->algo->name);
-    *rc = m->sched ? run_schedule(x, m->sched, c, &m->args) : run_native(c);
+    *rc = m->sched ? run_schedule(x, m->sched, c, &m->args) : run_unscheduled(x, m->algo, c);
     if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
     return 1;
 }
 
 /* The whole call: checks, context, choice (by_name: the named algorithm,
- * else TOPOCOLL_<COLL> or the selection table). */
-static int collective(call *c, int by_name, const char *algorithm)
+ * else TOPOCOLL_<COLL> or the selection table).  Inlined into collective()
+ * so that the summary's test adds no call on the way. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int call_collective(call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
-    if (!by_name && fast_call(c, &rc)) return rc;
+    if (!by_name && fast_call(c, cfg, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose
      * other arguments are wrong; those are checked locally after */
@@ -431,6 +526,7 @@ static int collective(call *c, int by_name, const char *algorithm)
     tc_ctx *x;
     if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if ((rc = check_call(c)) != MPI_SUCCESS) return rc;
+    if (c->d->vcounts && (rc = make_vcounts(c)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
@@ -457,8 +553,36 @@ static int collective(call *c, int by_name, const char *algorithm)
     const tc_sched *s;
     rc = run(x, al, c, &a, &s);
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
-    if (!by_name) remember(x, c, &a, al, s);
+    if (!by_name && !c->d->vcounts) remember(x, c, &a, al, s);   /* per-peer: no memo */
     return rc;
+}
+
+/* The call timed and counted for the run summary (TOPOCOLL_STATS): the
+ * algorithm that served it (this thread's last), its bytes, its time. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int counted_collective(call *c, const tc_config *cfg, int by_name, const char *algorithm)
+{
+    uint64_t t0 = tc_stats_now();
+    int rc = call_collective(c, cfg, by_name, algorithm);
+    uint64_t t1 = tc_stats_now();
+    if (rc == MPI_SUCCESS)
+        tc_stats_record(c->d->coll, c->size, topocoll_last_algorithm(), bytes_of(c), t1 - t0);
+    return rc;
+}
+
+/* Every call: one test of the summary's flag, no timing when it is off
+ * (the configuration read here is the one the fast path uses). */
+static int collective(call *c, int by_name, const char *algorithm)
+{
+    const tc_config *cfg = tc_config_get();
+#if defined(__GNUC__)
+    if (__builtin_expect(cfg->stats_on, 0)) return counted_collective(c, cfg, by_name, algorithm);
+#else
+    if (cfg->stats_on) return counted_collective(c, cfg, by_name, algorithm);
+#endif
+    return call_collective(c, cfg, by_name, algorithm);
 }
 
 /* ---- the public entry points: describe the call, then run it ---------------- */
@@ -651,6 +775,62 @@ int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *s
     call c = RSB_CALL;
     return collective(&c, 1, algorithm);
 }
+
+/* ---- alltoall ----------------------------------------------------------------- */
+
+#define ALLTOALL_CALL make_call(TOPOCOLL_ALLTOALL, "topocoll_alltoall", sendbuf, sendcount, sendtype, \
+                                recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm)
+
+int topocoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLTOALL_CALL;
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_alltoall_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = ALLTOALL_CALL;
+    return collective(&c, 1, algorithm);
+}
+
+/* ---- alltoallv ----------------------------------------------------------------- */
+
+static int alltoallv(const char *fn, const char *algorithm, const void *sendbuf, const int *sendcounts,
+                     const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                     const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = make_call(TOPOCOLL_ALLTOALLV, fn, sendbuf, 0, sendtype, recvbuf, 0, recvtype, MPI_OP_NULL,
+                       0, comm);
+    c.vcnt[0] = sendcounts, c.vdispl[0] = sdispls;
+    c.vcnt[1] = recvcounts, c.vdispl[1] = rdispls;
+    int rc = collective(&c, algorithm != NULL, algorithm);
+    free(c.v64);
+    return rc;
+}
+
+int topocoll_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv("topocoll_alltoallv", NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                     recvcounts, rdispls, recvtype, comm);
+}
+
+int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
+                                 const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                 const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                                 MPI_Comm comm)
+{
+    if (!algorithm) return topocoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                              rdispls, recvtype, comm);
+    return alltoallv("topocoll_alltoallv_algorithm", algorithm, sendbuf, sendcounts, sdispls, sendtype,
+                     recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+/* ---- allreduce ------------------------------------------------------------------ */
 
 int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "api/stats.h"
 #include "core/config.h"
 #include "select/select.h"
 #include "detect/detect.h"
@@ -34,16 +35,44 @@ static atomic_uint ctx_generation = 1;
 typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
 static TC_THREAD_LOCAL last_ctx last_used;
 
+/* Frees the compositions' communicators (MPI_SUCCESS or the first error). */
+static int node_comms_free(tc_node_comms *n)
+{
+    int rc = MPI_SUCCESS, rc2;
+    if (n->made && n->local != MPI_COMM_NULL) rc = PMPI_Comm_free(&n->local);
+    if (n->made && n->bridge != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&n->bridge)) != MPI_SUCCESS &&
+        rc == MPI_SUCCESS)
+        rc = rc2;
+    n->made = 0;
+    return rc;
+}
+
+int tc_ctx_node_comms(tc_ctx *c, const tc_node_comms **out)
+{
+    tc_node_comms *n = &c->ncomms;
+    *out = n;
+    if (n->made) return MPI_SUCCESS;
+    n->local = n->bridge = MPI_COMM_NULL;
+    int node = c->topo->node_of[c->rank], root = c->topo->node_idx[c->rank] == 0;
+    int rc = PMPI_Comm_split(c->comm, node, c->rank, &n->local);
+    int rc2 = PMPI_Comm_split(c->comm, root ? 0 : MPI_UNDEFINED, node, &n->bridge);
+    n->made = 1;
+    if (rc == MPI_SUCCESS) rc = rc2;
+    if (rc != MPI_SUCCESS) (void)node_comms_free(n);   /* rc is the error reported */
+    return rc;
+}
+
 /* Releases c; returns the first MPI error of freeing its communicators. */
 static int ctx_free(tc_ctx *c)
 {
     int rc = MPI_SUCCESS, rc2;
     tc_ctx_flush(c);
+    if (!finalizing) rc = node_comms_free(&c->ncomms);
     free(c->cache);
     tc_topo_free(c->topo);
     tc_workspace_free(&c->ws);
     if (!finalizing) {
-        rc = tc_shm_free(&c->shm);
+        if ((rc2 = tc_shm_free(&c->shm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if (c->comm != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&c->comm)) != MPI_SUCCESS &&
             rc == MPI_SUCCESS)
             rc = rc2;
@@ -83,9 +112,10 @@ static int drop_context(MPI_Comm comm)
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
-    int rc = MPI_SUCCESS, rc2;
+    /* the run summary first, while every context and MPI still work */
+    int rc = tc_stats_report(), rc2;
     if (keyval != MPI_KEYVAL_INVALID) {
-        rc = drop_context(MPI_COMM_WORLD);
+        if ((rc2 = drop_context(MPI_COMM_WORLD)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
     }
     if (quiet_self != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&quiet_self)) != MPI_SUCCESS &&
@@ -229,7 +259,8 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     tc_ctx_flush(c);   /* schedules depend on the topology */
     /* nodes may have changed: collective, as this call; the new node
      * communicator is made even when freeing the old one failed */
-    int free_rc = tc_shm_free(&c->shm);
+    int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
+    if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
     rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }

@@ -58,6 +58,15 @@ typedef struct tc_call_memo {
     unsigned config_gen;       /* the configuration it was chosen under */
 } tc_call_memo;
 
+/* The node and bridge communicators of the compositions (src/api/composed.c):
+ * made on first use, once per communicator (and again after a topology
+ * change), from the private duplicate. */
+typedef struct tc_node_comms {
+    int made;
+    MPI_Comm local;        /* the ranks of my node, in increasing rank order */
+    MPI_Comm bridge;       /* node roots (node index 0), rank = node id; MPI_COMM_NULL elsewhere */
+} tc_node_comms;
+
 typedef struct tc_ctx {
     MPI_Comm comm;         /* private duplicate */
     int rank, size;
@@ -70,6 +79,7 @@ typedef struct tc_ctx {
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
+    tc_node_comms ncomms;  /* the compositions' communicators */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */
@@ -98,6 +108,9 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */
 const tc_sched *tc_ctx_schedule(tc_ctx *c, const tc_sched_key *key, const tc_args *a, int *err);
 void tc_ctx_flush(tc_ctx *c);
+/* The node and bridge communicators, made on first use (collective over
+ * the communicator then). */
+int tc_ctx_node_comms(tc_ctx *c, const tc_node_comms **out);
 /* The executor's environment for this context. */
 tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op);
 

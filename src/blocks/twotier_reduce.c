@@ -42,6 +42,10 @@ int tt_red_homes(const tt_red *R, int sg) { return owners(R, sg, sg); }
 int tt_red_home_unit(const tt_red *R, int sg, int k) { return owner_unit(R, sg, sg, k); }
 void tt_red_home_range(const tt_red *R, int sg, int k, int64_t *x, int64_t *y)
 { owner_range(R, sg, sg, k, x, y); }
+int tt_red_owners(const tt_red *R, int t, int sg) { return owners(R, t, sg); }
+int tt_red_owner_unit(const tt_red *R, int t, int sg, int k) { return owner_unit(R, t, sg, k); }
+void tt_red_owner_range(const tt_red *R, int t, int sg, int k, int64_t *x, int64_t *y)
+{ owner_range(R, t, sg, k, x, y); }
 
 /* The (segment, k) pairs local unit i of supernode t owns, in segment order:
  * returns how many, the first in *sg0, *k0, the step between segments. */
@@ -59,6 +63,9 @@ static int owned(const tt_red *R, int t, int i, int *sg0, int *k0, int *step)
     *step = 0;
     return 1;
 }
+
+int tt_red_owned(const tt_red *R, int t, int i, int *sg0, int *k0, int *step)
+{ return owned(R, t, i, sg0, k0, step); }
 
 static int64_t owned_total(const tt_red *R, int t, int i)
 {
@@ -231,4 +238,20 @@ void tt_red_run(tc_sched *s, tt_red *R)
         }
     if (pl->S > 1) stage3(s, R, t, i, loc);
     free(heap);
+}
+
+int tt_red_stages12(tc_sched *s, tt_red *R, tc_region **loc)
+{
+    const tt_plan *pl = R->pl;
+    int u = tt_unit_of(pl, R->me), t = pl->t->node_of[R->me], i = u - pl->unit_first[t];
+    *loc = NULL;
+    tc_region P = stage1(s, R, u);
+    if (R->me != tt_leader(pl, u)) return -1;
+    int sg0, k0, step, m = owned(R, t, i, &sg0, &k0, &step);
+    if (m > 0 && !(*loc = malloc((size_t)m * sizeof **loc))) {
+        s->err = ENOMEM;
+        return -1;
+    }
+    stage2(s, R, t, i, P, *loc);
+    return m;
 }

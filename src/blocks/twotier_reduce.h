@@ -60,4 +60,21 @@ int tt_red_homes(const tt_red *R, int sg);
 int tt_red_home_unit(const tt_red *R, int sg, int k);
 void tt_red_home_range(const tt_red *R, int sg, int k, int64_t *x, int64_t *y);
 
+/* Stage 2's ownership, for the landing variant (twotier_landing.h): in
+ * supernode t, segment sg has tt_red_owners() owners; the k-th is unit
+ * tt_red_owner_unit() and owns [*x, *y).  tt_red_owned: the (segment, k)
+ * pairs local unit i of t owns, in segment order: how many, the first in
+ * *sg0, *k0, and the step between their segments. */
+int tt_red_owners(const tt_red *R, int t, int sg);
+int tt_red_owner_unit(const tt_red *R, int t, int sg, int k);
+void tt_red_owner_range(const tt_red *R, int t, int sg, int k, int64_t *x, int64_t *y);
+int tt_red_owned(const tt_red *R, int t, int i, int *sg0, int *k0, int *step);
+
+/* Stages 1-2 only for R->me.  Returns the number m of (segment, k) pairs
+ * its unit owns (tt_red_owned) with their reduced values in loc[0..m)
+ * (malloc'ed into *loc, the caller frees it; NULL when m is 0), or -1 for a
+ * core that is not its unit's leader (it is done).  An allocation failure
+ * sets s->err and returns -1. */
+int tt_red_stages12(tc_sched *s, tt_red *R, tc_region **loc);
+
 #endif

@@ -11,6 +11,19 @@
 #include "topocoll_types.h"
 
 /*
+ * Counts and displacements per peer of one rank, for the collectives whose
+ * counts differ per peer (alltoallv; an allgatherv would use rcounts and
+ * rdispls per source and scounts[0]): in elements of each buffer's own type,
+ * [size] each.  Rank j's part of SEND is SEND[sdispls[j], scounts[j]], of
+ * RECV RECV[rdispls[j], rcounts[j]].  With MPI_IN_PLACE the normalisation
+ * points scounts/sdispls at rcounts/rdispls (SEND is RECV).
+ */
+typedef struct tc_vcounts {
+    const int64_t *scounts, *sdispls;
+    const int64_t *rcounts, *rdispls;
+} tc_vcounts;
+
+/*
  * Everything a generator may look at: sizes, never payload.  Counts are in
  * elements of each buffer's own type; what SEND, RECV and TMP hold for each
  * collective is its descriptor's business (tc_coll_desc below).
@@ -28,6 +41,7 @@ typedef struct tc_args {
                           (executor: measured per communicator; verifier: yes) */
     const void *param; /* the algorithm's own parameters (tc_algo.param);
                           set by tc_algo_generate / tc_algo_accepts */
+    const tc_vcounts *v; /* per-peer counts of this rank (desc vcounts); else NULL */
 } tc_args;
 
 /* Collective names ("allgather"); -1 / NULL when unknown. */

@@ -64,6 +64,24 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
         .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO },
         .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
     },
+    [TOPOCOLL_ALLTOALL] = {
+        .coll = TOPOCOLL_ALLTOALL, .name = "alltoall", .env = "TOPOCOLL_ALLTOALL",
+        .same_signature = 1,
+        .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK },
+        .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
+    },
+    [TOPOCOLL_ALLTOALLV] = {
+        .coll = TOPOCOLL_ALLTOALLV, .name = "alltoallv", .env = "TOPOCOLL_ALLTOALLV",
+        .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK },
+        .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
+        .vcounts = 1,
+    },
     [TOPOCOLL_ALLREDUCE] = {
         .coll = TOPOCOLL_ALLREDUCE, .name = "allreduce", .env = "TOPOCOLL_ALLREDUCE",
         .reduction = 1, .one_count = 1,
@@ -129,10 +147,35 @@ void tc_coll_normalize(const tc_coll_desc *d, tc_args *a, int64_t user_scount,
     }
 }
 
+/* Elements a buffer described per peer must hold: the furthest part's end. */
+static int64_t vspan(const int64_t *counts, const int64_t *displs, int p)
+{
+    int64_t end = 0;
+    for (int j = 0; counts && j < p; j++)
+        if (counts[j] > 0 && displs[j] + counts[j] > end) end = displs[j] + counts[j];
+    return end;
+}
+
+static tc_coll_layout vlayout(const tc_args *a)
+{
+    tc_coll_layout l;
+    const tc_vcounts *v = a->v;
+    int in_place = a->in_place;
+    /* without per-peer counts (the simulator): every part scount / rcount */
+    l.elems[TC_BUF_RECV] = v ? vspan(v->rcounts, v->rdispls, a->size) : a->rcount * a->size;
+    l.elems[TC_BUF_SEND] = in_place ? l.elems[TC_BUF_RECV]
+                         : v ? vspan(v->scounts, v->sdispls, a->size) : a->scount * a->size;
+    l.alias_from = in_place ? TC_BUF_SEND : -1;
+    l.alias_to = in_place ? TC_BUF_RECV : -1;
+    l.alias_off = 0;
+    return l;
+}
+
 tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int rank)
 {
     tc_coll_layout l;
     const tc_coll_in_place *ip = &d->in_place;
+    if (d->vcounts) return vlayout(a);
     l.elems[TC_BUF_SEND] = tc_coll_size_elems(d->arg[TC_BUF_SEND].size, a, rank);
     l.elems[TC_BUF_RECV] = tc_coll_size_elems(d->arg[TC_BUF_RECV].size, a, rank);
     l.alias_from = l.alias_to = -1;

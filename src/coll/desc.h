@@ -19,6 +19,10 @@
  *   reduce_scatter_block
  *               p blocks of rcount rcount             all: SEND is RECV, which then holds
  *               (scount = p x rcount)                 p blocks (the result in block 0)
+ *   alltoall    p blocks of scount p blocks of rcount all: SEND is RECV
+ *               (result: block j of rank r is block r of rank j's input)
+ *   alltoallv   per peer (tc_args.v) per peer           all: SEND is RECV (with
+ *               (scounts, sdispls)  (rcounts, rdispls)  RECV's counts)
  *   allreduce   scount (= rcount)  rcount             all: SEND is RECV
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
@@ -107,7 +111,9 @@ typedef struct tc_coll_input {
 /* The ids a result unit i of rank r must hold. */
 typedef enum tc_coll_ids {
     TC_IDS_SAME = 0,    /* i */
-    TC_IDS_RANK_BLOCK   /* r x B + i: the rank's own block */
+    TC_IDS_RANK_BLOCK,  /* r x B + i: the rank's own block */
+    TC_IDS_TRANSPOSED   /* alltoall: unit i = j x B + e (block j) holds
+                           j x p x B + r x B + e, block r of rank j's input */
 } tc_coll_ids;
 
 /* The result: in RECV from element 0, at the ranks `at`, 1 or p blocks; each
@@ -134,6 +140,9 @@ typedef struct tc_coll_desc {
     int tmp_like;             /* TC_BUF_SEND or TC_BUF_RECV */
     tc_coll_input input;
     tc_coll_result result;
+    int vcounts;              /* counts and displacements per peer (tc_args.v):
+                                 buffer sizes reach the furthest displacement +
+                                 count; input and result per peer (verifier) */
 } tc_coll_desc;
 
 /* The descriptor of a collective; NULL when unknown. */

@@ -31,6 +31,10 @@ static const centry table[] = {
     { "TOPOCOLL_REDUCE_SCATTER_BLOCK", T_STR, NULL,
       offsetof(tc_config, force[TOPOCOLL_REDUCE_SCATTER_BLOCK]),
       "force a reduce_scatter_block algorithm by catalog name" },
+    { "TOPOCOLL_ALLTOALL", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALL]),
+      "force an alltoall algorithm by catalog name" },
+    { "TOPOCOLL_ALLTOALLV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALLV]),
+      "force an alltoallv algorithm by catalog name" },
     { "TOPOCOLL_ALLREDUCE", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLREDUCE]),
       "force an allreduce algorithm by catalog name" },
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
@@ -41,6 +45,8 @@ static const centry table[] = {
       "schedules kept per communicator (least recently used dropped first; 0 disables caching)" },
     { "TOPOCOLL_DISABLE", T_INT, "0", offsetof(tc_config, disable),
       "1: the LD_PRELOAD interposer hands every call to the MPI library" },
+    { "TOPOCOLL_STATS", T_STR, NULL, offsetof(tc_config, stats),
+      "1: a summary of every collective call on stderr at MPI_Finalize (rank 0); a path: as JSON to that file" },
     { "TOPOCOLL_TOPOLOGY", T_STR, NULL, (size_t)-1,
       "virtual topology spec for MPI_COMM_WORLD (docs/topology.md); read at topology creation" },
     { "TOPOCOLL_DOMAIN", T_STR, "package", (size_t)-1,
@@ -73,6 +79,7 @@ static void load(void)
             *(int *)field = (int)n;
         }
     }
+    config.stats_on = config.stats && strcmp(config.stats, "0") != 0;
 }
 
 static atomic_int ready;   /* the fast path: one load once loaded */

@@ -17,6 +17,8 @@ typedef struct tc_config {
     const char *tuning_file; /* TOPOCOLL_TUNING_FILE */
     int sched_cache;         /* TOPOCOLL_SCHED_CACHE: schedules cached per communicator */
     int disable;             /* TOPOCOLL_DISABLE: the interposer passes everything to PMPI */
+    const char *stats;       /* TOPOCOLL_STATS: "1" stderr, else a JSON file path; NULL if unset */
+    int stats_on;            /* TOPOCOLL_STATS is set and not "0": the run summary is kept */
     unsigned generation;     /* 1 at the first load, +1 at every reload (caches compare it) */
 } tc_config;
 

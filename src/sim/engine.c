@@ -12,6 +12,7 @@
  */
 #include "sim/engine_impl.h"
 #include "coll/desc.h"
+#include "sim/memory.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -59,9 +60,12 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
         snprintf(err, errlen, "root %d is not a rank of %d", root, p);
         return -1;
     }
-    /* every collective but bcast and reduce has a buffer of p blocks, whose
+    /* a collective with a buffer of p blocks (its descriptor's sizes):
      * offsets the generators compute in 64-bit signed integers */
-    if (coll != TOPOCOLL_BCAST && coll != TOPOCOLL_REDUCE && bytes > INT64_MAX / p) {
+    const tc_coll_desc *dp = tc_coll_desc_of(coll);
+    int p_blocks = dp && (dp->arg[TC_BUF_SEND].size.times_p || dp->arg[TC_BUF_RECV].size.times_p ||
+                          dp->arg[TC_BUF_SEND].norm_times_p);
+    if (p_blocks && bytes > INT64_MAX / p) {
         snprintf(err, errlen, "%d ranks x %lld bytes per core: a buffer of p blocks would pass 2^63-1 = %lld "
                  "bytes, the largest extent a schedule addresses; lower --bytes (at most %lld here)", p,
                  (long long)bytes, (long long)INT64_MAX, (long long)(INT64_MAX / p));
@@ -84,12 +88,32 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Per-round arrays cover rounds 0 .. n-1. */
-static int grow_round_arrays(sim_eng *e, int n)
+/* Bytes the per-round arrays take for cap rounds. */
+static uint64_t round_bytes(int cap)
+{
+    return (uint64_t)cap * TC_SIM_MEM_PER_STEP;
+}
+
+/* The step estimate would need more than the limit: refused with the numbers. */
+static int rounds_over_limit(sim_eng *e, int n, int cap)
+{
+    char a[32], b[32], c[32];
+    return eng_fail(e, "the step-by-step estimate needs per-step statistics for at least %d steps (%s) on "
+                    "top of %s, above the memory limit of %s (--mem-limit); --total-only needs none",
+                    n, tc_sim_mem_str(round_bytes(cap), a, sizeof a),
+                    tc_sim_mem_str(e->mem_fixed, b, sizeof b), tc_sim_mem_str(e->prm->mem_limit, c, sizeof c));
+}
+
+/* Per-round arrays (step estimate only) cover rounds 0 .. n-1. */
+int eng_grow_rounds(sim_eng *e, int n)
 {
     if (n <= e->st_cap) return 0;
     int cap = e->st_cap ? e->st_cap : 64;
-    while (cap < n) cap *= 2;
+    while (cap < n) cap = cap > INT_MAX / 2 ? INT_MAX : 2 * cap;
+    if (e->prm->mem_limit && e->mem_fixed + round_bytes(cap) > e->prm->mem_limit) {
+        cap = n;   /* the exact need, before refusing */
+        if (e->mem_fixed + round_bytes(cap) > e->prm->mem_limit) return rounds_over_limit(e, n, cap);
+    }
     int64_t *m = realloc(e->st_msgs, (size_t)cap * sizeof *m);
     if (m) e->st_msgs = m;
     uint64_t *b = realloc(e->st_bytes, (size_t)cap * sizeof *b);
@@ -342,7 +366,7 @@ SIM_INLINE int close_round(sim_eng *e, scan_state *st, int k, const round_sums *
         if (end_round(e, k, st->nt) != 0) return -1;
         st->nt = 0;
     }
-    if (e->pass == 0) round_counters(e, k, rs->msgs, (uint64_t)rs->bytes, rs->rd);
+    if (e->pass == 0 && e->prm->steps) round_counters(e, k, rs->msgs, (uint64_t)rs->bytes, rs->rd);
     sum->msgs += rs->msgs;
     sum->netm += rs->netm;
     sum->bytes += rs->bytes;
@@ -364,7 +388,7 @@ static int consume(sim_eng *e, int final)
     const tc_sched *s = &e->s;
     const int base = s->round_base, n = s->nrounds;
     const int *start = s->round_start;
-    if (e->pass == 0 && grow_round_arrays(e, base + n + 1) != 0) return -1;
+    if (e->pass == 0 && e->prm->steps && eng_grow_rounds(e, base + n + 1) != 0) return -1;
     scan_state st = {
         .ops = s->ops, .node_of = e->pl->node_of, .agg = e->agg, .touched = e->touched,
         .nt = e->ntouched, .d0 = e->open_d0, .b0 = e->open_b0, .p = e->pl->p, .r = e->cur_rank, .src = e->agg_src,
@@ -391,10 +415,36 @@ static int consume(sim_eng *e, int final)
     return rc ? -1 : 0;
 }
 
+/* ---- progress ------------------------------------------------------------------ */
+
+/* A line at most once a second, once the run has taken a second; the time
+ * left assumes the ranks of a pass cost alike and, in the re-runs, that every
+ * window costs what the first pass did. */
+static void progress(sim_eng *e)
+{
+    e->drains = 0;
+    if (!e->prm->progress) return;
+    double t = now_s(), el = t - e->t0;
+    if (el < 1 || t - e->t_report < 1) return;
+    e->t_report = t;
+    tc_sim_progress pg;
+    memset(&pg, 0, sizeof pg);
+    pg.algo = e->al->name;
+    pg.pass = e->pass + 1;
+    pg.npass = e->pass == 0 ? 1 : 1 + e->npass_left;
+    pg.rank = e->cur_rank;
+    pg.p = e->pl->p;
+    pg.elapsed_s = el;
+    double frac = ((double)e->pass + (double)e->cur_rank / pg.p) / pg.npass;
+    pg.left_s = frac > 0 ? el / frac - el : -1;
+    e->prm->progress(e->prm->progress_ctx, &pg);
+}
+
 /* The schedule's drain hook: the op or round array is full. */
 static void on_drain(tc_sched *s, void *ctx)
 {
     sim_eng *e = ctx;
+    if (++e->drains >= 4096) progress(e);
     if (consume(e, 0) != 0) {
         s->err = ECANCELED;
         return;
@@ -449,15 +499,18 @@ static int do_rank(sim_eng *e, int r)
         int rounds = e->s.round_base + e->s.nrounds;
         if (rounds > e->res->rounds) e->res->rounds = rounds;
         if (rounds > e->sl.smax) e->sl.smax = rounds;
+        if (e->rank_rounds) e->rank_rounds[r] = rounds;
         rank_totals(e, r, &e->cur_sum);
     }
     return 0;
 }
 
-static int run_pass(sim_eng *e)
+int eng_run_pass(sim_eng *e)
 {
-    for (int r = 0; r < e->pl->p; r++)
+    for (int r = 0; r < e->pl->p; r++) {
+        if ((r & 255) == 255) progress(e);
         if (do_rank(e, r) != 0) return -1;
+    }
     flush_pending(e);
     return 0;
 }
@@ -468,14 +521,18 @@ static int run_windows(sim_eng *e, uint64_t *colsum)
 {
     int S = e->res->rounds;
     size_t row = (size_t)(e->sl.ncid ? e->sl.ncid : 1) * steps_esize(&e->sl);
-    size_t w = e->prm->step_mem / row;
+    uint64_t used = e->mem_fixed + round_bytes(e->st_cap);
+    if (e->prm->mem_limit && used < e->prm->mem_limit && e->prm->mem_limit - used < e->sl.budget)
+        e->sl.budget = (size_t)(e->prm->mem_limit - used);
+    size_t w = e->sl.budget / row;
     int W = w < 1 ? 1 : w > (size_t)S ? S : (int)w;
+    e->npass_left = (S + W - 1) / W;
     if ((size_t)W * row > e->sl.budget) e->sl.budget = (size_t)W * row;   /* at least one step */
     for (int lo = 0; lo < S; lo += W) {
         int hi = lo + W < S ? lo + W : S;
         steps_window(&e->sl, lo, hi);
         e->pass++;
-        if (run_pass(e) != 0) return -1;
+        if (eng_run_pass(e) != 0) return -1;
         if (e->sl.overflow) return eng_fail(e, "out of memory (per-step loads of steps %d..%d)", lo, hi - 1);
         model_step_max(e, lo, hi, colsum);
         e->res->step_passes++;
@@ -505,9 +562,34 @@ static int step_loads(sim_eng *e)
 
 /* ---- set-up and result ---------------------------------------------------------- */
 
+/* The estimate of what the run needs besides per-step data; refused past
+ * the limit before anything is allocated. */
+static int admit_memory(sim_eng *e)
+{
+    char msg[360];
+    if (!tc_sim_mem_over(e->net, e->pl->p, e->prm->steps, e->prm->check, e->prm->mem_limit, &e->mem_fixed, msg,
+                         sizeof msg))
+        return 0;
+    return eng_fail(e, "%s", msg);
+}
+
+/* The per-step loads' budget: --step-mem, lowered to what the limit leaves
+ * (at least 1 MiB: past the budget the generators re-run over windows). */
+static size_t step_budget(const sim_eng *e)
+{
+    size_t b = e->prm->step_mem, least = (size_t)1 << 20;
+    uint64_t lim = e->prm->mem_limit;
+    if (lim && lim - (lim > e->mem_fixed ? e->mem_fixed : lim) < b) {
+        uint64_t left = lim > e->mem_fixed ? lim - e->mem_fixed : 0;
+        b = left < least ? (b < least ? b : least) : (size_t)left;
+    }
+    return b;
+}
+
 static int eng_init(sim_eng *e)
 {
     const tc_net *n = e->net;
+    if (admit_memory(e) != 0) return -1;
     tc_sched_init(&e->s);
     if (e->s.err) return eng_fail(e, "out of memory");
     e->s.drain = on_drain;   /* schedules stream through a small buffer */
@@ -524,7 +606,7 @@ static int eng_init(sim_eng *e)
     e->agg = calloc((size_t)n->nnodes, sizeof *e->agg);
     e->touched = malloc((size_t)n->nnodes * sizeof *e->touched);
     if (!e->load || !e->agg || !e->touched) return eng_fail(e, "out of memory (%d links)", n->nlinks);
-    if (steps_init(&e->sl, n->nlinks, e->prm->step_mem) != 0) return eng_fail(e, "out of memory");
+    if (steps_init(&e->sl, n->nlinks, step_budget(e)) != 0) return eng_fail(e, "out of memory");
     if (e->prm->check && check_init(e) != 0) return eng_fail(e, "out of memory (checks)");
     return 0;
 }
@@ -619,13 +701,15 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.prm = prm;
     e.res = res;
     e.rb_lo = INT_MAX;
-    int rc = eng_init(&e);
-    if (rc == 0) rc = run_pass(&e);
+    e.t0 = t0;
+    int rc = eng_init(&e), fast = 0;
+    if (rc == 0 && (fast = shift_run(&e)) < 0) rc = -1;
+    if (rc == 0 && !fast) rc = eng_run_pass(&e);
     if (rc == 0 && e.sl.oom) rc = eng_fail(&e, "out of memory (per-step link ids)");
     if (rc == 0 && e.sent_all > TC_SIM_BYTES_MAX) rc = too_many_bytes(&e);
     if (rc == 0) {
         model_tiers(&e);
-        if (prm->steps) rc = step_loads(&e);
+        if (prm->steps && !fast) rc = step_loads(&e);
     }
     if (rc == 0) {
         model_estimates(&e);

@@ -80,6 +80,12 @@ typedef struct sim_eng {
     sim_steps sl;
     sim_check ck;
     tc_u128 sent_all;       /* bytes sent by all ranks, exact (first pass) */
+    uint64_t mem_fixed;     /* estimated bytes besides per-step data (sim/memory.h) */
+    double t0, t_report;    /* run start; last progress line (0: none yet) */
+    unsigned drains;        /* drains since the last look at the clock */
+    int npass_left;
+    int rounds_prefix;      /* shift form: steps the prefix pass recorded */
+    int *rank_rounds;       /* [p] when set: rounds of each rank's schedule (first pass) */         /* re-runs over windows of steps (known after the first pass) */
 } sim_eng;
 
 /* engine.c */
@@ -88,6 +94,13 @@ int eng_fail(sim_eng *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+int eng_grow_rounds(sim_eng *e, int n);
+int eng_run_pass(sim_eng *e);             /* every rank's schedule, in rank order */   /* per-round arrays (step estimate) cover 0 .. n-1 */
+
+/* shift.c: the shift-form fast path; 1 when it ran (0: use the generator
+ * passes; -1: failed, e->res says why). */
+int shift_run(sim_eng *e);
 
 /* check.c */
 int check_init(sim_eng *e);

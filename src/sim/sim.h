@@ -44,6 +44,8 @@ __extension__ typedef unsigned __int128 tc_u128;
 /* Exact decimal of v in buf (40 bytes hold any value); returns buf. */
 const char *tc_sim_u128_str(tc_u128 v, char *buf, size_t len);
 
+struct tc_sim_progress;
+
 typedef struct tc_sim_params {
     double bw[TC_NET_MAX_TIERS]; /* link bandwidth per tier, bytes per second */
     double gamma;                /* seconds per reduced byte */
@@ -55,11 +57,31 @@ typedef struct tc_sim_params {
     size_t step_mem;             /* bytes allowed for per-step loads */
     int chunk_ops;               /* ops a schedule holds before the engine consumes
                                     them (>= 2; 0: SIM_CHUNK_OPS); tests use 2 */
+    int generic;                 /* run the generators even where an algorithm has a
+                                    shift form (the fast path, sim/shift.c) */
+    uint64_t mem_limit;          /* bytes the run may use (sim/memory.h); 0: no limit.
+                                    Past it the run fails with the estimate and the
+                                    option that lowers it; the per-step budget is
+                                    lowered to what the limit leaves */
+    /* Progress on long runs: called at most once a second once a run has
+     * taken a second (NULL: silent). */
+    void (*progress)(void *ctx, const struct tc_sim_progress *pg);
+    void *progress_ctx;
 } tc_sim_params;
+
+/* Where a long run stands. */
+typedef struct tc_sim_progress {
+    const char *algo;            /* the algorithm's name */
+    int pass;                    /* 1: the first pass; > 1: a re-run over a window of steps */
+    int npass;                   /* passes known so far (1 during the first) */
+    int rank, p;                 /* ranks done of p in this pass */
+    double elapsed_s;            /* since the run started */
+    double left_s;               /* estimate for what is left (negative: unknown) */
+} tc_sim_progress;
 
 /* Defaults: 10 GB/s (1e10 B/s) on every tier, gamma 0.25 ns per byte
  * (4 GB/s of reduction per core), 1-byte elements, step estimate on,
- * 4 GiB for per-step loads, no checks. */
+ * 4 GiB for per-step loads, no checks, no memory limit, no progress. */
 void tc_sim_params_default(tc_sim_params *prm);
 
 typedef struct tc_sim_tier {

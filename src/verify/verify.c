@@ -64,6 +64,8 @@ typedef struct vstate {
     int32_t **shm_r;         /* [nnodes][units*node size]: read clocks per node rank */
     uint64_t key_sum;        /* sum of every rank's key */
     int *op_rank;            /* global op id -> rank (only for comm ops) */
+    const tc_vcounts *vall;  /* per-peer counts of every rank (vcounts collectives) */
+    int64_t vstride;         /* element ids per (rank, peer) part: more than any part */
     tc_verify_report *rep;
 } vstate;
 
@@ -117,10 +119,30 @@ static int is_self_copy(const vstate *v, int r, const tc_op *op)
 
 /* The logical data a rank starts with (the descriptor's input): where, how
  * many units, first element id. */
+/* Per-peer collectives: the part of rank r for peer j, unit e, is element
+ * (r p + j) x vstride + e. */
+static void initial_vlabels(vstate *v, int r)
+{
+    vrank *k = &v->rk[r];
+    const tc_vcounts *c = &v->vall[r];
+    int ip = v->proto->in_place, u = ip ? k->unit[TC_BUF_RECV] : k->unit[TC_BUF_SEND];
+    for (int j = 0; j < v->p; j++) {
+        int64_t n = (ip ? c->rcounts[j] : c->scounts[j]) * u;
+        if (n <= 0) continue;
+        ureg g = resolve(v, r, tc_reg(TC_BUF_SEND, ip ? c->rdispls[j] : c->sdispls[j], 0));
+        for (int64_t e = 0; e < n; e++)
+            k->lab[g.buf][g.lo + e] = (label_t){ ((int64_t)r * v->p + j) * v->vstride + e, 1, rank_key(r), r, r + 1 };
+    }
+}
+
 static void initial_labels(vstate *v, int r)
 {
     vrank *k = &v->rk[r];
     const tc_args *a = v->proto;
+    if (v->vall) {
+        initial_vlabels(v, r);
+        return;
+    }
     const tc_coll_input *in = &v->d->input;
     if (!tc_coll_at(in->at, r, a->root)) return;
     int64_t n = a->rcount * k->unit[TC_BUF_RECV] * (in->blocks_p ? a->size : 1);
@@ -137,6 +159,7 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     tc_args a = *v->proto;
     a.rank = r;
     a.node_shm = 1;
+    a.v = v->vall ? &v->vall[r] : NULL;
     tc_sched_init(&k->s);
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
     if (rc == 0) rc = tc_sched_finish(&k->s);
@@ -646,6 +669,8 @@ static int64_t expected(const vstate *v, int r, int64_t i, int64_t *cnt)
 {
     int64_t B = v->proto->rcount * v->rk[r].unit[TC_BUF_RECV];
     *cnt = v->d->reduction ? v->p : 1;
+    if (v->d->result.ids == TC_IDS_TRANSPOSED && B > 0)   /* block j of r: block r of j */
+        return (i / B) * v->p * B + (int64_t)r * B + i % B;
     return v->d->result.ids == TC_IDS_RANK_BLOCK ? (int64_t)r * B + i : i;
 }
 
@@ -657,8 +682,30 @@ static int64_t result_units(const vstate *v, int r)
     return v->proto->rcount * v->rk[r].unit[TC_BUF_RECV] * (res->blocks_p ? v->p : 1);
 }
 
+/* Per-peer collectives: rank j's part from rank r holds r's part for j. */
+static tc_verify_status check_vresult(vstate *v)
+{
+    for (int j = 0; j < v->p; j++) {
+        const tc_vcounts *c = &v->vall[j];
+        int u = v->rk[j].unit[TC_BUF_RECV];
+        for (int r = 0; r < v->p; r++) {
+            int64_t n = c->rcounts[r] * u, got;
+            if (n <= 0) continue;
+            const label_t *l = labels_at(v, j, tc_reg(TC_BUF_RECV, c->rdispls[r], c->rcounts[r]), &got);
+            for (int64_t e = 0; e < n; e++) {
+                int64_t want = ((int64_t)r * v->p + j) * v->vstride + e;
+                if (l[e].elem != want)
+                    return fail(v, "rank %d: unit %lld of the part from rank %d holds element %lld, "
+                                "expected %lld", j, (long long)e, r, (long long)l[e].elem, (long long)want);
+            }
+        }
+    }
+    return TC_VERIFY_OK;
+}
+
 static tc_verify_status check_result(vstate *v)
 {
+    if (v->vall) return check_vresult(v);
     for (int r = 0; r < v->p; r++) {
         int64_t n = result_units(v, r);
         tc_region all = tc_reg(TC_BUF_RECV, 0, n / (v->rk[r].unit[TC_BUF_RECV] ? v->rk[r].unit[TC_BUF_RECV] : 1));
@@ -698,12 +745,41 @@ static void release(vstate *v)
     free(v->op_rank);
 }
 
+static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                               const tc_vcounts *vall, int u_send, int u_recv, tc_verify_report *rep);
+
 tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
                            int u_send, int u_recv, tc_verify_report *rep)
+{
+    return verify(al, t, proto, NULL, u_send, u_recv, rep);
+}
+
+/* Ids per part: more than the units of any part of any rank. */
+static int64_t vstride_of(const tc_vcounts *vall, int p, int u_send, int u_recv)
+{
+    int64_t most = 0;
+    for (int r = 0; r < p; r++)
+        for (int j = 0; j < p; j++) {
+            if (vall[r].scounts[j] * u_send > most) most = vall[r].scounts[j] * u_send;
+            if (vall[r].rcounts[j] * u_recv > most) most = vall[r].rcounts[j] * u_recv;
+        }
+    return most + 1;
+}
+
+tc_verify_status tc_verify_vcounts(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                                   const tc_vcounts *vall, int u_send, int u_recv,
+                                   tc_verify_report *rep)
+{
+    return verify(al, t, proto, vall, u_send, u_recv, rep);
+}
+
+static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                               const tc_vcounts *vall, int u_send, int u_recv, tc_verify_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     vstate v;
     memset(&v, 0, sizeof v);
+    v.vall = vall;
     v.proto = proto;
     v.t = t;
     v.p = t->size;
@@ -712,6 +788,10 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
     if (!v.d) return fail(&v, "unknown collective");
     if (proto->size != t->size) return fail(&v, "args size %d != topology size %d", proto->size, t->size);
     if (!al->generate) { snprintf(rep->msg, sizeof rep->msg, "no schedule (native)"); return TC_VERIFY_DECLINED; }
+    if (v.d->vcounts != (vall != NULL))
+        return fail(&v, "%s", vall ? "per-peer counts for a collective without them"
+                                   : "a per-peer collective needs tc_verify_vcounts");
+    if (vall) v.vstride = vstride_of(vall, t->size, u_send, u_recv);
     if (!proto->in_place && v.d->same_signature && proto->scount * u_send != proto->rcount * u_recv)
         return fail(&v, "send and receive signatures differ");
     if (v.d->reduction && u_send != u_recv)

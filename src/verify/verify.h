@@ -38,4 +38,12 @@ typedef struct tc_verify_report {
 tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
                            int u_send, int u_recv, tc_verify_report *rep);
 
+/* The same for a collective with per-peer counts (alltoallv): vall[r] is
+ * rank r's counts and displacements (proto->v is ignored); the result is
+ * checked part by part (rank j's part from r holds r's part for j); units
+ * outside every part are not looked at. */
+tc_verify_status tc_verify_vcounts(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                                   const tc_vcounts *vall, int u_send, int u_recv,
+                                   tc_verify_report *rep);
+
 #endif

@@ -51,8 +51,10 @@ NOT_IN_LIBRARY = {"sim"}
 MPI_SYSTEM_HEADERS = re.compile(r"^(mpi\.h|mpio\.h|mpi_.*\.h|mpicxx\.h|hwloc\.h|hwloc/.*)$")
 # Undefined symbols that mean an MPI (or hwloc) dependency.
 MPI_SYMBOL = re.compile(r"^(P?MPIX?_|ompi_|opal_|orte_|MPIR_|MPID_|MPIU_|mpi_|pmpi_|hwloc_)")
-# The interposer's overrides (src/interpose/pmpi.c).
-INTERPOSED = re.compile(r"^MPI_[A-Z][a-z_]*$")
+# The interposer's overrides: the C MPI_ functions (src/interpose/pmpi.c) and
+# their Fortran names (src/interpose/fortran.c: mpi_x, mpi_x_, mpi_x__,
+# MPI_X, mpi_x_f08_, MPI_X_f08).
+INTERPOSED = re.compile(r"^(MPI_[A-Z][a-z_]*(_f08)?|MPI_[A-Z][A-Z_]*|mpi_[a-z_]*[a-z](_+|_f08_)?)$")
 # Symbols every shared object may define.
 LINKER_SYMBOLS = {"_init", "_fini", "__bss_start", "_edata", "_end", "__data_start",
                   "data_start", "_IO_stdin_used"}

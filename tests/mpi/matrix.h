@@ -129,8 +129,8 @@ typedef struct ctx {
 
 /* ---- matrix_data.c ---------------------------------------------------------- */
 
-extern MPI_Datatype g_vec, g_mat, g_matgap;
-extern const layout L_ONE, L_VEC, L_THREE, L_MAT, L_MATGAP;
+extern MPI_Datatype g_vec, g_mat, g_matgap, g_holes;
+extern const layout L_ONE, L_VEC, L_THREE, L_MAT, L_MATGAP, L_HOLES;
 extern MPI_Op g_usum, g_matmul;
 extern int g_bad_type_calls;
 

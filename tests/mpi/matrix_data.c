@@ -25,7 +25,7 @@ int is_reduction(topocoll_coll coll)
 int is_rooted(topocoll_coll coll)
 {
     return coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && coll != TOPOCOLL_ALLGATHER &&
-           coll != TOPOCOLL_ALLREDUCE;
+           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE;
 }
 
 /* MPI allows MPI_IN_PLACE for this collective (bcast: no). */
@@ -128,6 +128,9 @@ const layout L_VEC = { 2, { 0, 3, 0, 0 }, 4 };
 const layout L_THREE = { 3, { 0, 1, 2, 0 }, 3 };
 const layout L_MAT = { 4, { 0, 1, 2, 3 }, 4 };
 const layout L_MATGAP = { 4, { 0, 1, 3, 4 }, 5 };
+/* struct {hole; int; int; hole} resized to 4 ints: ints at 1, 2; extent 4 */
+MPI_Datatype g_holes = MPI_DATATYPE_NULL;
+const layout L_HOLES = { 2, { 1, 2, 0, 0 }, 4 };
 MPI_Op g_usum = MPI_OP_NULL, g_matmul = MPI_OP_NULL;   /* the user-defined ops */
 int g_bad_type_calls;   /* user op called with a datatype it does not know */
 
@@ -394,6 +397,32 @@ static int setup_reduce_scatter_block(const ccase *k, int rank, int size, int ca
     return expected_reduction(rc, size, n, (size_t)rank * n * (size_t)rc->l.nper, casen, b->r_exp);
 }
 
+/* alltoall: block q of rank r's input goes to rank q as block r; logical
+ * elements are numbered across the whole input, so a block that lands in
+ * the wrong place shows.  In place, the receive buffer holds the input (in
+ * the receive layout). */
+static int setup_alltoall(const ccase *k, int rank, int size, int casen, bufs *b)
+{
+    dims d = dims_of(k);
+    size_t per = (size_t)d.rc * (size_t)d.tc->rl.nper;   /* logical elements per block */
+    if (!k->in_place) {
+        if (alloc_send(b, d.sblock * (size_t)size) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+        for (int q = 0; q < size; q++)
+            fill_data(b->s + (size_t)q * d.sblock, d.tc->base, V_PLAIN, &d.tc->sl, (size_t)d.sc, rank,
+                      (size_t)q * per, casen);
+    }
+    size_t span = d.rblock * (size_t)size;
+    if (alloc_recv(b, span, span) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    for (int q = 0; q < size; q++) {
+        if (k->in_place)
+            fill_data(b->r + (size_t)q * d.rblock, d.tc->base, V_PLAIN, &d.tc->rl, (size_t)d.rc, rank,
+                      (size_t)q * per, casen);
+        fill_data(b->r_exp + (size_t)q * d.rblock, d.tc->base, V_PLAIN, &d.tc->rl, (size_t)d.rc, q,
+                  (size_t)rank * per, casen);
+    }
+    return MPI_SUCCESS;
+}
+
 /* allreduce: n in, the reduction of all ranks' n out, everywhere. */
 static int setup_allreduce(const ccase *k, int rank, int size, int casen, bufs *b)
 {
@@ -443,6 +472,7 @@ static int finish_setup(const ccase *k, int rank, bufs *b)
     case TOPOCOLL_SCATTER: if (rank == k->root) b->a.rbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: if (rank == k->root) b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLGATHER: case TOPOCOLL_REDUCE_SCATTER_BLOCK: b->a.sbuf = MPI_IN_PLACE; break;
+    case TOPOCOLL_ALLTOALL: b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLREDUCE: b->a.sbuf = MPI_IN_PLACE; break;
     default: break;
     }
@@ -461,6 +491,7 @@ int setup_bufs(const ccase *k, int rank, int size, int casen, bufs *b)
     case TOPOCOLL_GATHER: rc = setup_gather(k, rank, size, casen, b); break;
     case TOPOCOLL_REDUCE: rc = setup_reduce(k, rank, size, casen, b); break;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: rc = setup_reduce_scatter_block(k, rank, size, casen, b); break;
+    case TOPOCOLL_ALLTOALL: rc = setup_alltoall(k, rank, size, casen, b); break;
     case TOPOCOLL_ALLREDUCE: rc = setup_allreduce(k, rank, size, casen, b); break;
     default: rc = MPI_ERR_INTERN;
     }

@@ -12,13 +12,14 @@
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
- * reduce, reduce_scatter_block, allreduce) through one table of cases: MPI_COMM_NULL,
+ * reduce, reduce_scatter_block, alltoall, allreduce) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, invalid ops and
  * op/type pairs, errors at only some ranks of the first call on a
  * communicator, mismatched counts (MPI_ERR_TRUNCATE where a receive is
  * truncated); the reductions' op cases through every reduce,
- * reduce_scatter_block and allreduce algorithm forced by name too.  The class is asserted
+ * reduce_scatter_block and allreduce algorithm (and alltoall's cases through
+ * every alltoall algorithm) forced by name too.  The class is asserted
  * at every rank, a watchdog turns a hang into a failure naming the case
  * (BAD_INPUT_CASE_TIMEOUT seconds, default 30), and the classes returned
  * are counted (BAD_INPUT_ONLY=text runs only the table's cases whose name
@@ -345,9 +346,9 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AR, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
-                                               "reduce_scatter_block", "allreduce" };
+                                               "reduce_scatter_block", "alltoall", "allreduce" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
  * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
@@ -449,6 +450,13 @@ static const bcase cases[] = {
     { RSB, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RSB, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
     { RSB, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RSB, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { RSB, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    /* alltoall */
+    { AA, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { AA, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { AA, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 }, { AA, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { AA, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AA, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { AA, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { AA, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { AA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
     /* allreduce: every rank exchanges with every other, so only errors seen
      * by every rank (an error at some ranks would leave the others waiting,
      * as in the MPI library's own MPI_Allreduce) */
@@ -527,6 +535,7 @@ static int run_coll(int coll, const args *a)
     case SC: return MPI_Scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
     case GA: return MPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
     case RE: return MPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
+    case AA: return MPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
     case AR: return MPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     }
@@ -554,6 +563,9 @@ static int run_coll(int coll, const args *a)
     case RE:
         return f ? topocoll_reduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm)
                  : topocoll_reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
+    case AA:
+        return f ? topocoll_alltoall_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm)
+                 : topocoll_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
     case AR:
         return f ? topocoll_allreduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
@@ -796,6 +808,24 @@ static void forced_reductions(void)
     g_topology = NULL;
     MPI_Comm_free(&probe);
 }
+
+/* alltoall's cases at every rank through each of its algorithms forced by
+ * name, on two nodes where there are ranks enough (the hierarchical ones
+ * then exchange between leaders). */
+static void forced_alltoall(void)
+{
+    g_topology = wsize >= 4 ? "2x*/cyclic" : NULL;
+    for (int i = 0; i < topocoll_algorithm_count(TOPOCOLL_ALLTOALL); i++) {
+        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLTOALL, i);
+        char label[128];
+        if (!name) continue;
+        snprintf(label, sizeof label, "(algorithm %s)", name);
+        g_force[AA] = name;
+        every_case(AA, label, 1);
+        g_force[AA] = NULL;
+    }
+    g_topology = NULL;
+}
 #endif
 
 int main(int argc, char **argv)
@@ -846,6 +876,7 @@ int main(int argc, char **argv)
     still_works(send, recv, env_mode, fallback);
     in_place_recv_everywhere(send, recv, env_mode);
     if (!env_mode) forced_reductions();
+    if (!env_mode) forced_alltoall();
 #else
     (void)fallback;
     /* the MPI_ names must reach topocoll: the interposer is preloaded */

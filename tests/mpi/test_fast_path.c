@@ -165,12 +165,56 @@ static void topology_and_flush(void)
     MPI_Comm_free(&comm);
 }
 
+/* Alltoall of N ints per block, `REPEAT` calls with fresh data through the
+ * selection path (TOPOCOLL_ALLTOALL, set in main, forces a schedule), in
+ * place or not; and a composition by name (no schedule: the MPI layer runs
+ * it), repeated on a communicator of two virtual nodes. */
+static void alltoall_repeated(MPI_Comm comm, int in_place, const char *what)
+{
+    size_t n = (size_t)N * (size_t)size;
+    int *s = malloc(n * sizeof(int)), *r = malloc(n * sizeof(int));
+    for (int call = 0; call < REPEAT; call++) {
+        for (size_t i = 0; i < n; i++) s[i] = value(rank, (int)i, call);
+        for (size_t i = 0; i < n; i++) r[i] = -1;
+        if (in_place) memcpy(r, s, n * sizeof(int));
+        int rc = topocoll_alltoall(in_place ? MPI_IN_PLACE : s, N, MPI_INT, r, N, MPI_INT, comm), bad = 0;
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < N; i++) bad += r[(size_t)q * N + (size_t)i] != value(q, rank * N + i, call);
+        CHECK(rc == MPI_SUCCESS && !bad, "alltoall %s in_place=%d call %d: rc %d, %d wrong", what, in_place,
+              call, rc, bad);
+    }
+    free(s);
+    free(r);
+}
+
+static void alltoall_fast_path(void)
+{
+    MPI_Comm comm;
+    alltoall_repeated(MPI_COMM_WORLD, 0, "world");
+    alltoall_repeated(MPI_COMM_WORLD, 1, "world");
+    alltoall_repeated(MPI_COMM_WORLD, 0, "world again");
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    topocoll_set_topology(comm, size % 2 == 0 ? "2x*/cyclic" : "1x*");
+    int *s = malloc((size_t)N * (size_t)size * sizeof(int)), *r = malloc((size_t)N * (size_t)size * sizeof(int));
+    for (int call = 0; call < REPEAT; call++) {
+        for (int i = 0; i < N * size; i++) s[i] = value(rank, i, call), r[i] = -1;
+        int rc = topocoll_alltoall_algorithm("bridge_w", s, N, MPI_INT, r, N, MPI_INT, comm), bad = 0;
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < N; i++) bad += r[q * N + i] != value(q, rank * N + i, call);
+        CHECK(rc == MPI_SUCCESS && !bad, "alltoall bridge_w call %d: rc %d, %d wrong", call, rc, bad);
+    }
+    free(s);
+    free(r);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     /* schedules, not the MPI library's own: a remembered schedule is what a
      * reused datatype handle could mislead (read at the first topocoll call) */
     setenv("TOPOCOLL_BCAST", "binomial", 0);
     setenv("TOPOCOLL_REDUCE", "binomial", 0);
+    setenv("TOPOCOLL_ALLTOALL", "h2_p2p", 0);
     setenv("TOPOCOLL_ALLREDUCE", "ring", 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -183,6 +227,7 @@ int main(int argc, char **argv)
     reused_ops();
     allreduce_reused_ops();
     topology_and_flush();
+    alltoall_fast_path();
     int rc = tc_test_mpi_summary(0);
     MPI_Finalize();
     return rc;

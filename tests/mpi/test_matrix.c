@@ -1,5 +1,6 @@
 /*
  * The MPI test matrix of every collective: allgather, bcast, scatter,
+ * gather, reduce, reduce_scatter_block and alltoall.  For each collective, every entry
  * gather, reduce, reduce_scatter_block and allreduce.  For each collective, every entry
  * of its catalog (read from topocoll_algorithm_count/name, never a list kept
  * here; chosen by family, never by name) plus the selected path
@@ -65,9 +66,10 @@
 
 #include "../common/harness.h"
 
-#define NTYPES 6
+#define NTYPES 7
 #define NREDS 15
-#define ALL_COLLS ((1u << TOPOCOLL_NCOLL) - 1u)
+/* alltoallv (per-peer counts) has its own program, tests/mpi/test_alltoallv.c */
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV))
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -133,7 +135,7 @@ static int parse_colls(ctx *c, const char *list)
     c->coll_mask = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
-        if (coll < 0 || coll >= TOPOCOLL_NCOLL) return -1;
+        if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;
@@ -249,6 +251,7 @@ static int type_used(const ctx *c, const matrix *mx, const ccase *k, int t)
     if (is_reduction(k->coll)) return !c->quick || mx->reds[t].quick;
     const type_case *tc = &mx->types[t];
     if (c->quick && !tc->quick) return 0;
+    if (tc->stype == g_holes) return k->coll == TOPOCOLL_ALLTOALL;   /* alltoall's own type */
     if (k->coll == TOPOCOLL_ALLGATHER) return tc->allgather;
     if (k->coll == TOPOCOLL_BCAST)
         return (tc->smul != tc->rmul || tc->stype != tc->rtype) == (mx->bcast_mixed == 1);
@@ -420,6 +423,8 @@ static void make_types(world *w)
         /* ... and the other way round: MPI_INT x 3n against contiguous(3,MPI_INT) x n */
         { "MPI_INT x 3n against contiguous(3,MPI_INT) x n", BASE_INT, MPI_INT, w->con3, L_ONE,
           L_THREE, 3, 1, 0, 0 },
+        /* alltoall only (type_used): a struct with holes before and after its ints */
+        { "struct{hole,int,int,hole}", BASE_INT, g_holes, g_holes, L_HOLES, L_HOLES, 1, 1, 1, 0 },
     };
     memcpy(w->types, t, sizeof t);
     w->large_type = w->types[2];     /* MPI_BYTE x LARGE_BYTES (allgather: LARGE_ALLGATHER) */
@@ -452,6 +457,20 @@ static void make_reds(world *w)
     w->large_red.type_name = "MPI_INT (large)";
 }
 
+/* The struct with holes (alltoall's matrix): two ints at bytes 4 and 8 of
+ * a 16-byte extent.  0, or -1. */
+static int make_holes(void)
+{
+    int lens[2] = { 1, 1 };
+    MPI_Aint disp[2] = { (MPI_Aint)sizeof(int), 2 * (MPI_Aint)sizeof(int) };
+    MPI_Datatype types[2] = { MPI_INT, MPI_INT }, s;
+    if (MPI_Type_create_struct(2, lens, disp, types, &s) != MPI_SUCCESS ||
+        MPI_Type_create_resized(s, 0, 4 * (MPI_Aint)sizeof(int), &g_holes) != MPI_SUCCESS ||
+        MPI_Type_free(&s) != MPI_SUCCESS || MPI_Type_commit(&g_holes) != MPI_SUCCESS)
+        return -1;
+    return 0;
+}
+
 /* The datatypes and ops of the tables.  0, or -1. */
 static int make_mpi_objects(world *w)
 {
@@ -462,14 +481,15 @@ static int make_mpi_objects(world *w)
         MPI_Type_contiguous(3, MPI_INT, &w->con3) != MPI_SUCCESS || MPI_Type_commit(&w->con3) != MPI_SUCCESS ||
         MPI_Op_create(op_usum, 1, &g_usum) != MPI_SUCCESS || MPI_Op_create(op_matmul, 0, &g_matmul) != MPI_SUCCESS)
         return -1;
-    return 0;
+    return make_holes();
 }
 
 static int free_mpi_objects(world *w)
 {
     if (MPI_Type_free(&g_vec) != MPI_SUCCESS || MPI_Type_free(&g_mat) != MPI_SUCCESS ||
         MPI_Type_free(&g_matgap) != MPI_SUCCESS || MPI_Type_free(&w->con3) != MPI_SUCCESS ||
-        MPI_Op_free(&g_usum) != MPI_SUCCESS || MPI_Op_free(&g_matmul) != MPI_SUCCESS)
+        MPI_Op_free(&g_usum) != MPI_SUCCESS || MPI_Op_free(&g_matmul) != MPI_SUCCESS ||
+        MPI_Type_free(&g_holes) != MPI_SUCCESS)
         return -1;
     return 0;
 }

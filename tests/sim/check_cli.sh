@@ -175,5 +175,35 @@ expect_error "16384 ranks x 1125899906842624 bytes per core: a buffer of p block
 expect_error "4 ranks x 4611686018427387904 bytes per core: a buffer of p blocks would pass 2^63-1" \
   --network twotier:2x2x1 --algos ring --bytes 4611686018427387904 --check
 
+# Memory.  200 million ranks: refused from the estimate before anything is
+# placed (the limit is given so that the answer does not depend on this
+# machine's memory); a bad limit is named.
+expect_error "above the memory limit of 8.0 GiB (--mem-limit); --ranks places fewer, --total-only needs" \
+  --network switch:nodes=200000000 --algos ring --mem-limit 8G
+expect_error "--mem-limit '5x': expected a size of at least 1M" --mem-limit 5x
+# The step table of a ring on 400,000 nodes would pass 110 MiB: refused
+# while rank 0's rounds are counted (status 1, a failed simulation).
+"$sim" --network switch:nodes=400000 --algos ring --mem-limit 110M >"$dir/out" 2>"$dir/err"
+if [ $? -eq 1 ] && grep -qF "above the memory limit of 110.0 MiB (--mem-limit); --total-only needs none" "$dir/out"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL 400000-node ring under 110M:"
+  cat "$dir/out" "$dir/err"
+fi
+# A limit that leaves 1 MiB for per-step loads (1023 steps x 2048 links
+# need 8 MiB) re-runs over windows and gives the same estimates.
+"$sim" --network switch:nodes=1024 --algos ring --check >"$dir/free" 2>&1
+"$sim" --network switch:nodes=1024 --algos ring --check --mem-limit 34M >"$dir/tight" 2>&1
+if grep -q "1 pass," "$dir/free" && grep -Eq "\[[2-9][0-9]* passes" "$dir/tight" &&
+   [ "$(grep 'estimate:' "$dir/free" | sed 's/\[.*//')" = "$(grep 'estimate:' "$dir/tight" | sed 's/\[.*//')" ] &&
+   grep -q "check: ok" "$dir/tight"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL windows under --mem-limit:"
+  cat "$dir/free" "$dir/tight"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

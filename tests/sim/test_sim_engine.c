@@ -386,6 +386,90 @@ static const topocoll_coll colls[] = { TOPOCOLL_ALLGATHER, TOPOCOLL_BCAST, TOPOC
  * so that the earlier cases keep their random sequence). */
 static int g_only_coll = -1;
 
+/* Everything but the routes counted (flows) and the time spent. */
+static int same_result(const tc_sim_result *x, const tc_sim_result *y, int nlinks)
+{
+    return x->status == y->status && x->rounds == y->rounds && x->ops == y->ops && x->messages == y->messages &&
+           x->net_messages == y->net_messages && x->bytes == y->bytes && x->intra_bytes == y->intra_bytes &&
+           x->routed == y->routed && x->sent_max == y->sent_max && x->reduced_max == y->reduced_max &&
+           x->reduced_rank == y->reduced_rank && x->reduced_total == y->reduced_total && same_tiers(x, y) &&
+           x->t_load == y->t_load && x->t_load_tier == y->t_load_tier && x->t_steps == y->t_steps &&
+           same_steps(x, y) && x->link_load && y->link_load &&
+           !memcmp(x->link_load, y->link_load, (size_t)nlinks * sizeof *x->link_load);
+}
+
+/* The shift-form fast path against the generator passes (ref, without
+ * --check: the checks count the receives among the ops), with and without
+ * the step estimate. */
+static void compare_shift(int i, const tc_algo *al, const tc_args *a, const tc_net *net, const tc_sim_place *pl,
+                          tc_sim_params prm, const tc_sim_result *ref_checked)
+{
+    tc_sim_result ref, fast;
+    prm.check = 0;
+    prm.chunk_ops = 0;
+    for (int steps = 0; steps < 2; steps++) {
+        prm.steps = steps;
+        prm.generic = 1;
+        tc_sim_run(al, a, net, pl, &prm, &ref);
+        prm.generic = 0;
+        tc_sim_run(al, a, net, pl, &prm, &fast);
+        CHECK(ref.status == TC_SIM_OK && same_result(&fast, &ref, net->nlinks) &&
+              same_tiers(&ref, ref_checked) && ref.rounds == ref_checked->rounds,
+              "case %d: %s %s in shift form (steps %d): the generators' result (%s)", i,
+              tc_coll_name(al->coll), al->name, steps, fast.msg);
+        tc_sim_result_free(&ref);
+        tc_sim_result_free(&fast);
+    }
+}
+
+/* Every algorithm with a shift form, on networks and placements where the
+ * runs of ranks per node are long, short and uneven, at several sizes. */
+static void test_shift_forms(void)
+{
+    static const char *const specs[] = { "twotier:4x3x2", "twotier:3x2x5", "dragonfly:g=5,a=2,h=2,t=2,c=3",
+                                         "switch:nodes=7,c=1", "fattree:leaves=3,nodes=2,spines=2,c=4" };
+    static const char *const maps[] = { "", "cyclic", "" };   /* 2: in order, one rank short */
+    int n = 0;
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++)
+        for (int k = 0; k < tc_catalog_count((topocoll_coll)c); k++) {
+            const tc_algo *al = tc_catalog_at((topocoll_coll)c, k);
+            if (!al->shift) continue;
+            for (int sp = 0; sp < 5; sp++)
+                for (int m = 0; m < 3; m++) {
+                    char err[512], map[64] = "";
+                    tc_net *net = tc_net_parse(specs[sp], err, sizeof err);
+                    if (m) snprintf(map, sizeof map, "%dx%d/%s", net->nnodes, net->cpn, maps[m]);
+                    tc_sim_place *pl = tc_sim_place_new(net, m == 2 ? net->nnodes * net->cpn - 1 : 0,
+                                                        m == 2 ? "" : map, TC_SIM_LEVELS_NODE, err, sizeof err);
+                    tc_args a;
+                    tc_sim_params prm;
+                    tc_sim_result ref;
+                    tc_sim_params_default(&prm);
+                    prm.esize = 1 + sp;
+                    prm.keep_links = prm.keep_steps = 1;
+                    prm.check = 1;
+                    /* a broadcast's pieces are equal (its shift form) when p divides the count */
+                    int64_t count = (1 + 97 * m) * (c == TOPOCOLL_BCAST && m != 1 && pl ? pl->p : 1);
+                    if (!pl || tc_sim_proto(&a, (topocoll_coll)c, pl->p, (int64_t)prm.esize * count, prm.esize, sp % pl->p,
+                                            err, sizeof err)) {
+                        CHECK(0, "shift set-up %s: %s", specs[sp], err);
+                    } else {
+                        a.commutative = 1;
+                        tc_sim_run(al, &a, net, pl, &prm, &ref);
+                        if (ref.status == TC_SIM_OK) {
+                            compare_shift(1000 + n, al, &a, net, pl, prm, &ref);
+                            n++;
+                        }
+                        tc_sim_result_free(&ref);
+                    }
+                    tc_sim_place_free(pl);
+                    tc_net_free(net);
+                }
+        }
+    CHECK(n >= 5 * 15, "shift forms: %d cases compared (allgather ring and linear, reduce-scatter and alltoall "
+          "pairwise, scatter_allgather: 5 x 15 expected)", n);
+}
+
 /* Runs a variant of a case and compares it with the reference res:
  * total-only (aggregates over rounds and ranks of a node: same loads), and
  * streamed through a 2-op buffer without the checks (the generators drop
@@ -404,6 +488,7 @@ static void compare_variants(int i, const tc_algo *al, const tc_args *a, const t
     prm.steps = 1;
     prm.check = 0;
     prm.chunk_ops = 2;
+    prm.generic = 1;
     tc_sim_run(al, a, net, pl, &prm, &chunk);
     CHECK(chunk.status == TC_SIM_OK && chunk.link_load &&
           !memcmp(chunk.link_load, res->link_load, (size_t)net->nlinks * sizeof *chunk.link_load) &&
@@ -414,6 +499,7 @@ static void compare_variants(int i, const tc_algo *al, const tc_args *a, const t
           "random case %d: streamed in 2-op chunks without receives: same result (%s)", i, chunk.msg);
     tc_sim_result_free(&tot);
     tc_sim_result_free(&chunk);
+    if (al->shift) compare_shift(i, al, a, net, pl, prm, res);
 }
 
 static void random_case(int i)
@@ -585,6 +671,7 @@ int main(void)
     test_indirect_scatter();
     test_reduce_gamma();
     test_windows();
+    test_shift_forms();
     for (int i = 0; i < 200; i++) random_case(i);
     test_failures();
     test_placement();

@@ -22,8 +22,9 @@ static long passed, failed;
     } while (0)
 
 enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA = TOPOCOLL_GATHER,
-       RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK,
-       AR = TOPOCOLL_ALLREDUCE };
+       RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK };
+enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
+enum { AR = TOPOCOLL_ALLREDUCE };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -71,6 +72,12 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
     case RSB:
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = p * r, e.rcount = r, e.send = p * r, e.recv = ip ? p * r : r;
+        if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
+        break;
+    case AAV:  /* without per-peer vectors (tc_args.v NULL): as alltoall */
+    case AA:   /* p blocks each way; in place, SEND is the whole of RECV */
+        e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
+        e.scount = ip ? r : s, e.rcount = r, e.send = p * e.scount, e.recv = p * r;
         if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
     case AR:
@@ -130,6 +137,10 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ROOT, 0, TC_IDS_SAME },
         { RSB, "reduce_scatter_block", "TOPOCOLL_REDUCE_SCATTER_BLOCK", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+        { AA, "alltoall", "TOPOCOLL_ALLTOALL", 0, 0, 0, 0, 1, TC_BUF_RECV,
+          TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
+        { AAV, "alltoallv", "TOPOCOLL_ALLTOALLV", 0, 0, 0, 0, 0, TC_BUF_RECV,
+          TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
         { AR, "allreduce", "TOPOCOLL_ALLREDUCE", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
     };

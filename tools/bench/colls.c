@@ -15,6 +15,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -70,6 +71,11 @@ static void src_own_block(int r, size_t i, size_t count, int *q, size_t *e)   /*
     *q = -1, *e = (size_t)r * count + i;
 }
 
+static void src_alltoall(int r, size_t i, size_t count, int *q, size_t *e)   /* block r of rank i/count */
+{
+    *q = (int)(i / count), *e = (size_t)r * count + i % count;
+}
+
 static const bench_coll bench_colls[] = {
     /* collective, element bytes (4: MPI_INT32_T and MPI_SUM), input in recvbuf, source */
     { TOPOCOLL_ALLGATHER, 1, 0, src_allgather },
@@ -78,6 +84,8 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_GATHER, 1, 0, src_allgather },
     { TOPOCOLL_REDUCE, 4, 0, src_same },
     { TOPOCOLL_REDUCE_SCATTER_BLOCK, 4, 0, src_own_block },
+    { TOPOCOLL_ALLTOALL, 1, 0, src_alltoall },
+    { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
 };
 
@@ -116,14 +124,36 @@ int bench_coll_applicable(const bench_coll *bc, const char *algo, size_t bytes, 
 {
     int count = (int)(bytes / (size_t)bc->esize);
     if (strcmp(algo, BENCH_AUTO) == 0) return 1;
+    if (bc->coll == TOPOCOLL_ALLTOALLV) {   /* topocoll_applicable has no vectors; no entry declines */
+        if (why) *why = "unknown algorithm";
+        return topocoll_algorithm_index(bc->coll, algo) >= 0;
+    }
     return topocoll_applicable(bc->coll, algo, count, type_of(bc), count, type_of(bc), op_of(bc), 0,
                                comm, why);
+}
+
+/* alltoallv's regular problem: every count `count`, displacements j count;
+ * the vectors are kept between calls (made again when count or p changes). */
+static int alltoallv_regular(const char *algo, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+{
+    static int *v, vp = -1, vcount = -1;
+    int p, rc = MPI_Comm_size(comm, &p);
+    if (rc != MPI_SUCCESS) return rc;
+    if (p != vp || count != vcount) {
+        int *nv = realloc(v, 2 * (size_t)p * sizeof *v);
+        if (!nv) return MPI_ERR_NO_MEM;
+        v = nv, vp = p, vcount = count;
+        for (int j = 0; j < p; j++) v[j] = count, v[p + j] = j * count;
+    }
+    return topocoll_alltoallv_algorithm(strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, v, v + p, MPI_BYTE,
+                                        rbuf, v, v + p, MPI_BYTE, comm);
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
                     size_t bytes, MPI_Comm comm)
 {
     int count = (int)(bytes / (size_t)bc->esize);
+    if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }

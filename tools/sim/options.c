@@ -5,6 +5,7 @@
  * gets one line naming the option and the value.
  */
 #include "options.h"
+#include "sim/memory.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,10 +38,14 @@ void sim_usage(FILE *f)
         "  --bw SPEC         link bandwidth in GB/s (1e9 B/s): one value, or TIER=GBS,... (default 10)\n"
         "  --gamma NS        reduction cost in ns per byte (default 0.25)\n"
         "  --step-mem MIB    memory for per-step loads before re-running over windows (default 4096)\n"
+        "  --mem-limit SIZE  refuse a run whose estimated memory passes SIZE (K, M, G, T suffixes;\n"
+        "                    default 90%% of the available memory; 'none' for no limit)\n"
         "  --csv FILE        write results as CSV\n"
         "  --json FILE       write results as JSON\n"
         "  --links FILE      write every used link's load as CSV (algorithm, link, tier, from, to, bytes)\n"
         "  --check           byte conservation and route checks\n"
+        "  --generic         generate every rank's schedule even where an algorithm has a shift form\n"
+        "                    (the fast path of ring, linear, pairwise and scatter_allgather; same results)\n"
         "  --list            list the collective's algorithms and exit\n"
         "  -h, --help        this text\n");
     fprintf(f, "collectives:");
@@ -159,14 +164,15 @@ static void opts_default(sim_opts *o)
     o->esize = 1;
     o->gamma_ns = -1;
     o->step_mem_mib = 4096;
+    o->mem_limit = -1;
     o->levels = TC_SIM_LEVELS_GROUP;
 }
 
-static const char *const flag_names[] = { "--compare", "--steps", "--check", "--total-only", "--list" };
+static const char *const flag_names[] = { "--compare", "--steps", "--check", "--total-only", "--list", "--generic" };
 
 static int *flag_ptr(sim_opts *o, int i)
 {
-    int *p[] = { &o->compare, &o->steps, &o->check, &o->total_only, &o->list };
+    int *p[] = { &o->compare, &o->steps, &o->check, &o->total_only, &o->list, &o->generic };
     return p[i];
 }
 
@@ -203,6 +209,14 @@ static int set_value(sim_opts *o, const char *name, const char *val, char *err, 
         if (parse_double(val, 1, &o->gamma_ns) == 0) return 0;
         snprintf(err, errlen, "--gamma '%s': expected nanoseconds per byte (a number >= 0)", val);
         return -1;
+    } else if (!strcmp(name, "--mem-limit")) {
+        if (!strcmp(val, "none")) {
+            o->mem_limit = 0;
+            return 0;
+        }
+        if (sim_parse_bytes(val, &o->mem_limit) == 0 && o->mem_limit >= (1 << 20)) return 0;
+        snprintf(err, errlen, "--mem-limit '%s': expected a size of at least 1M (K, M, G, T suffixes) or none", val);
+        return -1;
     } else if (!strcmp(name, "--step-mem")) {
         if (sim_parse_bytes(val, &mib) == 0 && mib >= 1 && mib <= ((int64_t)1 << 30)) {
             o->step_mem_mib = mib;
@@ -220,7 +234,7 @@ static int set_value(sim_opts *o, const char *name, const char *val, char *err, 
 static int is_value_option(const char *name)
 {
     static const char *const v[] = { "--network", "--coll", "--algos", "--bytes", "--esize", "--root",
-                                     "--ranks", "--map", "--levels", "--bw", "--gamma", "--step-mem",
+                                     "--ranks", "--map", "--levels", "--bw", "--gamma", "--step-mem", "--mem-limit",
                                      "--csv", "--json", "--links" };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!strcmp(name, v[i])) return 1;
@@ -270,7 +284,9 @@ int sim_opts_params(const sim_opts *o, const tc_net *net, tc_sim_params *prm, ch
     prm->keep_steps = o->steps || o->csv || o->json;
     prm->keep_links = o->links != NULL;
     prm->check = o->check;
+    prm->generic = o->generic;
     prm->step_mem = (size_t)o->step_mem_mib << 20;
+    prm->mem_limit = o->mem_limit < 0 ? tc_sim_mem_default_limit() : (uint64_t)o->mem_limit;
     if (o->gamma_ns >= 0) prm->gamma = o->gamma_ns * 1e-9;
     if (o->bw_all > 0)
         for (int t = 0; t < TC_NET_MAX_TIERS; t++) prm->bw[t] = o->bw_all * 1e9;

@@ -23,7 +23,7 @@ typedef struct sim_opts {
     int ranks;                   /* 0 = every core */
     const char *map;
     int levels;                  /* tc_sim_levels */
-    int compare, steps, check, total_only, list;
+    int compare, steps, check, total_only, list, generic;
     const char *csv, *json;
     const char *links;           /* per-link loads CSV */
     double bw_all;               /* GB/s for every tier (0 = default) */
@@ -32,6 +32,7 @@ typedef struct sim_opts {
     double bw_gbs[SIM_MAX_BW];
     double gamma_ns;             /* < 0: default */
     int64_t step_mem_mib;
+    int64_t mem_limit;           /* bytes; -1: the default (sim/memory.h); 0: none */
 } sim_opts;
 
 /* 0: run; 1: help printed; -1: error (one line in err). */

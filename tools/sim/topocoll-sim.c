@@ -16,6 +16,7 @@
 
 #include "options.h"
 #include "report.h"
+#include "sim/memory.h"
 #include "sim/sim.h"
 
 static void list_algos(topocoll_coll coll)
@@ -148,18 +149,51 @@ static void unknown_coll(const char *name)
     fprintf(stderr, "\n");
 }
 
+/* The run's memory, estimated before the placement is built: 0, or -1 with
+ * err (the engine checks again, for every caller of tc_sim_run). */
+static int run_fits(const sim_opts *o, const tc_net *net, const tc_sim_params *prm, char *err, size_t len)
+{
+    int64_t p = o->ranks > 0 ? o->ranks : (int64_t)net->nnodes * net->cpn;
+    uint64_t need;
+    return tc_sim_mem_over(net, p, prm->steps, prm->check, prm->mem_limit, &need, err, len) ? -1 : 0;
+}
+
+/* "42 s", "17 min", "3.2 h", "41 days". */
+static const char *duration(double s, char *buf, size_t len)
+{
+    if (s < 120) snprintf(buf, len, "%.0f s", s);
+    else if (s < 7200) snprintf(buf, len, "%.0f min", s / 60);
+    else if (s < 172800) snprintf(buf, len, "%.1f h", s / 3600);
+    else snprintf(buf, len, "%.0f days", s / 86400);
+    return buf;
+}
+
+/* Progress of long runs on stderr (the engine calls at most once a second). */
+static void show_progress(void *ctx, const tc_sim_progress *pg)
+{
+    char a[32], b[32];
+    (void)ctx;
+    fprintf(stderr, "topocoll-sim: %s: pass %d of %d%s, rank %d of %d, %s", pg->algo, pg->pass, pg->npass,
+            pg->pass == 1 && pg->npass == 1 ? "" : " (re-runs over windows of steps)", pg->rank, pg->p,
+            duration(pg->elapsed_s, a, sizeof a));
+    if (pg->left_s >= 0) fprintf(stderr, ", about %s left", duration(pg->left_s, b, sizeof b));
+    fprintf(stderr, "\n");
+}
+
 /* Network, placement, parameters, prototype: 0 or 2 with a message. */
 static int setup(const sim_opts *o, topocoll_coll coll, tc_net **net, tc_sim_place **pl, tc_sim_params *prm,
                  tc_args *proto)
 {
     char err[512];
     if (!(*net = tc_net_parse(o->network, err, sizeof err)) ||
-        !(*pl = tc_sim_place_new(*net, o->ranks, o->map, o->levels, err, sizeof err)) ||
         sim_opts_params(o, *net, prm, err, sizeof err) != 0 ||
+        run_fits(o, *net, prm, err, sizeof err) != 0 ||
+        !(*pl = tc_sim_place_new(*net, o->ranks, o->map, o->levels, err, sizeof err)) ||
         tc_sim_proto(proto, coll, (*pl)->p, o->bytes, o->esize, o->root, err, sizeof err) != 0) {
         fprintf(stderr, "topocoll-sim: %s\n", err);
         return 2;
     }
+    prm->progress = show_progress;
     return 0;
 }
 
@@ -203,6 +237,7 @@ int main(int argc, char **argv)
         run.net = net;
         run.pl = pl;
         report_header(stdout, &run);
+        fflush(stdout);
         rc = simulate_all(&run, &proto);
         rc |= write_files(&run);
     }

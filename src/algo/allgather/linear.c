@@ -31,8 +31,27 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Shift form: one step in which every rank sends its block to r+1 .. r+p-1
+ * (told in chunks of 1024 sends). */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    enum { CHUNK = 1024 };
+    int p = a->size, rc = 0, shift[CHUNK];
+    int64_t cnt[CHUNK];
+    if (p < 2 || a->scount <= 0) return TC_SHIFT_NONE;
+    for (int i = 0; i < CHUNK; i++) cnt[i] = a->scount;
+    for (int first = 1; first < p && rc == 0; first += CHUNK) {
+        int n = p - first < CHUNK ? p - first : CHUNK;
+        for (int i = 0; i < n; i++) shift[i] = first + i;
+        tc_shift_round rd = { n, shift, cnt, 0, 0, 1, first + n < p };
+        rc = sink(ctx, &rd);
+    }
+    return rc;
+}
+
 const tc_algo tc_allgather_linear = {
     .coll = TOPOCOLL_ALLGATHER, .name = "linear",
     .desc = "direct exchange: every rank sends its block to every other rank",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,
 };

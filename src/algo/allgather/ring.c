@@ -36,8 +36,24 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Shift form: every rank sends one block to r+1 in each of the p-1 steps
+ * (zero-size blocks and p = 1: the generator's schedule, which drops empty
+ * steps). */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    if (a->size < 2 || a->scount <= 0 || a->rcount <= 0) return TC_SHIFT_NONE;
+    int one = 1, rc;
+    tc_shift_round rd = { 1, &one, &a->scount, 0, 0, 1, 0 };
+    rc = sink(ctx, &rd);
+    rd.cnt = &a->rcount;
+    rd.repeat = a->size - 2;
+    if (rc == 0 && rd.repeat > 0) rc = sink(ctx, &rd);
+    return rc;
+}
+
 const tc_algo tc_allgather_ring = {
     .coll = TOPOCOLL_ALLGATHER, .name = "ring",
     .desc = "ring: p-1 nearest-neighbour steps of one block each",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,
 };

@@ -77,8 +77,30 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* The scatter alone: the prefix of the shift form. */
+static int generate_scatter(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    scatter(s, a, tc_mod(a->rank - a->root, a->size));
+    return 0;
+}
+
+/* Shift form of the ring, after each rank's scatter rounds: p-1 steps of one
+ * piece to r+1, when the pieces are equal (n a multiple of p); else the
+ * generator's schedule, whose clipped pieces differ from rank to rank. */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    int one = 1;
+    int64_t ps = piece_size(a);
+    if (a->size < 2 || a->rcount <= 0 || ps * a->size != a->rcount) return TC_SHIFT_NONE;
+    tc_shift_round rd = { 1, &one, &ps, 0, 0, a->size - 1, 0 };
+    return sink(ctx, &rd);
+}
+
 const tc_algo tc_bcast_scatter_allgather = {
     .coll = TOPOCOLL_BCAST, .name = "scatter_allgather",
     .desc = "van de Geijn: binomial scatter of p pieces, then ring allgather (MPICH, long messages)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .shift = shift_form, .shift_prefix = generate_scatter,
 };

@@ -43,9 +43,24 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Shift form: step i sends one block to r+i and reduces the block of the
+ * step before; a last step reduces the last block. */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    int p = a->size, rc = 0;
+    if (p < 2 || a->rcount <= 0) return TC_SHIFT_NONE;
+    for (int i = 1; i < p && rc == 0; i++) {
+        tc_shift_round rd = { 1, &i, &a->rcount, i > 1, i > 1 ? a->rcount : 0, 1, 0 };
+        rc = sink(ctx, &rd);
+    }
+    tc_shift_round last = { 0, NULL, NULL, 1, a->rcount, 1, 0 };
+    return rc ? rc : sink(ctx, &last);
+}
+
 const tc_algo tc_reduce_scatter_block_pairwise = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "pairwise",
     .desc = "pairwise exchange (MPICH): p-1 steps, block r+i to r+i, reduce what r-i sent",
     .req = TC_REQ_COMMUTATIVE,
-    .generate = generate, .source = __FILE__,
+    .generate = generate, .source = __FILE__, .shift = shift_form,
 };

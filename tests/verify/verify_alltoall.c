@@ -1,0 +1,163 @@
+/* Verifier sweep of the alltoall catalog (every instance with a schedule;
+ * see sweep.h): p = 1..24 and 32, 48; counts 0, 1, 3 and 2p+1 elements per
+ * block; in place and not; send and receive types of different sizes (one
+ * send element = two receive units, scount = 2 x rcount); flat, unequal
+ * nodes (and sockets), block, cyclic and random mappings.  Every schedule
+ * must leave block r of rank j in block j of rank r (the descriptor's
+ * transposed result).  Then deliberately broken alltoall schedules (no
+ * exchange, in place without saving the input, a block to the wrong rank)
+ * must be rejected.  No MPI.  Ends with "N passed, M failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify/sweep.h"
+#include "pattern/pattern.h"
+
+static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec)
+{
+    int p = t->size;
+    int64_t cnt[4] = { 0, 1, 3, 2 * (int64_t)p + 1 };
+    for (int ci = 0; ci < 4; ci++)
+        for (int ip = 0; ip < 2; ip++) {
+            tc_args a;
+            memset(&a, 0, sizeof a);
+            a.scount = a.rcount = cnt[ci];
+            a.in_place = ip;
+            a.commutative = 1;
+            sweep_case(al, t, spec, a, 1, 1);
+            if (ip || ci == 0) continue;
+            a.rcount = 2 * cnt[ci];   /* send type of two receive units */
+            sweep_case(al, t, spec, a, 2, 1);
+        }
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.commutative = 1;
+    domain_case(al, t, a);   /* without node-shared memory */
+}
+
+static long point;
+
+static void sweep_topo(const tc_topo *t, const char *spec)
+{
+    point++;
+    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALL); i++) {
+        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLTOALL, i);
+        if (al->generate && (t->size <= 16 || sweep_runs(al, point))) sweep_algo(al, t, spec);
+    }
+}
+
+static void sweep_spec(const char *spec, int p)
+{
+    char err[256];
+    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
+    if (!t) return;   /* does not fit p */
+    sweep_topo(t, spec);
+    tc_topo_free(t);
+}
+
+/* Unequal nodes "3,1,4,1,5,..." (sockets "2+1" inside nodes of 3 or more). */
+static void node_list(int p, int sockets, char *out, size_t len)
+{
+    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
+    size_t at = 0;
+    out[0] = 0;
+    for (int left = p, i = 0; left > 0; i++) {
+        int n = digits[i % 15] < left ? digits[i % 15] : left;
+        left -= n;
+        const char *sep = at ? "," : "";
+        if (sockets && n >= 3) at += (size_t)snprintf(out + at, len - at, "%s%d+%d", sep, n - n / 3, n / 3);
+        else at += (size_t)snprintf(out + at, len - at, "%s%d", sep, n);
+    }
+}
+
+static void sweep_p(int p)
+{
+    static const char *fixed[] = { "4x*", "4x*/cyclic", "3x2x*/cyclic", "5x*/random:3",
+                                   "2x3x*/random:7", "2x*", NULL };
+    char spec[1024];
+    tc_topo *flat = tc_topo_flat(p);
+    if (flat) {
+        sweep_topo(flat, "flat");
+        tc_topo_free(flat);
+    }
+    node_list(p, 0, spec, sizeof spec);
+    sweep_spec(spec, p);
+    node_list(p, 1, spec, sizeof spec);
+    strncat(spec, "/random:11", sizeof spec - strlen(spec) - 1);
+    sweep_spec(spec, p);
+    for (const char **s = fixed; *s; s++) sweep_spec(*s, p);
+}
+
+/* ---- broken schedules: each must be rejected ------------------------------- */
+
+/* Every rank copies its input to its output: no exchange at all. */
+static int broken_local(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, a->size * a->scount), tc_reg(TC_BUF_RECV, 0, a->size * a->rcount));
+    return 0;
+}
+
+/* Pairwise reading SEND even in place (blocks overwritten before they are sent). */
+static int broken_in_place(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    for (int k = 1; k < p; k++) {
+        int dst = tc_wrap(r + k, p), src = tc_wrap(r - k, p);
+        tc_sched_recv(s, src, tc_reg(TC_BUF_RECV, src * a->rcount, a->rcount));
+        tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, dst * a->scount, a->scount));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
+/* Pairwise sending the block for r+k to r-k's counterpart (the block for r-k). */
+static int broken_block(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    tc_sched_copy(s, tc_reg(TC_BUF_SEND, r * a->scount, a->scount), tc_reg(TC_BUF_RECV, r * a->rcount, a->rcount));
+    for (int k = 1; k < p; k++) {
+        int dst = tc_wrap(r + k, p), src = tc_wrap(r - k, p);
+        tc_sched_recv(s, src, tc_reg(TC_BUF_RECV, src * a->rcount, a->rcount));
+        tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, src * a->scount, a->scount));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
+static void expect_rejected(tc_generate_fn g, const char *what, int in_place)
+{
+    tc_algo al = { .coll = TOPOCOLL_ALLTOALL, .name = what, .generate = g };
+    tc_topo *t = tc_topo_from_spec("2x*", 6, NULL, 0);
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = TOPOCOLL_ALLTOALL;
+    a.size = 6;
+    a.scount = a.rcount = 2;
+    a.in_place = in_place;
+    a.node_shm = 1;
+    tc_verify_report rep;
+    tc_verify_status st = t ? tc_verify(&al, t, &a, 1, 1, &rep) : TC_VERIFY_OK;
+    CHECK(t && st == TC_VERIFY_FAIL, "broken schedule '%s' (in_place=%d) not rejected", what, in_place);
+    if (st == TC_VERIFY_FAIL) printf("rejected as expected: %s: %s\n", what, rep.msg);
+    tc_topo_free(t);
+}
+
+int main(void)
+{
+    for (int p = 1; p <= 24; p++) sweep_p(p);
+    sweep_p(32);
+    sweep_p(48);
+    int n = 0;
+    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALL); i++)
+        n += tc_catalog_at(TOPOCOLL_ALLTOALL, i)->generate != NULL;
+    printf("alltoall: %d instances with a schedule\n", n);
+    printf("%ld cases declined as their domains say\n", sweep_stat.declined);
+    expect_rejected(broken_local, "no exchange", 0);
+    expect_rejected(broken_in_place, "in place without saving the input", 1);
+    expect_rejected(broken_block, "wrong block", 0);
+    return tc_test_summary();
+}
