@@ -23,6 +23,12 @@ typedef struct tc_rule {
     int64_t min_bytes, max_bytes;/* per-rank bytes, [min, max); max 0 = no bound */
     const char *candidates[TC_RULE_MAX_CANDIDATES]; /* NULL-terminated */
     const char *note;            /* why (measurement behind it) */
+    /* Where the rule comes from: "built-in", "measured" (topocoll-tune),
+     * "model"; NULL: the table's kind.  Measured rules keep the winner's
+     * ratio to native's median (the worst over the sizes the rule covers)
+     * and its spread (q25 and q75 over native's median); ratio 0: unknown. */
+    const char *origin;
+    double ratio, spread_lo, spread_hi;
 } tc_rule;
 
 typedef struct tc_table {

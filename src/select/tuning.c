@@ -7,6 +7,13 @@
  * "np", "nodes" and "bytes" are [min, max] with max inclusive for np and
  * nodes and exclusive for bytes; 0 as max means unbounded; all optional.  Every algorithm name must
  * be in the catalog.  Any error names the file, the rule and the field.
+ *
+ * Evidence (written by topocoll-tune, optional): "origin" (a string:
+ * "measured", "model", "built-in"), "ratio" (the winner's time over
+ * native's, a positive number), "spread" ([q25, q75] over native's median),
+ * "evidence" (the measurements behind the rule, any JSON: shown, not read).
+ * Top-level keys starting with "_" describe the file ("_tuned": how it was
+ * measured) and are skipped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "select/select.h"
@@ -37,6 +44,26 @@ static int range(json_t *v, int64_t *lo, int64_t *hi)
     return *lo >= 0 && *hi >= 0 && (*hi == 0 || *hi >= *lo);
 }
 
+/* The optional evidence fields; 0 when one is malformed. */
+static int parse_evidence(json_t *o, tc_rule *r)
+{
+    json_t *origin = json_object_get(o, "origin"), *ratio = json_object_get(o, "ratio"),
+           *spread = json_object_get(o, "spread");
+    if (origin && !json_is_string(origin)) return 0;
+    r->origin = origin ? json_string_value(origin) : "tuning file";
+    if (ratio && (!json_is_number(ratio) || !(json_number_value(ratio) > 0))) return 0;
+    r->ratio = ratio ? json_number_value(ratio) : 0;
+    if (!spread) return 1;
+    if (!json_is_array(spread) || json_array_size(spread) != 2) return 0;
+    json_t *lo = json_array_get(spread, 0), *hi = json_array_get(spread, 1);
+    if (!json_is_number(lo) || !json_is_number(hi) || !(json_number_value(lo) > 0) ||
+        json_number_value(hi) < json_number_value(lo))
+        return 0;
+    r->spread_lo = json_number_value(lo);
+    r->spread_hi = json_number_value(hi);
+    return 1;
+}
+
 static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size_t len,
                       const char *path, const char *cname, size_t idx)
 {
@@ -50,7 +77,8 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     json_t *val;
     json_object_foreach(o, key, val) {
         if (strcmp(key, "np") && strcmp(key, "nodes") && strcmp(key, "bytes") && strcmp(key, "pow2") &&
-            strcmp(key, "algorithms") && strcmp(key, "note")) {
+            strcmp(key, "algorithms") && strcmp(key, "note") && strcmp(key, "origin") &&
+            strcmp(key, "ratio") && strcmp(key, "spread") && strcmp(key, "evidence")) {
             snprintf(err, len, "%s: %s rule %zu: unknown field \"%s\"", path, cname, idx, key);
             return 0;
         }
@@ -84,6 +112,11 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     r->pow2_only = p2 && json_is_true(p2);
     json_t *note = json_object_get(o, "note");
     r->note = json_is_string(note) ? json_string_value(note) : "tuning file";
+    if (!parse_evidence(o, r)) {
+        snprintf(err, len, "%s: %s rule %zu: \"origin\" must be a string, \"ratio\" a positive number, "
+                 "\"spread\" [low, high] of positive numbers", path, cname, idx);
+        return 0;
+    }
     json_t *algs = json_object_get(o, "algorithms");
     size_t n = json_is_array(algs) ? json_array_size(algs) : 0;
     if (n == 0 || n >= TC_RULE_MAX_CANDIDATES) {
@@ -146,6 +179,7 @@ tc_table *tc_table_load(const char *path, char *err, size_t len)
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val) {
+        if (key[0] == '_') continue;   /* the file's description */
         if (tc_coll_from_name(key) < 0) {
             snprintf(err, len, "%s: unknown collective \"%s\"", path, key);
             goto fail;
@@ -159,6 +193,7 @@ tc_table *tc_table_load(const char *path, char *err, size_t len)
     t->rules = calloc(total ? total : 1, sizeof *t->rules);
     if (!t->rules) { snprintf(err, len, "out of memory"); goto fail; }
     json_object_foreach(root, key, val) {
+        if (key[0] == '_') continue;
         topocoll_coll coll = (topocoll_coll)tc_coll_from_name(key);
         for (size_t i = 0; i < json_array_size(val); i++)
             if (!parse_rule(json_array_get(val, i), coll, &t->rules[t->table.nrules++], err, len, path, key, i))

@@ -91,6 +91,25 @@ int main(void)
     expect_error("{ \"allgather\": [ {\"algorithm\": [\"ring\"]} ] }", "unknown field \"algorithm\"");
     expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"]}, {\"np\": [1]} ] }", "rule 1");
 
+    /* evidence fields (topocoll-tune) and the file's description */
+    fd = -1;
+    char path2[] = "/tmp/topocoll_tuning_XXXXXX";
+    if ((fd = mkstemp(path2)) >= 0) close(fd);
+    write_file(path2, "{ \"_tuned\": {\"tool\": \"x\"}, \"bcast\": [ {\"np\": [4, 4], \"algorithms\": [\"binomial\"],"
+                      " \"origin\": \"measured\", \"ratio\": 0.8, \"spread\": [0.75, 0.85], \"evidence\": [[8, 0.8]]} ] }");
+    t = tc_table_load(path2, err, sizeof err);
+    unlink(path2);
+    CHECK(t && t->nrules == 1 && t->rules[0].coll == TOPOCOLL_BCAST && strcmp(t->rules[0].origin, "measured") == 0 &&
+              t->rules[0].ratio == 0.8 && t->rules[0].spread_lo == 0.75 && t->rules[0].spread_hi == 0.85,
+          "evidence fields: %s", t ? "wrong rule" : err);
+    tc_table_free(t);
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"ratio\": 0} ] }", "\"ratio\" a positive number");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"ratio\": \"x\"} ] }", "\"ratio\" a positive");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"spread\": [0.9, 0.8]} ] }", "\"spread\" [low, high]");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"spread\": [0.9]} ] }", "\"spread\" [low, high]");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"origin\": 3} ] }", "\"origin\" must be a string");
+    expect_error("{ \"tuned\": {} }", "unknown collective \"tuned\"");
+
     char missing[] = "/nonexistent/topocoll.json";
     t = tc_table_load(missing, err, sizeof err);
     CHECK(!t && strstr(err, missing), "missing file accepted");

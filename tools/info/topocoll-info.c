@@ -79,8 +79,11 @@ static void print_range(long long lo, long long hi)
 static void print_selection(void)
 {
     const tc_table *t = tc_select_table();
-    printf("# Selection table (%s)\n\n| # | collective | np | nodes | pow2 only | bytes per rank | candidates | why |\n"
-           "|---|---|---|---|---|---|---|---|\n", t->source);
+    printf("# Selection table (%s)\n\nOrigin: \"measured\" (topocoll-tune on this machine, with the first "
+           "candidate's time over native's and its spread), \"built-in\" (the library's table, from the "
+           "measurements and literature its note names).\n\n"
+           "| # | collective | np | nodes | pow2 only | bytes per rank | candidates | origin | ratio to native (spread) | why |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n", t->source);
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
         char np[32];
@@ -94,6 +97,10 @@ static void print_selection(void)
         printf(" | ");
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++)
             printf("%s`%s`", k ? ", " : "", r->candidates[k]);
+        printf(" | %s | ", r->origin ? r->origin : strcmp(t->source, "built-in") == 0 ? "built-in" : "tuning file");
+        if (r->ratio > 0 && r->spread_hi > 0) printf("%.2fx (%.2f-%.2f)", r->ratio, r->spread_lo, r->spread_hi);
+        else if (r->ratio > 0) printf("%.2fx", r->ratio);
+        else printf("-");
         printf(" | %s |\n", r->note ? r->note : "");
     }
 }

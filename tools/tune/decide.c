@@ -1,0 +1,167 @@
+/*
+ * topocoll-tune: from measured points to selection rules.  No MPI.
+ *
+ * The noise test.  Every entry of a point has batch times (median, q25,
+ * q75 over batches).  An entry may replace native only when its q75, raised
+ * by the margin, is below native's q25: the win is larger than both spreads
+ * together.  Among such entries the lowest median wins; where none passes,
+ * native stays.  Adjacent sizes of one (collective, communicator) with the
+ * same winner become one rule whose byte range reaches halfway (geometric
+ * mean) to the neighbouring measured sizes, the first from 0 and the last
+ * without bound.  Every rule keeps its evidence: per measured size the
+ * winner's ratio to native's median and its spread (q25, q75 over native's
+ * median).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/bench.h"
+#include "tune.h"
+
+static int stat_of(json_t *e, tune_stat *s)
+{
+    json_t *m = json_object_get(e, "median"), *lo = json_object_get(e, "q25"),
+           *hi = json_object_get(e, "q75");
+    if (!json_is_number(m) || !json_is_number(lo) || !json_is_number(hi)) return -1;
+    s->med = json_number_value(m);
+    s->lo = json_number_value(lo);
+    s->hi = json_number_value(hi);
+    s->n = (int)json_integer_value(json_object_get(e, "batches"));
+    return s->med > 0 && s->lo > 0 && s->lo <= s->med && s->med <= s->hi ? 0 : -1;
+}
+
+int tune_decide_point(json_t *entries, double margin, tune_choice *c)
+{
+    tune_stat nat, st, best = { 0, 0, 0, 0 };
+    if (stat_of(json_object_get(entries, "native"), &nat) != 0) return -1;
+    c->winner = "native";
+    c->switched = 0;
+    const char *name;
+    json_t *e;
+    json_object_foreach(entries, name, e) {
+        if (strcmp(name, "native") == 0 || stat_of(e, &st) != 0) continue;
+        if (st.hi * (1.0 + margin) < nat.lo && (!c->switched || st.med < best.med)) {
+            best = st;
+            c->winner = name;
+            c->switched = 1;
+        }
+    }
+    if (!c->switched) best = nat;
+    c->ratio = best.med / nat.med;
+    c->lo = best.lo / nat.med;
+    c->hi = best.hi / nat.med;
+    return 0;
+}
+
+/* The boundary between measured sizes a < b: their geometric mean, in (a, b]. */
+static size_t boundary(size_t a, size_t b)
+{
+    double g = sqrt((double)a * (double)b);
+    size_t m = (size_t)llround(g);
+    if (m <= a) m = a + 1;
+    if (m > b) m = b;
+    return m;
+}
+
+static int cmp_bytes(const void *x, const void *y)
+{
+    json_int_t a = json_integer_value(json_object_get(*(json_t *const *)x, "bytes"));
+    json_int_t b = json_integer_value(json_object_get(*(json_t *const *)y, "bytes"));
+    return (a > b) - (a < b);
+}
+
+/* One rule for points pts[i..j] (sorted by bytes), all with winner ch[i]. */
+static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int n)
+{
+    size_t lo = i == 0 ? 0 : boundary((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
+                                      (size_t)json_integer_value(json_object_get(pts[i], "bytes")));
+    size_t hi = j == n - 1 ? 0 : boundary((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
+                                          (size_t)json_integer_value(json_object_get(pts[j + 1], "bytes")));
+    json_int_t np = json_integer_value(json_object_get(pts[i], "np"));
+    json_int_t nodes = json_integer_value(json_object_get(pts[i], "nodes"));
+    double worst = 0, slo = 1e300, shi = 0;
+    json_t *ev = json_array();
+    for (int k = i; k <= j; k++) {
+        worst = fmax(worst, ch[k].ratio);
+        slo = fmin(slo, ch[k].lo);
+        shi = fmax(shi, ch[k].hi);
+        json_array_append_new(ev, json_pack("[I, f, f, f]", json_integer_value(json_object_get(pts[k], "bytes")),
+                                            ch[k].ratio, ch[k].lo, ch[k].hi));
+    }
+    char a[32], b[32], note[300];
+    bench_format_size((size_t)json_integer_value(json_object_get(pts[i], "bytes")), a, sizeof a);
+    bench_format_size((size_t)json_integer_value(json_object_get(pts[j], "bytes")), b, sizeof b);
+    snprintf(note, sizeof note, "measured (%s, np %lld, %lld node%s), %s%s%s: %s %.2fx native at worst%s",
+             json_string_value(json_object_get(pts[i], "comm")), (long long)np, (long long)nodes,
+             nodes == 1 ? "" : "s", a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
+             ch[i].switched ? "" : " (nothing beat it beyond the noise)");
+    return json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
+                     "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
+                     ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,
+                     "evidence", ev, "note", note);
+}
+
+/* Rules of one group (points of one collective and communicator). */
+static int group_rules(json_t *group, json_t *out, double margin, char *err, size_t len)
+{
+    int n = (int)json_array_size(group), rc = 0;
+    json_t **pts = calloc((size_t)n + 1, sizeof *pts);
+    tune_choice *ch = calloc((size_t)n + 1, sizeof *ch);
+    if (!pts || !ch) {
+        snprintf(err, len, "out of memory");
+        rc = -1;
+        goto done;
+    }
+    for (int k = 0; k < n; k++) pts[k] = json_array_get(group, (size_t)k);
+    qsort(pts, (size_t)n, sizeof *pts, cmp_bytes);
+    int m = 0;   /* points with a decision (native measured) */
+    for (int k = 0; k < n; k++)
+        if (tune_decide_point(json_object_get(pts[k], "entries"), margin, &ch[m]) == 0) pts[m++] = pts[k];
+    for (int i = 0, j; i < m; i = j + 1) {
+        for (j = i; j + 1 < m && strcmp(ch[j + 1].winner, ch[i].winner) == 0;) j++;
+        json_t *r = make_rule(pts, ch, i, j, m);
+        if (!r || json_array_append_new(out, r) != 0) {
+            snprintf(err, len, "out of memory");
+            rc = -1;
+            break;
+        }
+    }
+done:
+    free(pts);
+    free(ch);
+    return rc;
+}
+
+json_t *tune_build_table(json_t *state, double margin, char *err, size_t len)
+{
+    json_t *groups = json_object(), *table = json_object(), *p;
+    size_t i;
+    char key[160];
+    json_array_foreach(json_object_get(state, "points"), i, p) {
+        const char *comm = json_string_value(json_object_get(p, "comm"));
+        const char *coll = json_string_value(json_object_get(p, "coll"));
+        if (!comm || !coll) continue;
+        snprintf(key, sizeof key, "%s\n%s", coll, comm);
+        json_t *g = json_object_get(groups, key);
+        if (!g) json_object_set_new(groups, key, g = json_array());
+        json_array_append(g, p);
+    }
+    const char *k;
+    json_t *g;
+    json_object_foreach(groups, k, g) {
+        char coll[128];
+        snprintf(coll, sizeof coll, "%.*s", (int)strcspn(k, "\n"), k);
+        json_t *rules = json_object_get(table, coll);
+        if (!rules) json_object_set_new(table, coll, rules = json_array());
+        if (group_rules(g, rules, margin, err, len) != 0) {
+            json_decref(table);
+            table = NULL;
+            break;
+        }
+    }
+    json_decref(groups);
+    return table;
+}

@@ -1,0 +1,296 @@
+/*
+ * topocoll-tune: command line.  No MPI: every rank parses the same argv and
+ * only rank 0 prints.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/bench.h"
+#include "tune.h"
+
+void tune_usage(FILE *f)
+{
+    fprintf(f,
+"Usage: mpiexec [...] " TUNE_PROG " [options]\n"
+"Measures every algorithm of every collective against the MPI library's own\n"
+"(native), interleaved, and writes a TOPOCOLL_TUNING_FILE that switches away from\n"
+"native only where the win is larger than the measured noise.\n"
+"\n"
+"  -o, --output FILE     the tuning table (default topocoll-tuning.json)\n"
+"  -s, --sizes SPEC      bytes per rank, as topocoll-bench -s (default: the grid below)\n"
+"      --min BYTES       smallest size of the geometric grid (default 8)\n"
+"      --max BYTES       largest size (default 1M)\n"
+"      --factor F        grid factor, an integer >= 2 (default 2: the sizes of\n"
+"                        topocoll-bench's default)\n"
+"      --colls LIST      collectives to tune (default: every collective)\n"
+"      --comms LIST      communicators: world, pernode (one rank per node), half\n"
+"                        (the first half of the ranks) (default world)\n"
+"  -t, --topology SPEC   virtual topology of MPI_COMM_WORLD (as topocoll-bench -t)\n"
+"      --time DURATION   budget (\"10m\", \"90s\", \"1h\"): the screen keeps fewer\n"
+"                        entries and the grid is measured coarse to fine, stopping\n"
+"                        when the budget is spent (default: no budget)\n"
+"  -r, --reps N          batches per entry and point (default 5); a noisy point gets\n"
+"                        up to twice as many\n"
+"      --keep N          entries kept by the screen besides native (default 4)\n"
+"      --margin F        a switch needs entry q75 x (1 + F) < native q25 (default 0.03)\n"
+"      --noise F         relative spread (q75 - q25) / median that repeats a point\n"
+"                        (default 0.10)\n"
+"      --state FILE      state written as the run goes (default <output>.state)\n"
+"      --resume          continue from the state file: measured points are kept\n"
+"      --stop-after N    stop after N measured points (the table is still written)\n"
+"      --export-ompi FILE   also write an Open MPI coll_tuned dynamic rules file\n"
+"      --export-mpich FILE  also write an MPICH selection JSON\n"
+"                        (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n"
+"      --mpich-base FILE MPICH's own selection JSON, kept where native stays\n"
+"                        (MPICH 4.0 needs every collective in the file;\n"
+"                        tools/tune/mpich-base.sh prints the library's own)\n"
+"      --from TABLE      measure nothing: write the exports of an existing table\n"
+"  -q, --quiet           no progress on stderr\n"
+"  -h, --help            this text\n"
+"Exit status: 0 success, 1 a failure, 2 bad options.\n");
+}
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+double tune_parse_duration(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v <= 0) return -1;
+    if (*end == 'h') v *= 3600, end++;
+    else if (*end == 'm') v *= 60, end++;
+    else if (*end == 's') end++;
+    return *end ? -1 : v;
+}
+
+static int parse_int(const char *name, const char *arg, long lo, long hi, int *out, char *err,
+                     size_t len)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || errno || v < lo || v > hi) {
+        seterr(err, len, "%s '%s': expected an integer from %ld to %ld", name, arg, lo, hi);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_frac(const char *name, const char *arg, double *out, char *err, size_t len)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno || !(v >= 0 && v <= 1)) {
+        seterr(err, len, "%s '%s': expected a number from 0 to 1", name, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_bytes(const char *name, const char *arg, size_t *out, char *err, size_t len)
+{
+    size_t *one = NULL;
+    int n = 0;
+    char sub[200];
+    if (strpbrk(arg, ",:") || bench_parse_sizes(arg, &one, &n, sub, sizeof sub) != 0 || n != 1) {
+        seterr(err, len, "%s '%s': expected one size (e.g. 8, 64K, 1M)", name, arg);
+        free(one);
+        return -1;
+    }
+    *out = one[0];
+    free(one);
+    return 0;
+}
+
+static int parse_comms(const char *arg, tune_opts *o, char *err, size_t len)
+{
+    static const char *known[] = { "world", "pernode", "half" };
+    o->ncomms = 0;
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, ",");
+        int k = -1;
+        for (int i = 0; i < 3; i++)
+            if (strlen(known[i]) == n && strncmp(p, known[i], n) == 0) k = i;
+        if (k < 0 || o->ncomms == TUNE_MAX_COMMS) {
+            seterr(err, len, "--comms: unknown communicator '%.*s' (known: world, pernode, half)",
+                   (int)n, p);
+            return -1;
+        }
+        o->comms[o->ncomms++] = known[k];
+        p += n + (p[n] == ',');
+    }
+    if (o->ncomms == 0) {
+        seterr(err, len, "--comms needs at least one communicator");
+        return -1;
+    }
+    return 0;
+}
+
+/* The geometric grid min, min x f, ... up to max. */
+static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err, size_t len)
+{
+    if (min == 0 || max < min) {
+        seterr(err, len, "--min/--max: need 0 < min <= max");
+        return -1;
+    }
+    int n = 0;
+    for (size_t s = min; s <= max && n < 64; s *= (size_t)factor) n++;
+    o->sizes = calloc((size_t)n, sizeof *o->sizes);
+    if (!o->sizes) {
+        seterr(err, len, "out of memory");
+        return -1;
+    }
+    o->nsizes = 0;
+    for (size_t s = min; o->nsizes < n; s *= (size_t)factor) o->sizes[o->nsizes++] = s;
+    return 0;
+}
+
+enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
+       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM };
+
+static const struct option longopts[] = {
+    { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
+    { "max", 1, NULL, O_MAX }, { "factor", 1, NULL, O_FACTOR }, { "colls", 1, NULL, O_COLLS },
+    { "comms", 1, NULL, O_COMMS }, { "topology", 1, NULL, 't' }, { "time", 1, NULL, O_TIME },
+    { "reps", 1, NULL, 'r' }, { "keep", 1, NULL, O_KEEP }, { "margin", 1, NULL, O_MARGIN },
+    { "noise", 1, NULL, O_NOISE }, { "state", 1, NULL, O_STATE }, { "resume", 0, NULL, O_RESUME },
+    { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
+    { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
+    { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+};
+
+typedef struct grid_args { size_t min, max; int factor; int explicit_sizes; } grid_args;
+
+static int nonempty(const char *name, const char *arg, char *err, size_t len)
+{
+    if (*arg) return 0;
+    seterr(err, len, "%s needs a value", name);
+    return -1;
+}
+
+/* One option; 0 or -1 (err set). */
+static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, size_t len)
+{
+    char sub[200];
+    switch (c) {
+    case 'o': o->output = arg; return nonempty("--output", arg, err, len);
+    case 's':
+        free(o->sizes);
+        o->sizes = NULL;
+        g->explicit_sizes = 1;
+        if (bench_parse_sizes(arg, &o->sizes, &o->nsizes, sub, sizeof sub) == 0) return 0;
+        seterr(err, len, "--sizes '%s': %s", arg, sub);
+        return -1;
+    case O_MIN: return parse_bytes("--min", arg, &g->min, err, len);
+    case O_MAX: return parse_bytes("--max", arg, &g->max, err, len);
+    case O_FACTOR: return parse_int("--factor", arg, 2, 1024, &g->factor, err, len);
+    case O_COLLS:
+        free(o->colls);
+        o->colls = strdup(arg);
+        return o->colls ? nonempty("--colls", arg, err, len) : -1;
+    case O_COMMS: return parse_comms(arg, o, err, len);
+    case 't': o->topology = arg; return nonempty("--topology", arg, err, len);
+    case O_TIME:
+        if ((o->budget_s = tune_parse_duration(arg)) > 0) return 0;
+        seterr(err, len, "--time '%s': expected a duration such as 10m, 90s, 1h", arg);
+        return -1;
+    case 'r': return parse_int("--reps", arg, 1, 1000, &o->reps, err, len);
+    case O_KEEP: return parse_int("--keep", arg, 0, 1000, &o->keep, err, len);
+    case O_MARGIN: return parse_frac("--margin", arg, &o->margin, err, len);
+    case O_NOISE: return parse_frac("--noise", arg, &o->noise, err, len);
+    case O_STATE:
+        free(o->state);
+        o->state = strdup(arg);
+        return o->state ? nonempty("--state", arg, err, len) : -1;
+    case O_RESUME: o->resume = 1; return 0;
+    case O_STOP: return parse_int("--stop-after", arg, 1, 1000000, &o->stop_after, err, len);
+    case O_OMPI: o->export_ompi = arg; return nonempty("--export-ompi", arg, err, len);
+    case O_MPICH: o->export_mpich = arg; return nonempty("--export-mpich", arg, err, len);
+    case O_MBASE: o->mpich_base = arg; return nonempty("--mpich-base", arg, err, len);
+    case O_FROM: o->from = arg; return nonempty("--from", arg, err, len);
+    case 'q': o->quiet = 1; return 0;
+    case 'h': o->help = 1; return 0;
+    default: return -1;
+    }
+}
+
+static void defaults(tune_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->output = "topocoll-tuning.json";
+    o->comms[0] = "world";
+    o->ncomms = 1;
+    o->reps = 5;
+    o->margin = 0.03;
+    o->noise = 0.10;
+    o->keep = 4;
+}
+
+int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t len)
+{
+    grid_args g = { 8, 1 << 20, 2, 0 };
+    defaults(o);
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:s:t:r:qh", longopts, NULL)) != -1) {
+        if (c == '?' || c == ':') {
+            const char *name = argv[optind - 1];
+            seterr(err, len, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", name);
+            return TUNE_PARSE_ERROR;
+        }
+        if (apply(c, optarg, o, &g, err, len) != 0) {
+            if (!err[0]) seterr(err, len, "out of memory");
+            return TUNE_PARSE_ERROR;
+        }
+    }
+    if (optind < argc) {
+        seterr(err, len, "unexpected argument '%s'", argv[optind]);
+        return TUNE_PARSE_ERROR;
+    }
+    if (o->help) return TUNE_PARSE_HELP;
+    if (!g.explicit_sizes && make_grid(o, g.min, g.max, g.factor, err, len) != 0)
+        return TUNE_PARSE_ERROR;
+    o->max_reps = 2 * o->reps;
+    if (!o->state) {
+        size_t n = strlen(o->output) + 7;
+        if (!(o->state = malloc(n))) return TUNE_PARSE_ERROR;
+        snprintf(o->state, n, "%s.state", o->output);
+    }
+    return TUNE_PARSE_OK;
+}
+
+void tune_opts_free(tune_opts *o)
+{
+    free(o->sizes);
+    free(o->colls);
+    free(o->state);
+    memset(o, 0, sizeof *o);
+}
+
+int tune_coll_selected(const tune_opts *o, const char *name)
+{
+    if (!o->colls) return 1;
+    size_t n = strlen(name);
+    for (const char *p = o->colls; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, name, n) == 0) return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}

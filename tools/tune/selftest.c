@@ -1,0 +1,191 @@
+/*
+ * topocoll-tune self-test of the parts without MPI: the noise test, merging
+ * into rules, options, the state file and both exports.  Prints
+ * "N passed, M failed"; exit status 1 on any failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (cond) passed++;                                                    \
+        else { failed++; printf("FAIL line %d: ", __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+    } while (0)
+
+static json_t *stat_json(double med, double q25, double q75)
+{
+    return json_pack("{s:f, s:f, s:f, s:i}", "median", med, "q25", q25, "q75", q75, "batches", 5);
+}
+
+static void test_decide(void)
+{
+    tune_choice c;
+    json_t *e = json_object();
+    json_object_set_new(e, "native", stat_json(100, 95, 105));
+    json_object_set_new(e, "close", stat_json(90, 80, 99));      /* 99 x 1.03 > 95: within the noise */
+    CHECK(tune_decide_point(e, 0.03, &c) == 0 && !c.switched && strcmp(c.winner, "native") == 0,
+          "a win inside the noise must keep native (got %s)", c.winner);
+    CHECK(fabs(c.ratio - 1.0) < 1e-12 && fabs(c.lo - 0.95) < 1e-12 && fabs(c.hi - 1.05) < 1e-12,
+          "native's ratio 1 and spread 0.95..1.05 (got %g %g %g)", c.ratio, c.lo, c.hi);
+    json_object_set_new(e, "clear", stat_json(80, 78, 85));
+    json_object_set_new(e, "clearer", stat_json(70, 60, 90));
+    CHECK(tune_decide_point(e, 0.03, &c) == 0 && c.switched && strcmp(c.winner, "clearer") == 0,
+          "the lowest median among the clear wins (got %s)", c.winner);
+    CHECK(fabs(c.ratio - 0.7) < 1e-12 && fabs(c.hi - 0.9) < 1e-12, "ratio 0.7, hi 0.9 (got %g %g)", c.ratio, c.hi);
+    CHECK(tune_decide_point(e, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0,
+          "a larger margin rules out the wider spread (got %s)", c.winner);
+    json_object_set_new(e, "broken", stat_json(10, 20, 30));       /* q25 > median: ignored */
+    CHECK(tune_decide_point(e, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0, "malformed entries are ignored");
+    json_object_del(e, "native");
+    CHECK(tune_decide_point(e, 0.03, &c) != 0, "no native: no decision");
+    json_decref(e);
+}
+
+static void add_point(json_t *state, const char *comm, int np, size_t bytes, const char *fast, double ratio)
+{
+    json_t *e = json_object();
+    json_object_set_new(e, "native", stat_json(100, 98, 102));
+    json_object_set_new(e, fast, stat_json(100 * ratio, 100 * ratio - 1, 100 * ratio + 1));
+    json_array_append_new(json_object_get(state, "points"),
+                          json_pack("{s:s, s:i, s:i, s:s, s:I, s:o}", "comm", comm, "np", np, "nodes", 1,
+                                    "coll", "allgather", "bytes", (json_int_t)bytes, "entries", e));
+}
+
+static json_int_t at(json_t *rule, const char *key, int i)
+{
+    return json_integer_value(json_array_get(json_object_get(rule, key), (size_t)i));
+}
+
+static void test_table(void)
+{
+    char err[256] = "";
+    json_t *s = tune_state_new();
+    add_point(s, "world", 4, 4096, "bruck", 0.5);   /* out of order on purpose */
+    add_point(s, "world", 4, 8, "ring", 0.5);
+    add_point(s, "world", 4, 64, "ring", 0.6);
+    add_point(s, "world", 4, 512, "ring", 0.995);   /* inside the noise: native */
+    add_point(s, "half", 2, 8, "linear", 0.5);
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 4, "4 rules (got %zu) %s", json_array_size(r), err);
+    if (json_array_size(r) == 4) {
+        json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1), *r2 = json_array_get(r, 2),
+               *r3 = json_array_get(r, 3);
+        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 181 && json_array_size(json_object_get(r0, "evidence")) == 2,
+              "8 and 64 merge into [0, 181)");
+        CHECK(strcmp(json_string_value(json_array_get(json_object_get(r0, "algorithms"), 0)), "ring") == 0 &&
+              fabs(json_real_value(json_object_get(r0, "ratio")) - 0.6) < 1e-9, "ring, worst ratio 0.6");
+        CHECK(at(r1, "bytes", 0) == 181 && at(r1, "bytes", 1) == 1448 &&
+              strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
+              "512 stays native over [181, 1448)");
+        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 0, "the last rule has no upper bound");
+        CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 0, "the half layout: np 2");
+        CHECK(strcmp(json_string_value(json_object_get(r0, "origin")), "measured") == 0, "origin measured");
+    }
+    json_decref(t);
+    json_decref(s);
+}
+
+static void test_options(void)
+{
+    char err[256] = "";
+    tune_opts o;
+    CHECK(tune_parse_duration("10m") == 600 && tune_parse_duration("90s") == 90 && tune_parse_duration("1h") == 3600 &&
+          tune_parse_duration("42") == 42, "durations");
+    CHECK(tune_parse_duration("abc") < 0 && tune_parse_duration("0") < 0 && tune_parse_duration("5x") < 0 &&
+          tune_parse_duration("-1m") < 0, "bad durations");
+    char *a1[] = { "tune", "--min", "8", "--max", "1K", "--factor", "4", "-o", "x.json", NULL };
+    int rc = tune_parse_options(9, a1, &o, err, sizeof err);
+    CHECK(rc == TUNE_PARSE_OK && o.nsizes == 4 && o.sizes[0] == 8 && o.sizes[3] == 512, "grid 8..1K x4 (%s)", err);
+    CHECK(rc == TUNE_PARSE_OK && strcmp(o.state, "x.json.state") == 0 && o.max_reps == 10, "state name, max reps");
+    tune_opts_free(&o);
+    char *a2[] = { "tune", "--comms", "world,pernode,half", "--colls", "bcast,reduce", NULL };
+    rc = tune_parse_options(5, a2, &o, err, sizeof err);
+    CHECK(rc == TUNE_PARSE_OK && o.ncomms == 3 && tune_coll_selected(&o, "reduce") && !tune_coll_selected(&o, "red"),
+          "comms and colls");
+    tune_opts_free(&o);
+    char *a3[] = { "tune", "--factor", "1", NULL };
+    CHECK(tune_parse_options(3, a3, &o, err, sizeof err) == TUNE_PARSE_ERROR && strstr(err, "--factor"), "factor 1");
+    tune_opts_free(&o);
+}
+
+static void test_state(void)
+{
+    char path[] = "/tmp/tune-selftest-XXXXXX", err[256] = "";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    json_t *s = tune_state_new();
+    add_point(s, "world", 4, 8, "ring", 0.5);
+    tune_state_set_shortlist(s, "world", "allgather", json_pack("[s, s]", "native", "ring"));
+    CHECK(fd >= 0 && tune_state_save(s, path) == 0, "save");
+    json_t *l = tune_state_load(path, err, sizeof err);
+    CHECK(l && tune_state_point(l, "world", "allgather", 8) && !tune_state_point(l, "world", "allgather", 64) &&
+          json_array_size(tune_state_shortlist(l, "world", "allgather")) == 2, "load round trip (%s)", err);
+    json_decref(l);
+    FILE *f = fopen(path, "w");
+    if (f) { fputs("{\"version\": 99, \"points\": [], \"shortlists\": {}}", f); fclose(f); }
+    CHECK(tune_state_load(path, err, sizeof err) == NULL && strstr(err, "state file"), "wrong version refused");
+    remove(path);
+    json_decref(s);
+}
+
+static json_t *fixture(void)
+{
+    return json_pack("{s:[{s:[i,i], s:[i,i], s:[i,i], s:[s]}, {s:[i,i], s:[i,i], s:[i,i], s:[s]}], s:{s:s}}",
+                     "allgather", "np", 4, 4, "nodes", 1, 1, "bytes", 0, 1024, "algorithms", "ring",
+                     "np", 4, 4, "nodes", 1, 1, "bytes", 1024, 0, "algorithms", "h1_shm_rd_shm",
+                     "_tuned", "tool", "selftest");
+}
+
+static void test_exports(void)
+{
+    char path[] = "/tmp/tune-selftest-XXXXXX", err[256] = "", text[2048] = "";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    json_t *t = fixture();
+    CHECK(fd >= 0 && tune_export_ompi(t, path, err, sizeof err) == 0, "ompi export (%s)", err);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    CHECK(strstr(text, "\n0  # allgather\n2  # communicator sizes\n4  # communicator size\n2  # message sizes\n"
+                       "0 4 0 0") != NULL, "ompi: ring (4) from 0 bytes:\n%s", text);
+    CHECK(strstr(text, "\n4096 0 0 0") && strstr(text, "\n5  # communicator size (untuned"),
+          "ompi: 1 KiB x 4 ranks hands back to the fixed decision, np 5 untuned:\n%s", text);
+    CHECK(tune_export_mpich(t, NULL, path, err, sizeof err) != 0 && strstr(err, "--mpich-base"), "mpich needs a base");
+    json_t *base = json_pack("{s:{s:{s:{}}, s:{}}}", "collective=allgather", "comm_type=intra",
+                             "algorithm=MPIR_Allgather_intra_brucks", "comm_type=inter");
+    CHECK(tune_export_mpich(t, base, path, err, sizeof err) == 0, "mpich export (%s)", err);
+    json_t *m = tune_state_load_json(path, err, sizeof err);
+    json_t *four = json_object_get(json_object_get(json_object_get(json_object_get(m, "collective=allgather"),
+                                                                   "comm_type=intra"), "comm_size<=4"),
+                                   "total_msg_size<4096");
+    CHECK(json_object_get(four, "algorithm=MPIR_Allgather_intra_ring") != NULL, "mpich: ring below 4096 total bytes");
+    json_t *rest = json_object_get(json_object_get(json_object_get(json_object_get(m, "collective=allgather"),
+                                                                   "comm_type=intra"), "comm_size<=4"),
+                                   "total_msg_size=any");
+    CHECK(json_object_get(rest, "algorithm=MPIR_Allgather_intra_brucks") != NULL,
+          "mpich: no MPICH counterpart: the base's own tree");
+    json_decref(m);
+    json_decref(base);
+    json_decref(t);
+    remove(path);
+}
+
+int main(void)
+{
+    test_decide();
+    test_table();
+    test_options();
+    test_state();
+    test_exports();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,579 @@
+/*
+ * topocoll-tune: measures every catalog entry of every collective against
+ * native on the machine it runs on and writes a TOPOCOLL_TUNING_FILE
+ * (docs/selection.md, "Tuning").
+ *
+ *   for every communicator layout asked for (world, pernode, half):
+ *     for every collective with a benchmark entry (TOPOCOLL_NCOLL, so a new
+ *     collective joins without an edit here):
+ *       screen: at the smallest, middle and largest size, a few short batches
+ *         of every entry the catalog's domain check accepts; native, the
+ *         fastest entry of each family and the --keep fastest entries that
+ *         were faster than native go on
+ *       measure: the grid's sizes coarse to fine (every 4th size and the
+ *         largest first, then every 2nd, then the rest), each point with
+ *         --reps interleaved batches of the shortlist (more when noisy)
+ *   decide (decide.c) and write the table; exports (export.c).
+ *
+ * Rank 0 decides everything (budget, skips, noisy repeats) and broadcasts,
+ * so every rank takes the same path.  The state file is written after every
+ * point; --resume continues from it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+#include "tune_mpi.h"
+
+typedef struct group_est {   /* per (comm, coll): seconds per call at sizes seen */
+    size_t bytes[64];
+    double sec[64];
+    int n;
+} group_est;
+
+typedef struct tuner {
+    tune_opts o;
+    int rank, np;
+    tune_comm comms[TUNE_MAX_COMMS];
+    json_t *state;               /* rank 0 */
+    double t0, deadline;         /* MPI_Wtime; deadline 0: none */
+    int measured, skipped, total, done;
+    double measured_wall;        /* seconds spent in measured points */
+    int stop;
+    group_est est[TUNE_MAX_COMMS][TOPOCOLL_NCOLL];
+} tuner;
+
+static void note(const tuner *t, const char *fmt, const char *a, const char *b)
+{
+    if (t->rank == 0 && !t->o.quiet) {
+        fprintf(stderr, TUNE_PROG ": ");
+        fprintf(stderr, fmt, a, b);
+        fputc('\n', stderr);
+    }
+}
+
+static void fmt_dur(double s, char *buf, size_t len)
+{
+    if (s < 0) s = 0;
+    if (s >= 60) snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else snprintf(buf, len, "%.0fs", s);
+}
+
+/* ---- estimates for the budget ------------------------------------------------ */
+
+static void est_add(group_est *g, size_t bytes, double sec_per_call)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->bytes[i] == bytes) { g->sec[i] = sec_per_call; return; }
+    if (g->n < 64) g->bytes[g->n] = bytes, g->sec[g->n++] = sec_per_call;
+}
+
+/* Seconds per call at `bytes`: the nearest size seen (log distance), scaled
+ * up linearly when bytes is larger; -1 when nothing is known. */
+static double est_call(const group_est *g, size_t bytes)
+{
+    int best = -1;
+    double d = 0;
+    for (int i = 0; i < g->n; i++) {
+        double x = fabs(log((double)bytes) - log((double)g->bytes[i]));
+        if (best < 0 || x < d) best = i, d = x;
+    }
+    if (best < 0) return -1;
+    double scale = bytes > g->bytes[best] ? (double)bytes / (double)g->bytes[best] : 1.0;
+    return g->sec[best] * scale;
+}
+
+/* ---- the screen ---------------------------------------------------------------- */
+
+/* The catalog's names of coll (pointers into the library's catalog). */
+static const char **catalog_names(topocoll_coll coll, int *n)
+{
+    int k = topocoll_algorithm_count(coll), m = 0;
+    const char **names = calloc((size_t)(k > 0 ? k : 1), sizeof *names);
+    for (int i = 0; names && i < k; i++)
+        if (topocoll_algorithm_name(coll, i)) names[m++] = topocoll_algorithm_name(coll, i);
+    *n = m;
+    return names;
+}
+
+#define SCREEN_BATCHES 3
+#define SCREEN_ITERS 4
+
+/* Rank 0: the best (smallest) batch time of entry e, or -1. */
+static double screen_time(const double *bt, const int *nb, int e)
+{
+    double m = -1;
+    for (int b = 0; b < nb[e]; b++)
+        if (m < 0 || bt[e * SCREEN_BATCHES + b] < m) m = bt[e * SCREEN_BATCHES + b];
+    return m;
+}
+
+/* Rank 0: marks in keep[] the entries to keep from one screened size: the
+ * fastest entry of each family (flat, hierarchical, ...) that beat native,
+ * then the fastest others, up to --keep (at least one per family).  Entries
+ * compare by their best batch: one short batch is too noisy to trust, and
+ * the best of a few is what interference leaves alone. */
+static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, const int *bad,
+                        const double *bt, const int *nb, int n, int *keep)
+{
+    int nat = -1, taken = 0;
+    for (int e = 0; e < n; e++)
+        if (strcmp(names[e], "native") == 0 && !bad[e] && nb[e]) nat = e;
+    if (nat < 0) return;
+    keep[nat] = 1;
+    double tn = screen_time(bt, nb, nat);
+    for (int pass = 0; pass < 2; pass++)
+        for (;;) {
+            int best = -1;
+            for (int e = 0; e < n; e++) {
+                double te = screen_time(bt, nb, e);
+                if (bad[e] || e == nat || keep[e] || te < 0 || te >= tn) continue;
+                const char *fam = topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[e]));
+                int fam_taken = 0;
+                for (int k = 0; pass == 0 && k < n; k++)
+                    if (keep[k] == 2 && k != nat && fam &&
+                        strcmp(fam, topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[k]))) == 0)
+                        fam_taken = 1;
+                if (!fam_taken && (best < 0 || te < screen_time(bt, nb, best))) best = e;
+            }
+            if (best < 0 || (pass == 1 && taken >= t->o.keep)) break;
+            keep[best] = 2;   /* 2: taken at this size */
+            taken++;
+        }
+    for (int e = 0; e < n; e++)
+        if (keep[e] == 2) keep[e] = 3;   /* 3: kept from an earlier size */
+}
+
+/* One screened size: every applicable entry, a few short batches.  Updates the
+ * estimates and keep[] (rank 0).  0, or -1 when the buffers failed. */
+static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
+                       size_t bytes, int *keep)
+{
+    tune_size z;
+    int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
+        *nb = calloc((size_t)n, sizeof *nb);
+    double *bt = calloc((size_t)n * SCREEN_BATCHES, sizeof *bt);
+    int rc = -1;
+    MPI_Comm comm = tune_comm_fresh(c);
+    if (ok && bad && nb && bt && comm != MPI_COMM_NULL && tune_size_open(&z, comm, bc, bytes, SCREEN_ITERS) == 0) {
+        tune_applicable(comm, bc, bytes, names, n, ok);
+        for (int e = 0; e < n; e++) bad[e] = !ok[e];
+        double w0 = MPI_Wtime();
+        tune_run_batches(&z, names, n, SCREEN_BATCHES, 1000, bt, SCREEN_BATCHES, nb, bad);
+        double wall = MPI_Wtime() - w0;
+        int calls = 0;
+        for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * SCREEN_BATCHES : 0;
+        if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
+        if (t->rank == 0) screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
+        tune_size_close(&z);
+        rc = 0;
+    }
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    free(ok);
+    free(bad);
+    free(nb);
+    free(bt);
+    return rc;
+}
+
+/* Broadcasts a comma list from rank 0 of comm; returns a malloc'ed copy. */
+static char *bcast_string(MPI_Comm comm, const char *s, int rank)
+{
+    int len = rank == 0 ? (int)strlen(s) + 1 : 0;
+    if (MPI_Bcast(&len, 1, MPI_INT, 0, comm) != MPI_SUCCESS) return NULL;
+    char *buf = malloc((size_t)len);
+    if (!buf) return NULL;
+    if (rank == 0) memcpy(buf, s, (size_t)len);
+    if (MPI_Bcast(buf, len, MPI_CHAR, 0, comm) != MPI_SUCCESS) { free(buf); return NULL; }
+    return buf;
+}
+
+/* Rank 0's shortlist (from the state, or screened now) as a comma list. */
+static char *shortlist(tuner *t, tune_comm *c, const bench_coll *bc)
+{
+    const char *coll = topocoll_coll_name(bc->coll);
+    int n = 0, have = 0;
+    char buf[8192] = "";
+    if (t->rank == 0) {
+        json_t *l = tune_state_shortlist(t->state, c->name, coll), *v;
+        size_t i;
+        have = l != NULL;
+        json_array_foreach(l, i, v)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? "," : "", json_string_value(v));
+    }
+    MPI_Bcast(&have, 1, MPI_INT, 0, c->comm);
+    if (have) return bcast_string(c->comm, buf, t->rank);
+    const char **names = catalog_names(bc->coll, &n);
+    int *keep = calloc((size_t)(n ? n : 1), sizeof *keep);
+    size_t sample[3] = { t->o.sizes[0], t->o.sizes[t->o.nsizes / 2], t->o.sizes[t->o.nsizes - 1] };
+    note(t, "screening %s on %s (every applicable entry, a few short batches per size)", coll, c->name);
+    for (int s = 0; names && keep && s < 3; s++) {
+        int over = t->rank == 0 && t->deadline && MPI_Wtime() > t->deadline;
+        MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
+        if (!over && (s == 0 || sample[s] != sample[s - 1])) screen_size(t, c, bc, names, n, sample[s], keep);
+    }
+    json_t *arr = json_array();
+    for (int e = 0; t->rank == 0 && names && keep && e < n; e++)
+        if (keep[e]) {
+            json_array_append_new(arr, json_string(names[e]));
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", names[e]);
+        }
+    if (t->rank == 0) {
+        tune_state_set_shortlist(t->state, c->name, coll, arr);
+        if (!t->o.quiet) fprintf(stderr, TUNE_PROG ": %s on %s: shortlist %s\n", coll, c->name, buf);
+    }
+    json_decref(arr);
+    free(names);
+    free(keep);
+    return bcast_string(c->comm, buf, t->rank);
+}
+
+/* ---- one point ------------------------------------------------------------------- */
+
+/* Splits a comma list in place into names[] (at most max); returns the count. */
+static int split_list(char *list, const char **names, int max)
+{
+    int n = 0;
+    for (char *p = list; p && *p && n < max;) {
+        names[n++] = p;
+        p = strchr(p, ',');
+        if (p) *p++ = '\0';
+    }
+    return n;
+}
+
+/* Rank 0: statistics of entry e's batches into the point's "entries". */
+static void add_stats(json_t *entries, const char *name, double *bt, int nb)
+{
+    if (nb <= 0) return;
+    double med = bench_median(bt, nb);   /* sorts bt */
+    json_object_set_new(entries, name, json_pack("{s:f, s:f, s:f, s:i}", "median", med, "q25",
+                                                 bench_quantile_sorted(bt, nb, 0.25), "q75",
+                                                 bench_quantile_sorted(bt, nb, 0.75), "batches", nb));
+}
+
+/* Rank 0: is the point noisy (native or the fastest entry spread wider than --noise)? */
+static int noisy(const tuner *t, const char **names, int n, const double *bt, const int *nb, int stride)
+{
+    int worst = 0;
+    double best = 0;
+    for (int e = 0; e < n; e++) {
+        if (nb[e] < 2) continue;
+        double *x = malloc((size_t)nb[e] * sizeof *x);
+        if (!x) return 0;
+        memcpy(x, bt + (size_t)e * (size_t)stride, (size_t)nb[e] * sizeof *x);
+        double med = bench_median(x, nb[e]);
+        double iqr = bench_quantile_sorted(x, nb[e], 0.75) - bench_quantile_sorted(x, nb[e], 0.25);
+        free(x);
+        int is_native = strcmp(names[e], "native") == 0;
+        if ((is_native || best == 0 || med < best) && iqr > t->o.noise * med) worst = 1;
+        if (!is_native && (best == 0 || med < best)) best = med;
+    }
+    return worst;
+}
+
+/* Measures one point on the members of c; rank 0 records it in the state. */
+static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
+                          size_t bytes)
+{
+    int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
+        *nb = calloc((size_t)n, sizeof *nb), stride = t->o.max_reps;
+    double *bt = calloc((size_t)n * (size_t)stride, sizeof *bt), w0 = MPI_Wtime();
+    tune_size z;
+    MPI_Comm comm = tune_comm_fresh(c);
+    if (!ok || !bad || !nb || !bt || comm == MPI_COMM_NULL || tune_size_open(&z, comm, bc, bytes, 0) != 0) {
+        note(t, "%s: no communicator or buffers for this size on some rank, skipped%s",
+             topocoll_coll_name(bc->coll), "");
+        goto done;
+    }
+    tune_applicable(comm, bc, bytes, names, n, ok);
+    for (int e = 0; e < n; e++) bad[e] = !ok[e];
+    tune_run_batches(&z, names, n, t->o.reps, 0, bt, stride, nb, bad);
+    int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
+               (!t->deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->deadline);
+    MPI_Bcast(&more, 1, MPI_INT, 0, comm);
+    if (more) tune_run_batches(&z, names, n, t->o.max_reps - t->o.reps, t->o.reps, bt, stride, nb, bad);
+    int calls = 0;
+    for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * (more ? t->o.max_reps : t->o.reps) : 0;
+    double wall = MPI_Wtime() - w0;
+    if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
+    if (t->rank == 0) {
+        json_t *entries = json_object();
+        for (int e = 0; e < n; e++) add_stats(entries, names[e], bt + (size_t)e * (size_t)stride, nb[e]);
+        json_array_append_new(json_object_get(t->state, "points"),
+                              json_pack("{s:s, s:i, s:i, s:s, s:I, s:i, s:o}", "comm", c->name, "np", c->np,
+                                        "nodes", c->nnodes, "coll", topocoll_coll_name(bc->coll), "bytes",
+                                        (json_int_t)bytes, "iters", z.iters, "entries", entries));
+        if (tune_state_save(t->state, t->o.state) != 0)
+            fprintf(stderr, TUNE_PROG ": warning: cannot write the state file %s\n", t->o.state);
+    }
+    tune_size_close(&z);
+    t->measured++;
+    t->measured_wall += wall;
+done:
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    free(ok);
+    free(bad);
+    free(nb);
+    free(bt);
+}
+
+/* ---- the plan ---------------------------------------------------------------------- */
+
+/* Level of size index i: 0 for every 4th and the last, 1 for every 2nd, else 2. */
+static int level_of(int i, int n)
+{
+    return i % 4 == 0 || i == n - 1 ? 0 : i % 2 == 0 ? 1 : 2;
+}
+
+static void progress(tuner *t, const tune_comm *c, const char *coll, size_t bytes, int nent)
+{
+    char sz[32], eta[32], left[32] = "";
+    if (t->rank != 0 || t->o.quiet) return;
+    bench_format_size(bytes, sz, sizeof sz);
+    int remaining = t->total - t->done;
+    double per = t->measured ? t->measured_wall / t->measured : 0;
+    fmt_dur(per * remaining, eta, sizeof eta);
+    if (t->deadline) {
+        fmt_dur(t->deadline - MPI_Wtime(), left, sizeof left);
+    }
+    fprintf(stderr, TUNE_PROG ": [%d/%d] %s %s %s: %d entries x %d batches; est. %s left%s%s%s\n",
+            t->done + 1, t->total, c->name, coll, sz, nent, t->o.reps, t->measured ? eta : "?",
+            left[0] ? " (budget " : "", left, left[0] ? ")" : "");
+}
+
+/* Rank 0: 0 measure, 1 already in the state, 2 over the budget. */
+static int point_verdict(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
+{
+    if (tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes)) return 1;
+    if (!t->deadline) return 0;
+    double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
+    double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
+    return MPI_Wtime() + cost > t->deadline ? 2 : 0;
+}
+
+/* One level of the grid for one (comm, coll) on the members of c. */
+static void run_level(tuner *t, tune_comm *c, const bench_coll *bc, int level)
+{
+    const char *coll = topocoll_coll_name(bc->coll);
+    int over = t->deadline && MPI_Wtime() > t->deadline;
+    MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
+    if (over || t->stop) {
+        for (int i = 0; i < t->o.nsizes; i++) t->done += level_of(i, t->o.nsizes) == level;
+        return;
+    }
+    char *list = shortlist(t, c, bc);
+    const char **names = calloc(strlen(list ? list : "") / 2 + 2, sizeof *names);
+    int n = names && list ? split_list(list, names, (int)strlen(list) / 2 + 1) : 0;
+    for (int i = 0; i < t->o.nsizes && !t->stop; i++) {
+        if (level_of(i, t->o.nsizes) != level) continue;
+        size_t bytes = t->o.sizes[i];
+        int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, n) : 0;
+        MPI_Bcast(&v, 1, MPI_INT, 0, c->comm);
+        if (v == 0) {
+            progress(t, c, coll, bytes, n);
+            measure_point(t, c, bc, names, n, bytes);
+            t->stop = t->o.stop_after && t->measured >= t->o.stop_after;
+        }
+        t->skipped += v == 2;
+        t->done++;
+    }
+    free(names);
+    free(list);
+}
+
+static int bench_supported(topocoll_coll coll)
+{
+    return bench_coll_get(coll) != NULL && topocoll_coll_name(coll) != NULL;
+}
+
+/* Every level, comm and collective; non-members of a comm wait for the
+ * stop flag that rank 0 broadcasts after it. */
+static void run_all(tuner *t)
+{
+    for (int k = 0; k < TOPOCOLL_NCOLL; k++)
+        if (tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k)) && !bench_supported((topocoll_coll)k))
+            note(t, "%s has no benchmark entry yet: not tuned%s", topocoll_coll_name((topocoll_coll)k), "");
+    for (int ci = 0; ci < t->o.ncomms; ci++)
+        for (int k = 0; k < TOPOCOLL_NCOLL; k++)
+            if (t->comms[ci].member && bench_supported((topocoll_coll)k) &&
+                tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k)))
+                t->total += t->o.nsizes;
+    MPI_Bcast(&t->total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int level = 0; level < 3; level++)
+        for (int ci = 0; ci < t->o.ncomms; ci++) {
+            tune_comm *c = &t->comms[ci];
+            for (int k = 0; c->member && k < TOPOCOLL_NCOLL; k++) {
+                topocoll_coll coll = (topocoll_coll)k;
+                if (bench_supported(coll) && tune_coll_selected(&t->o, topocoll_coll_name(coll)))
+                    run_level(t, c, bench_coll_get(coll), level);
+            }
+            MPI_Bcast(&t->stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Bcast(&t->done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        }
+}
+
+/* ---- setup and output ------------------------------------------------------------- */
+
+static int finish(tuner *t, int code)
+{
+    for (int i = 0; i < t->o.ncomms; i++) tune_comm_free(&t->comms[i]);
+    json_decref(t->state);
+    tune_opts_free(&t->o);
+    if (MPI_Finalize() != MPI_SUCCESS && code == 0) code = 1;
+    return code;
+}
+
+/* Options, checked on every rank alike; -1 to go on, else the exit status. */
+static int setup_options(tuner *t, int argc, char **argv)
+{
+    char err[512] = "";
+    int rc = tune_parse_options(argc, argv, &t->o, err, sizeof err);
+    if (rc == TUNE_PARSE_HELP) {
+        if (t->rank == 0) tune_usage(stdout);
+        return 0;
+    }
+    for (const char *p = t->o.colls; rc == TUNE_PARSE_OK && p && *p;) {
+        size_t k = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        if (topocoll_coll_from_name(name) < 0) {
+            snprintf(err, sizeof err, "--colls: unknown collective '%s'", name);
+            rc = TUNE_PARSE_ERROR;
+        }
+        p += k + (p[k] == ',');
+    }
+    if (rc == TUNE_PARSE_OK && t->o.from && !t->o.export_ompi && !t->o.export_mpich) {
+        snprintf(err, sizeof err, "--from needs --export-ompi or --export-mpich");
+        rc = TUNE_PARSE_ERROR;
+    }
+    if (rc == TUNE_PARSE_OK && t->o.mpich_base && !t->o.export_mpich) {
+        snprintf(err, sizeof err, "--mpich-base needs --export-mpich");
+        rc = TUNE_PARSE_ERROR;
+    }
+    if (rc == TUNE_PARSE_OK) return -1;
+    if (t->rank == 0) fprintf(stderr, TUNE_PROG ": %s (see " TUNE_PROG " --help)\n", err);
+    return 2;
+}
+
+/* Topology, communicators and the state; -1 to go on, else the exit status. */
+static int setup_run(tuner *t)
+{
+    int ok = 1, gok = 0;
+    char err[512] = "";
+    if (t->o.topology && topocoll_set_topology(MPI_COMM_WORLD, t->o.topology) != MPI_SUCCESS) ok = 0;
+    MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!gok) {
+        if (t->rank == 0) fprintf(stderr, TUNE_PROG ": --topology '%s' rejected\n", t->o.topology);
+        return 2;
+    }
+    for (int i = 0; i < t->o.ncomms; i++)
+        if (tune_comm_make(t->o.comms[i], t->o.topology != NULL, &t->comms[i]) != 0) {
+            if (t->rank == 0) fprintf(stderr, TUNE_PROG ": cannot build the communicator '%s'\n", t->o.comms[i]);
+            return 1;
+        }
+    if (t->rank == 0) {
+        t->state = t->o.resume ? tune_state_load(t->o.state, err, sizeof err) : tune_state_new();
+        ok = t->state != NULL;
+        if (!ok) fprintf(stderr, TUNE_PROG ": cannot resume: %s\n", err);
+        else if (t->o.resume && !t->o.quiet)
+            fprintf(stderr, TUNE_PROG ": resuming from %s (%zu points measured)\n", t->o.state,
+                    json_array_size(json_object_get(t->state, "points")));
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return ok ? -1 : 1;
+}
+
+/* Rank 0: the table with its "_tuned" description. */
+static json_t *table_of(tuner *t, char *err, size_t len)
+{
+    json_t *table = tune_build_table(t->state, t->o.margin, err, len);
+    if (!table) return NULL;
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", topo[512] = "";
+    int n = 0;
+    MPI_Get_library_version(lib, &n);
+    lib[strcspn(lib, "\r\n")] = '\0';
+    topocoll_topology_describe(MPI_COMM_WORLD, topo, (int)sizeof topo);
+    json_t *meta = json_pack("{s:s, s:s, s:i, s:s, s:f, s:i, s:b}", "tool", TUNE_PROG, "mpi", lib, "np",
+                             t->np, "topology", topo, "margin", t->o.margin, "points",
+                             (int)json_array_size(json_object_get(t->state, "points")), "complete",
+                             !t->stop && !t->skipped);
+    json_object_set_new(table, "_tuned", meta);
+    return table;
+}
+
+/* Rank 0: writes the table (unless it comes from --from) and the exports;
+ * the exit status. */
+static int write_outputs(tuner *t)
+{
+    char err[512] = "";
+    json_t *table = t->o.from ? tune_state_load_json(t->o.from, err, sizeof err) : table_of(t, err, sizeof err);
+    json_t *base = NULL;
+    int code = 0;
+    if (t->o.from && !json_is_object(table)) {
+        fprintf(stderr, TUNE_PROG ": --from: %s\n", err[0] ? err : "not a tuning table");
+        json_decref(table);
+        return 1;
+    }
+    if (!t->o.from && (!table || tune_write_json(table, t->o.output) != 0)) {
+        fprintf(stderr, TUNE_PROG ": cannot write %s%s%s\n", t->o.output, err[0] ? ": " : "", err);
+        json_decref(table);
+        return 1;
+    }
+    if (t->o.export_ompi && tune_export_ompi(table, t->o.export_ompi, err, sizeof err) != 0) {
+        fprintf(stderr, TUNE_PROG ": %s\n", err);
+        code = 1;
+    }
+    if (t->o.mpich_base && !(base = tune_state_load_json(t->o.mpich_base, err, sizeof err))) {
+        fprintf(stderr, TUNE_PROG ": --mpich-base: %s\n", err);
+        code = 1;
+    } else if (t->o.export_mpich && tune_export_mpich(table, base, t->o.export_mpich, err, sizeof err) != 0) {
+        fprintf(stderr, TUNE_PROG ": %s\n", err);
+        code = 1;
+    }
+    json_decref(base);
+    json_decref(table);
+    return code;
+}
+
+static void summary(const tuner *t)
+{
+    char el[32];
+    if (t->rank != 0 || t->o.quiet) return;
+    fmt_dur(MPI_Wtime() - t->t0, el, sizeof el);
+    fprintf(stderr, TUNE_PROG ": %d points measured in %s, %d skipped for the budget; table %s\n",
+            t->measured, el, t->skipped, t->o.output);
+    if (t->stop)
+        fprintf(stderr, TUNE_PROG ": stopped after %d points: continue with --resume (state %s)\n",
+                t->measured, t->o.state);
+}
+
+int main(int argc, char **argv)
+{
+    static tuner t;
+    int rc;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, TUNE_PROG ": MPI_Init failed\n");
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &t.np);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if ((rc = setup_options(&t, argc, argv)) >= 0) return finish(&t, rc);
+    if (t.o.from) {
+        rc = t.rank == 0 ? write_outputs(&t) : 0;
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return finish(&t, rc);
+    }
+    if ((rc = setup_run(&t)) >= 0) return finish(&t, rc);
+    t.t0 = MPI_Wtime();
+    t.deadline = t.o.budget_s > 0 ? t.t0 + t.o.budget_s : 0;
+    MPI_Bcast(&t.deadline, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    run_all(&t);
+    summary(&t);
+    rc = t.rank == 0 ? write_outputs(&t) : 0;
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return finish(&t, rc);
+}

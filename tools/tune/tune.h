@@ -1,0 +1,117 @@
+/*
+ * topocoll-tune: measured selection tables (docs/selection.md, "Tuning").
+ *
+ *   options.c         command line (no MPI)
+ *   decide.c          from measured points to rules: the noise test, merging
+ *                     of adjacent sizes, the TOPOCOLL_TUNING_FILE JSON (no MPI)
+ *   state.c           the state file a run writes as it goes (--resume) (no MPI)
+ *   export.c          Open MPI coll_tuned rules and MPICH selection JSON (no MPI)
+ *   measure.c         the screen and the interleaved measurement of one point
+ *   comms.c           the communicators to tune (world, pernode, half)
+ *   topocoll-tune.c   the driver: plan, budget, progress
+ *
+ * The measurement reuses topocoll-bench's collectives (tools/bench/colls.c:
+ * buffers, data pattern, check) and statistics (tools/bench/stats.c: Tukey's
+ * fences per batch, medians and quantiles over batches).
+ */
+#ifndef TOPOCOLL_TUNE_H
+#define TOPOCOLL_TUNE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#define TUNE_PROG "topocoll-tune"
+#define TUNE_MAX_COMMS 8
+#define TUNE_STATE_VERSION 1
+
+/* ---- options (options.c) ------------------------------------------------- */
+
+typedef struct tune_opts {
+    size_t *sizes;            /* bytes per rank, ascending, unique */
+    int nsizes;
+    double budget_s;          /* --time; 0: no budget */
+    char *colls;              /* --colls: comma list, NULL = every collective */
+    const char *comms[TUNE_MAX_COMMS]; /* --comms: world, pernode, half */
+    int ncomms;
+    const char *topology;     /* -t: virtual topology of MPI_COMM_WORLD */
+    const char *output;       /* -o (default topocoll-tuning.json) */
+    char *state;              /* --state (default <output>.state) */
+    int resume;               /* --resume: continue from the state file */
+    int stop_after;           /* --stop-after N measured points (0: no limit) */
+    int reps;                 /* batches per entry (default 5) */
+    int max_reps;             /* batches a noisy point may grow to (default 2 x reps) */
+    double margin;            /* --margin: the win must exceed the noise by this (0.03) */
+    double noise;             /* --noise: relative spread that makes a point noisy (0.10) */
+    int keep;                 /* --keep: entries besides native kept by the screen (4) */
+    const char *export_ompi;  /* --export-ompi FILE */
+    const char *export_mpich; /* --export-mpich FILE */
+    const char *mpich_base;   /* --mpich-base FILE: the MPICH default selection */
+    const char *from;         /* --from TABLE: export an existing table, measure nothing */
+    int quiet;
+    int help;
+} tune_opts;
+
+enum { TUNE_PARSE_OK = 0, TUNE_PARSE_HELP = 1, TUNE_PARSE_ERROR = 2 };
+
+int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t errlen);
+void tune_opts_free(tune_opts *o);
+void tune_usage(FILE *f);
+/* "10m", "90s", "1h", "600": seconds, or -1. */
+double tune_parse_duration(const char *s);
+/* Is collective `name` selected by --colls? */
+int tune_coll_selected(const tune_opts *o, const char *name);
+
+/* ---- one measured entry and one point (decide.c) -------------------------- */
+
+/* Batch times of one entry at one point, microseconds: the median and the
+ * quartiles over batches (each batch: the mean inside Tukey's fences of the
+ * per-iteration maxima over ranks). */
+typedef struct tune_stat {
+    double med, lo, hi;
+    int n;
+} tune_stat;
+
+/* The decision at one point: the winner (native unless an entry beats
+ * native's lower quartile with its upper quartile, by the margin), its
+ * ratio to native and spread (lo, hi over native's median). */
+typedef struct tune_choice {
+    const char *winner;
+    double ratio, lo, hi;
+    int switched;             /* 1 when the winner is not native */
+} tune_choice;
+
+/* Decides one point of the state file (its "entries" object). */
+int tune_decide_point(json_t *entries, double margin, tune_choice *c);
+
+/* The TOPOCOLL_TUNING_FILE table from the state's points: rules per
+ * (collective, comm layout), adjacent sizes with the same winner merged.
+ * Returns a new JSON object, or NULL with err set. */
+json_t *tune_build_table(json_t *state, double margin, char *err, size_t errlen);
+
+/* ---- the state file (state.c) ---------------------------------------------- */
+
+json_t *tune_state_new(void);
+/* Loads a state file; NULL with err set when it is missing or malformed. */
+json_t *tune_state_load(const char *path, char *err, size_t errlen);
+/* Writes atomically (a temporary file renamed); 0 or -1. */
+int tune_state_save(json_t *state, const char *path);
+/* The point (comm, coll, bytes) in state, or NULL. */
+json_t *tune_state_point(json_t *state, const char *comm, const char *coll, size_t bytes);
+/* The shortlist of (comm, coll) (a JSON array of names), or NULL. */
+json_t *tune_state_shortlist(json_t *state, const char *comm, const char *coll);
+void tune_state_set_shortlist(json_t *state, const char *comm, const char *coll, json_t *names);
+/* Loads any JSON file; NULL with err set. */
+json_t *tune_state_load_json(const char *path, char *err, size_t errlen);
+/* Writes a JSON document to a file; 0 or -1. */
+int tune_write_json(json_t *doc, const char *path);
+
+/* ---- exports (export.c) ---------------------------------------------------- */
+
+/* Open MPI 4.1 coll_tuned dynamic rules from a tuning table; 0 or -1 (err). */
+int tune_export_ompi(json_t *table, const char *path, char *err, size_t errlen);
+/* MPICH 4.0 MPIR-level selection JSON: base (MPICH's own selection, may be
+ * NULL) with the tuned collectives' intra-communicator trees replaced. */
+int tune_export_mpich(json_t *table, json_t *base, const char *path, char *err, size_t errlen);
+
+#endif
