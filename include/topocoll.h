@@ -147,11 +147,20 @@ int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, con
                                  const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
                                  MPI_Comm comm);
 
+/* MPI_Allreduce with topocoll's selection (TOPOCOLL_ALLREDUCE), and by
+ * algorithm name ("native" is PMPI_Allreduce).  Every rank gets a
+ * bitwise-identical result; a non-commutative op is reduced in rank order
+ * (algorithms that cannot keep it decline). */
+int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
 /* Any collective in one form: the named algorithm (algorithm != NULL; as
  * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as
  * topocoll_<coll>).  The arguments are MPI_Allgather's plus op and root;
  * what a collective does not take is ignored: bcast's buffer is recvbuf
- * (recvcount, recvtype); reduce and reduce_scatter_block take recvcount and
+ * (recvcount, recvtype); reduce, reduce_scatter_block and allreduce take recvcount and
  * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
  * of one block); op is read by reductions only, root by rooted collectives
  * only.  Returns an MPI error class as the specific functions do. */

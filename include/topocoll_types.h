@@ -13,6 +13,7 @@ typedef enum topocoll_coll {
     TOPOCOLL_REDUCE_SCATTER_BLOCK,
     TOPOCOLL_ALLTOALL,
     TOPOCOLL_ALLTOALLV,
+    TOPOCOLL_ALLREDUCE,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

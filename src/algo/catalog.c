@@ -20,6 +20,7 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_COMMUTATIVE, "commutative operation", "needs a commutative operation" },
     { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
     { TC_REQ_EQUAL_NODES, "equal nodes", "needs nodes with equal numbers of ranks" },
+    { TC_REQ_ONE_NODE, "one node", "needs every rank on one node" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
@@ -319,6 +320,7 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
     if ((al->req & TC_REQ_EQUAL_NODES) && t)   /* needs the topology: not in tc_req_unmet */
         for (int n = 1; n < t->nnodes; n++)
             if (tc_topo_node_size(t, n) != tc_topo_node_size(t, 0)) un |= TC_REQ_EQUAL_NODES;
+    if ((al->req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     return 0;

@@ -47,13 +47,16 @@ enum {
     TC_REQ_COMPOSED = 1u << 5,      /* no schedule: a composition of MPI collectives over
                                        node and bridge communicators, run by the MPI layer
                                        (src/api/composed.c); family "composed" */
-    TC_REQ_EQUAL_NODES = 1u << 6    /* every node of the topology has as many ranks
+    TC_REQ_EQUAL_NODES = 1u << 6,   /* every node of the topology has as many ranks
                                        (checked by tc_algo_accepts, which has the topology) */
+    TC_REQ_ONE_NODE = 1u << 7       /* every rank on one node (the topology's node count;
+                                       checked by tc_algo_accepts) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_EQUAL_NODES)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE)
 
-/* The domain flags of req that case a does not meet (0: inside the domain). */
+/* The domain flags of req that case a does not meet (0: inside the domain;
+ * the flags that need the topology are tc_algo_accepts's). */
 unsigned tc_req_unmet(unsigned req, const tc_args *a);
 /* Why a case outside one requirement is declined ("needs an even process
  * count"); "" for a flag that is not a domain requirement. */

@@ -35,6 +35,10 @@ extern const tc_family tc_reduce_scatter_block_twotier;
 /* The two-tier reductions reduced where the L2 data land. */
 extern const tc_family tc_reduce_twotier_landing, tc_reduce_scatter_block_twotier_landing;
 
+extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
+    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination;
+extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_hierarchical;
+
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
     ALGO(tc_allgather_gather_bcast),
@@ -115,6 +119,19 @@ static const tc_catalog_row alltoallv[] = {
     END,
 };
 
+static const tc_catalog_row allreduce[] = {
+    ALGO(tc_allreduce_recursive_doubling),
+    ALGO(tc_allreduce_reduce_scatter_allgather),
+    ALGO(tc_allreduce_ring),
+    ALGO(tc_allreduce_reduce_bcast),
+    ALGO(tc_allreduce_native),
+    FAMILY(tc_allreduce_shm_reduce_bcast), /* shm_reduce_bcast:fanin=2|4|8,bcast=1stage|2stage */
+    FAMILY(tc_allreduce_shm_tiled),        /* shm_tiled:tiles=naive|cyclic|hier,tile=.. */
+    ALGO(tc_allreduce_shm_dissemination),
+    FAMILY(tc_allreduce_hierarchical),     /* hierarchical:leaders=1|2|4,node=shm|p2p,x=rd|rsa|ring */
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -125,6 +142,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
     [TOPOCOLL_ALLTOALL] = alltoall,
     [TOPOCOLL_ALLTOALLV] = alltoallv,
+    [TOPOCOLL_ALLREDUCE] = allreduce,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

@@ -1,6 +1,6 @@
 /*
  * topocoll_allgather, _bcast, _scatter, _gather, _reduce,
- * _reduce_scatter_block, their _algorithm variants and the generic
+ * _reduce_scatter_block, _allreduce, their _algorithm variants and the generic
  * topocoll_run / topocoll_applicable: one call description, checked,
  * normalised and bound by the collective's descriptor (src/coll/desc.h):
  * only what MPI says is significant on each rank is checked, MPI_IN_PLACE
@@ -334,6 +334,11 @@ static int native_alltoall(const call *c)
     return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
 }
 
+static int native_allreduce(const call *c)
+{
+    return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+}
+
 static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = native_allgather,
     [TOPOCOLL_BCAST] = native_bcast,
@@ -343,6 +348,7 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_REDUCE_SCATTER_BLOCK] = native_reduce_scatter_block,
     [TOPOCOLL_ALLTOALL] = native_alltoall,
     [TOPOCOLL_ALLTOALLV] = native_alltoallv,
+    [TOPOCOLL_ALLREDUCE] = native_allreduce,
 };
 
 static int run_native(const call *c)
@@ -620,6 +626,9 @@ static inline call make_call(topocoll_coll coll, const char *fn, const void *sbu
 #define RSB_CALL make_call(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block", sendbuf, \
                            recvcount, type, recvbuf, recvcount, type, op, 0, comm)
 
+#define ALLREDUCE_CALL make_call(TOPOCOLL_ALLREDUCE, "topocoll_allreduce", sendbuf, count, type, \
+                                 recvbuf, count, type, op, 0, comm)
+
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Op op, int root, MPI_Comm comm)
@@ -819,4 +828,20 @@ int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, con
                                               rdispls, recvtype, comm);
     return alltoallv("topocoll_alltoallv_algorithm", algorithm, sendbuf, sendcounts, sdispls, sendtype,
                      recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+/* ---- allreduce ------------------------------------------------------------------ */
+
+int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    call c = ALLREDUCE_CALL;
+    return collective(&c, 0, NULL);
+}
+
+int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    call c = ALLREDUCE_CALL;
+    return collective(&c, 1, algorithm);
 }

@@ -82,6 +82,15 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
         .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
         .vcounts = 1,
     },
+    [TOPOCOLL_ALLREDUCE] = {
+        .coll = TOPOCOLL_ALLREDUCE, .name = "allreduce", .env = "TOPOCOLL_ALLREDUCE",
+        .reduction = 1, .one_count = 1,
+        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
+        .tmp_like = TC_BUF_SEND,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
+        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
+    },
 };
 
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)

@@ -23,6 +23,7 @@
  *               (result: block j of rank r is block r of rank j's input)
  *   alltoallv   per peer (tc_args.v) per peer           all: SEND is RECV (with
  *               (scounts, sdispls)  (rcounts, rdispls)  RECV's counts)
+ *   allreduce   scount (= rcount)  rcount             all: SEND is RECV
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant, else the other argument's
@@ -38,9 +39,9 @@
  * non-commutative ops.  With in-place aliasing a generator must not read SEND
  * after it wrote the aliased region: read the input first.
  *
- * Adding a collective is one more row: allreduce would be SEND {all, scount},
+ * Adding a collective is one more row (allreduce: SEND {all, scount},
  * RECV {all, rcount}, in place at all ranks (SEND is RECV, offset 0), a
- * reduction with result {all, one block, same ids}; alltoall SEND {all, p x
+ * reduction with result {all, one block, same ids}); alltoall would be SEND {all, p x
  * scount}, RECV {all, p x rcount}, in place SEND is RECV, result ids
  * transposed (one more tc_coll_ids value).
  */

@@ -219,10 +219,49 @@ static int reduce(const tc_bind *sb, const tc_bind *db, const tc_op *op, MPI_Op 
     return MPI_SUCCESS;
 }
 
+/* A typed copy of n elements of packed data (a non-contiguous type): the
+ * typed description tb (its real extent), memory from malloc in *mem. */
+static int unpack_typed(const char *src, int64_t n, const tc_bind *tb, char **mem, char **typed, MPI_Comm comm)
+{
+    size_t span = n > 0 ? (size_t)(tb->true_extent + (n - 1) * tb->extent) : 1;
+    *mem = malloc(span);
+    if (!*mem) return MPI_ERR_NO_MEM;
+    *typed = *mem - tb->true_lb;
+    return tc_unpack_elems(src, *typed, n, tb, comm);
+}
+
+/* b = a (op) b where a side is packed node-shared memory and the type is not
+ * contiguous: the op wants the type's own layout, so the packed sides are
+ * unpacked into typed scratch, reduced there and packed back (only datatypes
+ * with gaps or a non-zero lower bound take this path). */
+static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, MPI_Op mop, MPI_Comm comm)
+{
+    tc_bind tb = sb->packed ? *db : *sb, fs, fd;
+    MPI_Aint lb;
+    char *smem = NULL, *dmem = NULL, *src = addr(sb, &op->a), *dst = addr(db, &op->b);
+    int rc = PMPI_Type_get_extent(tb.type, &lb, &tb.extent);
+    tb.packed = 0;
+    if (rc == MPI_SUCCESS && sb->packed) rc = unpack_typed(addr(sb, &op->a), op->a.cnt, &tb, &smem, &src, comm);
+    if (rc == MPI_SUCCESS && db->packed) rc = unpack_typed(addr(db, &op->b), op->b.cnt, &tb, &dmem, &dst, comm);
+    if (rc == MPI_SUCCESS) {
+        tc_op typed = *op;
+        typed.a.off = typed.b.off = 0;
+        fs = tb, fd = tb;
+        fs.base = src, fd.base = dst;
+        rc = reduce(&fs, &fd, &typed, mop);
+    }
+    if (rc == MPI_SUCCESS && db->packed) rc = tc_pack_elems(dst, op->b.cnt, &tb, addr(db, &op->b), comm);
+    free(smem);
+    free(dmem);
+    return rc;
+}
+
 static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
-    return reduce(&bind[(int)op->a.buf], &bind[(int)op->b.buf], op, env->op);
+    const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
+    if ((sb->packed || db->packed) && !db->contiguous) return reduce_packed(sb, db, op, env->op, env->comm);
+    return reduce(sb, db, op, env->op);
 }
 
 /* A SEND or RECV whose count an int does not hold. */

@@ -1,7 +1,7 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
- * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall and
- * MPI_Alltoallv route through topocoll.
+ * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
+ * MPI_Alltoallv and MPI_Allreduce route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -115,6 +115,13 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
                               recvtype, comm);
     return topocoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                               recvtype, comm);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    if (!covered_by(TOPOCOLL_ALLREDUCE, comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
 }
 
 #if defined(__GNUC__)

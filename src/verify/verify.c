@@ -17,10 +17,12 @@
 /* What one signature unit holds: which unit of the collective's logical
  * data (elem), how many ranks' contributions were combined into it (cnt) and
  * the sum of their random keys (key: a duplicate or a missing rank shows as a
- * wrong sum).  elem < 0: never written. */
-typedef struct label_t { int64_t elem; int64_t cnt; uint64_t key; } label_t;
+ * wrong sum); for a non-commutative operation also the rank range [lo, hi)
+ * combined, which a reduction may only extend by an adjacent range in rank
+ * order (a op b with a's range just below b's).  elem < 0: never written. */
+typedef struct label_t { int64_t elem; int64_t cnt; uint64_t key; int32_t lo, hi; } label_t;
 
-static const label_t UNDEF = { -1, 0, 0 };
+static const label_t UNDEF = { -1, 0, 0, 0, 0 };
 
 static uint64_t rank_key(int r)
 {
@@ -129,7 +131,7 @@ static void initial_vlabels(vstate *v, int r)
         if (n <= 0) continue;
         ureg g = resolve(v, r, tc_reg(TC_BUF_SEND, ip ? c->rdispls[j] : c->sdispls[j], 0));
         for (int64_t e = 0; e < n; e++)
-            k->lab[g.buf][g.lo + e] = (label_t){ ((int64_t)r * v->p + j) * v->vstride + e, 1, rank_key(r) };
+            k->lab[g.buf][g.lo + e] = (label_t){ ((int64_t)r * v->p + j) * v->vstride + e, 1, rank_key(r), r, r + 1 };
     }
 }
 
@@ -148,7 +150,7 @@ static void initial_labels(vstate *v, int r)
     if (n == 0) return;
     ureg u = resolve(v, r, tc_reg(in->buf, 0, 0));
     for (int64_t i = 0; i < n; i++)
-        k->lab[u.buf][u.lo + i] = (label_t){ first + i, 1, rank_key(r) };
+        k->lab[u.buf][u.lo + i] = (label_t){ first + i, 1, rank_key(r), r, r + 1 };
 }
 
 static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_send, int u_recv)
@@ -512,8 +514,13 @@ static tc_verify_status combine(vstate *v, int r, tc_region src, tc_region dst)
         if (a[i].elem != b[i].elem)
             return fail(v, "rank %d reduces element %lld into element %lld", r,
                         (long long)a[i].elem, (long long)b[i].elem);
+        if (!v->proto->commutative && a[i].hi != b[i].lo)
+            return fail(v, "rank %d combines ranks [%d,%d) op [%d,%d) of element %lld: not in rank "
+                        "order (non-commutative operation)", r, a[i].lo, a[i].hi, b[i].lo, b[i].hi,
+                        (long long)b[i].elem);
         b[i].cnt += a[i].cnt;
         b[i].key += a[i].key;
+        b[i].lo = a[i].lo;
         if (b[i].cnt > v->p)
             return fail(v, "rank %d: element %lld combines more than %d contributions", r,
                         (long long)b[i].elem, v->p);

@@ -8,7 +8,9 @@
  *     (a send completes only once its receive is posted);
  *   - correct: tracking which rank's element every buffer element holds,
  *     every rank ends with every block in place, and no uninitialised
- *     element is ever sent or copied into a result.
+ *     element is ever sent or copied into a result; with a non-commutative
+ *     operation (proto->commutative 0) every reduction combines adjacent
+ *     rank ranges in rank order.
  */
 #ifndef TC_VERIFY_H
 #define TC_VERIFY_H

@@ -203,6 +203,9 @@ static int call_topocoll(topocoll_coll coll, const char *algo, const cargs *a, M
         return algo ? topocoll_alltoall_algorithm(algo, a->sbuf, a->scount, a->stype, a->rbuf,
                                                   a->rcount, a->rtype, comm)
                     : topocoll_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
+    case TOPOCOLL_ALLREDUCE:
+        return algo ? topocoll_allreduce_algorithm(algo, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm)
+                    : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
     default:
         return MPI_ERR_INTERN;
     }
@@ -224,6 +227,8 @@ static int call_pmpi(topocoll_coll coll, const cargs *a, MPI_Comm comm)
         return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
     case TOPOCOLL_ALLTOALL:
         return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
+    case TOPOCOLL_ALLREDUCE:
+        return PMPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
     default:
         return MPI_ERR_INTERN;
     }
@@ -239,6 +244,7 @@ static const char *pmpi_name(topocoll_coll coll)
     case TOPOCOLL_REDUCE: return "PMPI_Reduce";
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return "PMPI_Reduce_scatter_block";
     case TOPOCOLL_ALLTOALL: return "PMPI_Alltoall";
+    case TOPOCOLL_ALLREDUCE: return "PMPI_Allreduce";
     default: return "?";
     }
 }

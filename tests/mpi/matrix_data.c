@@ -19,13 +19,13 @@ size_t base_size(int base)
 
 int is_reduction(topocoll_coll coll)
 {
-    return coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_REDUCE_SCATTER_BLOCK;
+    return coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_REDUCE_SCATTER_BLOCK || coll == TOPOCOLL_ALLREDUCE;
 }
 
 int is_rooted(topocoll_coll coll)
 {
     return coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && coll != TOPOCOLL_ALLGATHER &&
-           coll != TOPOCOLL_ALLTOALL;
+           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE;
 }
 
 /* MPI allows MPI_IN_PLACE for this collective (bcast: no). */
@@ -423,6 +423,20 @@ static int setup_alltoall(const ccase *k, int rank, int size, int casen, bufs *b
     return MPI_SUCCESS;
 }
 
+/* allreduce: n in, the reduction of all ranks' n out, everywhere. */
+static int setup_allreduce(const ccase *k, int rank, int size, int casen, bufs *b)
+{
+    const red_case *rc = k->rc;
+    size_t n = (size_t)k->count, nb = n * elem_bytes(rc->base, &rc->l);
+    if (!k->in_place) {
+        if (alloc_send(b, nb) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+        fill_data(b->s, rc->base, rc->vk, &rc->l, n, rank, 0, casen);
+    }
+    if (alloc_recv(b, nb, nb) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    if (k->in_place) fill_data(b->r, rc->base, rc->vk, &rc->l, n, rank, 0, casen);
+    return expected_reduction(rc, size, n, 0, casen, b->r_exp);
+}
+
 /* The call's counts and types (bcast's receive side set by setup_bcast). */
 static void set_call_types(const ccase *k, bufs *b)
 {
@@ -459,6 +473,7 @@ static int finish_setup(const ccase *k, int rank, bufs *b)
     case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: if (rank == k->root) b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLGATHER: case TOPOCOLL_REDUCE_SCATTER_BLOCK: b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLTOALL: b->a.sbuf = MPI_IN_PLACE; break;
+    case TOPOCOLL_ALLREDUCE: b->a.sbuf = MPI_IN_PLACE; break;
     default: break;
     }
     return MPI_SUCCESS;
@@ -477,6 +492,7 @@ int setup_bufs(const ccase *k, int rank, int size, int casen, bufs *b)
     case TOPOCOLL_REDUCE: rc = setup_reduce(k, rank, size, casen, b); break;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: rc = setup_reduce_scatter_block(k, rank, size, casen, b); break;
     case TOPOCOLL_ALLTOALL: rc = setup_alltoall(k, rank, size, casen, b); break;
+    case TOPOCOLL_ALLREDUCE: rc = setup_allreduce(k, rank, size, casen, b); break;
     default: rc = MPI_ERR_INTERN;
     }
     return rc != MPI_SUCCESS ? rc : finish_setup(k, rank, b);

@@ -237,6 +237,51 @@ static void check_reduce_scatter_block(int n, int in_place)
     free(r);
 }
 
+/* MPI_Allreduce: MPI_SUM of ints (in place or not), and the non-commutative
+ * matrix product in rank order at every rank. */
+static void check_allreduce_sum(int n, int in_place)
+{
+    int *s = ints((size_t)n), *r = ints((size_t)n), rc, bad = 0;
+    if (!s || !r) { free(s); free(r); return; }
+    for (int i = 0; i < n; i++) {
+        s[i] = rank + i % 5;
+        r[i] = in_place ? s[i] : -1;
+    }
+    rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : (const void *)s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Allreduce(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Allreduce returned an error", rc);
+    for (int i = 0; i < n; i++)
+        if (r[i] != sum_of(i)) bad = 1;
+    check(!bad, in_place ? "MPI_Allreduce(MPI_IN_PLACE, MPI_SUM): wrong result"
+                         : "MPI_Allreduce(MPI_SUM): wrong result", rc);
+    free(s);
+    free(r);
+}
+
+static void check_allreduce_noncommutative(void)
+{
+    MPI_Datatype mat;
+    MPI_Op op;
+    unsigned s[4], r[4] = { 0, 0, 0, 0 }, want[4] = { 1, 0, 0, 1 };
+    int rc;
+    if (MPI_Type_contiguous(4, MPI_UNSIGNED, &mat) != MPI_SUCCESS || MPI_Type_commit(&mat) != MPI_SUCCESS ||
+        MPI_Op_create(matmul, 0, &op) != MPI_SUCCESS) {
+        fail("MPI_Type_contiguous / MPI_Op_create", 0);
+        return;
+    }
+    mat_of(rank, s);
+    rc = MPI_Allreduce(s, r, 1, mat, op, MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, "MPI_Allreduce(non-commutative op) returned an error", rc);
+    for (int q = size - 1; q >= 0; q--) {   /* want = m0 x m1 x ... x m_{size-1} */
+        unsigned m[4];
+        int one = 1;
+        mat_of(q, m);
+        matmul(m, want, &one, &mat);
+    }
+    check(memcmp(r, want, sizeof r) == 0, "MPI_Allreduce(non-commutative op): wrong result", rc);
+    check(MPI_Op_free(&op) == MPI_SUCCESS && MPI_Type_free(&mat) == MPI_SUCCESS, "MPI_Op_free / MPI_Type_free", 0);
+}
+
 static void check_allgather(void)
 {
     int v = ival(rank, 0), *r = ints((size_t)size), rc, bad = 0;
@@ -316,6 +361,9 @@ int main(int argc, char **argv)
     check_reduce_scatter_block(N_SMALL, 0);
     check_reduce_scatter_block(N_BIG, 1);
     check_allgather();
+    check_allreduce_sum(N_SMALL, 0);
+    check_allreduce_sum(N_BIG, 1);
+    check_allreduce_noncommutative();
     check_subcomm();
     return finish();
 }

@@ -12,14 +12,14 @@
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
- * reduce, reduce_scatter_block, alltoall) through one table of cases: MPI_COMM_NULL,
+ * reduce, reduce_scatter_block, alltoall, allreduce) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, invalid ops and
  * op/type pairs, errors at only some ranks of the first call on a
  * communicator, mismatched counts (MPI_ERR_TRUNCATE where a receive is
- * truncated); the reductions' op cases through every reduce and
- * reduce_scatter_block algorithm (and alltoall's cases through every
- * alltoall algorithm) forced by name too.  The class is asserted
+ * truncated); the reductions' op cases through every reduce,
+ * reduce_scatter_block and allreduce algorithm (and alltoall's cases through
+ * every alltoall algorithm) forced by name too.  The class is asserted
  * at every rank, a watchdog turns a hang into a failure naming the case
  * (BAD_INPUT_CASE_TIMEOUT seconds, default 30), and the classes returned
  * are counted (BAD_INPUT_ONLY=text runs only the table's cases whose name
@@ -346,9 +346,9 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AA, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
-                                               "reduce_scatter_block", "alltoall" };
+                                               "reduce_scatter_block", "alltoall", "allreduce" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
  * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
@@ -457,6 +457,16 @@ static const bcase cases[] = {
     { AA, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
     { AA, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
     { AA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    /* allreduce: every rank exchanges with every other, so only errors seen
+     * by every rank (an error at some ranks would leave the others waiting,
+     * as in the MPI library's own MPI_Allreduce) */
+    { AR, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { AR, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { AR, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { AR, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AR, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { AR, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { AR, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { AR, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { AR, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { AR, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { AR, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
 };
 
 typedef struct args {
@@ -526,6 +536,7 @@ static int run_coll(int coll, const args *a)
     case GA: return MPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
     case RE: return MPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
     case AA: return MPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+    case AR: return MPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     }
 }
@@ -555,6 +566,9 @@ static int run_coll(int coll, const args *a)
     case AA:
         return f ? topocoll_alltoall_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm)
                  : topocoll_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+    case AR:
+        return f ? topocoll_allreduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
+                 : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     default:
         return f ? topocoll_reduce_scatter_block_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
@@ -566,7 +580,7 @@ static int run_coll(int coll, const args *a)
 static args valid_args(int coll, MPI_Comm comm)
 {
     args a = { g_sbuf, CNT, MPI_INT, g_rbuf, CNT, MPI_INT, MPI_SUM, 0, comm };
-    if (coll == RE || coll == RSB) a.scount = a.rcount;
+    if (coll == RE || coll == RSB || coll == AR) a.scount = a.rcount;
     for (int i = 0; i < 2 * CNT * wsize; i++) g_sbuf[i] = wrank + i, g_rbuf[i] = -1;
     return a;
 }
@@ -765,13 +779,14 @@ static void colls_teardown(void)
 static void forced_reductions(void)
 {
     const struct { int coll; topocoll_coll tc; } colls[] = { { RE, TOPOCOLL_REDUCE },
-                                                             { RSB, TOPOCOLL_REDUCE_SCATTER_BLOCK } };
+                                                             { RSB, TOPOCOLL_REDUCE_SCATTER_BLOCK },
+                                                             { AR, TOPOCOLL_ALLREDUCE } };
     MPI_Comm probe;
     MPI_Comm_dup(MPI_COMM_WORLD, &probe);
     /* two nodes where there are ranks enough, so that the two-tier ones serve */
     g_topology = wsize >= 4 ? "2x*/cyclic" : NULL;
     if (g_topology) topocoll_set_topology(probe, g_topology);
-    for (size_t c = 0; c < 2; c++) {
+    for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
         int n = topocoll_algorithm_count(colls[c].tc);
         for (int i = 0; i < n; i++) {
             const char *name = topocoll_algorithm_name(colls[c].tc, i), *why = NULL;

@@ -1,6 +1,7 @@
 /*
  * The MPI test matrix of every collective: allgather, bcast, scatter,
  * gather, reduce, reduce_scatter_block and alltoall.  For each collective, every entry
+ * gather, reduce, reduce_scatter_block and allreduce.  For each collective, every entry
  * of its catalog (read from topocoll_algorithm_count/name, never a list kept
  * here; chosen by family, never by name) plus the selected path
  * (topocoll_<coll>, reported as "auto") x roots {0, np-1, np/2} x counts
@@ -50,7 +51,9 @@
  *                   about N of its cases run;
  *   --no-large      leave out the large cases;
  *   --verbose       print every case on rank 0;
- *   --case-timeout=S  the watchdog (default 120 s; 0 turns it off).
+ *   --case-timeout=S  the watchdog (default 120 s; 0 turns it off);
+ *   --one-node      mappings of one node with several sockets (block, cyclic,
+ *                   random, unequal) instead of the multi-node ones.
  * Ends with "N passed, M failed[, K skipped]" from rank 0; exits 1 on any
  * failure.
  */
@@ -98,6 +101,31 @@ static const int counts_quick[] = { 0, 1, 1000 };
 static const int counts_quick_allgather[] = { 0, 3, 1000 };
 static const int counts_halves[] = { 3, 1000 };
 
+/* --one-node: the mappings put every rank on one node of several sockets
+ * (for the single-node shared-memory entries, which decline several nodes). */
+static int g_one_node;
+
+/* One node: sockets in blocks, dealt cyclically, shuffled, and unequal. */
+static int one_node_mappings(mapping *maps, int np)
+{
+    int s2 = np >= 2 ? 2 : 1, s3 = np >= 3 ? 3 : np;
+    memset(maps, 0, TM_NMAPPINGS * sizeof *maps);
+    maps[0].name = "one node, block sockets";
+    snprintf(maps[0].spec, sizeof maps[0].spec, "1x2x*");
+    maps[1].name = "one node, cyclic sockets";
+    snprintf(maps[1].spec, sizeof maps[1].spec, "1x2x*/cyclic");
+    maps[2].name = "one node, random sockets";
+    snprintf(maps[2].spec, sizeof maps[2].spec, "1x3x*/random:7");
+    maps[3].name = "one node, unequal sockets";
+    if (np >= 3) snprintf(maps[3].spec, sizeof maps[3].spec, "%d+%d/cyclic", np - np / 3, np / 3);
+    else snprintf(maps[3].spec, sizeof maps[3].spec, "1x1x*");
+    for (int m = 0; m < TM_NMAPPINGS; m++) maps[m].nnodes = 1;
+    maps[0].nsockets = maps[1].nsockets = s2;
+    maps[2].nsockets = s3;
+    maps[3].nsockets = np >= 3 ? 2 : 1;
+    return TM_NMAPPINGS;
+}
+
 /* ---- options ------------------------------------------------------------------ */
 
 static int parse_colls(ctx *c, const char *list)
@@ -130,6 +158,7 @@ static int parse_option(ctx *c, int argc, char **argv, int *i)
     if (strcmp(a, "--quick") == 0) c->quick = 1;
     else if (strcmp(a, "--no-large") == 0) c->large = 0;
     else if (strcmp(a, "--verbose") == 0) c->verbose = 1;
+    else if (strcmp(a, "--one-node") == 0) g_one_node = 1;
     else if (strcmp(a, "--flat") == 0) c->family_mode = 1;
     else if (strcmp(a, "--hierarchical") == 0) {
         c->family_mode = 2;
@@ -160,7 +189,7 @@ static int parse_options(ctx *c, int argc, char **argv)
         if (parse_option(c, argc, argv, &i)) continue;
         fprintf(stderr, "usage: %s [--coll=LIST] [--algorithm=NAME] [--flat | --hierarchical | --family=LIST]"
                         " [--entry-sample=K] [--quick] [--sample=K] [--max-cases=N] [--no-large] [--verbose]"
-                        " [--case-timeout=S]\n", argv[0]);
+                        " [--case-timeout=S] [--one-node]\n", argv[0]);
         return 2;
     }
     if (c->quick) c->large = 0;
@@ -591,9 +620,13 @@ static int op_reuse(ctx *c, const world *w, topocoll_coll coll, int a)
 
 static int part_op_reuse(ctx *c, const world *w)
 {
-    if (!coll_selected(c, TOPOCOLL_REDUCE) && !coll_selected(c, TOPOCOLL_REDUCE_SCATTER_BLOCK)) return 0;
+    static const int reductions[] = { TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLREDUCE };
+    int any = 0;
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) any |= coll_selected(c, reductions[i]);
+    if (!any) return 0;
     if (apply_mapping(c, MPI_COMM_WORLD, "world", &w->maps[0]) < 0) return -1;
-    for (int coll = TOPOCOLL_REDUCE; coll <= TOPOCOLL_REDUCE_SCATTER_BLOCK; coll++) {
+    for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
+        int coll = reductions[i];
         if (!coll_selected(c, coll)) continue;
         for (int a = -1; a < c->nalgo[coll]; a++)
             if (algo_selected(c, (topocoll_coll)coll, a) && op_reuse(c, w, (topocoll_coll)coll, a) < 0)
@@ -693,7 +726,7 @@ static int run_parts(ctx *c, world *w)
     world_matrix(c, w, &mx);
     mixed = mx;
     mixed.bcast_mixed = 1;
-    w->nmaps = tm_make_mappings(w->maps, c->wsize);
+    w->nmaps = g_one_node ? one_node_mappings(w->maps, c->wsize) : tm_make_mappings(w->maps, c->wsize);
     if (check_catalog(c) < 0 || fit_max_cases(c, w, &mx, &mixed) < 0) return -1;
     print_header(c);
     if (part_world(c, w, &mx) < 0 || part_halves(c, w) < 0 || part_world(c, w, &mixed) < 0 ||

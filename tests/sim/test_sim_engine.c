@@ -382,6 +382,9 @@ static int same_steps(const tc_sim_result *x, const tc_sim_result *y)
 
 static const topocoll_coll colls[] = { TOPOCOLL_ALLGATHER, TOPOCOLL_BCAST, TOPOCOLL_SCATTER,
                                        TOPOCOLL_GATHER, TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK };
+/* >= 0: the random cases take this collective (the allreduce cases, run last
+ * so that the earlier cases keep their random sequence). */
+static int g_only_coll = -1;
 
 /* Everything but the routes counted (flows) and the time spent. */
 static int same_result(const tc_sim_result *x, const tc_sim_result *y, int nlinks)
@@ -507,7 +510,7 @@ static void random_case(int i)
     char err[512], map[64] = "";
     const char *spec = specs[rnd(8)];
     tc_net *net = tc_net_parse(spec, err, sizeof err);
-    topocoll_coll coll = colls[rnd(6)];
+    topocoll_coll coll = g_only_coll >= 0 ? (topocoll_coll)g_only_coll : colls[rnd(6)];
     int ncat = tc_catalog_count(coll);
     const tc_algo *al = tc_catalog_at(coll, (int)rnd((unsigned)ncat));
     int mapping = (int)rnd(3), levels = (int)rnd(2), esize = 1 << rnd(4);
@@ -673,5 +676,7 @@ int main(void)
     test_failures();
     test_placement();
     test_paper_rd();
+    g_only_coll = TOPOCOLL_ALLREDUCE;
+    for (int i = 200; i < 300; i++) random_case(i);
     return tc_test_summary();
 }

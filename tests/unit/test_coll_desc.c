@@ -24,6 +24,7 @@ static long passed, failed;
 enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA = TOPOCOLL_GATHER,
        RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK };
 enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
+enum { AR = TOPOCOLL_ALLREDUCE };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -77,6 +78,11 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
     case AA:   /* p blocks each way; in place, SEND is the whole of RECV */
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = ip ? r : s, e.rcount = r, e.send = p * e.scount, e.recv = p * r;
+        if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
+        break;
+    case AR:
+        e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
+        e.scount = e.rcount = r, e.send = r, e.recv = r;
         if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
     }
@@ -135,6 +141,8 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
         { AAV, "alltoallv", "TOPOCOLL_ALLTOALLV", 0, 0, 0, 0, 0, TC_BUF_RECV,
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
+        { AR, "allreduce", "TOPOCOLL_ALLREDUCE", 0, 1, 0, 1, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -154,7 +162,7 @@ static void rows(void)
     }
     CHECK(tc_coll_desc_of(TOPOCOLL_NCOLL) == NULL && tc_coll_desc_of((topocoll_coll)-1) == NULL,
           "unknown collectives");
-    CHECK(tc_coll_from_name("allreduce") == -1 && tc_coll_from_name(NULL) == -1, "unknown names");
+    CHECK(tc_coll_from_name("allreducex") == -1 && tc_coll_from_name(NULL) == -1, "unknown names");
 }
 
 int main(void)

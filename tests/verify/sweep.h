@@ -32,10 +32,11 @@ typedef struct sweep_stats { long declined; } sweep_stats;
 static sweep_stats sweep_stat;
 
 /* The requirements case a does not meet, from the flags' documented meaning. */
-static unsigned domain_unmet(unsigned req, const tc_args *a)
+static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
 {
     unsigned un = 0;
     int p = a->size;
+    if ((req & TC_REQ_ONE_NODE) && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     if ((req & TC_REQ_EVEN_P) && p % 2 != 0) un |= TC_REQ_EVEN_P;
     if ((req & TC_REQ_POW2_P) && (p & (p - 1)) != 0) un |= TC_REQ_POW2_P;
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
@@ -84,7 +85,7 @@ static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc
     a.node_shm = 1;
     tc_verify_report rep;
     tc_verify_status st = tc_verify(al, t, &a, u_send, u_recv, &rep);
-    unsigned un = domain_unmet(al->req, &a);
+    unsigned un = domain_unmet(al->req, &a, t);
     if (!un) {
         CHECK(st == TC_VERIFY_OK, "%s/%s p=%d topo=%s root=%d scount=%lld rcount=%lld in_place=%d "
               "commutative=%d: %s", tc_coll_name(al->coll), al->name, t->size, spec, a.root,
@@ -109,7 +110,7 @@ static void domain_case(const tc_algo *al, const tc_topo *t, tc_args a)
     a.size = t->size;
     const char *why = "";
     int ok = tc_algo_accepts(al, &a, t, &why);
-    unsigned un = domain_unmet(al->req, &a);
+    unsigned un = domain_unmet(al->req, &a, t);
     if (!un) CHECK(ok, "%s/%s p=%d node_shm=%d: declined inside its domain: %s", tc_coll_name(al->coll),
                    al->name, t->size, a.node_shm, why);
     else CHECK(!ok && strcmp(why, tc_req_reason(un & -un)) == 0,

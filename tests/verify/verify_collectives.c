@@ -16,7 +16,7 @@
 
 static const topocoll_coll colls[] = {
     TOPOCOLL_BCAST, TOPOCOLL_SCATTER, TOPOCOLL_GATHER, TOPOCOLL_REDUCE,
-    TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLGATHER,
+    TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLGATHER, TOPOCOLL_ALLREDUCE,
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
@@ -27,7 +27,7 @@ static int rooted(topocoll_coll c)
 
 static int reduction(topocoll_coll c)
 {
-    return c == TOPOCOLL_REDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK;
+    return c == TOPOCOLL_REDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK || c == TOPOCOLL_ALLREDUCE;
 }
 
 static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int root,
@@ -46,7 +46,7 @@ static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int 
  * (2p+1 above), the per-block ones up to p = 32 (p (7p+3) elements per rank). */
 static int ncounts(topocoll_coll coll, int p, int64_t *cnt)
 {
-    int n = 0, whole = coll == TOPOCOLL_BCAST || coll == TOPOCOLL_REDUCE;
+    int n = 0, whole = coll == TOPOCOLL_BCAST || coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_ALLREDUCE;
     cnt[n++] = 0;
     cnt[n++] = 1;
     cnt[n++] = 3;
@@ -142,6 +142,13 @@ static void sweep_p(int p, int large)
     strncat(spec, "/random:11", sizeof spec - strlen(spec) - 1);
     sweep_spec(spec, p, large);
     for (const char **s = large ? fixed_large : fixed; *s; s++) sweep_spec(*s, p, large);
+    /* one node of several (unequal) sockets: the single-node shared-memory entries */
+    if (!large && p >= 2) {
+        static const char *one_node[] = { "1x2x*", "1x3x*/cyclic", "1x4x*/random:3", NULL };
+        for (const char **s = one_node; *s; s++) sweep_spec(*s, p, large);
+        snprintf(spec, sizeof spec, "%d+%d/cyclic", p - p / 3, p / 3 > 0 ? p / 3 : 1);
+        if (p >= 3) sweep_spec(spec, p, large);
+    }
 }
 
 int main(void)

@@ -86,6 +86,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_REDUCE_SCATTER_BLOCK, 4, 0, src_own_block },
     { TOPOCOLL_ALLTOALL, 1, 0, src_alltoall },
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
+    { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
