@@ -448,8 +448,10 @@ static void test_shift_forms(void)
                     prm.esize = 1 + sp;
                     prm.keep_links = prm.keep_steps = 1;
                     prm.check = 1;
-                    /* a broadcast's pieces are equal (its shift form) when p divides the count */
-                    int64_t count = (1 + 97 * m) * (c == TOPOCOLL_BCAST && m != 1 && pl ? pl->p : 1);
+                    /* a broadcast's pieces and a ring allreduce's blocks are equal (their
+                     * shift forms) when p divides the count */
+                    int by_p = (c == TOPOCOLL_BCAST || c == TOPOCOLL_ALLREDUCE) && m != 1 && pl;
+                    int64_t count = (1 + 97 * m) * (by_p ? pl->p : 1);
                     if (!pl || tc_sim_proto(&a, (topocoll_coll)c, pl->p, (int64_t)prm.esize * count, prm.esize, sp % pl->p,
                                             err, sizeof err)) {
                         CHECK(0, "shift set-up %s: %s", specs[sp], err);
@@ -466,8 +468,8 @@ static void test_shift_forms(void)
                     tc_net_free(net);
                 }
         }
-    CHECK(n >= 5 * 15, "shift forms: %d cases compared (allgather ring and linear, reduce-scatter and alltoall "
-          "pairwise, scatter_allgather: 5 x 15 expected)", n);
+    CHECK(n >= 6 * 15, "shift forms: %d cases compared (allgather ring and linear, reduce-scatter and alltoall "
+          "pairwise, scatter_allgather, allreduce ring: 6 x 15 expected)", n);
 }
 
 /* Runs a variant of a case and compares it with the reference res:

@@ -60,8 +60,26 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Shift form, when every block has the same size (p divides n): p-1 steps
+ * of one block to r+1, each followed by a step reducing what came; then
+ * p-1 steps of one block to r+1. */
+static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx)
+{
+    (void)t;
+    int p = a->size, one = 1, rc = 0;
+    int64_t per = p > 0 ? a->scount / p : 0;
+    if (p < 2 || per <= 0 || per * p != a->scount) return TC_SHIFT_NONE;
+    tc_shift_round pass = { 1, &one, &per, 0, 0, 1, 0 }, red = { 0, NULL, NULL, 1, per, 1, 0 };
+    for (int i = 0; i < p - 1 && rc == 0; i++) {
+        rc = sink(ctx, &pass);
+        if (rc == 0) rc = sink(ctx, &red);
+    }
+    pass.repeat = p - 1;
+    return rc ? rc : sink(ctx, &pass);
+}
+
 const tc_algo tc_allreduce_ring = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "ring",
     .desc = "ring reduce-scatter + ring allgather (bandwidth-optimal, large vectors)",
-    .req = TC_REQ_COMMUTATIVE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_COMMUTATIVE, .generate = generate, .source = __FILE__, .shift = shift_form,
 };
