@@ -147,6 +147,22 @@ int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, con
                                  const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
                                  MPI_Comm comm);
 
+/* MPI_Allgatherv with topocoll's selection (TOPOCOLL_ALLGATHERV), and by
+ * algorithm name ("native" is PMPI_Allgatherv; algorithm NULL: selection).
+ * Any counts (zeros included) and displacements in any order; MPI_IN_PLACE
+ * as sendbuf: the own block is recvbuf's block at displs[rank].  Displace-
+ * ments other than the packed prefix sums of recvcounts cost a staging
+ * buffer and one local copy per block.  Negative counts are MPI_ERR_COUNT,
+ * negative displacements and NULL vectors MPI_ERR_ARG, a sendcount that
+ * differs from recvcounts[rank] (in bytes) MPI_ERR_TRUNCATE.  Entries that
+ * need equal blocks decline unequal counts.  (topocoll_run has no vectors:
+ * it refuses allgatherv with MPI_ERR_ARG.) */
+int topocoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
+int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                  const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
+
 /* MPI_Allreduce with topocoll's selection (TOPOCOLL_ALLREDUCE), and by
  * algorithm name ("native" is PMPI_Allreduce).  Every rank gets a
  * bitwise-identical result; a non-commutative op is reduced in rank order

@@ -14,6 +14,7 @@ typedef enum topocoll_coll {
     TOPOCOLL_ALLTOALL,
     TOPOCOLL_ALLTOALLV,
     TOPOCOLL_ALLREDUCE,
+    TOPOCOLL_ALLGATHERV,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

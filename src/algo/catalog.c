@@ -21,8 +21,18 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_NODE_SHM, "node-shared memory", "the ranks of a node cannot share memory" },
     { TC_REQ_EQUAL_NODES, "equal nodes", "needs nodes with equal numbers of ranks" },
     { TC_REQ_ONE_NODE, "one node", "needs every rank on one node" },
+    { TC_REQ_EQUAL_BLOCKS, "equal blocks", "needs equal receive counts (it addresses scratch by block)" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
+
+/* Per-peer receive counts (allgatherv) that are all a->rcount, packed in
+ * rank order; no vectors (the simulator): equal by construction. */
+static int equal_blocks(const tc_args *a)
+{
+    for (int j = 0; a->v && j < a->size; j++)
+        if (a->v->rcounts[j] != a->rcount || a->v->rdispls[j] != (int64_t)j * a->rcount) return 0;
+    return 1;
+}
 
 unsigned tc_req_unmet(unsigned req, const tc_args *a)
 {
@@ -31,6 +41,7 @@ unsigned tc_req_unmet(unsigned req, const tc_args *a)
     if ((req & TC_REQ_POW2_P) && !tc_is_pow2(a->size)) un |= TC_REQ_POW2_P;
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
     if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
+    if ((req & TC_REQ_EQUAL_BLOCKS) && !equal_blocks(a)) un |= TC_REQ_EQUAL_BLOCKS;
     return un;
 }
 

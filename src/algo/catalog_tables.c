@@ -132,6 +132,24 @@ static const tc_catalog_row allreduce[] = {
     END,
 };
 
+/* allgatherv: the allgather generators on the allgatherv layout
+ * (src/algo/allgatherv/common.h). */
+extern const tc_algo tc_allgatherv_linear, tc_allgatherv_gather_bcast, tc_allgatherv_ring,
+    tc_allgatherv_recursive_doubling, tc_allgatherv_recursive_halving, tc_allgatherv_bruck,
+    tc_allgatherv_neighbor_exchange, tc_allgatherv_native;
+
+static const tc_catalog_row allgatherv[] = {
+    ALGO(tc_allgatherv_linear),
+    ALGO(tc_allgatherv_gather_bcast),
+    ALGO(tc_allgatherv_ring),
+    ALGO(tc_allgatherv_recursive_doubling),
+    ALGO(tc_allgatherv_recursive_halving),
+    ALGO(tc_allgatherv_bruck),
+    ALGO(tc_allgatherv_neighbor_exchange),
+    ALGO(tc_allgatherv_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -143,6 +161,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALL] = alltoall,
     [TOPOCOLL_ALLTOALLV] = alltoallv,
     [TOPOCOLL_ALLREDUCE] = allreduce,
+    [TOPOCOLL_ALLGATHERV] = allgatherv,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

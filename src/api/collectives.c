@@ -48,6 +48,9 @@ typedef struct call {
     const int *vcnt[2], *vdispl[2];
     int64_t *v64;           /* their 64-bit copies for tc_args.v (4 x size) */
     tc_vcounts v;
+    int staged;             /* one block per rank (desc vblock): the user's
+                               displacements are not the packed layout, RECV is
+                               staged (run_vblock) */
 } call;
 
 static const char *const arg_name[2] = { "send", "recv" };
@@ -183,7 +186,7 @@ static int check_call(call *c)
     const tc_coll_desc *d = c->d;
     int rc;
     if (d->vcounts) {   /* per-peer counts: the vectors of the significant arguments */
-        int ip = arg_buf(c, d->in_place.arg) == MPI_IN_PLACE;
+        int ip = d->vblock || arg_buf(c, d->in_place.arg) == MPI_IN_PLACE;
         if (!ip && (rc = check_vector(c, TC_BUF_SEND, &c->scount)) != MPI_SUCCESS) return rc;
         if ((rc = check_vector(c, TC_BUF_RECV, &c->rcount)) != MPI_SUCCESS) return rc;
     }
@@ -202,6 +205,11 @@ static int check_call(call *c)
         return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: send and receive signatures differ (%d x %d "
                         "against %d x %d bytes)", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rcount,
                         c->tsize[TC_BUF_RECV]);
+    if (d->vblock && c->use[TC_BUF_SEND] &&   /* the own block against its receive count */
+        (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->vcnt[1][c->rank] * c->tsize[TC_BUF_RECV])
+        return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: sendcount %d x %d bytes differs from "
+                        "recvcounts[%d] = %d x %d bytes", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rank,
+                        c->vcnt[1][c->rank], c->tsize[TC_BUF_RECV]);
     return MPI_SUCCESS;
 }
 
@@ -216,6 +224,10 @@ static void make_args(const call *c, tc_args *a)
     a->in_place = c->in_place;
     tc_coll_normalize(c->d, a, c->scount, c->rcount, c->tsize[TC_BUF_RECV]);
     if (c->d->vcounts) a->v = &c->v;
+    if (c->d->vblock && c->v64) {   /* the own block: sendcount, in place RECV's count */
+        a->scount = c->in_place ? c->vcnt[1][c->rank] : c->scount;
+        if (c->staged) a->in_place = 0;   /* SEND is the user's block, RECV the staging */
+    }
     int commutative = 1;
     if (c->d->reduction) PMPI_Op_commutative(c->op, &commutative);
     a->commutative = commutative;
@@ -223,9 +235,29 @@ static void make_args(const call *c, tc_args *a)
 
 /* The per-peer vectors in 64 bits (in place: RECV's for both), into
  * c->v; MPI_SUCCESS or MPI_ERR_NO_MEM. */
+/* One block per rank (desc vblock): RECV's counts and, as the schedule's
+ * layout, their packed prefix sums; staged when a non-empty block's user
+ * displacement differs from it. */
+static int make_vblock(call *c)
+{
+    size_t p = (size_t)c->size;
+    int64_t at = 0;
+    if (!(c->v64 = malloc(2 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
+    c->staged = 0;
+    for (size_t j = 0; j < p; j++) {
+        c->v64[j] = c->vcnt[1][j];
+        c->v64[p + j] = at;
+        if (c->vcnt[1][j] > 0 && c->vdispl[1][j] != at) c->staged = 1;
+        at += c->vcnt[1][j];
+    }
+    c->v = (tc_vcounts){ NULL, NULL, c->v64, c->v64 + p };
+    return MPI_SUCCESS;
+}
+
 static int make_vcounts(call *c)
 {
     size_t p = (size_t)c->size;
+    if (c->d->vblock) return make_vblock(c);
     if (!(c->v64 = malloc(4 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         int from = c->in_place ? TC_BUF_RECV : b;
@@ -242,7 +274,7 @@ static int make_vcounts(call *c)
  * same on every rank by MPI's rules.  Per-peer counts: this rank's mean part. */
 static int64_t bytes_of(const call *c)
 {
-    int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    int b = c->use[TC_BUF_SEND] && !c->d->vblock ? TC_BUF_SEND : TC_BUF_RECV;
     if (c->d->vcounts) {
         int64_t sum = 0;
         for (int j = 0; j < c->size; j++) sum += c->vcnt[b][j];
@@ -334,6 +366,12 @@ static int native_alltoall(const call *c)
     return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
 }
 
+static int native_allgatherv(const call *c)
+{
+    return PMPI_Allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype,
+                           c->comm);
+}
+
 static int native_allreduce(const call *c)
 {
     return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
@@ -349,6 +387,7 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALL] = native_alltoall,
     [TOPOCOLL_ALLTOALLV] = native_alltoallv,
     [TOPOCOLL_ALLREDUCE] = native_allreduce,
+    [TOPOCOLL_ALLGATHERV] = native_allgatherv,
 };
 
 static int run_native(const call *c)
@@ -394,10 +433,59 @@ static int run_bytes(tc_ctx *x, const tc_sched *s, const call *c, const tc_args 
     return rc;
 }
 
+/* One block per rank (allgatherv): RECV is the user's buffer when the
+ * user's displacements are the packed layout, else a staging buffer in the
+ * receive type whose blocks are copied to their displacements after the
+ * schedule; in place, SEND is the own block (RECV's, or the user's at
+ * displs[rank] when staged: the schedule was then made without in place). */
+static int stage_out(const call *c, const tc_bind *st, const tc_bind *user)
+{
+    int rc = MPI_SUCCESS;
+    for (int j = 0; j < c->size && rc == MPI_SUCCESS; j++) {
+        int n = c->vcnt[1][j];
+        if (n <= 0 || (c->in_place && j == c->rank)) continue;
+        rc = PMPI_Sendrecv(st->base + c->v.rdispls[j] * st->extent, n, c->rtype, 0, 0,
+                           user->base + (MPI_Aint)c->vdispl[1][j] * user->extent, n, c->rtype, 0, 0,
+                           MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+static int run_vblock(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
+{
+    tc_bind b[TC_NBUF], user;
+    int rc;
+    int64_t total = c->v.rdispls[c->size - 1] + c->v.rcounts[c->size - 1];
+    char *mem = NULL;
+    if ((rc = tc_bind_type(&user, c->rbuf, c->rtype)) != MPI_SUCCESS) return rc;
+    b[TC_BUF_RECV] = user;
+    if (c->staged) {
+        if (user.extent <= 0) return run_native(c);   /* no staging layout for it */
+        size_t bytes = (size_t)((total - 1) * user.extent + user.true_lb + user.true_extent);
+        if (!(mem = malloc(bytes + 1))) return MPI_ERR_NO_MEM;
+        b[TC_BUF_RECV].base = mem - user.true_lb;
+    }
+    if (c->in_place) {
+        b[TC_BUF_SEND] = user;
+        b[TC_BUF_SEND].base = user.base + (MPI_Aint)(c->staged ? c->vdispl[1][c->rank] : c->v.rdispls[c->rank]) *
+                                              user.extent;
+    } else if ((rc = tc_bind_type(&b[TC_BUF_SEND], (void *)c->sbuf, c->stype)) != MPI_SUCCESS) {
+        free(mem);
+        return rc;
+    }
+    (void)a;
+    tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
+    rc = tc_exec(s, b, &env);
+    if (rc == MPI_SUCCESS && c->staged) rc = stage_out(c, &b[TC_BUF_RECV], &user);
+    free(mem);
+    return rc;
+}
+
 /* Run schedule s for the call. */
 static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
     int rc;
+    if (c->d->vblock) return run_vblock(x, s, c, a);
     if (c->d->counts_bytes) return run_bytes(x, s, c, a);
     tc_bind b[TC_NBUF];
     if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;
@@ -828,6 +916,37 @@ int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, con
                                               rdispls, recvtype, comm);
     return alltoallv("topocoll_alltoallv_algorithm", algorithm, sendbuf, sendcounts, sdispls, sendtype,
                      recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+/* ---- allgatherv ----------------------------------------------------------------- */
+
+static int allgatherv(const char *fn, const char *algorithm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    call c = make_call(TOPOCOLL_ALLGATHERV, fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+                       MPI_OP_NULL, 0, comm);
+    c.vcnt[1] = recvcounts, c.vdispl[1] = displs;
+    int rc = collective(&c, algorithm != NULL, algorithm);
+    free(c.v64);
+    return rc;
+}
+
+int topocoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv("topocoll_allgatherv", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                      displs, recvtype, comm);
+}
+
+int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                                  const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!algorithm) return topocoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                               recvtype, comm);
+    return allgatherv("topocoll_allgatherv_algorithm", algorithm, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts, displs, recvtype, comm);
 }
 
 /* ---- allreduce ------------------------------------------------------------------ */

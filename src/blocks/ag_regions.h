@@ -3,15 +3,33 @@
  * elements of the receive type: block b of the receive buffer is
  * RBUF[b*rcount, rcount]; the calling rank's contribution is SBUF[0, scount]
  * (the executor and the verifier alias it to the rank's own block for
- * MPI_IN_PLACE).  Scratch (TMP) is laid out in receive-type elements. */
+ * MPI_IN_PLACE).  Scratch (TMP) is laid out in receive-type elements.
+ *
+ * Unequal blocks (allgatherv, tc_args.v set): block b is
+ * RBUF[rdispls[b], rcounts[b]], where rdispls are the packed prefix sums of
+ * rcounts (the schedule's layout; the API stages a user layout that differs),
+ * so blocks first .. first+n-1 are one contiguous region.  Scratch keeps
+ * equal blocks of rcount: the algorithms that address TMP by block decline
+ * unequal counts (TC_REQ_EQUAL_BLOCKS). */
 #ifndef TC_BLOCKS_AG_REGIONS_H
 #define TC_BLOCKS_AG_REGIONS_H
 
 #include "coll/coll.h"
 #include "sched/sched.h"
 
+/* Element offset of block b (0 <= b <= size: b = size is the end). */
+static inline int64_t ag_block_off(const tc_args *a, int b)
+{
+    if (!a->v) return (int64_t)b * a->rcount;
+    if (b >= a->size) return a->v->rdispls[a->size - 1] + a->v->rcounts[a->size - 1];
+    return a->v->rdispls[b];
+}
+
 static inline tc_region ag_rbuf(const tc_args *a, int first, int nblocks)
-{ return tc_reg(TC_BUF_RECV, (int64_t)first * a->rcount, (int64_t)nblocks * a->rcount); }
+{
+    int64_t lo = ag_block_off(a, first);
+    return tc_reg(TC_BUF_RECV, lo, ag_block_off(a, first + nblocks) - lo);
+}
 
 static inline tc_region ag_tmp(const tc_args *a, int64_t first, int64_t nblocks)
 { return tc_reg(TC_BUF_TMP, first * a->rcount, nblocks * a->rcount); }

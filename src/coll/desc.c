@@ -91,6 +91,15 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
         .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
         .result = { TC_AT_ALL, 0, TC_IDS_SAME },
     },
+    [TOPOCOLL_ALLGATHERV] = {
+        .coll = TOPOCOLL_ALLGATHERV, .name = "allgatherv", .env = "TOPOCOLL_ALLGATHERV",
+        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE },
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
+        .result = { TC_AT_ALL, 1, TC_IDS_SAME },
+        .vcounts = 1, .vblock = 1,
+    },
 };
 
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)
@@ -156,6 +165,20 @@ static int64_t vspan(const int64_t *counts, const int64_t *displs, int p)
     return end;
 }
 
+/* One block per rank (allgatherv): SEND is the own block (in place: RECV's
+ * block `rank`); without vectors (the simulator) every block rcount. */
+static tc_coll_layout vblock_layout(const tc_args *a, int rank)
+{
+    tc_coll_layout l;
+    const tc_vcounts *v = a->v;
+    l.elems[TC_BUF_RECV] = v ? vspan(v->rcounts, v->rdispls, a->size) : a->rcount * a->size;
+    l.elems[TC_BUF_SEND] = a->in_place ? (v ? v->rcounts[rank] : a->rcount) : a->scount;
+    l.alias_from = a->in_place ? TC_BUF_SEND : -1;
+    l.alias_to = a->in_place ? TC_BUF_RECV : -1;
+    l.alias_off = a->in_place ? (v ? v->rdispls[rank] : (int64_t)rank * a->rcount) : 0;
+    return l;
+}
+
 static tc_coll_layout vlayout(const tc_args *a)
 {
     tc_coll_layout l;
@@ -175,6 +198,7 @@ tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int ra
 {
     tc_coll_layout l;
     const tc_coll_in_place *ip = &d->in_place;
+    if (d->vblock) return vblock_layout(a, rank);
     if (d->vcounts) return vlayout(a);
     l.elems[TC_BUF_SEND] = tc_coll_size_elems(d->arg[TC_BUF_SEND].size, a, rank);
     l.elems[TC_BUF_RECV] = tc_coll_size_elems(d->arg[TC_BUF_RECV].size, a, rank);

@@ -24,6 +24,10 @@
  *   alltoallv   per peer (tc_args.v) per peer           all: SEND is RECV (with
  *               (scounts, sdispls)  (rcounts, rdispls)  RECV's counts)
  *   allreduce   scount (= rcount)  rcount             all: SEND is RECV
+ *   allgatherv  scount (own block) per source rank     all: SEND is RECV's block
+ *                                  (rcounts, rdispls)  `rank` (rdispls[rank])
+ *               (rcount: the largest receive count; tc_args.v's rdispls are the
+ *               schedule's layout, packed prefix sums: see ag_regions.h)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant, else the other argument's
@@ -143,6 +147,11 @@ typedef struct tc_coll_desc {
     int vcounts;              /* counts and displacements per peer (tc_args.v):
                                  buffer sizes reach the furthest displacement +
                                  count; input and result per peer (verifier) */
+    int vblock;               /* with vcounts: RECV's counts and displacements only
+                                 (tc_vcounts.rcounts/rdispls; scounts/sdispls NULL);
+                                 rank r contributes one block, SEND[0, scount]
+                                 (in place: RECV[rdispls[r], rcounts[r]]), that
+                                 every rank receives at rdispls[r] (allgatherv) */
 } tc_coll_desc;
 
 /* The descriptor of a collective; NULL when unknown. */

@@ -37,6 +37,8 @@ static const centry table[] = {
       "force an alltoallv algorithm by catalog name" },
     { "TOPOCOLL_ALLREDUCE", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLREDUCE]),
       "force an allreduce algorithm by catalog name" },
+    { "TOPOCOLL_ALLGATHERV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLGATHERV]),
+      "force an allgatherv algorithm by catalog name" },
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank" },
     { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),

@@ -48,7 +48,8 @@
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block, REDUCTION) \
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
     X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
-    X(alltoallv, ALLTOALLV, Alltoallv, VECTORS)
+    X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
+    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -112,6 +113,13 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
 #define TC_F_CALL_VECTORS(C) \
     MPI_##C(c_buffer(sb), (const int *)sc, (const int *)sd, c_type(st), c_buffer(rb), (const int *)rc, \
             (const int *)rd, c_type(rt), c_comm(comm))
+
+#define TC_F_PARAMS_RECV_VECTORS \
+    (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, \
+     MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_RECV_VECTORS(C) \
+    MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
+            c_type(rt), c_comm(comm))
 
 /* One collective: its function and the names Fortran calls it by
  * (exported: the library is built with hidden visibility). */

@@ -1,7 +1,7 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Alltoallv and MPI_Allreduce route through topocoll.
+ * MPI_Alltoallv, MPI_Allreduce and MPI_Allgatherv route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -122,6 +122,14 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
 {
     if (!covered_by(TOPOCOLL_ALLREDUCE, comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (!covered_by(TOPOCOLL_ALLGATHERV, comm))
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return topocoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 #if defined(__GNUC__)

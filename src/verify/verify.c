@@ -121,9 +121,24 @@ static int is_self_copy(const vstate *v, int r, const tc_op *op)
  * many units, first element id. */
 /* Per-peer collectives: the part of rank r for peer j, unit e, is element
  * (r p + j) x vstride + e. */
+/* One block per rank (desc vblock, allgatherv): unit e of rank r's block is
+ * element r x vstride + e. */
+static void initial_vblock_labels(vstate *v, int r)
+{
+    vrank *k = &v->rk[r];
+    int64_t n = v->vall[r].rcounts[r] * k->unit[TC_BUF_RECV];
+    ureg g = resolve(v, r, tc_reg(TC_BUF_SEND, 0, 0));
+    for (int64_t e = 0; e < n; e++)
+        k->lab[g.buf][g.lo + e] = (label_t){ (int64_t)r * v->vstride + e, 1, rank_key(r), r, r + 1 };
+}
+
 static void initial_vlabels(vstate *v, int r)
 {
     vrank *k = &v->rk[r];
+    if (v->d->vblock) {
+        initial_vblock_labels(v, r);
+        return;
+    }
     const tc_vcounts *c = &v->vall[r];
     int ip = v->proto->in_place, u = ip ? k->unit[TC_BUF_RECV] : k->unit[TC_BUF_SEND];
     for (int j = 0; j < v->p; j++) {
@@ -160,6 +175,9 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     a.rank = r;
     a.node_shm = 1;
     a.v = v->vall ? &v->vall[r] : NULL;
+    if (v->d->vblock && v->vall)   /* the own block, in SEND elements (in place: RECV's) */
+        a.scount = a.in_place ? v->vall[r].rcounts[r]
+                 : u_send ? v->vall[r].rcounts[r] * u_recv / u_send : 0;
     tc_sched_init(&k->s);
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
     if (rc == 0) rc = tc_sched_finish(&k->s);
@@ -693,7 +711,8 @@ static tc_verify_status check_vresult(vstate *v)
             if (n <= 0) continue;
             const label_t *l = labels_at(v, j, tc_reg(TC_BUF_RECV, c->rdispls[r], c->rcounts[r]), &got);
             for (int64_t e = 0; e < n; e++) {
-                int64_t want = ((int64_t)r * v->p + j) * v->vstride + e;
+                int64_t want = v->d->vblock ? (int64_t)r * v->vstride + e
+                                            : ((int64_t)r * v->p + j) * v->vstride + e;
                 if (l[e].elem != want)
                     return fail(v, "rank %d: unit %lld of the part from rank %d holds element %lld, "
                                 "expected %lld", j, (long long)e, r, (long long)l[e].elem, (long long)want);
@@ -760,7 +779,7 @@ static int64_t vstride_of(const tc_vcounts *vall, int p, int u_send, int u_recv)
     int64_t most = 0;
     for (int r = 0; r < p; r++)
         for (int j = 0; j < p; j++) {
-            if (vall[r].scounts[j] * u_send > most) most = vall[r].scounts[j] * u_send;
+            if (vall[r].scounts && vall[r].scounts[j] * u_send > most) most = vall[r].scounts[j] * u_send;
             if (vall[r].rcounts[j] * u_recv > most) most = vall[r].rcounts[j] * u_recv;
         }
     return most + 1;
@@ -801,6 +820,7 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     tc_args a0 = *proto;
     a0.rank = 0;
     a0.node_shm = 1;   /* node-shared memory is modelled (happens-before) */
+    a0.v = vall ? &vall[0] : NULL;   /* domains may look at the counts (equal blocks) */
     if (!tc_algo_accepts(al, &a0, t, &why)) {
         snprintf(rep->msg, sizeof rep->msg, "declined: %s", why);
         return TC_VERIFY_DECLINED;
