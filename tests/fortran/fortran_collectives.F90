@@ -4,9 +4,9 @@
 !   -DTC_BINDING=2  use mpi
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
-! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall and MPI_Alltoallv
-! where the interposer has them: -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL,
-! -DTC_HAVE_ALLTOALLV), each with
+! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
+! MPI_Allgatherv where the interposer has them: -DTC_HAVE_ALLREDUCE,
+! -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV, -DTC_HAVE_ALLGATHERV), each with
 ! and without MPI_IN_PLACE, at two sizes, every result checked against
 ! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
@@ -56,6 +56,9 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_ALLTOALLV
     call test_alltoallv(n, ip)
+#endif
+#ifdef TC_HAVE_ALLGATHERV
+    call test_allgatherv(n, ip)
 #endif
   end do
 
@@ -303,6 +306,49 @@ contains
     call check(ok, 'MPI_Alltoallv: wrong result')
     deallocate (s, r)
   end subroutine test_alltoallv
+#endif
+
+#ifdef TC_HAVE_ALLGATHERV
+  ! Rank p contributes n + mod(p, 3) integers (rank 1: none); the blocks lie
+  ! in reverse rank order in the receive buffer.
+  integer function gcount(p, n)
+    integer, intent(in) :: p, n
+    gcount = merge(0, n + mod(p, 3), p == 1)
+  end function gcount
+
+  subroutine test_allgatherv(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), dsp(nproc), i, p, rc, total
+    integer, allocatable :: s(:), r(:)
+    logical :: ok
+    total = 0
+    do p = nproc - 1, 0, -1
+      cnt(p + 1) = gcount(p, n)
+      dsp(p + 1) = total
+      total = total + cnt(p + 1)
+    end do
+    allocate (s(max(cnt(rank + 1), 1)), r(max(total, 1)))
+    s = (/ (val(rank, i), i = 1, size(s)) /)
+    r = -1
+    if (ip) then
+      do i = 1, cnt(rank + 1)
+        r(dsp(rank + 1) + i) = s(i)
+      end do
+      call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Allgatherv(s, cnt(rank + 1), MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Allgatherv')
+    ok = .true.
+    do p = 0, nproc - 1
+      do i = 1, cnt(p + 1)
+        if (r(dsp(p + 1) + i) /= val(p, i)) ok = .false.
+      end do
+    end do
+    call check(ok, 'MPI_Allgatherv: wrong result')
+    deallocate (s, r)
+  end subroutine test_allgatherv
 #endif
 
 end program fortran_collectives

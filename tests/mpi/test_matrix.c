@@ -68,8 +68,9 @@
 
 #define NTYPES 7
 #define NREDS 15
-/* alltoallv (per-peer counts) has its own program, tests/mpi/test_alltoallv.c */
-#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV))
+/* alltoallv and allgatherv (per-peer counts) have their own programs,
+ * tests/mpi/test_alltoallv.c and tests/mpi/test_allgatherv.c */
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV))
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -135,7 +136,8 @@ static int parse_colls(ctx *c, const char *list)
     c->coll_mask = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
-        if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV) return -1;
+        if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV ||
+            coll == TOPOCOLL_ALLGATHERV) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;
