@@ -72,6 +72,8 @@ int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root,
  * reason) or a negative value for an unknown collective or algorithm name.
  * Collective over nothing: it may build the communicator's topology (which
  * is collective) on first use. */
+/* (allgatherv: judged with every rank's count recvcount, displacements
+ * packed in rank order; alltoallv has no vectors here: invalid, 0.) */
 int topocoll_applicable(topocoll_coll coll, const char *algorithm, int sendcount,
                         MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Op op,
                         int root, MPI_Comm comm, const char **why);

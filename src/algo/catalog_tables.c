@@ -137,6 +137,7 @@ static const tc_catalog_row allreduce[] = {
 extern const tc_algo tc_allgatherv_linear, tc_allgatherv_gather_bcast, tc_allgatherv_ring,
     tc_allgatherv_recursive_doubling, tc_allgatherv_recursive_halving, tc_allgatherv_bruck,
     tc_allgatherv_neighbor_exchange, tc_allgatherv_native;
+extern const tc_family tc_allgatherv_hierarchical;
 
 static const tc_catalog_row allgatherv[] = {
     ALGO(tc_allgatherv_linear),
@@ -147,6 +148,7 @@ static const tc_catalog_row allgatherv[] = {
     ALGO(tc_allgatherv_bruck),
     ALGO(tc_allgatherv_neighbor_exchange),
     ALGO(tc_allgatherv_native),
+    FAMILY(tc_allgatherv_hierarchical),    /* hierarchical:leaders=..,agg=..,x=..,dist=.. */
     END,
 };
 

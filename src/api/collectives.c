@@ -728,6 +728,23 @@ int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf,
     return collective(&c, algorithm != NULL, algorithm);
 }
 
+/* applicable(), once the context is there. */
+static int applicable_call(call *c, tc_ctx *x, const tc_algo *al, const char **why)
+{
+    if (check_call(c) != MPI_SUCCESS || (c->d->vcounts && make_vcounts(c) != MPI_SUCCESS)) {
+        if (why) *why = "invalid arguments";
+        return 0;
+    }
+    tc_args a;
+    make_args(c, &a);
+    a.node_shm = x->node_shm;
+    if (al->generate && !sizes_fit(c)) {
+        if (why) *why = size_unknown;
+        return 0;
+    }
+    return tc_algo_accepts(al, &a, x->topo, why);
+}
+
 /* Would the algorithm serve these arguments?  fn names the public caller. */
 static int applicable(topocoll_coll coll, const char *fn, const char *algorithm, int sendcount,
                       MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Op op,
@@ -747,18 +764,15 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
         if (why) *why = "no topology for this communicator";
         return 0;
     }
-    if (check_call(&c) != MPI_SUCCESS) {
-        if (why) *why = "invalid arguments";
-        return 0;
+    int *equal = NULL, ok;   /* allgatherv: judged with every count recvcount, packed */
+    if (c.d->vblock && (equal = malloc(2 * (size_t)c.size * sizeof *equal + 1)) != NULL) {
+        for (int j = 0; j < c.size; j++) equal[j] = recvcount, equal[c.size + j] = j * recvcount;
+        c.vcnt[1] = equal, c.vdispl[1] = equal + c.size;
     }
-    tc_args a;
-    make_args(&c, &a);
-    a.node_shm = x->node_shm;
-    if (al->generate && !sizes_fit(&c)) {
-        if (why) *why = size_unknown;
-        return 0;
-    }
-    return tc_algo_accepts(al, &a, x->topo, why);
+    ok = applicable_call(&c, x, al, why);
+    free(equal);
+    free(c.v64);
+    return ok;
 }
 
 int topocoll_applicable(topocoll_coll coll, const char *algorithm, int sendcount,

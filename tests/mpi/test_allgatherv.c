@@ -6,7 +6,8 @@
  * with gaps: the staged path) x MPI_IN_PLACE x datatypes (MPI_INT;
  * vector(2,1,3,MPI_INT) with gaps; contiguous(3,MPI_INT) sent, MPI_INT x 3
  * received), the type cycling with the case number x rank mappings (virtual
- * topologies: block, cyclic, random, unequal nodes).
+ * topologies: block, cyclic, random, unequal nodes; each instance of the
+ * hierarchical family on one of them, in turn).
  * Each case checks every received block against the values its sender
  * wrote, that the gaps of the receive buffer are untouched, that the send
  * buffer is unchanged, and agrees with PMPI_Allgatherv on the same input.
@@ -94,12 +95,19 @@ static void fill(int *buf, int per, int ext, const int *off, int disp, int count
 
 static int is_pow2(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
-/* Is the entry outside its domain for this case (it must decline)? */
-static int must_decline(const char *algo, int p, const int *c)
+/* Is the entry outside its domain for this case (it must decline)?  The
+ * hierarchical instances have the domain of their allgather namesakes
+ * (node-shared memory where they use it), asked of topocoll_applicable. */
+static int must_decline(const char *algo, int p, const int *c, MPI_Comm comm)
 {
     int equal = 1;
     for (int j = 1; j < p; j++) equal &= c[j] == c[0];
     if (!algo) return 0;
+    int i = topocoll_algorithm_index(TOPOCOLL_ALLGATHERV, algo);
+    const char *fam = topocoll_algorithm_family(TOPOCOLL_ALLGATHERV, i);
+    if (fam && !strcmp(fam, "hierarchical"))
+        return topocoll_applicable(TOPOCOLL_ALLGATHER, algo, 1, MPI_INT, 1, MPI_INT, MPI_OP_NULL, 0, comm,
+                                   NULL) != 1;
     if (!strcmp(algo, "bruck") || !strcmp(algo, "recursive_halving")) return !equal;
     if (!strcmp(algo, "recursive_doubling")) return !is_pow2(p);
     if (!strcmp(algo, "neighbor_exchange")) return p % 2 != 0;
@@ -149,7 +157,7 @@ static int run_case(const char *algo, const tcase *t, int kind, int shuffled, in
     for (int j = 0; j < p; j++) fill(b.exp, t->rper, t->rext, t->roff, rd[j], rc[j], j, casen);
     memcpy(b.s0, b.s, b.sints * sizeof *b.s);
     memcpy(b.ref, b.r, b.rints * sizeof *b.r);
-    int declined = must_decline(algo, p, rc);
+    int declined = must_decline(algo, p, rc, comm);
     const void *sb = in_place ? MPI_IN_PLACE : (const void *)b.s;
     int code = topocoll_allgatherv_algorithm(algo, sb, sc, t->stype, b.r, rc, rd, t->rtype, comm);
     int code2 = PMPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)b.s, sc, t->stype, b.ref, rc, rd,
@@ -227,7 +235,10 @@ int main(int argc, char **argv)
         char where[96];
         if (specs[sp] && topocoll_set_topology(comm, specs[sp]) != MPI_SUCCESS) continue;
         snprintf(where, sizeof where, "topology %s", specs[sp] ? specs[sp] : "detected");
-        for (int a = -1; a < n; a++)
+        for (int a = -1; a < n; a++) {
+            const char *fam = a < 0 ? "" : topocoll_algorithm_family(TOPOCOLL_ALLGATHERV, a);
+            /* the hierarchical instances (many): each on one of the mappings */
+            if (!strcmp(fam, "hierarchical") && a % (int)(sizeof specs / sizeof specs[0]) != (int)sp) continue;
             for (int kind = 0; kind < NKINDS; kind++)
                 for (int ip = 0; ip < 2; ip++)
                     for (int sh = 0; sh < 2; sh++) {
@@ -238,6 +249,7 @@ int main(int argc, char **argv)
                         run_case(a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHERV, a), &types[t],
                                  kind, sh, ip, casen, comm, where);
                     }
+        }
     }
     bad_input(comm);
     MPI_Comm_free(&comm);

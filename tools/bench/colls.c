@@ -87,6 +87,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALL, 1, 0, src_alltoall },
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
+    { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -149,11 +150,29 @@ static int alltoallv_regular(const char *algo, const void *sbuf, void *rbuf, int
                                         rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* allgatherv's regular problem: every count `count`, displacements packed;
+ * the vectors are kept between calls (made again when count or p changes). */
+static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+{
+    static int *v, vp = -1, vcount = -1;
+    int p, rc = MPI_Comm_size(comm, &p);
+    if (rc != MPI_SUCCESS) return rc;
+    if (p != vp || count != vcount) {
+        int *nv = realloc(v, 2 * (size_t)p * sizeof *v);
+        if (!nv) return MPI_ERR_NO_MEM;
+        v = nv, vp = p, vcount = count;
+        for (int j = 0; j < p; j++) v[j] = count, v[p + j] = j * count;
+    }
+    return topocoll_allgatherv_algorithm(strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count, MPI_BYTE,
+                                         rbuf, v, v + p, MPI_BYTE, comm);
+}
+
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
                     size_t bytes, MPI_Comm comm)
 {
     int count = (int)(bytes / (size_t)bc->esize);
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
+    if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }

@@ -42,6 +42,10 @@
  *   memory (TC_REQ_NODE_SHM); dist=new needs agg=ring or agg=rd (the only
  *   aggregations after which every member holds its group's blocks).  Any p,
  *   any mapping, unequal nodes/sockets.
+ * Allgatherv (the family tc_allgatherv_hierarchical below): the same
+ *   schedule with every position as large as its rank's receive count; the
+ *   bundles of the exchange and the runs of the final copy are then of
+ *   unequal size, which they already are between unequal groups.
  * Source: Kandalla et al. 2009, sections 3.2 and 4; Table 1 for selection.
  */
 #include <stdio.h>
@@ -79,16 +83,19 @@ typedef struct hctx {
     tc_groups g;
     int me, grp, mi, m;       /* rank, its group, index in group, group size */
     const int *gm;            /* group members */
-    int64_t *block_off;       /* [p+1] offsets of positions (elements) */
+    int64_t *block_off;       /* [p+1] offsets of positions (elements; blocks of
+                                 unequal size for allgatherv: tc_args.v) */
     int64_t *group_off;       /* [G+1] offsets of group bundles (elements) */
     int64_t shm_base;         /* this group's part of SHM (elements) */
 } hctx;
 
 static tc_region tmp_pos(const hctx *h, int pos, int n)
-{ return ag_tmp(h->a, pos, n); }
+{ return tc_reg(TC_BUF_TMP, h->block_off[pos], h->block_off[pos + n] - h->block_off[pos]); }
 
 static tc_region shm_pos(const hctx *h, int pos, int n)
-{ return tc_reg(TC_BUF_SHM, h->shm_base + (int64_t)pos * h->a->rcount, (int64_t)n * h->a->rcount); }
+{
+    return tc_reg(TC_BUF_SHM, h->shm_base + h->block_off[pos], h->block_off[pos + n] - h->block_off[pos]);
+}
 
 /* Where the leader assembles the group's and then everyone's blocks. */
 static int leader_work_buf(const hctx *h) { return h->hp->agg == AGG_SHM ? TC_BUF_SHM : TC_BUF_TMP; }
@@ -185,8 +192,12 @@ static int offsets(hctx *h)
     h->block_off = malloc((size_t)(p + 1) * sizeof *h->block_off);
     h->group_off = malloc((size_t)(G + 1) * sizeof *h->group_off);
     if (!h->block_off || !h->group_off) return 1;
-    for (int x = 0; x <= p; x++) h->block_off[x] = (int64_t)x * h->a->rcount;
-    for (int q = 0; q <= G; q++) h->group_off[q] = (int64_t)h->g.start[q] * h->a->rcount;
+    h->block_off[0] = 0;   /* position x holds rank members[x]'s block */
+    for (int x = 0; x < p; x++) {
+        int r = h->g.members[x];
+        h->block_off[x + 1] = h->block_off[x] + (h->a->v ? h->a->v->rcounts[r] : h->a->rcount);
+    }
+    for (int q = 0; q <= G; q++) h->group_off[q] = h->block_off[h->g.start[q]];
     return 0;
 }
 
@@ -208,11 +219,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, const hier_
         h.gm = h.g.members + h.g.start[h.grp];
         h.m = tc_groups_size(&h.g, h.grp);
         h.mi = h.g.pos[h.me] - h.g.start[h.grp];
-        h.shm_base = (int64_t)(h.grp - h.g.node_first[node]) * p * a->rcount;
-        tc_sched_need_tmp(s, (int64_t)p * a->rcount);
+        int64_t all = h.block_off[p];   /* every block, in elements */
+        h.shm_base = (int64_t)(h.grp - h.g.node_first[node]) * all;
+        tc_sched_need_tmp(s, all);
         if (hp->agg == AGG_SHM || hp->dist == D_SHM) {
-            tc_sched_need_shm(s, (int64_t)groups_here * p * a->rcount);
-            if (h.mi == 0) tc_sched_shm_home(s, h.shm_base, (int64_t)p * a->rcount);
+            tc_sched_need_shm(s, (int64_t)groups_here * all);
+            if (h.mi == 0) tc_sched_shm_home(s, h.shm_base, all);
         }
         aggregate(s, &h);
         exchange(s, &h);
@@ -276,6 +288,18 @@ static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_family tc_allgather_hierarchical = {
     .coll = TOPOCOLL_ALLGATHER, .name = "hierarchical",
     .summary = "multi-leader hierarchical allgather: aggregation in "
+               "groups of a node, exchange among the leaders, distribution in the groups",
+    .source = __FILE__, .nparams = 4, .params = params, .order = order,
+    .invalid = invalid, .rule = "dist=new needs agg=ring or agg=rd",
+    .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+};
+
+/* The same family for allgatherv: positions take their ranks' receive
+ * counts (tc_args.v), so bundles of unequal size move as they do between
+ * unequal groups. */
+const tc_family tc_allgatherv_hierarchical = {
+    .coll = TOPOCOLL_ALLGATHERV, .name = "hierarchical",
+    .summary = "multi-leader hierarchical allgatherv: aggregation in "
                "groups of a node, exchange among the leaders, distribution in the groups",
     .source = __FILE__, .nparams = 4, .params = params, .order = order,
     .invalid = invalid, .rule = "dist=new needs agg=ring or agg=rd",
