@@ -451,7 +451,7 @@ static int stage_out(const call *c, const tc_bind *st, const tc_bind *user)
     return rc;
 }
 
-static int run_vblock(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
+static int run_vblock(tc_ctx *x, const tc_sched *s, const call *c)
 {
     tc_bind b[TC_NBUF], user;
     int rc;
@@ -461,19 +461,19 @@ static int run_vblock(tc_ctx *x, const tc_sched *s, const call *c, const tc_args
     b[TC_BUF_RECV] = user;
     if (c->staged) {
         if (user.extent <= 0) return run_native(c);   /* no staging layout for it */
-        size_t bytes = (size_t)((total - 1) * user.extent + user.true_lb + user.true_extent);
+        /* from element 0's first byte (true_lb) to the last element's end */
+        size_t bytes = (size_t)((total - 1) * user.extent + user.true_extent);
         if (!(mem = malloc(bytes + 1))) return MPI_ERR_NO_MEM;
         b[TC_BUF_RECV].base = mem - user.true_lb;
     }
-    if (c->in_place) {
+    if (c->in_place) {   /* the own block where the user left it (staged) or packed */
+        int64_t own = c->staged ? c->vdispl[1][c->rank] : c->v.rdispls[c->rank];
         b[TC_BUF_SEND] = user;
-        b[TC_BUF_SEND].base = user.base + (MPI_Aint)(c->staged ? c->vdispl[1][c->rank] : c->v.rdispls[c->rank]) *
-                                              user.extent;
+        b[TC_BUF_SEND].base = user.base + (MPI_Aint)own * user.extent;
     } else if ((rc = tc_bind_type(&b[TC_BUF_SEND], (void *)c->sbuf, c->stype)) != MPI_SUCCESS) {
         free(mem);
         return rc;
     }
-    (void)a;
     tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
     rc = tc_exec(s, b, &env);
     if (rc == MPI_SUCCESS && c->staged) rc = stage_out(c, &b[TC_BUF_RECV], &user);
@@ -485,7 +485,7 @@ static int run_vblock(tc_ctx *x, const tc_sched *s, const call *c, const tc_args
 static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_args *a)
 {
     int rc;
-    if (c->d->vblock) return run_vblock(x, s, c, a);
+    if (c->d->vblock) return run_vblock(x, s, c);
     if (c->d->counts_bytes) return run_bytes(x, s, c, a);
     tc_bind b[TC_NBUF];
     if ((rc = bind(c, a, b)) != MPI_SUCCESS) return rc;

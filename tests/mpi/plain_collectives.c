@@ -1,7 +1,7 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
- * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and MPI_Reduce_scatter_block
- * (and one MPI_Allgather), each checked against values computed here.  CTest
+ * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
+ * MPI_Allreduce and MPI_Allgatherv (and one MPI_Allgather), each checked against values computed here.  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -294,6 +294,30 @@ static void check_allgather(void)
     free(r);
 }
 
+/* MPI_Allgatherv: rank q contributes n + q % 3 ints (rank 1: none), the
+ * blocks in reverse rank order in the receive buffer; in place or not. */
+static void check_allgatherv(int n, int in_place)
+{
+    int *cnt = ints((size_t)size), *dsp = ints((size_t)size), total = 0, rc, bad = 0;
+    for (int q = size - 1; q >= 0; q--) {
+        cnt[q] = q == 1 ? 0 : n + q % 3;
+        dsp[q] = total;
+        total += cnt[q];
+    }
+    int *s = ints((size_t)cnt[rank]), *r = ints((size_t)total);
+    for (int i = 0; i < total; i++) r[i] = -1;
+    for (int i = 0; i < cnt[rank]; i++) s[i] = r[dsp[rank] + i] = ival(rank, i);
+    rc = MPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)s, cnt[rank], MPI_INT, r, cnt, dsp, MPI_INT,
+                        MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Allgatherv(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Allgatherv returned an error", rc);
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < cnt[q]; i++)
+            if (r[dsp[q] + i] != ival(q, i)) bad = 1;
+    check(!bad, in_place ? "MPI_Allgatherv(MPI_IN_PLACE): wrong result" : "MPI_Allgatherv: wrong result", rc);
+    free(cnt), free(dsp), free(s), free(r);
+}
+
 /* Even and odd ranks, in reverse order inside each: MPI_Bcast from sub rank 0
  * (the largest world rank of the parity) and MPI_Reduce to the last sub rank. */
 static void check_subcomm(void)
@@ -364,6 +388,8 @@ int main(int argc, char **argv)
     check_allreduce_sum(N_SMALL, 0);
     check_allreduce_sum(N_BIG, 1);
     check_allreduce_noncommutative();
+    check_allgatherv(N_SMALL, 0);
+    check_allgatherv(N_BIG, 1);
     check_subcomm();
     return finish();
 }
