@@ -10,7 +10,9 @@
  * hierarchical family on one of them, in turn).
  * Each case checks every received block against the values its sender
  * wrote, that the gaps of the receive buffer are untouched, that the send
- * buffer is unchanged, and agrees with PMPI_Allgatherv on the same input.
+ * buffer is unchanged, and agrees with PMPI_Allgatherv on the same input
+ * (on more than one rank: MPICH 4.0's ignores displs[0] on one rank, which
+ * topocoll's "native" entry works around).
  * An entry outside its domain (equal blocks, power-of-two or even p) must
  * decline with MPI_ERR_ARG and leave the buffers alone; inside, it must
  * serve.  Then bad input: a negative count (MPI_ERR_COUNT), a negative
@@ -160,8 +162,12 @@ static int run_case(const char *algo, const tcase *t, int kind, int shuffled, in
     int declined = must_decline(algo, p, rc, comm);
     const void *sb = in_place ? MPI_IN_PLACE : (const void *)b.s;
     int code = topocoll_allgatherv_algorithm(algo, sb, sc, t->stype, b.r, rc, rd, t->rtype, comm);
-    int code2 = PMPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)b.s, sc, t->stype, b.ref, rc, rd,
+    /* the reference (checks the expected values) only on more than one
+     * rank: MPICH 4.0's MPI_Allgatherv on one rank ignores displs[0] */
+    int code2 = p == 1 ? MPI_SUCCESS
+              : PMPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)b.s, sc, t->stype, b.ref, rc, rd,
                                 t->rtype, comm);
+    if (p == 1) memcpy(b.ref, b.exp, b.rints * sizeof *b.r);
     int bad = compare(&b, code, code2, declined), all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, comm);
     CHECK(all == 0, "%s %s type=%s counts=%s displs=%s in_place=%d case=%d np=%d: %s", where,
