@@ -5,7 +5,8 @@
  * 300 times the others) x displacements (packed in rank order, or shuffled
  * with gaps: the staged path) x MPI_IN_PLACE x datatypes (MPI_INT;
  * vector(2,1,3,MPI_INT) with gaps; contiguous(3,MPI_INT) sent, MPI_INT x 3
- * received), the type cycling with the case number x rank mappings (virtual
+ * received; an int at -4 bytes with extent 8: a negative lower bound), the
+ * type cycling with the case number x rank mappings (virtual
  * topologies: block, cyclic, random, unequal nodes; each instance of the
  * hierarchical family on one of them, in turn).
  * Each case checks every received block against the values its sender
@@ -49,6 +50,7 @@ typedef struct tcase {
     int sper, rper;                  /* data ints per element */
     int sext, rext;                  /* extent in ints */
     int soff[2], roff[2];            /* data positions (per <= 2, or contiguous when per == 3) */
+    int shift;                       /* MPI sees the buffers this many ints on (a negative lower bound) */
 } tcase;
 
 static int pos_of(int per, const int *off, int k) { return per == 3 ? k : off[k]; }
@@ -160,13 +162,13 @@ static int run_case(const char *algo, const tcase *t, int kind, int shuffled, in
     memcpy(b.s0, b.s, b.sints * sizeof *b.s);
     memcpy(b.ref, b.r, b.rints * sizeof *b.r);
     int declined = must_decline(algo, p, rc, comm);
-    const void *sb = in_place ? MPI_IN_PLACE : (const void *)b.s;
-    int code = topocoll_allgatherv_algorithm(algo, sb, sc, t->stype, b.r, rc, rd, t->rtype, comm);
+    const void *sb = in_place ? MPI_IN_PLACE : (const void *)(b.s + t->shift);
+    int code = topocoll_allgatherv_algorithm(algo, sb, sc, t->stype, b.r + t->shift, rc, rd, t->rtype, comm);
     /* the reference (checks the expected values) only on more than one
      * rank: MPICH 4.0's MPI_Allgatherv on one rank ignores displs[0] */
     int code2 = p == 1 ? MPI_SUCCESS
-              : PMPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)b.s, sc, t->stype, b.ref, rc, rd,
-                                t->rtype, comm);
+              : PMPI_Allgatherv(in_place ? MPI_IN_PLACE : (const void *)(b.s + t->shift), sc, t->stype,
+                                b.ref + t->shift, rc, rd, t->rtype, comm);
     if (p == 1) memcpy(b.ref, b.exp, b.rints * sizeof *b.r);
     int bad = compare(&b, code, code2, declined), all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, comm);
@@ -220,15 +222,24 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Datatype vec, con3;
+    MPI_Datatype vec, con3, neg, neg0;
     MPI_Type_vector(2, 1, 3, MPI_INT, &vec);
     MPI_Type_commit(&vec);
     MPI_Type_contiguous(3, MPI_INT, &con3);
     MPI_Type_commit(&con3);
+    /* one int 4 bytes before the element's address, extent 8: a negative
+     * (true) lower bound, as staging must allocate for */
+    int one = 1;
+    MPI_Aint minus4 = -4;
+    MPI_Datatype tint = MPI_INT;
+    MPI_Type_create_struct(1, &one, &minus4, &tint, &neg0);
+    MPI_Type_create_resized(neg0, -4, 8, &neg);
+    MPI_Type_commit(&neg);
     const tcase types[] = {
-        { "MPI_INT", MPI_INT, MPI_INT, 1, 1, 1, 1, { 0, 0 }, { 0, 0 } },
-        { "vector(2,1,3,MPI_INT)", vec, vec, 2, 2, 4, 4, { 0, 3 }, { 0, 3 } },
-        { "contiguous(3,MPI_INT) against MPI_INT x 3", con3, MPI_INT, 3, 1, 3, 1, { 0, 0 }, { 0, 0 } },
+        { "MPI_INT", MPI_INT, MPI_INT, 1, 1, 1, 1, { 0, 0 }, { 0, 0 }, 0 },
+        { "vector(2,1,3,MPI_INT)", vec, vec, 2, 2, 4, 4, { 0, 3 }, { 0, 3 }, 0 },
+        { "contiguous(3,MPI_INT) against MPI_INT x 3", con3, MPI_INT, 3, 1, 3, 1, { 0, 0 }, { 0, 0 }, 0 },
+        { "struct(int at -4 bytes), extent 8", neg, neg, 1, 1, 2, 2, { 0, 0 }, { 0, 0 }, 1 },
     };
     char unequal[256];
     unequal_spec(unequal, sizeof unequal);
@@ -250,7 +261,7 @@ int main(int argc, char **argv)
                     for (int sh = 0; sh < 2; sh++) {
                         ++casen;
                         rng = 0x9E3779B97F4A7C15ull + (uint64_t)casen * 0x2545F4914F6CDD1Dull;
-                        int t = casen % 3;
+                        int t = (casen + casen / 4) % 4;   /* every type at every (in place, displs) */
                         if (ip && t == 2) t = 1;   /* in place: one type for both */
                         run_case(a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHERV, a), &types[t],
                                  kind, sh, ip, casen, comm, where);
@@ -261,6 +272,8 @@ int main(int argc, char **argv)
     MPI_Comm_free(&comm);
     MPI_Type_free(&vec);
     MPI_Type_free(&con3);
+    MPI_Type_free(&neg);
+    MPI_Type_free(&neg0);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
