@@ -112,7 +112,7 @@ static int must_decline(const char *algo, int p, const int *c, MPI_Comm comm)
     if (fam && !strcmp(fam, "hierarchical"))
         return topocoll_applicable(TOPOCOLL_ALLGATHER, algo, 1, MPI_INT, 1, MPI_INT, MPI_OP_NULL, 0, comm,
                                    NULL) != 1;
-    if (!strcmp(algo, "bruck") || !strcmp(algo, "recursive_halving")) return !equal;
+    if (!strcmp(algo, "recursive_halving")) return !equal;
     if (!strcmp(algo, "recursive_doubling")) return !is_pow2(p);
     if (!strcmp(algo, "neighbor_exchange")) return p % 2 != 0;
     return 0;
