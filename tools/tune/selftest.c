@@ -123,7 +123,9 @@ static void test_state(void)
     if (fd >= 0) close(fd);
     json_t *s = tune_state_new();
     add_point(s, "world", 4, 8, "ring", 0.5);
-    tune_state_set_shortlist(s, "world", "allgather", json_pack("[s, s]", "native", "ring"));
+    json_t *names = json_pack("[s, s]", "native", "ring");
+    tune_state_set_shortlist(s, "world", "allgather", names);   /* (takes its own reference) */
+    json_decref(names);
     CHECK(fd >= 0 && tune_state_save(s, path) == 0, "save");
     json_t *l = tune_state_load(path, err, sizeof err);
     CHECK(l && tune_state_point(l, "world", "allgather", 8) && !tune_state_point(l, "world", "allgather", 64) &&
