@@ -127,44 +127,47 @@ static void bound(const tc_topo *t, long long *total, long long *max)
     }
 }
 
-static int print_traffic(const char *layout)
+/* The layout under block, cyclic and random mappings: p, or 0 with a
+ * message (every topology built, or none). */
+static int traffic_topologies(const char *layout, tc_topo *topo[3])
 {
     static const char *maps[] = { "block", "cyclic", "random:1" };
-    tc_topo *topo[3];
     int p = layout_size(layout);
     if (!p || strchr(layout, '/')) {
         fprintf(stderr, "topocoll-info: '%s' is not a fixed layout without mapping (e.g. 4x2x4)\n", layout);
-        return 2;
+        return 0;
     }
     for (int m = 0; m < 3; m++) {
         char spec[300], err[256];
         snprintf(spec, sizeof spec, "%s/%s", layout, maps[m]);
         topo[m] = tc_topo_from_spec(spec, p, err, sizeof err);
-        if (!topo[m]) { fprintf(stderr, "topocoll-info: %s\n", err); return 2; }
+        if (!topo[m]) {
+            fprintf(stderr, "topocoll-info: %s\n", err);
+            for (int k = 0; k < m; k++) tc_topo_free(topo[k]);
+            return 0;
+        }
     }
-    long long lb_total, lb_max;
-    bound(topo[0], &lb_total, &lb_max);
-    printf("# Cross-node traffic of the allgather schedules: %s, %d ranks, %d nodes\n\n", layout, p,
-           topo[0]->nnodes);
-    printf("Counted from the schedules by the verifier (`topocoll-info traffic %s`): messages and\n"
-           "blocks (one block = one rank's contribution, n bytes) that cross a node boundary,\n"
-           "in total and for the busiest node (sent by its ranks), under block, cyclic and\n"
-           "random rank mappings.  Lower bound: every node must receive the p - n_i blocks it\n"
-           "does not hold: %lld blocks in total, %lld for the busiest node; and at least one\n"
-           "message per node (%d).\n\n", layout, lb_total, lb_max, topo[0]->nnodes);
+    return p;
+}
+
+static void traffic_header(void)
+{
     printf("| algorithm | block msgs (max/node) | block blocks (max/node) | cyclic msgs | cyclic blocks "
            "| random msgs | random blocks |\n|---|---|---|---|---|---|---|\n");
-    printf("| lower bound | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) |\n",
-           topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes,
-           lb_total, lb_max);
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+}
+
+/* One row per entry of coll with a schedule: the verifier's cross-node
+ * counts with one element per block, under the three mappings. */
+static void traffic_rows(topocoll_coll coll, int p, tc_topo *topo[3])
+{
+    for (int i = 0; i < tc_catalog_count(coll); i++) {
+        const tc_algo *al = tc_catalog_at(coll, i);
         if (!al->generate) continue;
         printf("| `%s` |", al->name);
         for (int m = 0; m < 3; m++) {
             tc_args a;
             memset(&a, 0, sizeof a);
-            a.coll = TOPOCOLL_ALLGATHER;
+            a.coll = coll;
             a.size = p;
             a.scount = a.rcount = 1;
             tc_verify_report rep;
@@ -179,6 +182,28 @@ static int print_traffic(const char *layout)
         printf("\n");
     }
     for (int m = 0; m < 3; m++) tc_topo_free(topo[m]);
+}
+
+static int print_traffic(const char *layout)
+{
+    tc_topo *topo[3];
+    int p = traffic_topologies(layout, topo);
+    if (!p) return 2;
+    long long lb_total, lb_max;
+    bound(topo[0], &lb_total, &lb_max);
+    printf("# Cross-node traffic of the allgather schedules: %s, %d ranks, %d nodes\n\n", layout, p,
+           topo[0]->nnodes);
+    printf("Counted from the schedules by the verifier (`topocoll-info traffic %s`): messages and\n"
+           "blocks (one block = one rank's contribution, n bytes) that cross a node boundary,\n"
+           "in total and for the busiest node (sent by its ranks), under block, cyclic and\n"
+           "random rank mappings.  Lower bound: every node must receive the p - n_i blocks it\n"
+           "does not hold: %lld blocks in total, %lld for the busiest node; and at least one\n"
+           "message per node (%d).\n\n", layout, lb_total, lb_max, topo[0]->nnodes);
+    traffic_header();
+    printf("| lower bound | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) | %d (1) | %lld (%lld) |\n",
+           topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes, lb_total, lb_max, topo[0]->nnodes,
+           lb_total, lb_max);
+    traffic_rows(TOPOCOLL_ALLGATHER, p, topo);
     return 0;
 }
 
@@ -187,19 +212,9 @@ static int print_traffic(const char *layout)
  * its ranks get from other nodes, and one message from each other node. */
 static int print_traffic_alltoall(const char *layout)
 {
-    static const char *maps[] = { "block", "cyclic", "random:1" };
-    int p = layout_size(layout);
-    if (!p || strchr(layout, '/')) {
-        fprintf(stderr, "topocoll-info: '%s' is not a fixed layout without mapping (e.g. 4x2x4)\n", layout);
-        return 2;
-    }
     tc_topo *topo[3];
-    for (int m = 0; m < 3; m++) {
-        char spec[300], err[256];
-        snprintf(spec, sizeof spec, "%s/%s", layout, maps[m]);
-        topo[m] = tc_topo_from_spec(spec, p, err, sizeof err);
-        if (!topo[m]) { fprintf(stderr, "topocoll-info: %s\n", err); return 2; }
-    }
+    int p = traffic_topologies(layout, topo);
+    if (!p) return 2;
     long long lb = 0, lb_max = 0, G = topo[0]->nnodes;
     for (int n = 0; n < G; n++) {
         long long ni = tc_topo_node_size(topo[0], n), in = (p - ni) * ni;
@@ -212,30 +227,8 @@ static int print_traffic_alltoall(const char *layout)
            "busiest node, under block, cyclic and random mappings.  Lower bound: %lld blocks (%lld for\n"
            "the busiest node), and %lld messages (one from every other node).\n\n", layout, lb, lb_max,
            G * (G - 1));
-    printf("| algorithm | block msgs (max/node) | block blocks (max/node) | cyclic msgs | cyclic blocks "
-           "| random msgs | random blocks |\n|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALL); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLTOALL, i);
-        if (!al->generate) continue;
-        printf("| `%s` |", al->name);
-        for (int m = 0; m < 3; m++) {
-            tc_args a;
-            memset(&a, 0, sizeof a);
-            a.coll = TOPOCOLL_ALLTOALL;
-            a.size = p;
-            a.scount = a.rcount = 1;
-            tc_verify_report rep;
-            tc_verify_status st = tc_verify(al, topo[m], &a, 1, 1, &rep);
-            if (st == TC_VERIFY_OK)
-                printf(" %lld (%lld) | %lld (%lld) |", (long long)rep.inter_node_messages,
-                       (long long)rep.node_max_out_messages, (long long)rep.inter_node_bytes,
-                       (long long)rep.node_max_out_bytes);
-            else
-                printf(" %s | - |", st == TC_VERIFY_DECLINED ? "declines" : "FAILS");
-        }
-        printf("\n");
-    }
-    for (int m = 0; m < 3; m++) tc_topo_free(topo[m]);
+    traffic_header();
+    traffic_rows(TOPOCOLL_ALLTOALL, p, topo);
     return 0;
 }
 
