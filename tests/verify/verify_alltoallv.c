@@ -16,6 +16,7 @@
 #include "pattern/pattern.h"
 #include "topo/topo.h"
 #include "verify/verify.h"
+#include "verify/vsweep.h"
 
 static uint64_t rng;
 
@@ -110,36 +111,6 @@ static void run(const tc_algo *al, const tc_topo *t, const char *spec, int kind,
     vcase_free(&k);
 }
 
-static void sweep_topo(const tc_topo *t, const char *spec)
-{
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALLV); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLTOALLV, i);
-        if (!al->generate) continue;
-        for (int kind = 0; kind < 2; kind++) {
-            run(al, t, spec, kind, 0, 1);
-            run(al, t, spec, kind, 1, 1);
-            run(al, t, spec, kind, 0, 2);
-        }
-    }
-}
-
-static void sweep_p(int p)
-{
-    static const char *specs[] = { "3,1,4,1,5,9,2,6", "2x*/random:5", "3x*/cyclic", NULL };
-    tc_topo *flat = tc_topo_flat(p);
-    if (flat) {
-        sweep_topo(flat, "flat");
-        tc_topo_free(flat);
-    }
-    for (const char **s = specs; *s; s++) {
-        char err[128];
-        tc_topo *t = tc_topo_from_spec(*s, p, err, sizeof err);
-        if (!t) continue;
-        sweep_topo(t, *s);
-        tc_topo_free(t);
-    }
-}
-
 /* Linear, but the part for r+1 goes where the part from r-1 belongs. */
 static int broken(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -159,8 +130,8 @@ static int broken(tc_sched *s, const tc_args *a, const tc_topo *t)
 int main(void)
 {
     rng = 0x9E3779B97F4A7C15ull;
-    for (int p = 1; p <= 20; p++) sweep_p(p);
-    sweep_p(32);
+    for (int p = 1; p <= 20; p++) vsweep_p(p, TOPOCOLL_ALLTOALLV, 2, run);
+    vsweep_p(32, TOPOCOLL_ALLTOALLV, 2, run);
     /* the broken schedule, on a matrix with equal counts (so sizes match) */
     tc_algo bad = { .coll = TOPOCOLL_ALLTOALLV, .name = "broken", .generate = broken };
     tc_topo *t = tc_topo_flat(5);
