@@ -1,6 +1,7 @@
 /* Owner-based reduction in stages (see twotier_reduce.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "blocks/twotier_reduce.h"
 
@@ -254,4 +255,32 @@ int tt_red_stages12(tc_sched *s, tt_red *R, tc_region **loc)
     }
     stage2(s, R, t, i, P, *loc);
     return m;
+}
+
+/* ---- set-up shared by the reduce and reduce-scatter schedules ------------- */
+
+int tt_red_begin(tc_sched *s, tt_red *R, const tt_plan *pl, int me, int64_t N, int64_t b)
+{
+    int64_t *seg = malloc((size_t)(pl->S + 1) * sizeof *seg);
+    memset(R, 0, sizeof *R);
+    if (!seg) return ENOMEM;
+    for (int i = 0; i <= pl->S; i++) seg[i] = b > 0 ? (int64_t)tt_snpos(pl, i) * b : tt_split(N, pl->S, i);
+    R->pl = pl;
+    R->me = me;
+    R->N = N;
+    R->seg = seg;
+    R->in = tc_reg(TC_BUF_SEND, 0, N);
+    if (b > 0 && !tt_identity(pl)) {
+        R->in = tc_reg(TC_BUF_TMP, 0, N);
+        R->tmp_top = N;
+        tt_copy_runs(s, pl, 0, pl->p, 0, TC_BUF_TMP, 0, b, TC_BUF_SEND, b);
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
+void tt_red_end(tt_red *R)
+{
+    free((void *)R->seg);
+    R->seg = NULL;
 }

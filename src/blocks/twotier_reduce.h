@@ -51,6 +51,15 @@ typedef struct tt_red {
     tc_region hloc;       /* where their reduced values are (hy - hx elements) */
 } tt_red;
 
+/* Starts R for rank me over plan pl.  With a block b > 0 (reduce-scatter):
+ * N = p b elements, segment s is supernode s's ranks' blocks, the input is
+ * brought into plan order (a scratch copy, one round, when the plan is not
+ * rank order).  With b = 0 (reduce): N elements split evenly over the
+ * supernodes, the input SEND as it is.  R owns its segment table until
+ * tt_red_end.  Returns 0 or ENOMEM. */
+int tt_red_begin(tc_sched *s, tt_red *R, const tt_plan *pl, int me, int64_t N, int64_t b);
+void tt_red_end(tt_red *R);
+
 /* Stages 1-3 for R->me; every stage leaves no round open. */
 void tt_red_run(tc_sched *s, tt_red *R);
 

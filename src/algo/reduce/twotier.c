@@ -33,7 +33,6 @@
  *   (2012), section 5.4.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "algo/twotier_family.h"
 #include "blocks/twotier_reduce.h"
@@ -63,16 +62,12 @@ static int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     tt_plan pl;
     tt_plan_init(&pl, t, tt_units_sockets(a), a->root);
     s->tmp_like = TC_BUF_SEND;
-    int64_t n = a->scount;
-    int64_t *seg = malloc((size_t)(pl.S + 1) * sizeof *seg);
-    if (!seg) return ENOMEM;
-    for (int i = 0; i <= pl.S; i++) seg[i] = tt_split(n, pl.S, i);
-    tt_red R = { .pl = &pl, .me = a->rank, .N = n, .seg = seg,
-                 .in = tc_reg(TC_BUF_SEND, 0, n), .tmp_top = 0 };
+    tt_red R;
+    if (tt_red_begin(s, &R, &pl, a->rank, a->scount, 0) != 0) return ENOMEM;
     tt_red_run(s, &R);
     collect(s, a, &R);
     tc_sched_need_tmp(s, R.tmp_top);
-    free(seg);
+    tt_red_end(&R);
     return 0;
 }
 

@@ -37,7 +37,6 @@
  *   (2012), section 5.4 and Table 5.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "algo/twotier_family.h"
 #include "blocks/twotier_landing.h"
@@ -77,16 +76,13 @@ static int tt_landing_reduce_generate(tc_sched *s, const tc_args *a, const tc_to
     tt_plan pl;
     tt_plan_init(&pl, t, tt_units_sockets(a), a->root);
     s->tmp_like = TC_BUF_SEND;
-    int64_t n = a->scount, px, py;
-    int64_t *seg = malloc((size_t)(pl.S + 1) * sizeof *seg);
-    if (!seg) return ENOMEM;
-    for (int i = 0; i <= pl.S; i++) seg[i] = tt_split(n, pl.S, i);
-    tt_red R = { .pl = &pl, .me = a->rank, .N = n, .seg = seg,
-                 .in = tc_reg(TC_BUF_SEND, 0, n), .tmp_top = 0 };
+    int64_t px, py;
+    tt_red R;
+    if (tt_red_begin(s, &R, &pl, a->rank, a->scount, 0) != 0) return ENOMEM;
     tc_region res;
     int lead = tt_land_run(s, &R, reduce_piece, &px, &py, &res);
     if (lead >= 0) collect(s, a, &R, lead, px, res);
-    free(seg);
+    tt_red_end(&R);
     if (lead < 0) return s->err ? s->err : ENOMEM;
     tc_sched_need_tmp(s, R.tmp_top);
     return 0;

@@ -34,7 +34,6 @@
  *   (2012), section 5.4 and Table 5.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "algo/twotier_family.h"
 #include "blocks/twotier_landing.h"
@@ -71,21 +70,12 @@ static int tt_landing_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo 
     tt_plan pl;
     tt_plan_init(&pl, t, tt_units_sockets(a), -1);
     s->tmp_like = TC_BUF_SEND;
-    int64_t b = a->rcount, N = (int64_t)pl.p * b, px, py;
-    int64_t *seg = malloc((size_t)(pl.S + 1) * sizeof *seg);
-    if (!seg) return ENOMEM;
-    for (int i = 0; i <= pl.S; i++) seg[i] = (int64_t)tt_snpos(&pl, i) * b;
-    tt_red R = { .pl = &pl, .me = a->rank, .N = N, .seg = seg,
-                 .in = tc_reg(TC_BUF_SEND, 0, N), .tmp_top = 0 };
-    if (!tt_identity(&pl)) {
-        R.in = tc_reg(TC_BUF_TMP, 0, N);
-        R.tmp_top = N;
-        tt_copy_runs(s, &pl, 0, pl.p, 0, TC_BUF_TMP, 0, b, TC_BUF_SEND, b);
-        tc_sched_round(s);
-    }
+    int64_t px, py;
+    tt_red R;
+    if (tt_red_begin(s, &R, &pl, a->rank, (int64_t)pl.p * a->rcount, a->rcount) != 0) return ENOMEM;
     tc_region res;
     int lead = tt_land_run(s, &R, rsb_piece, &px, &py, &res);
-    free(seg);
+    tt_red_end(&R);
     if (lead < 0) return s->err ? s->err : ENOMEM;
     scatter_unit(s, a, &pl, lead, px, res);
     tc_sched_need_tmp(s, R.tmp_top);
