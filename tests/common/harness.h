@@ -12,6 +12,7 @@
 #define TC_TEST_HARNESS_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct tc_test_counts {
@@ -65,5 +66,17 @@ static inline int tc_test_summary_of(const tc_test_counts *c)
 }
 
 static inline int tc_test_summary(void) { return tc_test_summary_of(&tc_test_counts_global); }
+
+/* xorshift64: a small deterministic generator for test data; *state must
+ * start nonzero.  Returns 32 well-mixed bits. */
+static inline unsigned tc_test_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (unsigned)(x >> 11);
+}
 
 #endif

@@ -36,13 +36,7 @@
 static int wrank, wsize;
 static uint64_t rng;
 
-static unsigned next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
+static unsigned next(void) { return tc_test_rand(&rng); }
 
 typedef struct tcase {
     const char *name;

@@ -28,13 +28,7 @@
 static int wrank, wsize;
 static uint64_t rng;
 
-static unsigned next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
+static unsigned next(void) { return tc_test_rand(&rng); }
 
 /* One type case: ints per send / receive element, and the int positions of
  * an element inside its extent (in ints). */

@@ -21,13 +21,7 @@
 
 static uint64_t rng;
 
-static unsigned next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
+static unsigned next(void) { return tc_test_rand(&rng); }
 
 enum { K_EQUAL, K_RANDOM, K_ONE, K_HUGE, K_ZERO, NKINDS };
 static const char *const kind_name[] = { "equal", "random", "one", "huge", "zero" };

@@ -20,13 +20,7 @@
 
 static uint64_t rng;
 
-static unsigned next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
+static unsigned next(void) { return tc_test_rand(&rng); }
 
 /* counts[r*p+j]: elements rank r sends to j (in send elements). */
 static void make_counts(int p, int kind, int symmetric, int64_t *c)
