@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "pattern/pattern.h"
+#include "select/cost_model.h"
 
 /* The table in force and its candidates looked up in the catalog
  * (resolved[rule * MAX + k]), built completely and then published with one
@@ -100,6 +101,31 @@ static void append(char *buf, size_t len, const char *fmt, const char *s1, const
     if (used < len) snprintf(buf + used, len - used, fmt, s1, s2);
 }
 
+const tc_model_params *tc_select_model(const tc_table *tab)
+{
+    return tab && tab->model ? tab->model : tc_model_builtin();
+}
+
+/* The cost model's choice where no rule served (NULL: native). */
+static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const tc_topo *t,
+                                   int64_t bytes, char *why, size_t whylen)
+{
+    const tc_model_params *mp = tc_select_model(tab);
+    tc_model_pick pk = tc_model_choose_memo(mp, a, t, bytes);
+    if (!why) return pk.algo;
+    char text[200];
+    if (pk.algo)
+        snprintf(text, sizeof text, "model (%s parameters): predicted %.3gx faster than native; ",
+                 mp->source, pk.native_s / pk.algo_s);
+    else if (pk.algo_s > 0)
+        snprintf(text, sizeof text, "model (%s parameters): best %s predicted %.3gx of native, "
+                 "margin %.2g not reached; ", mp->source, pk.best, pk.algo_s / pk.native_s, mp->margin);
+    else
+        snprintf(text, sizeof text, "model: no formula; ");
+    append(why, whylen, "%s%s", text, "");
+    return pk.algo;
+}
+
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
                          size_t whylen)
 {
@@ -123,6 +149,8 @@ const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char
             append(why, whylen, "%s declined (%s); ", r->candidates[k], reason);
         }
     }
+    const tc_algo *m = model_choice(tab, a, t, bytes, why, whylen);
+    if (m) return m;
     append(why, whylen, "%s%s", "no rule served: native fallback", "");
     return tc_catalog_find(a->coll, "native");
 }

@@ -35,6 +35,10 @@ typedef struct tc_table {
     const tc_rule *rules;
     int nrules;
     const char *source;          /* "built-in" or the file name */
+    /* The cost model's parameters (cost_model.h): the tuning file's
+     * "_model" section; NULL: the built-in ones.  The model serves the calls
+     * that no rule matches, before native. */
+    const struct tc_model_params *model;
 } tc_table;
 
 const tc_table *tc_default_table(void);
@@ -44,6 +48,9 @@ void tc_table_free(tc_table *t);
 
 /* The table in force (the tuning file when set and valid). */
 const tc_table *tc_select_table(void);
+
+/* The model parameters of a table (its "_model" section or the built-in ones). */
+const struct tc_model_params *tc_select_model(const tc_table *tab);
 
 /* Release the loaded tuning table (at MPI_Finalize). */
 void tc_select_finalize(void);

@@ -13,10 +13,15 @@
  * native's, a positive number), "spread" ([q25, q75] over native's median),
  * "evidence" (the measurements behind the rule, any JSON: shown, not read).
  * Top-level keys starting with "_" describe the file ("_tuned": how it was
- * measured) and are skipped.
+ * measured) and are skipped, except "_model": the cost model's parameters
+ * (cost_model.h), every field optional, missing ones built-in:
+ *   "_model": { "socket": {"alpha": s, "beta": s/B}, "node": {...},
+ *               "network": {...}, "gamma": s/B, "margin": >= 1,
+ *               "fitted": any JSON (how they were obtained: shown, not read) }
  */
 #define _POSIX_C_SOURCE 200809L
 #include "select/select.h"
+#include "select/cost_model.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +36,7 @@ typedef struct owned_table {
     tc_table table;
     tc_rule *rules;
     json_t *root;   /* keeps the strings alive */
+    tc_model_params model;
 } owned_table;
 
 static int range(json_t *v, int64_t *lo, int64_t *hi)
@@ -162,6 +168,73 @@ static json_t *load_regular(const char *path, char *err, size_t len, json_error_
     return root;
 }
 
+/* A positive number field of a "_model" object into *out (absent: kept). */
+static int model_number(json_t *o, const char *key, double *out, const char *path, const char *where,
+                        char *err, size_t len)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) return 1;
+    if (!json_is_number(v) || !(json_number_value(v) > 0) || !(json_number_value(v) < 1e3)) {
+        snprintf(err, len, "%s: \"_model\"%s: \"%s\" must be a positive number (seconds%s)", path, where,
+                 key, strcmp(key, "alpha") ? " per byte" : "");
+        return 0;
+    }
+    *out = json_number_value(v);
+    return 1;
+}
+
+static int model_level(json_t *o, int lvl, tc_model_params *m, const char *path, char *err, size_t len)
+{
+    char where[40];
+    snprintf(where, sizeof where, ".%s", tc_level_names[lvl]);
+    if (!json_is_object(o)) {
+        snprintf(err, len, "%s: \"_model\"%s must be an object {\"alpha\": s, \"beta\": s/B}", path, where);
+        return 0;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        if (strcmp(key, "alpha") && strcmp(key, "beta")) {
+            snprintf(err, len, "%s: \"_model\"%s: unknown field \"%s\"", path, where, key);
+            return 0;
+        }
+    }
+    return model_number(o, "alpha", &m->alpha[lvl], path, where, err, len) &&
+           model_number(o, "beta", &m->beta[lvl], path, where, err, len);
+}
+
+/* The "_model" section into m (which holds the built-in values). */
+static int parse_model(json_t *o, tc_model_params *m, const char *path, char *err, size_t len)
+{
+    if (!json_is_object(o)) {
+        snprintf(err, len, "%s: \"_model\" must be an object", path);
+        return 0;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        int lvl = -1;
+        for (int l = 0; l < TC_NLEVELS; l++)
+            if (!strcmp(key, tc_level_names[l])) lvl = l;
+        if (lvl >= 0) {
+            if (!model_level(val, lvl, m, path, err, len)) return 0;
+        } else if (strcmp(key, "gamma") && strcmp(key, "margin") && strcmp(key, "fitted")) {
+            snprintf(err, len, "%s: \"_model\": unknown field \"%s\" (socket, node, network, gamma, "
+                     "margin, fitted)", path, key);
+            return 0;
+        }
+    }
+    if (!model_number(o, "gamma", &m->gamma, path, "", err, len)) return 0;
+    json_t *mg = json_object_get(o, "margin");
+    if (mg && (!json_is_number(mg) || !(json_number_value(mg) >= 1) || !(json_number_value(mg) <= 100))) {
+        snprintf(err, len, "%s: \"_model\": \"margin\" must be a number from 1 to 100", path);
+        return 0;
+    }
+    if (mg) m->margin = json_number_value(mg);
+    m->source = path;
+    return 1;
+}
+
 tc_table *tc_table_load(const char *path, char *err, size_t len)
 {
     json_error_t jerr;
@@ -175,6 +248,12 @@ tc_table *tc_table_load(const char *path, char *err, size_t len)
         goto fail;
     }
     t->root = root;
+    json_t *model = json_object_get(root, "_model");
+    if (model) {
+        t->model = *tc_model_builtin();
+        if (!parse_model(model, &t->model, path, err, len)) goto fail;
+        t->table.model = &t->model;
+    }
     size_t total = 0;
     const char *key;
     json_t *val;
