@@ -1,0 +1,202 @@
+/* The selection's cost model (src/select/cost_model.c): predictions by the
+ * formulas on known topologies, native where the predicted gain is below the
+ * margin, a hierarchical entry where the network dominates, the memo, the
+ * selection's fallback to the model, and a tuning file's "_model" section
+ * (values override the built-in ones; malformed sections are refused with a
+ * message naming the problem).  No MPI.  Ends with "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "select/cost_model.h"
+#include "select/select.h"
+#include "topo/topo.h"
+#include "../common/harness.h"
+
+static tc_args args_of(topocoll_coll coll, int size, int64_t bytes)
+{
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = coll;
+    a.size = size;
+    a.scount = a.rcount = bytes;
+    a.commutative = 1;
+    a.node_shm = 1;
+    return a;
+}
+
+static tc_topo *spec(const char *s, int size)
+{
+    char err[200];
+    tc_topo *t = tc_topo_from_spec(s, size, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "spec %s: %s\n", s, err);
+        exit(2);
+    }
+    return t;
+}
+
+static int close_to(double x, double y)
+{
+    return fabs(x - y) <= 1e-9 * fabs(y) + 1e-15;
+}
+
+static double predict(const tc_model_params *m, topocoll_coll coll, const char *name, const tc_topo *t,
+                      int64_t n)
+{
+    tc_args a = args_of(coll, t->size, n);
+    return tc_model_predict(m, tc_catalog_find(coll, name), &a, t, n);
+}
+
+/* The formulas on topologies where the steps are known by hand. */
+static void predictions(void)
+{
+    const tc_model_params *m = tc_model_builtin();
+    tc_topo *flat = tc_topo_flat(4), *two = spec("2x2", 4);
+    double n = 1000;
+    double ring = predict(m, TOPOCOLL_ALLGATHER, "ring", flat, 1000);
+    CHECK(close_to(ring, 3 * (m->alpha[0] + n * m->beta[0])), "ring, one socket: %g", ring);
+    /* 2x2: step 1 inside the node, step 2 crosses it with both ranks of a node (crowd 2) */
+    double rd = predict(m, TOPOCOLL_ALLGATHER, "recursive_doubling", two, 1000);
+    double want = m->alpha[0] + n * m->beta[0] + m->alpha[2] + 2 * n * m->beta[2] * 2;
+    CHECK(close_to(rd, want), "recursive doubling 2x2: %g, wanted %g", rd, want);
+    /* ring on 2x2: every step has pairs (1,2), (3,0) across nodes, one rank per node leaves */
+    ring = predict(m, TOPOCOLL_ALLGATHER, "ring", two, 1000);
+    CHECK(close_to(ring, 3 * (m->alpha[2] + n * m->beta[2])), "ring 2x2: %g", ring);
+    double bin = predict(m, TOPOCOLL_BCAST, "binomial", flat, 1000);
+    CHECK(close_to(bin, 2 * (m->alpha[0] + n * m->beta[0])), "bcast binomial: %g", bin);
+    double red = predict(m, TOPOCOLL_REDUCE, "binomial", flat, 1000);
+    CHECK(close_to(red, 2 * (m->alpha[0] + n * m->beta[0] + n * m->gamma)), "reduce binomial: %g", red);
+    double pw = predict(m, TOPOCOLL_ALLTOALL, "pairwise", flat, 1000);
+    CHECK(close_to(pw, 3 * (m->alpha[0] + n * m->beta[0])), "alltoall pairwise: %g", pw);
+    /* larger messages cost more; an entry without a formula has none */
+    CHECK(predict(m, TOPOCOLL_ALLGATHER, "ring", two, 2000) > ring, "cost does not grow with size");
+    CHECK(predict(m, TOPOCOLL_ALLGATHER, "gather_bcast", two, 1000) < 0, "gather_bcast has a formula");
+    CHECK(predict(m, TOPOCOLL_SCATTER, "binomial", two, 1000) < 0, "scatter has a formula");
+    tc_args a = args_of(TOPOCOLL_ALLGATHER, 4, 1000);
+    double nat = tc_model_native(m, &a, two, 1000);
+    CHECK(close_to(nat, fmin(fmin(rd, ring), predict(m, TOPOCOLL_ALLGATHER, "bruck", two, 1000))) ||
+              nat <= fmin(rd, ring),
+          "native is not the best flat algorithm: %g", nat);
+    tc_topo_free(flat);
+    tc_topo_free(two);
+}
+
+/* Native wherever the predicted gain is below the margin; a hierarchical
+ * entry where many ranks per node share a slow network. */
+static void choices(void)
+{
+    const tc_model_params *m = tc_model_builtin();
+    tc_topo *flat = tc_topo_flat(8), *two = spec("2x2", 4), *big = spec("8x16", 128);
+    topocoll_coll colls[] = { TOPOCOLL_ALLGATHER, TOPOCOLL_BCAST, TOPOCOLL_REDUCE, TOPOCOLL_ALLREDUCE,
+                              TOPOCOLL_ALLTOALL };
+    for (int c = 0; c < 5; c++)
+        for (int64_t n = 8; n <= (1 << 20); n *= 16) {
+            tc_args a = args_of(colls[c], 8, n);
+            tc_model_pick pk = tc_model_choose(m, &a, flat, n);
+            CHECK(!pk.algo && pk.native_s > 0, "%s one node, %lld B: %s instead of native",
+                  tc_coll_name(colls[c]), (long long)n, pk.algo ? pk.algo->name : "no prediction");
+        }
+    tc_args a = args_of(TOPOCOLL_ALLGATHER, 4, 8);
+    tc_model_pick pk = tc_model_choose(m, &a, two, 8);
+    CHECK(!pk.algo, "2x2, 8 B: %s instead of native", pk.algo ? pk.algo->name : "");
+    /* latency-bound: log G inter-node steps instead of p-1 */
+    a = args_of(TOPOCOLL_ALLGATHER, 128, 2048);
+    pk = tc_model_choose(m, &a, big, 2048);
+    CHECK(pk.algo && strcmp(tc_algo_family(pk.algo), "hierarchical") == 0 && pk.native_s > m->margin * pk.algo_s,
+          "8x16, 2 KiB: %s (native %g s, best %g s)", pk.algo ? pk.algo->name : "native", pk.native_s, pk.algo_s);
+    /* the same with a margin no prediction reaches: native */
+    tc_model_params strict = *m;
+    strict.margin = 100;
+    tc_model_pick pk2 = tc_model_choose(&strict, &a, big, 2048);
+    CHECK(!pk2.algo && pk2.algo_s > 0, "margin 100: %s", pk2.algo ? pk2.algo->name : "");
+    /* without node-shared memory no shm entry */
+    a.node_shm = 0;
+    pk2 = tc_model_choose(m, &a, big, 2048);
+    CHECK(!pk2.algo || !strstr(pk2.algo->name, "shm"), "no shm, got %s", pk2.algo->name);
+    /* the memo gives the class's choice, twice the same */
+    a.node_shm = 1;
+    tc_model_memo_clear();
+    tc_model_pick m1 = tc_model_choose_memo(m, &a, big, 1500), m2 = tc_model_choose_memo(m, &a, big, 2048);
+    CHECK(m1.algo == pk.algo && m2.algo == pk.algo && m1.native_s == pk.native_s, "memo differs");
+    /* the built-in table has no rule for np 128: the model serves it */
+    char why[512];
+    a.rank = 0;
+    const tc_algo *al = tc_select(&a, big, 2048, why, sizeof why);
+    CHECK(al == pk.algo && strstr(why, "model"), "tc_select, np 128: %s (%s)", al ? al->name : "-", why);
+    a = args_of(TOPOCOLL_BCAST, 128, 65536);
+    al = tc_select(&a, big, 65536, why, sizeof why);
+    CHECK(al && strcmp(al->name, "native") == 0 && strstr(why, "margin"), "bcast np 128: %s (%s)",
+          al ? al->name : "-", why);
+    tc_topo_free(flat);
+    tc_topo_free(two);
+    tc_topo_free(big);
+}
+
+static tc_table *load_text(const char *text, char *err, size_t len)
+{
+    char path[] = "/tmp/topocoll_model_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { perror("mkstemp"); exit(2); }
+    FILE *f = fdopen(fd, "w");
+    if (!f) { perror("fdopen"); exit(2); }
+    fputs(text, f);
+    fclose(f);
+    tc_table *t = tc_table_load(path, err, len);
+    unlink(path);
+    return t;
+}
+
+static void expect_model_error(const char *model, const char *needle)
+{
+    char text[512], err[512] = "";
+    snprintf(text, sizeof text, "{ \"_model\": %s, \"allgather\": [ {\"algorithms\": [\"ring\"]} ] }", model);
+    tc_table *t = load_text(text, err, sizeof err);
+    CHECK(!t && strstr(err, needle) && strstr(err, "_model"), "%s -> %s (wanted '%s')", model,
+          t ? "loaded" : err, needle);
+    tc_table_free(t);
+}
+
+static void tuning_file(void)
+{
+    char err[512] = "";
+    tc_table *t = load_text("{ \"_model\": { \"network\": {\"alpha\": 2e-5, \"beta\": 8e-9}, \"margin\": 1.2,"
+                            " \"fitted\": {\"how\": \"ping-pong\"} }, \"allgather\": [] }", err, sizeof err);
+    const tc_model_params *b = tc_model_builtin(), *m = t ? tc_select_model(t) : NULL;
+    CHECK(m && m != b && m->alpha[2] == 2e-5 && m->beta[2] == 8e-9 && m->margin == 1.2 &&
+              m->alpha[0] == b->alpha[0] && m->beta[1] == b->beta[1] && m->gamma == b->gamma,
+          "model section: %s", t ? "wrong values" : err);
+    /* the slower network makes the model choose a hierarchical entry where the built-in one does not */
+    if (m) {
+        tc_topo *two = spec("2x4", 8);
+        tc_args a = args_of(TOPOCOLL_ALLGATHER, 8, 32768);
+        tc_model_pick pb = tc_model_choose(b, &a, two, 32768), pf = tc_model_choose(m, &a, two, 32768);
+        CHECK(!pb.algo && pf.algo, "2x4, 32 KiB: built-in %s, file %s", pb.algo ? pb.algo->name : "native",
+              pf.algo ? pf.algo->name : "native");
+        tc_topo_free(two);
+    }
+    tc_table_free(t);
+    t = load_text("{ \"allgather\": [] }", err, sizeof err);
+    CHECK(t && tc_select_model(t) == b, "no model section: not the built-in parameters");
+    tc_table_free(t);
+    expect_model_error("3", "must be an object");
+    expect_model_error("{\"network\": 2}", "\"_model\".network must be an object");
+    expect_model_error("{\"network\": {\"alpha\": -1}}", "\"alpha\" must be a positive number");
+    expect_model_error("{\"socket\": {\"beta\": \"fast\"}}", "\"beta\" must be a positive number");
+    expect_model_error("{\"node\": {\"latency\": 1e-6}}", "unknown field \"latency\"");
+    expect_model_error("{\"netwrk\": {}}", "unknown field \"netwrk\"");
+    expect_model_error("{\"margin\": 0.5}", "\"margin\" must be a number from 1");
+    expect_model_error("{\"gamma\": 0}", "\"gamma\" must be a positive number");
+}
+
+int main(void)
+{
+    predictions();
+    choices();
+    tuning_file();
+    tc_select_finalize();
+    return tc_test_summary();
+}
