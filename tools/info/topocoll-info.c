@@ -4,6 +4,9 @@
  * the configuration variables.  No MPI process needed beyond MPI_Init.
  *
  *   topocoll-info catalog | selection | config
+ *   topocoll-info selection LAYOUT  also what decides every collective on
+ *                                  LAYOUT (e.g. 2x2) at sizes 8 B .. 1 MiB:
+ *                                  a rule (its origin), the cost model, native
  *   topocoll-info name COLL NAME   the algorithm NAME resolves to (listed
  *                                  name, canonical name, description), or
  *                                  why it names none
@@ -21,6 +24,8 @@
 #include "verify/verify.h"
 #include "core/config.h"
 #include "select/select.h"
+#include "select/cost_model.h"
+#include "topo/topo.h"
 
 static void print_family(const tc_family *f)
 {
@@ -76,12 +81,15 @@ static void print_range(long long lo, long long hi)
     else printf("[%lld, inf)", lo);
 }
 
+static void print_model(const tc_table *t);
+
 static void print_selection(void)
 {
     const tc_table *t = tc_select_table();
     printf("# Selection table (%s)\n\nOrigin: \"measured\" (topocoll-tune on this machine, with the first "
            "candidate's time over native's and its spread), \"built-in\" (the library's table, from the "
-           "measurements and literature its note names).\n\n"
+           "measurements its note names), \"model\" (where no rule matches: the cost model's choice, "
+           "below).\n\n"
            "| # | collective | np | nodes | pow2 only | bytes per rank | candidates | origin | ratio to native (spread) | why |\n"
            "|---|---|---|---|---|---|---|---|---|---|\n", t->source);
     for (int i = 0; i < t->nrules; i++) {
@@ -103,6 +111,77 @@ static void print_selection(void)
         else printf("-");
         printf(" | %s |\n", r->note ? r->note : "");
     }
+    print_model(t);
+}
+
+static int layout_size(const char *layout);
+static int layout_size_of(const char *layout) { return layout_size(layout); }
+
+/* The cost model's parameters in force. */
+static void print_model(const tc_table *t)
+{
+    const tc_model_params *m = tc_select_model(t);
+    printf("\n## Cost model (%s parameters)\n\nServes every call that no rule matches: the entry with "
+           "the lowest predicted time when native's predicted time is more than %.2f times it, else "
+           "native (docs/selection.md, \"The cost model\").\n\n"
+           "| level | alpha (us) | bandwidth 1/beta (GB/s) |\n|---|---|---|\n", m->source, m->margin);
+    for (int l = 0; l < TC_NLEVELS; l++)
+        printf("| %s | %.3g | %.3g |\n", tc_level_names[l], m->alpha[l] * 1e6, 1e-9 / m->beta[l]);
+    printf("\nReduction rate 1/gamma: %.3g GB/s.\n", 1e-9 / m->gamma);
+}
+
+/* What decides coll at n bytes on t: "rule N (origin)", "model", "native". */
+static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_topo *t, int64_t n)
+{
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = coll;
+    a.size = t->size;
+    a.scount = a.rcount = n;
+    a.commutative = 1;
+    a.node_shm = 1;
+    char why[512];
+    const tc_algo *al = tc_select(&a, t, n, why, sizeof why);
+    const char *r = strstr(why, " rule ");
+    int idx = -1;
+    char by[96];
+    if (r && sscanf(r, " rule %d", &idx) == 1 && idx >= 0 && idx < tab->nrules && al &&
+        strcmp(al->name, "native") != 0) {
+        const tc_rule *ru = &tab->rules[idx];
+        snprintf(by, sizeof by, "rule %d (%s)", idx,
+                 ru->origin ? ru->origin : strcmp(tab->source, "built-in") == 0 ? "built-in" : "tuning file");
+    } else if (r && sscanf(r, " rule %d", &idx) == 1) {
+        snprintf(by, sizeof by, "rule %d (native)", idx);
+    }
+    tc_model_pick pk = tc_model_choose(tc_select_model(tab), &a, t, n);
+    if (idx < 0)
+        snprintf(by, sizeof by, "%s", al && strcmp(al->name, "native") ? "model"
+                                      : pk.native_s > 0 ? "model: native" : "native (no formula)");
+    printf("| %s | %lld | `%s` | %s | ", tc_coll_name(coll), (long long)n, al ? al->name : "-", by);
+    if (pk.native_s > 0 && pk.algo_s > 0)
+        printf("%.3g | `%s` %.3g | %.2fx |\n", pk.native_s * 1e6, pk.best, pk.algo_s * 1e6,
+               pk.native_s / pk.algo_s);
+    else printf("- | - | - |\n");
+}
+
+static int print_decisions(const char *layout)
+{
+    int p = layout_size_of(layout);
+    char err[256];
+    tc_topo *t = p ? tc_topo_from_spec(layout, p, err, sizeof err) : NULL;
+    if (!t) {
+        fprintf(stderr, "topocoll-info: selection %s: not a fixed layout (e.g. 2x2, 4x2x4)\n", layout);
+        return 2;
+    }
+    const tc_table *tab = tc_select_table();
+    printf("\n## Decisions on %s (np %d, node-shared memory available)\n\n"
+           "| collective | bytes | algorithm | decided by | model: native (us) | model: best entry (us) | "
+           "predicted gain |\n|---|---|---|---|---|---|---|\n", layout, p);
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++)
+        for (int64_t n = 8; n <= 1 << 20; n *= 8)
+            print_decision(tab, (topocoll_coll)c, t, n);
+    tc_topo_free(t);
+    return 0;
 }
 
 /* The size a fixed layout describes (0 when none up to 1<<16). */
@@ -238,9 +317,13 @@ int main(int argc, char **argv)
     if (strcmp(what, "traffic") == 0 && argc == 3) return print_traffic(argv[2]);
     if (strcmp(what, "traffic-alltoall") == 0 && argc == 3) return print_traffic_alltoall(argv[2]);
     if (strcmp(what, "name") == 0 && argc == 4) return print_name(argv[2], argv[3]);
+    if (strcmp(what, "selection") == 0 && argc == 3) {
+        print_selection();
+        return print_decisions(argv[2]);
+    }
     if (strcmp(what, "catalog") && strcmp(what, "selection") && strcmp(what, "config")) {
         fprintf(stderr, "usage: topocoll-info catalog|selection|config|traffic LAYOUT|traffic-alltoall LAYOUT|"
-                        "name COLL NAME\n");
+                        "name COLL NAME|selection LAYOUT\n");
         return 2;
     }
     if (strcmp(what, "catalog") == 0) print_catalog();
