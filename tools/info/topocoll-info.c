@@ -145,13 +145,12 @@ static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_top
     const char *r = strstr(why, " rule ");
     int idx = -1;
     char by[96];
-    if (r && sscanf(r, " rule %d", &idx) == 1 && idx >= 0 && idx < tab->nrules && al &&
-        strcmp(al->name, "native") != 0) {
+    if (r && sscanf(r, " rule %d", &idx) == 1 && idx >= 0 && idx < tab->nrules) {
         const tc_rule *ru = &tab->rules[idx];
         snprintf(by, sizeof by, "rule %d (%s)", idx,
                  ru->origin ? ru->origin : strcmp(tab->source, "built-in") == 0 ? "built-in" : "tuning file");
-    } else if (r && sscanf(r, " rule %d", &idx) == 1) {
-        snprintf(by, sizeof by, "rule %d (native)", idx);
+    } else {
+        idx = -1;
     }
     tc_model_pick pk = tc_model_choose(tc_select_model(tab), &a, t, n);
     if (idx < 0)

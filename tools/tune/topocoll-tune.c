@@ -486,6 +486,18 @@ static int setup_run(tuner *t)
     return ok ? -1 : 1;
 }
 
+/* The cost model's parameters (pingpong.c), once per tune: kept in the
+ * state, so a resumed run does not measure them again. */
+static void fit_model(tuner *t)
+{
+    int have = t->rank == 0 && json_object_get(t->state, "model") != NULL;
+    MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (have) return;
+    note(t, "fitting the cost model: ping-pong per level%s%s", "", "");
+    json_t *m = tune_fit_model(MPI_COMM_WORLD);
+    if (t->rank == 0 && m) json_object_set_new(t->state, "model", m);
+}
+
 /* Rank 0: the table with its "_tuned" description. */
 static json_t *table_of(tuner *t, char *err, size_t len)
 {
@@ -501,6 +513,8 @@ static json_t *table_of(tuner *t, char *err, size_t len)
                              (int)json_array_size(json_object_get(t->state, "points")), "complete",
                              !t->stop && !t->skipped);
     json_object_set_new(table, "_tuned", meta);
+    json_t *model = json_object_get(t->state, "model");
+    if (model) json_object_set(table, "_model", model);
     return table;
 }
 
@@ -569,6 +583,7 @@ int main(int argc, char **argv)
     }
     if ((rc = setup_run(&t)) >= 0) return finish(&t, rc);
     t.t0 = MPI_Wtime();
+    fit_model(&t);
     t.deadline = t.o.budget_s > 0 ? t.t0 + t.o.budget_s : 0;
     MPI_Bcast(&t.deadline, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     run_all(&t);

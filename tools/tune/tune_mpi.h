@@ -3,6 +3,7 @@
 #define TOPOCOLL_TUNE_MPI_H
 
 #include <mpi.h>
+#include <jansson.h>
 #include "topocoll.h"
 #include "../bench/bench.h"
 
@@ -55,5 +56,11 @@ void tune_run_batches(tune_size *z, const char **names, int n, int batches, int 
 /* Which names serve `bytes` on every rank of comm (collective): ok[e]. */
 void tune_applicable(MPI_Comm comm, const bench_coll *bc, size_t bytes, const char **names, int n,
                      int *ok);
+
+/* ---- the cost model's parameters (pingpong.c) --------------------------------- */
+
+/* Ping-pong per level of distance from rank 0 (collective over comm): the
+ * tuning file's "_model" section on rank 0, NULL elsewhere or on failure. */
+json_t *tune_fit_model(MPI_Comm comm);
 
 #endif
