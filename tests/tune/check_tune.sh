@@ -13,13 +13,17 @@
 #   check_tune.sh ompi    TUNE PROG -- LAUNCHER...  Open MPI export: the run is correct and its
 #                                          point-to-point traffic is that of the named algorithm
 #   check_tune.sh mpich   TUNE PROG BASE_SH -- LAUNCHER...  MPICH export loads and runs correctly
+#   check_tune.sh report  TUNE DATA -- LAUNCHER...  --from DATA/tune_2x2.json --report: the markdown
+#                                          names every rule of the table and every measured size,
+#                                          one PNG per collective and communicator (a skipped
+#                                          case, not a pass, without python3-matplotlib)
 #
 # LAUNCHER is the MPI launcher up to and including its process-count flag.
 set -u
 mode=${1:?mode}; shift
 dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
-fail=0 passed=0
+fail=0 passed=0 skipped=0
 ok()  { passed=$((passed + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 split_launcher() { while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done; shift; launcher=("$@"); }
@@ -191,7 +195,49 @@ PY
   done
 }
 
+do_report() {
+  local tune=$1 data=$2; shift 2; split_launcher "$@"
+  cp "$data/tune_2x2.json" "$data/tune_2x2.json.state" "$dir/" || { bad "copy the saved tune"; return; }
+  "${launcher[@]}" 1 "$tune" --from "$dir/tune_2x2.json" --report "$dir/rep" > "$dir/r.out" 2>&1
+  local rc=$?
+  local have_mpl=0
+  /usr/bin/python3 -c "import matplotlib" 2>/dev/null && have_mpl=1
+  if [ $have_mpl -eq 1 ]; then
+    [ $rc -eq 0 ] && ok "--report exits 0" || { cat "$dir/r.out"; bad "--report exited $rc"; }
+  else
+    [ $rc -eq 1 ] && grep -q "matplotlib" "$dir/r.out" && ok "--report without matplotlib says so" ||
+      { cat "$dir/r.out"; bad "--report without matplotlib: exit $rc"; }
+  fi
+  [ -s "$dir/rep/report.md" ] && ok "report.md written" || { bad "no report.md"; return; }
+  python3 - "$dir/tune_2x2.json" "$dir/tune_2x2.json.state" "$dir/rep/report.md" <<'PY' && ok "report names every rule and size" || bad "report content"
+import json, sys
+t, s, md = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+n = 0
+for coll, rules in t.items():
+    if coll.startswith("_"):
+        continue
+    for i, r in enumerate(rules):
+        row = "| %s | %d | %s | %s | %s | `%s` | %s |" % (coll, i, r["np"], r["nodes"], r["bytes"],
+                                                      "`, `".join(r["algorithms"]), r["origin"])
+        assert row in md, "rule %s %d not in the report: %s" % (coll, i, row)
+        n += 1
+assert n > 0, "the saved table has no rules"
+for p in s["points"]:
+    head = "### %s, communicator %s" % (p["coll"], p["comm"])
+    assert head in md, head
+    assert "network" in md and "alpha" in md, "no model parameters"
+print("%d rules named" % n)
+PY
+  local groups
+  groups=$(python3 -c 'import json,sys; print(" ".join(sorted({"%s_%s" % (p["coll"], p["comm"]) for p in json.load(open(sys.argv[1]))["points"]})))' "$dir/tune_2x2.json.state")
+  for g in $groups; do
+    if [ $have_mpl -eq 0 ]; then skipped=$((skipped + 1)); echo "skipped: $g.png (no matplotlib)"; continue; fi
+    [ -s "$dir/rep/$g.png" ] && head -c 8 "$dir/rep/$g.png" | grep -q PNG && ok "$g.png" || bad "no $g.png"
+  done
+}
+
 case "$mode" in
+  report) do_report "$@" ;;
   load) do_load "$@" ;;
   resume) do_resume "$@" ;;
   comms) do_comms "$@" ;;
@@ -200,5 +246,6 @@ case "$mode" in
   mpich) do_mpich "$@" ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
-echo "$passed passed, $fail failed"
+if [ $skipped -gt 0 ]; then echo "$passed passed, $fail failed, $skipped skipped"; else
+  echo "$passed passed, $fail failed"; fi
 [ $fail -eq 0 ] && [ $passed -gt 0 ]

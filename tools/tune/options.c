@@ -40,7 +40,8 @@ void tune_usage(FILE *f)
 "      --margin F        a switch needs entry q75 x (1 + F) < native q25 (default 0.03)\n"
 "      --noise F         relative spread (q75 - q25) / median that repeats a point\n"
 "                        (default 0.10)\n"
-"      --state FILE      state written as the run goes (default <output>.state)\n"
+"      --state FILE      state written as the run goes (default <output>.state;\n"
+"                        with --from, <TABLE>.state)\n"
 "      --resume          continue from the state file: measured points are kept\n"
 "      --stop-after N    stop after N measured points (the table is still written)\n"
 "      --export-ompi FILE   also write an Open MPI coll_tuned dynamic rules file\n"
@@ -49,7 +50,11 @@ void tune_usage(FILE *f)
 "      --mpich-base FILE MPICH's own selection JSON, kept where native stays\n"
 "                        (MPICH 4.0 needs every collective in the file;\n"
 "                        tools/tune/mpich-base.sh prints the library's own)\n"
-"      --from TABLE      measure nothing: write the exports of an existing table\n"
+"      --from TABLE      measure nothing: write the exports (or --report) of an\n"
+"                        existing table\n"
+"      --report DIR      also write DIR/report.md and a PNG per collective: every\n"
+"                        entry's times against size, the selected one marked\n"
+"                        (tools/report/plot_tune.py; TOPOCOLL_PLOT_TUNE overrides)\n"
 "  -q, --quiet           no progress on stderr\n"
 "  -h, --help            this text\n"
 "Exit status: 0 success, 1 a failure, 2 bad options.\n");
@@ -161,7 +166,7 @@ static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err
 }
 
 enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
-       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM };
+       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT };
 
 static const struct option longopts[] = {
     { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
@@ -171,6 +176,7 @@ static const struct option longopts[] = {
     { "noise", 1, NULL, O_NOISE }, { "state", 1, NULL, O_STATE }, { "resume", 0, NULL, O_RESUME },
     { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
     { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
+    { "report", 1, NULL, O_REPORT },
     { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -223,6 +229,7 @@ static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, 
     case O_MPICH: o->export_mpich = arg; return nonempty("--export-mpich", arg, err, len);
     case O_MBASE: o->mpich_base = arg; return nonempty("--mpich-base", arg, err, len);
     case O_FROM: o->from = arg; return nonempty("--from", arg, err, len);
+    case O_REPORT: o->report = arg; return nonempty("--report", arg, err, len);
     case 'q': o->quiet = 1; return 0;
     case 'h': o->help = 1; return 0;
     default: return -1;
@@ -267,10 +274,11 @@ int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t le
     if (!g.explicit_sizes && make_grid(o, g.min, g.max, g.factor, err, len) != 0)
         return TUNE_PARSE_ERROR;
     o->max_reps = 2 * o->reps;
-    if (!o->state) {
-        size_t n = strlen(o->output) + 7;
+    if (!o->state) {   /* <output>.state; with --from, the table's (for --report) */
+        const char *base = o->from ? o->from : o->output;
+        size_t n = strlen(base) + 7;
         if (!(o->state = malloc(n))) return TUNE_PARSE_ERROR;
-        snprintf(o->state, n, "%s.state", o->output);
+        snprintf(o->state, n, "%s.state", base);
     }
     return TUNE_PARSE_OK;
 }

@@ -21,8 +21,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 #include "tune.h"
 #include "tune_mpi.h"
@@ -445,8 +450,8 @@ static int setup_options(tuner *t, int argc, char **argv)
         }
         p += k + (p[k] == ',');
     }
-    if (rc == TUNE_PARSE_OK && t->o.from && !t->o.export_ompi && !t->o.export_mpich) {
-        snprintf(err, sizeof err, "--from needs --export-ompi or --export-mpich");
+    if (rc == TUNE_PARSE_OK && t->o.from && !t->o.export_ompi && !t->o.export_mpich && !t->o.report) {
+        snprintf(err, sizeof err, "--from needs --export-ompi, --export-mpich or --report");
         rc = TUNE_PARSE_ERROR;
     }
     if (rc == TUNE_PARSE_OK && t->o.mpich_base && !t->o.export_mpich) {
@@ -518,6 +523,32 @@ static json_t *table_of(tuner *t, char *err, size_t len)
     return table;
 }
 
+/* Rank 0: the report (tools/report/plot_tune.py) of the state and the table
+ * just written (or --from's); 0 or -1 with a message. */
+static int write_report(const tuner *t)
+{
+    const char *script = getenv("TOPOCOLL_PLOT_TUNE");
+    if (!script || !*script) script = TUNE_REPORT_SCRIPT;
+    const char *table = t->o.from ? t->o.from : t->o.output;
+    char *argv[] = { (char *)script, "--state", t->o.state, "--table", (char *)table, "--out",
+                     (char *)t->o.report, NULL };
+    pid_t pid;
+    int st = 0;
+    int e = posix_spawn(&pid, script, NULL, NULL, argv, environ);
+    if (e != 0) {
+        fprintf(stderr, TUNE_PROG ": --report: cannot run %s: %s\n", script, strerror(e));
+        return -1;
+    }
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, TUNE_PROG ": --report: %s failed (status %d)%s\n", script,
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+                WIFEXITED(st) && WEXITSTATUS(st) == 3 ? ": no PNG without python3-matplotlib" : "");
+        return -1;
+    }
+    if (!t->o.quiet) fprintf(stderr, TUNE_PROG ": report %s/report.md\n", t->o.report);
+    return 0;
+}
+
 /* Rank 0: writes the table (unless it comes from --from) and the exports;
  * the exit status. */
 static int write_outputs(tuner *t)
@@ -549,6 +580,7 @@ static int write_outputs(tuner *t)
     }
     json_decref(base);
     json_decref(table);
+    if (t->o.report && write_report(t) != 0) code = 1;
     return code;
 }
 

@@ -48,6 +48,7 @@ typedef struct tune_opts {
     const char *export_mpich; /* --export-mpich FILE */
     const char *mpich_base;   /* --mpich-base FILE: the MPICH default selection */
     const char *from;         /* --from TABLE: export an existing table, measure nothing */
+    const char *report;       /* --report DIR: markdown and PNG (tools/report/plot_tune.py) */
     int quiet;
     int help;
 } tune_opts;
