@@ -75,7 +75,7 @@ echo "== tune (budget $budget)" >&2
 run -- "$tune" --time "$budget" --colls "$colls" -o "$out/tuning.json" \
   --export-ompi "$out/tuning.ompi" || { echo "tune_cluster.sh: the tune failed" >&2; exit 1; }
 "$tool" down >/dev/null 2>&1   # the report needs no cluster; measure the rest on a fresh one
-"$tune" --from "$out/tuning.json" --report "$out/report" ||
+mpiexec.openmpi --allow-run-as-root -np 1 "$tune" --from "$out/tuning.json" --report "$out/report" ||
   echo "tune_cluster.sh: no report (python3-matplotlib?)" >&2
 "$tool" up --hosts "$hosts" --rate "$rate" || exit 1
 bench_all tuned --env "TOPOCOLL_TUNING_FILE=$out/tuning.json"
