@@ -81,6 +81,7 @@ void tc_select_finalize(void)
 {
     selection *s = atomic_exchange(&current, NULL);
     if (!s) return;
+    tc_model_memo_clear();   /* its keys name the parameters about to be freed */
     tc_table_free(s->loaded);
     free(s->resolved);
     free(s);
