@@ -8,7 +8,7 @@
  *              rank-2^k of n min(2^k, p-2^k); neighbor_exchange: p/2 steps
  *              of 2n to alternating neighbours; linear: p-1 sends to every
  *              distance, priced as p-1 steps (no overlap assumed);
- *              hierarchical with one leader per node (Kandalla et al. 2009):
+ *              hierarchical with one leader per node, several nodes (Kandalla et al. 2009):
  *              aggregation (gather: m-1 messages of n at the leader; shm: one
  *              copy of n and a flag), leaders' exchange (rd / bruck: ceil(log
  *              G) messages, ring: G-1, (G-1) m n bytes over the network),
@@ -177,8 +177,10 @@ static double hier_allgather(const tc_model_params *m, const tc_algo *al, const 
     char lb[16], ab[16], xb[16], db[16];
     const char *leaders = param_of(c, "leaders=", lb, sizeof lb), *agg = param_of(c, "agg=", ab, sizeof ab);
     const char *x = param_of(c, "x=", xb, sizeof xb), *dist = param_of(c, "dist=", db, sizeof db);
-    if (strcmp(leaders, "1") != 0) return -1;
     int p = t->size, mm = max_ppn(t), g = t->nnodes, li = intra_level(t);
+    /* one leader per node, several nodes (on one node the aggregation is the
+     * whole algorithm, and nothing here was measured against the library's own) */
+    if (strcmp(leaders, "1") != 0 || g < 2) return -1;
     double s;
     if (!strcmp(agg, "gather")) s = (mm - 1) * (m->alpha[li] + n * m->beta[li]);
     else if (!strcmp(agg, "shm")) s = 2 * m->alpha[TC_LVL_SOCKET] + n * m->beta[TC_LVL_SOCKET];

@@ -100,8 +100,14 @@ static void choices(void)
             CHECK(!pk.algo && pk.native_s > 0, "%s one node, %lld B: %s instead of native",
                   tc_coll_name(colls[c]), (long long)n, pk.algo ? pk.algo->name : "no prediction");
         }
-    tc_args a = args_of(TOPOCOLL_ALLGATHER, 4, 8);
-    tc_model_pick pk = tc_model_choose(m, &a, two, 8);
+    /* one node, many ranks: no hierarchical formula there, native */
+    tc_topo *flat64 = tc_topo_flat(64);
+    tc_args a = args_of(TOPOCOLL_ALLGATHER, 64, 8);
+    tc_model_pick pk = tc_model_choose(m, &a, flat64, 8);
+    CHECK(!pk.algo, "one node, np 64, 8 B: %s instead of native", pk.algo ? pk.algo->name : "");
+    tc_topo_free(flat64);
+    a = args_of(TOPOCOLL_ALLGATHER, 4, 8);
+    pk = tc_model_choose(m, &a, two, 8);
     CHECK(!pk.algo, "2x2, 8 B: %s instead of native", pk.algo ? pk.algo->name : "");
     /* latency-bound: log G inter-node steps instead of p-1 */
     a = args_of(TOPOCOLL_ALLGATHER, 128, 2048);
