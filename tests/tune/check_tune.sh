@@ -35,6 +35,12 @@ t = json.load(open(sys.argv[1]))
 rules = [r for k, v in t.items() if not k.startswith("_") for r in v]
 assert "_tuned" in t, "no _tuned description"
 assert rules, "no rules"
+m = t.get("_model")
+assert isinstance(m, dict) and "fitted" in m and any(l in m for l in ("socket", "node", "network")), \
+    "no fitted _model section: %s" % m
+for lvl in ("socket", "node", "network"):
+    if lvl in m:
+        assert m[lvl]["alpha"] > 0 and m[lvl]["beta"] > 0, "model %s: %s" % (lvl, m[lvl])
 for r in rules:
     for f in ("np", "nodes", "bytes", "algorithms", "origin", "ratio", "spread", "evidence", "note"):
         assert f in r, "rule without %s: %s" % (f, r)
