@@ -200,6 +200,7 @@ static void tuning_file(void)
 
 int main(void)
 {
+    unsetenv("TOPOCOLL_TUNING_FILE");   /* tc_select below reads the built-in table */
     predictions();
     choices();
     tuning_file();
