@@ -22,6 +22,7 @@
 #include "coll/desc.h"
 #include "api/context.h"
 #include "api/composed.h"
+#include "api/node_counts.h"
 #include "api/explain.h"
 #include "api/error.h"
 #include "api/stats.h"
@@ -506,6 +507,11 @@ static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_ar
  * the call (O(p) for the flat algorithms) and not cached. */
 static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
 {
+    if (al->req & TC_REQ_NODE_COUNTS) {   /* the node's counts first, then in bytes */
+        tc_node_call nc = { c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->vcnt[1], c->vdispl[1],
+                            c->rtype, c->in_place };
+        return tc_node_counts_run(x, al, a, &nc);
+    }
     tc_sched s;
     tc_sched_init(&s);
     int rc = tc_algo_generate(al, &s, a, x->topo);
