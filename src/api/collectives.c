@@ -526,6 +526,7 @@ static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_ar
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
     *used = NULL;
+    if (al->req & TC_REQ_NODE_COUNTS) return run_uncached(x, al, c, a);   /* schedule or composition */
     if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;

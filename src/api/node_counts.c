@@ -20,6 +20,7 @@
  */
 #include "api/node_counts.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,157 @@ static int run_bytes(tc_ctx *x, const tc_algo *al, const tc_args *a, side *s, si
     return rc;
 }
 
+/* ---- the composition (alltoallv "bridge", src/algo/alltoallv/bridge.c) ---- */
+
+/* What the composition needs: my node, the node's rows, the root's layout. */
+typedef struct comp {
+    tc_ctx *x;
+    const tc_node_comms *nc;
+    const side *s, *r;
+    const int64_t *S, *R;          /* node rows: [i*p + j] */
+    int p, G, A, n, ia;
+} comp;
+
+static int64_t row_sum(const comp *k, const int64_t *rows, int i, int B)
+{
+    const int *m = tc_topo_node_members(k->x->topo, B);
+    int64_t sum = 0;
+    for (int y = 0; y < tc_topo_node_size(k->x->topo, B); y++) sum += rows[(size_t)i * k->p + m[y]];
+    return sum;
+}
+
+/* Does every count and displacement of my node's root fit an int?  The
+ * same answer at every rank of the node (from the node's rows). */
+static int root_fits(const comp *k)
+{
+    int64_t in = 0, out = 0;
+    for (int i = 0; i < k->n; i++)
+        for (int B = 0; B < k->G; B++) out += row_sum(k, k->S, i, B), in += row_sum(k, k->R, i, B);
+    return in <= INT_MAX && out <= INT_MAX;
+}
+
+/* Pack (dir 0: my parts, node-sorted, into buf) or unpack (dir 1: buf,
+ * node-sorted by source, to my parts). */
+static void pack_parts(const comp *k, char *buf, int dir)
+{
+    const side *sd = dir ? k->r : k->s;
+    char *base = side_base(sd);
+    int64_t at = 0;
+    for (int B = 0; B < k->G; B++) {
+        const int *m = tc_topo_node_members(k->x->topo, B);
+        for (int y = 0; y < tc_topo_node_size(k->x->topo, B); y++) {
+            int j = m[y];
+            if (dir) memcpy(base + sd->dsp[j], buf + at, (size_t)sd->cnt[j]);
+            else memcpy(buf + at, base + sd->dsp[j], (size_t)sd->cnt[j]);
+            at += sd->cnt[j];
+        }
+    }
+}
+
+/* Root: the int layout, counts and displacements in bytes: gathered rows
+ * (g, gd: [n]), bundles out and in (bo, bod, bi, bid: [G]), chunks (f, fd: [n]). */
+static void root_layout(comp *k, int *g, int *gd, int *bo, int *bod, int *bi, int *bid, int *f, int *fd)
+{
+    int64_t at = 0, ato = 0, ati = 0, atf = 0;
+    for (int i = 0; i < k->n; i++) {
+        int64_t gi = 0, fi = 0;
+        for (int B = 0; B < k->G; B++) gi += row_sum(k, k->S, i, B), fi += row_sum(k, k->R, i, B);
+        g[i] = (int)gi, gd[i] = (int)at, at += gi;
+        f[i] = (int)fi, fd[i] = (int)atf, atf += fi;
+    }
+    for (int B = 0; B < k->G; B++) {
+        int64_t o = 0, in = 0;
+        for (int i = 0; i < k->n; i++) o += row_sum(k, k->S, i, B), in += row_sum(k, k->R, i, B);
+        bo[B] = (int)o, bod[B] = (int)ato, ato += o;
+        bi[B] = (int)in, bid[B] = (int)ati, ati += in;
+    }
+}
+
+/* Root: gathered rows [i][B][j] to bundles [B][j of B][i] (dir 0), or
+ * received bundles [B][j of A][i of B] to chunks [j][B][i] (dir 1). */
+static void reorder(const comp *k, const char *from, char *to, const int *rowd, int dir)
+{
+    int64_t *cur = malloc((size_t)k->n * sizeof *cur + 1), at = 0;
+    if (!cur) return;
+    for (int i = 0; i < k->n; i++) cur[i] = rowd[i];
+    for (int B = 0; B < k->G; B++) {
+        const int *m = tc_topo_node_members(k->x->topo, B);
+        int nB = tc_topo_node_size(k->x->topo, B);
+        for (int y = 0; y < (dir ? k->n : nB); y++)
+            for (int z = 0; z < (dir ? nB : k->n); z++) {
+                int i = dir ? y : z;   /* the member of my node whose row or chunk it is */
+                int64_t len = dir ? k->R[(size_t)y * k->p + m[z]] : k->S[(size_t)z * k->p + m[y]];
+                if (dir) memcpy(to + cur[i], from + at, (size_t)len);
+                else memcpy(to + at, from + cur[i], (size_t)len);
+                cur[i] += len;
+                at += len;
+            }
+    }
+    free(cur);
+}
+
+/* Root: reorder, exchange the bundles over the bridge, reorder. */
+static int root_exchange(comp *k, char *g, char *o, int *L)
+{
+    int n = k->n, G = k->G, *gd = L + n, *bo = L + 2 * n, *bod = bo + G, *bi = bod + G, *bid = bi + G,
+        *fd = bid + G + n;
+    reorder(k, g, o, gd, 0);
+    int rc = PMPI_Alltoallv(o, bo, bod, MPI_BYTE, g, bi, bid, MPI_BYTE, k->nc->bridge);
+    if (rc == MPI_SUCCESS) reorder(k, g, o, fd, 1);
+    return rc;
+}
+
+/* The gather, the root's exchange, the scatter; L: the root's int layout
+ * (NULL elsewhere), pk: my pack buffer. */
+static int compose(comp *k, int *L, char *pk, int64_t mine, int64_t theirs)
+{
+    int n = k->n, G = k->G, root = L != NULL, rc;
+    int64_t out = 0, in = 0;
+    char *g = NULL, *o = NULL;
+    if (root) {
+        root_layout(k, L, L + n, L + 2 * n, L + 2 * n + G, L + 2 * n + 2 * G, L + 2 * n + 3 * G,
+                    L + 2 * n + 4 * G, L + 3 * n + 4 * G);
+        for (int i = 0; i < n; i++) out += L[i], in += L[2 * n + 4 * G + i];
+        size_t most = (size_t)(out > in ? out : in) + 1;   /* rows then bundles in; bundles out then chunks */
+        g = malloc(most), o = malloc(most);
+        if (!g || !o) {
+            free(g), free(o);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    pack_parts(k, pk, 0);
+    rc = PMPI_Gatherv(pk, (int)mine, MPI_BYTE, g, L, root ? L + n : NULL, MPI_BYTE, 0, k->nc->local);
+    if (rc == MPI_SUCCESS && root) rc = root_exchange(k, g, o, L);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
+                           (int)theirs, MPI_BYTE, 0, k->nc->local);
+    if (rc == MPI_SUCCESS) pack_parts(k, pk, 1);
+    free(g), free(o);
+    return rc;
+}
+
+static int run_composed(tc_ctx *x, const side *s, const side *r, const int64_t *S, const int64_t *R,
+                        const tc_node_call *c)
+{
+    comp k = { x, NULL, s, r, S, R, x->size, x->topo->nnodes, x->topo->node_of[x->rank], 0,
+               x->topo->node_idx[x->rank] };
+    int rc = tc_ctx_node_comms(x, &k.nc), fits, all = 0;
+    if (rc != MPI_SUCCESS) return rc;
+    k.n = tc_topo_node_size(x->topo, k.A);
+    fits = root_fits(&k);
+    if ((rc = PMPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, x->comm)) != MPI_SUCCESS) return rc;
+    if (!all)   /* some root's buffer passes MPI's int counts: the library's own, everywhere */
+        return PMPI_Alltoallv(c->in_place ? MPI_IN_PLACE : c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
+                              c->rcounts, c->rdispls, c->rtype, x->comm);
+    int64_t mine = 0, theirs = 0;
+    for (int B = 0; B < k.G; B++) mine += row_sum(&k, S, k.ia, B), theirs += row_sum(&k, R, k.ia, B);
+    int *L = k.ia == 0 ? malloc((4 * (size_t)k.n + 4 * (size_t)k.G) * sizeof *L) : NULL;
+    char *pk = malloc((size_t)(mine > theirs ? mine : theirs) + 1);
+    rc = !pk || (k.ia == 0 && !L) ? MPI_ERR_NO_MEM : compose(&k, L, pk, mine, theirs);
+    free(pk), free(L);
+    return rc;
+}
+
 int tc_node_counts_run(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_node_call *c)
 {
     int p = x->size, n = tc_topo_node_size(x->topo, x->topo->node_of[x->rank]);
@@ -125,7 +277,8 @@ int tc_node_counts_run(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_
         b.v = &v;
         b.node_sc = node_sc;
         b.node_rc = node_rc;
-        rc = run_bytes(x, al, &b, &s, &r);
+        rc = (al->req & TC_REQ_COMPOSED) ? run_composed(x, &s, &r, node_sc, node_rc, c)
+                                         : run_bytes(x, al, &b, &s, &r);
     }
     if (rc == MPI_SUCCESS && r.stage) rc = side_copy(&r, p, c->rcounts, c->rdispls, 0, x->comm);
     if (!c->in_place) free(s.stage);
