@@ -21,6 +21,7 @@
 #include "api/node_counts.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,9 +195,10 @@ static void reorder(const comp *k, const char *from, char *to, const int *rowd, 
 }
 
 /* Root: reorder, exchange the bundles over the bridge, reorder. */
-static int root_exchange(comp *k, char *g, char *o, int *L)
+static int root_exchange(comp *k, char *g, char *o, const int *L)
 {
-    int n = k->n, G = k->G, *gd = L + n, *bo = L + 2 * n, *bod = bo + G, *bi = bod + G, *bid = bi + G,
+    int n = k->n, G = k->G;
+    const int *gd = L + n, *bo = L + 2 * n, *bod = bo + G, *bi = bod + G, *bid = bi + G,
         *fd = bid + G + n;
     reorder(k, g, o, gd, 0);
     int rc = PMPI_Alltoallv(o, bo, bod, MPI_BYTE, g, bi, bid, MPI_BYTE, k->nc->bridge);
@@ -205,23 +207,10 @@ static int root_exchange(comp *k, char *g, char *o, int *L)
 }
 
 /* The gather, the root's exchange, the scatter; L: the root's int layout
- * (NULL elsewhere), pk: my pack buffer. */
-static int compose(comp *k, int *L, char *pk, int64_t mine, int64_t theirs)
+ * (NULL elsewhere), pk: my pack buffer, g and o: the root's two buffers. */
+static int compose(comp *k, const int *L, char *pk, char *g, char *o, int64_t mine, int64_t theirs)
 {
     int n = k->n, G = k->G, root = L != NULL, rc;
-    int64_t out = 0, in = 0;
-    char *g = NULL, *o = NULL;
-    if (root) {
-        root_layout(k, L, L + n, L + 2 * n, L + 2 * n + G, L + 2 * n + 2 * G, L + 2 * n + 3 * G,
-                    L + 2 * n + 4 * G, L + 3 * n + 4 * G);
-        for (int i = 0; i < n; i++) out += L[i], in += L[2 * n + 4 * G + i];
-        size_t most = (size_t)(out > in ? out : in) + 1;   /* rows then bundles in; bundles out then chunks */
-        g = malloc(most), o = malloc(most);
-        if (!g || !o) {
-            free(g), free(o);
-            return MPI_ERR_NO_MEM;
-        }
-    }
     pack_parts(k, pk, 0);
     rc = PMPI_Gatherv(pk, (int)mine, MPI_BYTE, g, L, root ? L + n : NULL, MPI_BYTE, 0, k->nc->local);
     if (rc == MPI_SUCCESS && root) rc = root_exchange(k, g, o, L);
@@ -229,8 +218,22 @@ static int compose(comp *k, int *L, char *pk, int64_t mine, int64_t theirs)
         rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
                            (int)theirs, MPI_BYTE, 0, k->nc->local);
     if (rc == MPI_SUCCESS) pack_parts(k, pk, 1);
-    free(g), free(o);
     return rc;
+}
+
+/* Buffers from the context's staging workspace (allocating them per call
+ * costs page faults every call): pk, then at the root g and o. */
+static int buffers(comp *k, const int *L, int64_t pk_bytes, char **pk, char **g, char **o)
+{
+    int n = k->n, G = k->G;
+    int64_t out = 0, in = 0;
+    for (int i = 0; L && i < n; i++) out += L[i], in += L[2 * n + 4 * G + i];
+    size_t a = ((size_t)pk_bytes + 63) / 64 * 64, b = ((size_t)(out > in ? out : in) + 63) / 64 * 64;
+    int rc = tc_workspace_stage(&k->x->ws, a + 2 * b + 64);
+    if (rc != MPI_SUCCESS) return rc;
+    char *base = k->x->ws.stage + (64 - (uintptr_t)k->x->ws.stage % 64) % 64;
+    *pk = base, *g = base + a, *o = base + a + b;
+    return MPI_SUCCESS;
 }
 
 static int run_composed(tc_ctx *x, const side *s, const side *r, const int64_t *S, const int64_t *R,
@@ -248,10 +251,14 @@ static int run_composed(tc_ctx *x, const side *s, const side *r, const int64_t *
                               c->rcounts, c->rdispls, c->rtype, x->comm);
     int64_t mine = 0, theirs = 0;
     for (int B = 0; B < k.G; B++) mine += row_sum(&k, S, k.ia, B), theirs += row_sum(&k, R, k.ia, B);
-    int *L = k.ia == 0 ? malloc((4 * (size_t)k.n + 4 * (size_t)k.G) * sizeof *L) : NULL;
-    char *pk = malloc((size_t)(mine > theirs ? mine : theirs) + 1);
-    rc = !pk || (k.ia == 0 && !L) ? MPI_ERR_NO_MEM : compose(&k, L, pk, mine, theirs);
-    free(pk), free(L);
+    int n = k.n, G = k.G, *L = k.ia == 0 ? malloc((4 * (size_t)n + 4 * (size_t)G) * sizeof *L) : NULL;
+    char *pk = NULL, *g = NULL, *o = NULL;
+    if (k.ia == 0 && !L) return MPI_ERR_NO_MEM;
+    if (L) root_layout(&k, L, L + n, L + 2 * n, L + 2 * n + G, L + 2 * n + 2 * G, L + 2 * n + 3 * G,
+                       L + 2 * n + 4 * G, L + 3 * n + 4 * G);
+    rc = buffers(&k, L, mine > theirs ? mine : theirs, &pk, &g, &o);
+    if (rc == MPI_SUCCESS) rc = compose(&k, L, pk, g, o, mine, theirs);
+    free(L);
     return rc;
 }
 
