@@ -213,12 +213,15 @@ static int compose(comp *k, const int *L, char *pk, char *g, char *o, int64_t mi
     int n = k->n, G = k->G, root = L != NULL, rc;
     pack_parts(k, pk, 0);
     rc = PMPI_Gatherv(pk, (int)mine, MPI_BYTE, g, L, root ? L + n : NULL, MPI_BYTE, 0, k->nc->local);
-    if (rc == MPI_SUCCESS && root) rc = root_exchange(k, g, o, L);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
-                           (int)theirs, MPI_BYTE, 0, k->nc->local);
-    if (rc == MPI_SUCCESS) pack_parts(k, pk, 1);
-    return rc;
+    if (rc != MPI_SUCCESS) return rc;
+    /* a failed exchange (counts that do not match between nodes: the
+     * user's error) still scatters, so that the node's ranks return as they
+     * would from the library's own; the root reports the error */
+    int xrc = root ? root_exchange(k, g, o, L) : MPI_SUCCESS;
+    rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
+                       (int)theirs, MPI_BYTE, 0, k->nc->local);
+    if (rc == MPI_SUCCESS && xrc == MPI_SUCCESS) pack_parts(k, pk, 1);
+    return xrc != MPI_SUCCESS ? xrc : rc;
 }
 
 /* Buffers from the context's staging workspace (allocating them per call
