@@ -140,7 +140,8 @@ int topocoll_alltoall_algorithm(const char *algorithm, const void *sendbuf, int 
  * MPI_IN_PLACE as sendbuf: the receive buffer holds the input, described by
  * recvcounts and rdispls.  Negative counts are MPI_ERR_COUNT, negative
  * displacements and NULL vectors MPI_ERR_ARG.  (topocoll_run has no
- * vectors: it refuses alltoallv with MPI_ERR_ARG.) */
+ * vectors: it runs the regular problem, every count sendcount / recvcount,
+ * displacements j x count.) */
 int topocoll_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
                        MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                        const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
@@ -158,7 +159,8 @@ int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, con
  * negative displacements and NULL vectors MPI_ERR_ARG, a sendcount that
  * differs from recvcounts[rank] (in bytes) MPI_ERR_TRUNCATE.  Entries that
  * need equal blocks decline unequal counts.  (topocoll_run has no vectors:
- * it refuses allgatherv with MPI_ERR_ARG.) */
+ * it runs the regular problem, every count recvcount, displacements
+ * j x recvcount.) */
 int topocoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
 int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
@@ -181,7 +183,9 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * (recvcount, recvtype); reduce, reduce_scatter_block and allreduce take recvcount and
  * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
  * of one block); op is read by reductions only, root by rooted collectives
- * only.  Returns an MPI error class as the specific functions do. */
+ * only; alltoallv and allgatherv run the regular problem (every count
+ * sendcount / recvcount, displacements j x count).  Returns an MPI error
+ * class as the specific functions do. */
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Op op, int root, MPI_Comm comm);

@@ -51,8 +51,12 @@ enum {
                                        (checked by tc_algo_accepts, which has the topology) */
     TC_REQ_ONE_NODE = 1u << 7,      /* every rank on one node (the topology's node count;
                                        checked by tc_algo_accepts) */
-    TC_REQ_EQUAL_BLOCKS = 1u << 8   /* per-peer receive counts (allgatherv) all equal:
+    TC_REQ_EQUAL_BLOCKS = 1u << 8,  /* per-peer receive counts (allgatherv) all equal:
                                        the generator addresses scratch by equal blocks */
+    TC_REQ_NODE_COUNTS = 1u << 9    /* not a domain flag: the generator reads the count rows
+                                       of the whole node (tc_args.node_sc/node_rc), which
+                                       the consumer gathers node-locally first (the MPI
+                                       layer: src/api/node_counts.c, in bytes) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
                        TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS)

@@ -111,11 +111,15 @@ static const tc_catalog_row alltoall[] = {
 };
 
 extern const tc_algo tc_alltoallv_pairwise, tc_alltoallv_linear, tc_alltoallv_native;
+extern const tc_family tc_alltoallv_hierarchical;
+extern const tc_algo tc_alltoallv_bridge;
 
 static const tc_catalog_row alltoallv[] = {
     ALGO(tc_alltoallv_pairwise),
     ALGO(tc_alltoallv_linear),
     ALGO(tc_alltoallv_native),
+    FAMILY(tc_alltoallv_hierarchical),     /* hierarchical:leaders=1|2|4 (node counts first) */
+    ALGO(tc_alltoallv_bridge),             /* MPI composition (src/api/node_counts.c) */
     END,
 };
 

@@ -14,6 +14,7 @@
  * the datatype (check_op), so an invalid pair is an error everywhere, not
  * only at the ranks that combine data.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "coll/desc.h"
 #include "api/context.h"
 #include "api/composed.h"
+#include "api/node_counts.h"
 #include "api/explain.h"
 #include "api/error.h"
 #include "api/stats.h"
@@ -506,6 +508,11 @@ static int run_schedule(tc_ctx *x, const tc_sched *s, const call *c, const tc_ar
  * the call (O(p) for the flat algorithms) and not cached. */
 static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a)
 {
+    if (al->req & TC_REQ_NODE_COUNTS) {   /* the node's counts first, then in bytes */
+        tc_node_call nc = { c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->vcnt[1], c->vdispl[1],
+                            c->rtype, c->in_place };
+        return tc_node_counts_run(x, al, a, &nc);
+    }
     tc_sched s;
     tc_sched_init(&s);
     int rc = tc_algo_generate(al, &s, a, x->topo);
@@ -519,6 +526,7 @@ static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_ar
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
     *used = NULL;
+    if (al->req & TC_REQ_NODE_COUNTS) return run_uncached(x, al, c, a);   /* schedule or composition */
     if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
@@ -726,12 +734,18 @@ static inline call make_call(topocoll_coll coll, const char *fn, const void *sbu
 #define ALLREDUCE_CALL make_call(TOPOCOLL_ALLREDUCE, "topocoll_allreduce", sendbuf, count, type, \
                                  recvbuf, count, type, op, 0, comm)
 
+static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       MPI_Comm comm);
+
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Op op, int root, MPI_Comm comm)
 {
     if (!tc_coll_desc_of(coll))
         return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: unknown collective %d", (int)coll);
+    if (tc_coll_desc_of(coll)->vcounts)   /* per-peer collectives: the regular problem */
+        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     call c = make_call(coll, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                        recvtype, op, root, comm);
     return collective(&c, algorithm != NULL, algorithm);
@@ -777,6 +791,13 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
     if (c.d->vblock && (equal = malloc(2 * (size_t)c.size * sizeof *equal + 1)) != NULL) {
         for (int j = 0; j < c.size; j++) equal[j] = recvcount, equal[c.size + j] = j * recvcount;
         c.vcnt[1] = equal, c.vdispl[1] = equal + c.size;
+    } else if (c.d->vcounts && (equal = malloc(4 * (size_t)c.size * sizeof *equal + 1)) != NULL) {
+        /* alltoallv: judged on the regular problem, as topocoll_run runs it */
+        for (int j = 0; j < c.size; j++)
+            equal[j] = sendcount, equal[c.size + j] = j * sendcount, equal[2 * c.size + j] = recvcount,
+            equal[3 * c.size + j] = j * recvcount;
+        c.vcnt[0] = equal, c.vdispl[0] = equal + c.size;
+        c.vcnt[1] = equal + 2 * c.size, c.vdispl[1] = equal + 3 * c.size;
     }
     ok = applicable_call(&c, x, al, why);
     free(equal);
@@ -986,4 +1007,31 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
 {
     call c = ALLREDUCE_CALL;
     return collective(&c, 1, algorithm);
+}
+
+/* ---- topocoll_run for the per-peer collectives ------------------------------ */
+
+/* The regular problem: every count sendcount (send) and recvcount (receive),
+ * displacements j x count, as the benchmark's; then the collective's own
+ * entry, which checks everything else (an invalid communicator too: the
+ * vectors are then not made and its check comes first). */
+static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       MPI_Comm comm)
+{
+    int p = 0, *v = NULL, rc;
+    if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &p) == MPI_SUCCESS && p > 0) {
+        if ((int64_t)(p - 1) * (sendcount > recvcount ? sendcount : recvcount) > INT_MAX)
+            return tc_raise(comm, MPI_ERR_COUNT, "topocoll_run: displacements of %d x count exceed an int", p);
+        if (!(v = malloc(4 * (size_t)p * sizeof *v))) return tc_raise(comm, MPI_ERR_NO_MEM, "topocoll_run");
+        for (int j = 0; j < p; j++)
+            v[j] = sendcount, v[p + j] = j * sendcount, v[2 * p + j] = recvcount, v[3 * p + j] = j * recvcount;
+    }
+    const int *sc = v, *sd = v ? v + p : NULL, *rcn = v ? v + 2 * p : NULL, *rd = v ? v + 3 * p : NULL;
+    if (coll == TOPOCOLL_ALLTOALLV)
+        rc = alltoallv("topocoll_run", algorithm, sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm);
+    else
+        rc = allgatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, comm);
+    free(v);
+    return rc;
 }

@@ -42,6 +42,11 @@ typedef struct tc_args {
     const void *param; /* the algorithm's own parameters (tc_algo.param);
                           set by tc_algo_generate / tc_algo_accepts */
     const tc_vcounts *v; /* per-peer counts of this rank (desc vcounts); else NULL */
+    /* With v, for entries with TC_REQ_NODE_COUNTS only (the consumer gathers
+     * them node-locally first; NULL otherwise): the count rows of every rank
+     * of my node (index in the node i, peer j: [i * size + j]), in scratch
+     * (TMP) units: what member i sends to j and receives from j. */
+    const int64_t *node_sc, *node_rc;
 } tc_args;
 
 /* Collective names ("allgather"); -1 / NULL when unknown. */

@@ -69,6 +69,20 @@ static const tc_rule rules[] = {
       .candidates = { "shm_tiled_naive", NULL },
       .note = "one node, np 2, >= 8 KiB: shared-memory tiled reduce, one tile per rank (0.33-0.88x "
               "native measured at np 2, 8 KiB - 16 MiB)" },
+    /* alltoall (topocoll-bench, Open MPI 4.1.4, 2 shared cores, noisy; docs/alltoall.md,
+     * "Selection"): the hierarchical schedule with node-shared memory and one leader per
+     * node (Träff, Rougier 2014) beats the library's pairwise exchange where its messages
+     * leave the eager protocol (from 4 KiB).  alltoallv: no rule (native won every
+     * measured case; and its bytes are each rank's own mean part, which may differ
+     * between ranks, so a size threshold could split the ranks' choices). */
+    { .coll = TOPOCOLL_ALLTOALL, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 2 * KiB,
+      .max_bytes = 64 * KiB, .candidates = { "h1_shm", NULL },
+      .note = "one node, np 4-8, 2 - 64 KiB: hierarchical through node-shared memory (0.32-0.86x "
+              "native at np 4, 0.05-0.82x at np 8 oversubscribed, 2 - 32 KiB; ties at 128 KiB)" },
+    { .coll = TOPOCOLL_ALLTOALL, .min_np = 2, .max_np = 8, .min_bytes = 4 * KiB, .max_bytes = 16 * KiB,
+      .candidates = { "h1_shm", NULL },
+      .note = "np 2-8, 4 - 16 KiB: hierarchical through node-shared memory (0.73-0.89x native at np 2, "
+              "0.75-0.82x at 2x2 virtual nodes, 0.20-0.49x at 2x4 oversubscribed)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL };

@@ -168,6 +168,25 @@ static void initial_labels(vstate *v, int r)
         k->lab[u.buf][u.lo + i] = (label_t){ first + i, 1, rank_key(r), r, r + 1 };
 }
 
+/* TC_REQ_NODE_COUNTS: the count rows of rank r's node, in TMP (receive)
+ * units, as the MPI layer's node-local exchange gives them (member i sends
+ * j what j receives from i) into a; *mem to free.  0 or ENOMEM. */
+static int node_counts(const vstate *v, int r, tc_args *a, int64_t **mem)
+{
+    int A = v->t->node_of[r], n = tc_topo_node_size(v->t, A), p = v->p;
+    const int *m = tc_topo_node_members(v->t, A);
+    int64_t *sc = malloc(2 * (size_t)n * (size_t)p * sizeof *sc + 1), *rc = sc + (size_t)n * p;
+    if (!(*mem = sc)) return ENOMEM;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < p; j++) {
+            sc[(size_t)i * p + j] = v->vall[j].rcounts[m[i]];
+            rc[(size_t)i * p + j] = v->vall[m[i]].rcounts[j];
+        }
+    a->node_sc = sc;
+    a->node_rc = rc;
+    return 0;
+}
+
 static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_send, int u_recv)
 {
     vrank *k = &v->rk[r];
@@ -175,11 +194,16 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     a.rank = r;
     a.node_shm = 1;
     a.v = v->vall ? &v->vall[r] : NULL;
+    int64_t *node_mem = NULL;
+    if (v->vall && (al->req & TC_REQ_NODE_COUNTS) && node_counts(v, r, &a, &node_mem))
+        return fail(v, "out of memory");
     if (v->d->vblock && v->vall)   /* the own block, in SEND elements (in place: RECV's) */
         a.scount = a.in_place ? v->vall[r].rcounts[r]
                  : u_send ? v->vall[r].rcounts[r] * u_recv / u_send : 0;
     tc_sched_init(&k->s);
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
+    free(node_mem);
+    a.node_sc = a.node_rc = NULL;
     if (rc == 0) rc = tc_sched_finish(&k->s);
     if (rc) return fail(v, "rank %d: generator failed (%s)", r, strerror(rc));
     tc_coll_layout l = tc_coll_layout_of(v->d, &a, r);

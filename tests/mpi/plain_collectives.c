@@ -1,7 +1,7 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
  * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Allreduce and MPI_Allgatherv (and one MPI_Allgather), each checked against values computed here.  CTest
+ * MPI_Allreduce, MPI_Allgatherv and MPI_Alltoallv (and one MPI_Allgather), each checked against values computed here.  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -318,6 +318,35 @@ static void check_allgatherv(int n, int in_place)
     free(cnt), free(dsp), free(s), free(r);
 }
 
+/* MPI_Alltoallv: rank q sends rank j n + (q + j) % 3 ints, none where
+ * (q + j) % 4 == 1, the parts in reverse rank order in both buffers; in
+ * place (symmetric counts) or not. */
+static int a2av_count(int q, int j, int n) { return (q + j) % 4 == 1 ? 0 : n + (q + j) % 3; }
+
+static void check_alltoallv(int n, int in_place)
+{
+    int *sc = ints((size_t)size), *sd = ints((size_t)size), *rc_ = ints((size_t)size), *rd = ints((size_t)size);
+    int st = 0, rt = 0, rc, bad = 0;
+    for (int j = size - 1; j >= 0; j--) {
+        sc[j] = a2av_count(rank, j, n), rc_[j] = a2av_count(j, rank, n);
+        sd[j] = st, rd[j] = rt;
+        st += sc[j], rt += rc_[j];
+    }
+    int *s = ints((size_t)st), *r = ints((size_t)rt);
+    for (int j = 0; j < size; j++)
+        for (int i = 0; i < sc[j]; i++) s[sd[j] + i] = ival(rank * size + j, i);
+    if (in_place) memcpy(r, s, (size_t)rt * sizeof *r);   /* symmetric: the same layout */
+    rc = MPI_Alltoallv(in_place ? MPI_IN_PLACE : (const void *)s, sc, sd, MPI_INT, r, rc_, rd, MPI_INT,
+                       MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Alltoallv(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Alltoallv returned an error", rc);
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < rc_[q]; i++)
+            if (r[rd[q] + i] != ival(q * size + rank, i)) bad = 1;
+    check(!bad, in_place ? "MPI_Alltoallv(MPI_IN_PLACE): wrong result" : "MPI_Alltoallv: wrong result", rc);
+    free(sc), free(sd), free(rc_), free(rd), free(s), free(r);
+}
+
 /* Even and odd ranks, in reverse order inside each: MPI_Bcast from sub rank 0
  * (the largest world rank of the parity) and MPI_Reduce to the last sub rank. */
 static void check_subcomm(void)
@@ -390,6 +419,8 @@ int main(int argc, char **argv)
     check_allreduce_noncommutative();
     check_allgatherv(N_SMALL, 0);
     check_allgatherv(N_BIG, 1);
+    check_alltoallv(N_SMALL, 0);
+    check_alltoallv(N_BIG, 1);
     check_subcomm();
     return finish();
 }

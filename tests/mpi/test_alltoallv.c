@@ -9,7 +9,9 @@
  * Each case checks every received part against the values its sender
  * wrote, that the gaps of the receive buffer are untouched, that the send
  * buffer is unchanged, and agrees with PMPI_Alltoallv on the same input.
- * Then bad vectors: a negative count (MPI_ERR_COUNT), a negative
+ * Then topocoll_run on alltoallv and allgatherv (the regular problem, every
+ * entry that serves it and the selection, as is and in place; the others
+ * must decline with MPI_ERR_ARG).  Then bad vectors: a negative count (MPI_ERR_COUNT), a negative
  * displacement (MPI_ERR_ARG), NULL vectors (MPI_ERR_ARG), a NULL buffer with
  * a count (MPI_ERR_BUFFER), at every rank.
  * Ends with "N passed, M failed" on rank 0.
@@ -127,6 +129,42 @@ static int run_case(const char *algo, const tcase *t, int in_place, int casen, M
     return all;
 }
 
+/* topocoll_run on the per-peer collectives: the regular problem (every
+ * count n, displacements j n), by every entry's name and by selection, as
+ * is and in place; rank r's block j holds value(r, j, k) (alltoallv) or
+ * value(r, 0, k) (allgatherv). */
+static void generic_run(topocoll_coll coll, MPI_Comm comm)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    int nalg = topocoll_algorithm_count(coll), a2a = coll == TOPOCOLL_ALLTOALLV;
+    for (int a = -1; a < nalg; a++)
+        for (int ip = 0; ip < 2; ip++) {
+            const char *algo = a < 0 ? NULL : topocoll_algorithm_name(coll, a);
+            int n = 1 + (a + 2) % 3, bad = 0, all = 0;
+            int *s = malloc((size_t)(p * n) * sizeof *s), *r = malloc((size_t)(p * n) * sizeof *r);
+            for (int j = 0; j < p; j++)
+                for (int k = 0; k < n; k++) {
+                    s[j * n + k] = value(me, a2a ? j : 0, k, 1);
+                    r[j * n + k] = ip && (a2a || j == me) ? s[j * n + k] : SENT;
+                }
+            int rc = topocoll_run(coll, algo, ip ? MPI_IN_PLACE : (const void *)s, n, MPI_INT, r, n, MPI_INT,
+                                  MPI_OP_NULL, 0, comm);
+            int serves = !algo || topocoll_applicable(coll, algo, n, MPI_INT, n, MPI_INT, MPI_OP_NULL, 0, comm,
+                                                      NULL) == 1, cls = MPI_SUCCESS;
+            for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+                for (int k = 0; k < n; k++)
+                    if (r[j * n + k] != value(j, a2a ? me : 0, k, 1)) bad = 1;
+            if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+            if (serves ? rc != MPI_SUCCESS : cls != MPI_ERR_ARG) bad = 2;   /* a decline is MPI_ERR_ARG */
+            MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, comm);
+            CHECK(all == 0, "topocoll_run %s %s in_place=%d np=%d: %s", a2a ? "alltoallv" : "allgatherv",
+                  algo ? algo : "auto", ip, p, all == 2 ? "error returned (or no decline)" : "wrong result");
+            free(s), free(r);
+        }
+}
+
 static void bad_vectors(MPI_Comm comm)
 {
     int p, c[64], d[64], buf[64 * 4];
@@ -190,6 +228,8 @@ int main(int argc, char **argv)
                     }
     }
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    generic_run(TOPOCOLL_ALLTOALLV, comm);
+    generic_run(TOPOCOLL_ALLGATHERV, comm);
     bad_vectors(comm);
     MPI_Comm_free(&comm);
     MPI_Type_free(&vec);
