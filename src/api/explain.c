@@ -26,11 +26,19 @@ void tc_record_algorithm(const char *algo)
     last_algo = algo;
 }
 
+/* Calls topocoll makes itself (the memory model's calibration) explain nothing. */
+static TC_THREAD_LOCAL int quiet;
+
+void tc_explain_quiet(int on)
+{
+    quiet = on;
+}
+
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)
 {
     last_algo = algo;
     int level = tc_config_get()->explain;
-    if (level == 0 || (level == 1 && x->rank != 0)) return;
+    if (level == 0 || quiet || (level == 1 && x->rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d nodes=%d bytes=%lld rank=%d -> %s (%s)\n", coll,
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "api/explain.h"
 #include "exec/membind.h"
 #include "select/select.h"
 #include "topocoll.h"
@@ -19,8 +20,9 @@
 #define CAL_BYTES (512 * 1024)     /* copied / reduced per rank and measure */
 #define CAL_HEAD 4096              /* the flag's page before the data */
 #define CAL_REPS 2                 /* per bandwidth measure: the fastest counts */
-#define PINGPONG_MAX 1000          /* round trips per pair at most */
-#define PINGPONG_US 300.0          /* and for at most this long */
+#define PINGPONG_MIN 10            /* round trips per pair at least, */
+#define PINGPONG_MAX 1000          /* at most, */
+#define PINGPONG_US 300.0          /* and beyond the least for at most this long */
 #define SPINS_BEFORE_YIELD 2000
 #define STOP UINT64_MAX
 
@@ -87,21 +89,48 @@ static uint64_t spin(_Atomic uint64_t *f, uint64_t v, int eq)
     }
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of v[0..n) (sorts v): a descheduled rank (oversubscribed or
+ * loaded machines) makes single samples 1000 times slower. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The initiator's side: the fastest round trip, the hardware's (on a loaded
+ * or oversubscribed machine most samples wait for a descheduled peer; the
+ * median time of a real call, in `call`, carries that). */
+static double ping(const cal *c, int a, int b)
+{
+    double t[PINGPONG_MAX];
+    double t0 = now_us(), prev = t0, best;
+    int i = 0;
+    while (i < PINGPONG_MAX && (i < PINGPONG_MIN || prev - t0 < PINGPONG_US)) {
+        atomic_store_explicit(flag_of(c, b), (uint64_t)i + 1, memory_order_release);
+        (void)spin(flag_of(c, a), (uint64_t)i + 1, 1);
+        double now = now_us();
+        t[i++] = now - prev;
+        prev = now;
+    }
+    atomic_store_explicit(flag_of(c, b), STOP, memory_order_release);
+    best = t[0];
+    for (int k = 1; k < i; k++)
+        if (t[k] < best) best = t[k];
+    return best;
+}
+
 /* Round trip between ranks a and b (microseconds, valid at a; 0 elsewhere). */
 static int pingpong(const cal *c, int a, int b, double *rt)
 {
     *rt = 0;
     if (c->rank == a) {
-        double t0 = now_us(), t = t0;
-        uint64_t i = 0;
-        while (i < PINGPONG_MAX && t - t0 < PINGPONG_US) {
-            i++;
-            atomic_store_explicit(flag_of(c, b), i, memory_order_release);
-            (void)spin(flag_of(c, a), i, 1);
-            t = now_us();
-        }
-        atomic_store_explicit(flag_of(c, b), STOP, memory_order_release);
-        *rt = (t - t0) / (double)i;
+        *rt = ping(c, a, b);
     } else if (c->rank == b) {
         for (uint64_t last = 0;;) {
             last = spin(flag_of(c, b), last, 0);
@@ -160,21 +189,23 @@ static int bandwidth(const cal *c, int peer, int reduce, double *gbs)
     return rc;
 }
 
-/* The MPI library's allreduce at tc_shm_model_native_bytes[] (mean of a few
- * after one warm-up call). */
+/* The MPI library's allreduce at tc_shm_model_native_bytes[]: the median of
+ * a few single calls after one warm-up call. */
 static int native_times(const cal *c, double *us)
 {
-    static const int reps[TC_SHM_MODEL_NNATIVE] = { 8, 8, 4, 3 };
-    double *in = c->local, *out = data_of(c, c->rank);   /* both hold >= 256 KiB */
+    static const int reps[TC_SHM_MODEL_NNATIVE] = { 9, 9, 5, 3 };
+    double *in = c->local, *out = data_of(c, c->rank), t[9] = { 0 };   /* both hold >= 256 KiB */
     int rc = MPI_SUCCESS;
     for (int i = 0; i < TC_SHM_MODEL_NNATIVE && rc == MPI_SUCCESS; i++) {
         int n = (int)(tc_shm_model_native_bytes[i] / (int64_t)sizeof(double));
         rc = PMPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, c->comm);
         if (rc == MPI_SUCCESS) rc = PMPI_Barrier(c->comm);
-        double t0 = now_us();
-        for (int k = 0; k < reps[i] && rc == MPI_SUCCESS; k++)
+        for (int k = 0; k < reps[i] && rc == MPI_SUCCESS; k++) {
+            double t0 = now_us();
             rc = PMPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, c->comm);
-        us[i] = (now_us() - t0) / reps[i];
+            t[k] = now_us() - t0;
+        }
+        us[i] = median(t, reps[i]);
     }
     return rc;
 }
@@ -184,16 +215,20 @@ static int native_times(const cal *c, double *us)
  * the formula says without it. */
 static int call_cost(const cal *c, MPI_Comm comm, tc_shm_model *m)
 {
-    enum { WARM = 3, REPS = 20 };
-    double in = 1.0, out = 0;
+    enum { WARM = 3, REPS = 15 };
+    double in = 1.0, out = 0, t[REPS] = { 0 };
     int rc = MPI_SUCCESS;
+    tc_explain_quiet(1);
     for (int k = 0; k < WARM && rc == MPI_SUCCESS; k++)
         rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Barrier(c->comm);
-    double t0 = now_us();
-    for (int k = 0; k < REPS && rc == MPI_SUCCESS; k++)
+    for (int k = 0; k < REPS && rc == MPI_SUCCESS; k++) {
+        double t0 = now_us();
         rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
-    double us = (now_us() - t0) / REPS;
+        t[k] = now_us() - t0;
+    }
+    double us = median(t, REPS);
+    tc_explain_quiet(0);
     tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .size = c->size, .scount = 1, .rcount = 1, .commutative = 1,
                   .node_shm = 1 };
     tc_shm_shape sh = tc_shm_shape_of(&a, c->t, 8);

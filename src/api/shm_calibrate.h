@@ -3,11 +3,12 @@
  * on the running machine, with the communicator's ranks:
  *   - flag round trip: two ranks ping-pong a cache line of a node-shared
  *     window, a pair inside a socket and a pair across sockets (the topology
- *     object's sockets);
+ *     object's sockets); the fastest of 10 to 1000 round trips;
  *   - copy and reduction bandwidth: every rank at once copies (memcpy) and
  *     reduces (PMPI_Reduce_local, MPI_DOUBLE, MPI_SUM) 512 KiB from a peer's
  *     part of the window, the peer inside its socket, then across;
- *   - the MPI library's allreduce (PMPI_Allreduce of 8 B .. 256 KiB);
+ *   - the MPI library's allreduce (PMPI_Allreduce of 8 B .. 256 KiB, the
+ *     median of a few calls);
  *   - the fixed cost of a call of a shared-memory schedule: a few 8 B
  *     shm_dissemination calls by name on the caller's communicator (less
  *     the formula's part; by name: no selection, no recursion into the model).
@@ -15,7 +16,7 @@
  * says so).  Every rank then holds the maximum over the ranks of every time
  * (the minimum of every bandwidth), so that all ranks predict alike and
  * choose alike.  Bounded: about 1-3 ms on an idle machine (the ping-pongs
- * stop after 300 us each), reported in the model's line.
+ * stop after 300 us each, or 10 round trips), reported in the model's line.
  *
  * Once per context, on demand: the first call whose choice needs the model
  * (an allreduce on one node whose ranks share memory, nothing forced, the

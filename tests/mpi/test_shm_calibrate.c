@@ -81,8 +81,10 @@ int main(int argc, char **argv)
             check_values(&m, "calibration");
             CHECK(strcmp(m.source, "calibrated") == 0 && positive(m.cost_ms), "source %s, cost %g ms", m.source,
                   m.cost_ms);
-            /* bounded: 5 ms on an idle machine; oversubscribed runs get 40x that */
-            CHECK(ms < 200, "calibration took %.1f ms", ms);
+            /* bounded: 2-5 ms on an idle machine; oversubscribed on a loaded
+             * one, where every flag hand-off may wait for a time slice, a few
+             * hundred ms were seen */
+            CHECK(ms < 3000, "calibration took %.1f ms", ms);
             CHECK(m.one_socket == (x->topo->nsockets == 1), "one_socket %d with %d sockets", m.one_socket,
                   x->topo->nsockets);
         }
