@@ -59,7 +59,7 @@ def read_model(path):
 
 
 def title(label, what):
-    note = " (oversubscribed on 2 cores: shape only)" if "oversub" in label else ""
+    note = " (oversubscribed, 2 cores: shape only)" if "oversub" in label else ""
     return f"allreduce {label}: {what}{note}"
 
 
@@ -125,7 +125,7 @@ def fig_openmp(bench, omp, label, figdir):
     data.update(omp)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     curves(ax, data, ["native", "auto", "shm_tiled_naive", "shm_dissemination", "omp_reduction", "omp_tiled"])
-    ax.set_title(title(label, "topocoll (processes) vs OpenMP reductions (threads)"), fontsize=9)
+    ax.set_title(title(label, "topocoll (processes) vs OpenMP (threads)"), fontsize=9)
     save(fig, os.path.join(figdir, f"allreduce_{label}_openmp.png"))
 
 
@@ -185,9 +185,14 @@ def crossovers(bench, chosen):
     return pred, measured
 
 
+# The table's columns (every entry is in the CSVs and the figures).
+TABLE_ENTRIES = ["native", "shm_dissemination", "shm_rb2_1s", "shm_rb2_2s", "shm_rb8_1s", "shm_tiled_naive",
+                 "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_hier_16k"]
+
+
 def table(bench, pred, chosen, line, label, outdir):
     sizes = sorted(bench.get("native", {}))
-    names = ["native"] + sorted(a for a in shm_names(bench) if a in pred)
+    names = [a for a in TABLE_ENTRIES if a in bench and (a == "native" or a in pred)]
     out = [f"Model: {line}", "", "Predicted / measured microseconds per entry (median of the bench's repetitions):", ""]
     out.append("| bytes | model picks | " + " | ".join(names) + " | auto measured |")
     out.append("|---" * (len(names) + 3) + "|")
