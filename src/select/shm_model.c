@@ -6,8 +6,9 @@
  * into the node-shared window).
  *
  * Notation: n bytes per rank, p ranks, s sockets, q ranks in the largest
- * socket, h[l] = flag round trip / 2 (one signal), b[l] = flag round trip
- * (a barrier: every rank signals and waits for the last), C[l] copy and R[l]
+ * socket, h[l] = flag round trip / 2 (one signal; also a barrier, in which
+ * every rank raises its flags at once and waits for the last: one signal on
+ * the critical path), C[l] copy and R[l]
  * reduction bandwidth, l = intra (0) or cross (1) socket; any step that
  * reads another socket's memory when s > 1 uses the cross values.  o is the
  * executor's fixed cost of one copy or reduction operation (not
@@ -16,11 +17,11 @@
  * slowest rank.
  *
  *   copy-in (every entry)   n / C0
- *   shm_tiled naive          copy-in + b + (n/p) ((q-1)/R0 + (p-q)/R1) + (p-1) o + b + n / Cx
+ *   shm_tiled naive          copy-in + h + (n/p) ((q-1)/R0 + (p-q)/R1) + (p-1) o + h + n / Cx
  *   shm_tiled cyclic S       as naive with the busiest rank's share k S e
  *                            (k = ceil(ceil(n / S e) / p) tiles) and k (p-1) o
- *   shm_tiled hier S         copy-in + b0 + share_q (q-1)/R0 + k (q-1) o
- *                            + ceil(log2 s) (b1 + share_q / R1 + k o) + b + n / Cx
+ *   shm_tiled hier S         copy-in + h0 + share_q (q-1)/R0 + k (q-1) o
+ *                            + ceil(log2 s) (h1 + share_q / R1 + k o) + h + n / Cx
  *                            (share_q: the busiest socket rank's share of the
  *                            tiles dealt among q; one group: as cyclic)
  *   shm_reduce_bcast F, B    copy-in + per tree level (m nodes -> ceil(m/F)):
@@ -215,7 +216,7 @@ static double copy_in(const tc_shm_model *m, const tc_shm_shape *sh)
 static double tiled_ends(const tc_shm_model *m, const tc_shm_shape *sh)
 {
     int x = cross(sh);
-    return copy_in(m, sh) + 2 * m->flag_us[x] + xfer((double)sh->bytes, m->copy_gbs[x]);
+    return copy_in(m, sh) + 2 * half_rt(m, x) + xfer((double)sh->bytes, m->copy_gbs[x]);
 }
 
 static int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -244,10 +245,10 @@ static double tiled_hier(const tc_shm_model *m, const tc_shm_shape *sh, int64_t 
     if (sh->groups <= 1) return tiled_flat(m, sh, S);
     double tiles, share;
     dealt(sh, S, sh->q, &tiles, &share);
-    double t = tiled_ends(m, sh) - m->flag_us[TC_SHM_CROSS] + m->flag_us[TC_SHM_INTRA];
+    double t = tiled_ends(m, sh) - half_rt(m, TC_SHM_CROSS) + half_rt(m, TC_SHM_INTRA);
     t += xfer(share * (sh->q - 1), m->reduce_gbs[0]) + tiles * (sh->q - 1) * op_us;
     int levels = ceil_log(2, sh->groups);
-    t += levels * (m->flag_us[TC_SHM_CROSS] + xfer(share, m->reduce_gbs[1]) + tiles * op_us);
+    t += levels * (half_rt(m, TC_SHM_CROSS) + xfer(share, m->reduce_gbs[1]) + tiles * op_us);
     return t;
 }
 
