@@ -1,7 +1,7 @@
 /*
  * The memory model of the one-node shared-memory allreduce (see
  * shm_model.h): Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
- * Communication for MPI" (2013), section 4, applied to our copy-in
+ * Communication for MPI" (2013, "Performance Model"), applied to our copy-in
  * schedules (processes, not threads: every rank first copies its vector
  * into the node-shared window).
  *

@@ -4,7 +4,7 @@
  * allreduce from a few machine values, and the choice between them.
  *
  * After the latency/bandwidth model of Li, Hoefler, Snir, "NUMA-Aware
- * Shared-Memory Collective Communication for MPI" (2013), section 4: a
+ * Shared-Memory Collective Communication for MPI" (2013, "Performance Model"): a
  * synchronisation step costs a flag transfer (inside a socket or across
  * sockets), moving data costs bytes over the bandwidth of copying or of
  * reducing (again inside a socket or across).  The values are measured on the
