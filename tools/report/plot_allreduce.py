@@ -71,14 +71,16 @@ def size_label(b):
 
 
 def curves(ax, data, names, ylabel="microseconds (median)", ratio=False):
-    for name in names:
-        if name not in data:
-            continue
+    palette = plt.get_cmap("tab20").colors
+    styles = ["-", "--", ":", "-."]
+    for i, name in enumerate(n for n in names if n in data):
         pts = sorted(data[name].items())
         ys = [(v[1] if ratio else v[0]) for _, v in pts]
         if ratio and any(y is None for y in ys):
             continue
-        ax.plot([b for b, _ in pts], ys, marker="o", markersize=3, label=name)
+        ax.plot([b for b, _ in pts], ys, marker="o", markersize=3, label=name, color=palette[i % 20],
+                linestyle=styles[(i // 20) % 4] if name != "auto" else "-",
+                linewidth=2.5 if name in ("auto", "native") else 1.2)
     ax.set_xscale("log", base=2)
     if not ratio:
         ax.set_yscale("log")
