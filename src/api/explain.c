@@ -8,6 +8,7 @@
 #include "coll/desc.h"
 #include "core/config.h"
 #include "api/error.h"
+#include "api/shm_calibrate.h"
 #include "select/choose.h"
 #include "topocoll.h"
 
@@ -25,11 +26,19 @@ void tc_record_algorithm(const char *algo)
     last_algo = algo;
 }
 
+/* Calls topocoll makes itself (the memory model's calibration) explain nothing. */
+static TC_THREAD_LOCAL int quiet;
+
+void tc_explain_quiet(int on)
+{
+    quiet = on;
+}
+
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)
 {
     last_algo = algo;
     int level = tc_config_get()->explain;
-    if (level == 0 || (level == 1 && x->rank != 0)) return;
+    if (level == 0 || quiet || (level == 1 && x->rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d nodes=%d bytes=%lld rank=%d -> %s (%s)\n", coll,
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }
@@ -55,7 +64,10 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
     int shown = level == 2 || (level == 1 && x->rank == 0);
     char why[512];
     why[0] = '\0';
-    tc_choice c = tc_select_choose(a, x->topo, bytes, shown ? why : NULL, sizeof why);
+    int mrc = MPI_SUCCESS;   /* one-node allreduce: the memory model (calibrated on first need) */
+    const tc_shm_model *model = tc_shm_model_for(x, a, comm, &mrc);
+    if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
+    tc_choice c = tc_select_choose_model(a, x->topo, bytes, model, shown ? why : NULL, sizeof why);
     if (c.how == TC_CHOSEN_UNKNOWN_FORCED) {
         return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env,
                         c.forced, coll);

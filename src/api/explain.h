@@ -8,6 +8,8 @@
 /* Record the algorithm that served a call; print the explain line when
  * TOPOCOLL_EXPLAIN asks for it. */
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why);
+/* Calls of this thread explain nothing while on (topocoll's own calls). */
+void tc_explain_quiet(int on);
 /* Record the algorithm that served a call (topocoll_last_algorithm). */
 void tc_record_algorithm(const char *algo);
 /* A forced algorithm declined: say so once per process and collective. */

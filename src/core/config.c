@@ -53,6 +53,9 @@ static const centry table[] = {
       "virtual topology spec for MPI_COMM_WORLD (docs/topology.md); read at topology creation" },
     { "TOPOCOLL_DOMAIN", T_STR, "package", (size_t)-1,
       "socket level for detection: package or numa; read at topology creation" },
+    { "TOPOCOLL_SHM_MODEL", T_STR, NULL, (size_t)-1,
+      "one-node allreduce memory model values instead of the calibration: flag=us,copy=GB/s,reduce=GB/s,... "
+      "(docs/allreduce.md); read once per process, when the model is first needed" },
 };
 
 /* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which

@@ -6,6 +6,7 @@
 
 #include "core/config.h"
 #include "select/select.h"
+#include "select/shm_model.h"
 
 /* Forced names resolve once per configuration (a catalog search per call
  * was a third of topocoll's per-call cost).  The entry is published before
@@ -33,8 +34,24 @@ const tc_algo *tc_forced_algo(topocoll_coll coll, int *unknown)
     return al;
 }
 
+/* The table's choice, or the memory model's where it applies: one-node
+ * allreduce under the built-in table (a tuning file wins over the model). */
+static const tc_algo *by_table_or_model(const tc_args *a, const tc_topo *t, int64_t bytes,
+                                        const tc_shm_model *m, char *why, size_t whylen)
+{
+    if (m && tc_shm_model_applies(a, t) && tc_select_table() == tc_default_table())
+        return tc_shm_model_select(m, a, t, bytes, why, whylen);
+    return tc_select(a, t, bytes, why, whylen);
+}
+
 tc_choice tc_select_choose(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
                            size_t whylen)
+{
+    return tc_select_choose_model(a, t, bytes, NULL, why, whylen);
+}
+
+tc_choice tc_select_choose_model(const tc_args *a, const tc_topo *t, int64_t bytes,
+                                 const tc_shm_model *m, char *why, size_t whylen)
 {
     tc_choice c = { NULL, TC_CHOSEN_BY_TABLE, tc_config_get()->force[a->coll], "" };
     int unknown = 0;
@@ -50,12 +67,12 @@ tc_choice tc_select_choose(const tc_args *a, const tc_topo *t, int64_t bytes, ch
         return c;
     }
     if (!forced) {
-        c.algo = tc_select(a, t, bytes, why, whylen);
+        c.algo = by_table_or_model(a, t, bytes, m, why, whylen);
         return c;
     }
     c.how = TC_CHOSEN_FORCED_DECLINED;
     char rest[400];
-    c.algo = tc_select(a, t, bytes, why ? rest : NULL, sizeof rest);
+    c.algo = by_table_or_model(a, t, bytes, m, why ? rest : NULL, sizeof rest);
     if (why) snprintf(why, whylen, "forced %s declined (%s); %s", c.forced, c.forced_reason, rest);
     return c;
 }

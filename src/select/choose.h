@@ -35,4 +35,11 @@ const tc_algo *tc_forced_algo(topocoll_coll coll, int *unknown);
 tc_choice tc_select_choose(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
                            size_t whylen);
 
+/* The same, with the one-node allreduce memory model (src/select/shm_model.h;
+ * NULL: none): where it applies and the built-in table is in force, the
+ * model chooses instead of the table. */
+struct tc_shm_model;
+tc_choice tc_select_choose_model(const tc_args *a, const tc_topo *t, int64_t bytes,
+                                 const struct tc_shm_model *m, char *why, size_t whylen);
+
 #endif

@@ -29,6 +29,10 @@
  * 8 KiB the shared-memory tiled reduce (Li, Hoefler, Snir 2013) with one
  * tile per rank is fastest (0.33-0.88x native).  Other cases (np > 2, several
  * nodes) were not measured without oversubscription: the library's own.
+ * In the MPI layer the calibrated memory model (src/select/shm_model.h)
+ * chooses one-node allreduce instead of these rules whenever this built-in
+ * table is in force and nothing is forced; the rule below serves the
+ * MPI-free consumers and a forced entry that declines.
  */
 #include "select/select.h"
 

@@ -1,0 +1,409 @@
+/* Calibration of the one-node allreduce memory model (see shm_calibrate.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "api/shm_calibrate.h"
+
+#include <math.h>   /* INFINITY: a macro (the library does not link libm) */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "api/explain.h"
+#include "exec/membind.h"
+#include "select/select.h"
+#include "topocoll.h"
+
+#define CAL_BYTES (512 * 1024)     /* copied / reduced per rank and measure */
+#define CAL_HEAD 4096              /* the flag's page before the data */
+#define CAL_REPS 2                 /* per bandwidth measure: the fastest counts */
+#define PINGPONG_MIN 10            /* round trips per pair at least, */
+#define PINGPONG_MAX 1000          /* at most, */
+#define PINGPONG_US 300.0          /* and beyond the least for at most this long */
+#define SPINS_BEFORE_YIELD 2000
+#define STOP UINT64_MAX
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+typedef struct cal {
+    MPI_Comm comm;
+    int rank, size;
+    const tc_topo *t;
+    MPI_Win win;
+    char **base;           /* [size] each rank's segment: flag line, then data */
+    double *local;         /* private buffer of CAL_BYTES */
+} cal;
+
+static _Atomic uint64_t *flag_of(const cal *c, int r) { return (_Atomic uint64_t *)c->base[r]; }
+static double *data_of(const cal *c, int r) { return (double *)(c->base[r] + CAL_HEAD); }
+
+static void cal_close(cal *c)
+{
+    if (c->win != MPI_WIN_NULL) (void)PMPI_Win_free(&c->win);
+    free(c->base);
+    free(c->local);
+}
+
+static int cal_open(cal *c, const tc_ctx *x)
+{
+    *c = (cal){ x->comm, x->rank, x->size, x->topo, MPI_WIN_NULL, NULL, NULL };
+    MPI_Info info;
+    char *mine = NULL;
+    int rc = PMPI_Info_create(&info);
+    if (rc != MPI_SUCCESS) return rc;
+    (void)PMPI_Info_set(info, "alloc_shared_noncontig", "true");
+    rc = PMPI_Win_allocate_shared(CAL_HEAD + CAL_BYTES, 1, info, c->comm, &mine, &c->win);
+    (void)PMPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return rc;
+    c->base = calloc((size_t)c->size, sizeof *c->base);
+    c->local = calloc(CAL_BYTES / sizeof(double), sizeof(double));
+    if (!c->base || !c->local) return MPI_ERR_NO_MEM;
+    for (int r = 0; r < c->size && rc == MPI_SUCCESS; r++) {
+        MPI_Aint sz;
+        int disp;
+        rc = PMPI_Win_shared_query(c->win, r, &sz, &disp, &c->base[r]);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    (void)tc_bind_memory_local(mine, CAL_HEAD + CAL_BYTES);   /* else first touch, below */
+    atomic_store_explicit(flag_of(c, c->rank), 0, memory_order_relaxed);
+    double *d = data_of(c, c->rank);
+    for (size_t i = 0; i < CAL_BYTES / sizeof(double); i++) d[i] = 1.0;
+    return PMPI_Barrier(c->comm);
+}
+
+/* Spin until *f satisfies want (eq: equals v; else: differs from v). */
+static uint64_t spin(_Atomic uint64_t *f, uint64_t v, int eq)
+{
+    for (long n = 0;; n++) {
+        uint64_t got = atomic_load_explicit(f, memory_order_acquire);
+        if ((got == v) == eq) return got;
+        if (n >= SPINS_BEFORE_YIELD) sched_yield();
+    }
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of v[0..n) (sorts v): a descheduled rank (oversubscribed or
+ * loaded machines) makes single samples 1000 times slower. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The initiator's side: the fastest round trip, the hardware's (on a loaded
+ * or oversubscribed machine most samples wait for a descheduled peer; the
+ * median time of a real call, in `call`, carries that). */
+static double ping(const cal *c, int a, int b)
+{
+    double t[PINGPONG_MAX];
+    double t0 = now_us(), prev = t0, best;
+    int i = 0;
+    while (i < PINGPONG_MAX && (i < PINGPONG_MIN || prev - t0 < PINGPONG_US)) {
+        atomic_store_explicit(flag_of(c, b), (uint64_t)i + 1, memory_order_release);
+        (void)spin(flag_of(c, a), (uint64_t)i + 1, 1);
+        double now = now_us();
+        t[i++] = now - prev;
+        prev = now;
+    }
+    atomic_store_explicit(flag_of(c, b), STOP, memory_order_release);
+    best = t[0];
+    for (int k = 1; k < i; k++)
+        if (t[k] < best) best = t[k];
+    return best;
+}
+
+/* Round trip between ranks a and b (microseconds, valid at a; 0 elsewhere). */
+static int pingpong(const cal *c, int a, int b, double *rt)
+{
+    *rt = 0;
+    if (c->rank == a) {
+        *rt = ping(c, a, b);
+    } else if (c->rank == b) {
+        for (uint64_t last = 0;;) {
+            last = spin(flag_of(c, b), last, 0);
+            if (last == STOP) break;
+            atomic_store_explicit(flag_of(c, a), last, memory_order_release);
+        }
+    }
+    int rc = PMPI_Barrier(c->comm);
+    atomic_store_explicit(flag_of(c, c->rank), 0, memory_order_relaxed);
+    return rc == MPI_SUCCESS ? PMPI_Barrier(c->comm) : rc;
+}
+
+/* The first pair inside one socket (*a = -1: every socket has one rank) and
+ * the first pair across two (*xa = -1: one socket). */
+static void flag_pairs(const tc_topo *t, int *a, int *b, int *xa, int *xb)
+{
+    *a = *b = *xa = *xb = -1;
+    for (int s = 0; s < t->nsockets && *a < 0; s++)
+        if (tc_topo_sock_size(t, s) >= 2) {
+            *a = tc_topo_sock_members(t, s)[0];
+            *b = tc_topo_sock_members(t, s)[1];
+        }
+    if (t->nsockets >= 2) {
+        *xa = tc_topo_sock_members(t, 0)[0];
+        *xb = tc_topo_sock_members(t, 1)[0];
+    }
+}
+
+/* The peer whose data rank r reads: the next rank of its socket (itself when
+ * alone), or (cross) the same index of the next socket. */
+static int peer_of(const tc_topo *t, int r, int cross)
+{
+    int s = t->sock_of[r], i = t->sock_idx[r];
+    if (cross) s = (s + 1) % t->nsockets;
+    else i++;
+    return tc_topo_sock_members(t, s)[i % tc_topo_sock_size(t, s)];
+}
+
+/* Every rank at once: copy (reduce = 0) or reduce CAL_BYTES from peer's data;
+ * the fastest of CAL_REPS, in GB/s. */
+static int bandwidth(const cal *c, int peer, int reduce, double *gbs)
+{
+    double best = INFINITY;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < CAL_REPS && rc == MPI_SUCCESS; k++) {
+        if ((rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS) break;
+        double t0 = now_us();
+        if (reduce)
+            rc = PMPI_Reduce_local(data_of(c, peer), c->local, CAL_BYTES / (int)sizeof(double), MPI_DOUBLE, MPI_SUM);
+        else
+            memcpy(c->local, data_of(c, peer), CAL_BYTES);
+        double t = now_us() - t0;
+        if (t < best) best = t;
+    }
+    *gbs = CAL_BYTES / (best > 1e-3 ? best : 1e-3) / 1e3;
+    return rc;
+}
+
+/* The MPI library's allreduce at tc_shm_model_native_bytes[]: the median of
+ * a few single calls after one warm-up call. */
+static int native_times(const cal *c, double *us)
+{
+    static const int reps[TC_SHM_MODEL_NNATIVE] = { 9, 9, 5, 3 };
+    double *in = c->local, *out = data_of(c, c->rank), t[9] = { 0 };   /* both hold >= 256 KiB */
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE && rc == MPI_SUCCESS; i++) {
+        int n = (int)(tc_shm_model_native_bytes[i] / (int64_t)sizeof(double));
+        rc = PMPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, c->comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Barrier(c->comm);
+        for (int k = 0; k < reps[i] && rc == MPI_SUCCESS; k++) {
+            double t0 = now_us();
+            rc = PMPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, c->comm);
+            t[k] = now_us() - t0;
+        }
+        us[i] = median(t, reps[i]);
+    }
+    return rc;
+}
+
+/* The fixed cost of a shared-memory schedule's call: 8 B shm_dissemination
+ * by name on comm (the caller's communicator, whose context is x) less what
+ * the formula says without it. */
+static int call_cost(const cal *c, MPI_Comm comm, tc_shm_model *m)
+{
+    enum { WARM = 3, REPS = 15 };
+    double in = 1.0, out = 0, t[REPS] = { 0 };
+    int rc = MPI_SUCCESS;
+    tc_explain_quiet(1);
+    for (int k = 0; k < WARM && rc == MPI_SUCCESS; k++)
+        rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+    if (rc == MPI_SUCCESS) rc = PMPI_Barrier(c->comm);
+    for (int k = 0; k < REPS && rc == MPI_SUCCESS; k++) {
+        double t0 = now_us();
+        rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+        t[k] = now_us() - t0;
+    }
+    double us = median(t, REPS);
+    tc_explain_quiet(0);
+    tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .size = c->size, .scount = 1, .rcount = 1, .commutative = 1,
+                  .node_shm = 1 };
+    tc_shm_shape sh = tc_shm_shape_of(&a, c->t, 8);
+    m->call_us = 0;
+    double f = tc_shm_model_predict(m, "shm_dissemination", &sh);
+    m->call_us = us > f ? us - f : 0;
+    return rc;
+}
+
+/* Everyone takes the slowest rank's values: times up, bandwidths down. */
+static int agree(MPI_Comm comm, tc_shm_model *m)
+{
+    enum { NV = 8 + TC_SHM_MODEL_NNATIVE };
+    double v[NV] = { m->flag_us[0], m->flag_us[1], 1 / m->copy_gbs[0], 1 / m->copy_gbs[1],
+                     1 / m->reduce_gbs[0], 1 / m->reduce_gbs[1], m->cost_ms, m->call_us };
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) v[8 + i] = m->native_us[i];
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, v, NV, MPI_DOUBLE, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    m->flag_us[0] = v[0];
+    m->flag_us[1] = v[1];
+    m->copy_gbs[0] = 1 / v[2];
+    m->copy_gbs[1] = 1 / v[3];
+    m->reduce_gbs[0] = 1 / v[4];
+    m->reduce_gbs[1] = 1 / v[5];
+    m->cost_ms = v[6];
+    m->call_us = v[7];
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) m->native_us[i] = v[8 + i];
+    return MPI_SUCCESS;
+}
+
+/* The measures of one calibration into m (local values, not yet agreed). */
+static int measure(const cal *c, MPI_Comm comm, tc_shm_model *m)
+{
+    int a, b, xa, xb, rc = MPI_SUCCESS;
+    flag_pairs(c->t, &a, &b, &xa, &xb);
+    m->one_socket = xa < 0;
+    if (a >= 0) rc = pingpong(c, a, b, &m->flag_us[0]);
+    if (rc == MPI_SUCCESS && xa >= 0) rc = pingpong(c, xa, xb, &m->flag_us[1]);
+    if (a < 0) m->flag_us[0] = m->flag_us[1];
+    if (xa < 0) m->flag_us[1] = m->flag_us[0];
+    for (int l = 0; l < 2 && rc == MPI_SUCCESS; l++) {
+        if (l == 1 && m->one_socket) break;
+        int peer = peer_of(c->t, c->rank, l);
+        rc = bandwidth(c, peer, 0, &m->copy_gbs[l]);
+        if (rc == MPI_SUCCESS) rc = bandwidth(c, peer, 1, &m->reduce_gbs[l]);
+    }
+    if (m->one_socket) {
+        m->copy_gbs[1] = m->copy_gbs[0];
+        m->reduce_gbs[1] = m->reduce_gbs[0];
+    }
+    if (rc == MPI_SUCCESS) rc = native_times(c, m->native_us);
+    return rc == MPI_SUCCESS ? call_cost(c, comm, m) : rc;
+}
+
+/* Ranks that did not take part in a ping-pong hold 0: the agreement's
+ * maximum gives the measuring rank's value. */
+int tc_shm_model_calibrate(const tc_ctx *x, MPI_Comm comm, tc_shm_model *out)
+{
+    double t0 = now_us();
+    tc_shm_model m;
+    tc_shm_model_defaults(&m);
+    m.flag_us[0] = m.flag_us[1] = 0;
+    cal c;
+    int rc = cal_open(&c, x);
+    if (rc == MPI_SUCCESS) rc = measure(&c, comm, &m);
+    cal_close(&c);
+    if (rc != MPI_SUCCESS) return rc;
+    m.cost_ms = (now_us() - t0) / 1e3;
+    m.source = "calibrated";
+    if ((rc = agree(x->comm, &m)) != MPI_SUCCESS) return rc;
+    *out = m;
+    return MPI_SUCCESS;
+}
+
+/* ---- per process: TOPOCOLL_SHM_MODEL and the last calibration -------------- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int env_done, env_ok;
+static tc_shm_model env_model;
+static int have_cached;
+static tc_shm_model cached;
+
+/* TOPOCOLL_SHM_MODEL, parsed once: 1 when it gives the model. */
+static int from_environment(const tc_ctx *x, tc_shm_model *m)
+{
+    (void)pthread_mutex_lock(&lock);
+    if (!env_done) {
+        const char *s = getenv("TOPOCOLL_SHM_MODEL");
+        char err[256];
+        tc_shm_model_defaults(&env_model);
+        if (s) {
+            env_ok = tc_shm_model_parse(s, &env_model, err, sizeof err) == 0;
+            if (!env_ok && x->rank == 0) fprintf(stderr, "topocoll: %s; calibrating instead\n", err);
+        }
+        env_done = 1;
+    }
+    int ok = env_ok;
+    if (ok) *m = env_model;
+    (void)pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+/* This process's last values for a context of this socket shape, agreed on
+ * by every rank, or a new calibration. */
+static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
+{
+    int one_socket = x->topo->nsockets <= 1;
+    (void)pthread_mutex_lock(&lock);
+    int have = have_cached && cached.one_socket == one_socket;
+    if (have) *m = cached;
+    (void)pthread_mutex_unlock(&lock);
+    int all = have, rc = PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, x->comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (all) return agree(x->comm, m);
+    if ((rc = tc_shm_model_calibrate(x, comm, m)) != MPI_SUCCESS) return rc;
+    (void)pthread_mutex_lock(&lock);
+    cached = *m;
+    have_cached = 1;
+    (void)pthread_mutex_unlock(&lock);
+    return MPI_SUCCESS;
+}
+
+/* ---- per context: an attribute of the private communicator --------------- */
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+static int free_model(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)extra;
+    free(val);
+    return MPI_SUCCESS;
+}
+
+static void make_keyval(void)
+{
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_model, &keyval, NULL) != MPI_SUCCESS)
+        keyval = MPI_KEYVAL_INVALID;
+}
+
+static void explain_model(const tc_ctx *x, const tc_shm_model *m)
+{
+    int level = tc_config_get()->explain;
+    if (level == 0 || (level == 1 && x->rank != 0)) return;
+    char line[512];
+    tc_shm_model_format(m, line, sizeof line);
+    fprintf(stderr, "topocoll explain: allreduce np=%d rank=%d: %s\n", x->size, x->rank, line);
+}
+
+const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm comm, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (!tc_shm_model_applies(a, x->topo) || tc_config_get()->force[TOPOCOLL_ALLREDUCE] ||
+        tc_select_table() != tc_default_table())
+        return NULL;
+    if (pthread_once(&keyval_once, make_keyval) != 0 || keyval == MPI_KEYVAL_INVALID) return NULL;
+    void *val = NULL;
+    int found = 0;
+    if ((*rc = PMPI_Comm_get_attr(x->comm, keyval, &val, &found)) != MPI_SUCCESS) return NULL;
+    if (found) return val;
+    tc_shm_model *m = malloc(sizeof *m);
+    if (!m) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    if (!from_environment(x, m) && (*rc = obtain(x, comm, m)) != MPI_SUCCESS) {
+        free(m);
+        return NULL;
+    }
+    if ((*rc = PMPI_Comm_set_attr(x->comm, keyval, m)) != MPI_SUCCESS) {
+        free(m);
+        return NULL;
+    }
+    explain_model(x, m);
+    return m;
+}

@@ -1,0 +1,49 @@
+/*
+ * Calibration of the one-node allreduce memory model (src/select/shm_model.h)
+ * on the running machine, with the communicator's ranks:
+ *   - flag round trip: two ranks ping-pong a cache line of a node-shared
+ *     window, a pair inside a socket and a pair across sockets (the topology
+ *     object's sockets); the fastest of 10 to 1000 round trips;
+ *   - copy and reduction bandwidth: every rank at once copies (memcpy) and
+ *     reduces (PMPI_Reduce_local, MPI_DOUBLE, MPI_SUM) 512 KiB from a peer's
+ *     part of the window, the peer inside its socket, then across;
+ *   - the MPI library's allreduce (PMPI_Allreduce of 8 B .. 256 KiB, the
+ *     median of a few calls);
+ *   - the fixed cost of a call of a shared-memory schedule: a few 8 B
+ *     shm_dissemination calls by name on the caller's communicator (less
+ *     the formula's part; by name: no selection, no recursion into the model).
+ * One socket: the cross-socket values are the intra-socket ones (the model
+ * says so).  Every rank then holds the maximum over the ranks of every time
+ * (the minimum of every bandwidth), so that all ranks predict alike and
+ * choose alike.  Bounded: about 1-3 ms on an idle machine (the ping-pongs
+ * stop after 300 us each, or 10 round trips), reported in the model's line.
+ *
+ * Once per context, on demand: the first call whose choice needs the model
+ * (an allreduce on one node whose ranks share memory, nothing forced, the
+ * built-in table) calibrates, collectively over the communicator; every rank
+ * of it reaches that choice in the same call.  The values are kept per process:
+ * a later context whose ranks all have values of the same socket shape
+ * agrees on them with one allreduce instead of measuring again.
+ * TOPOCOLL_SHM_MODEL="flag=..,copy=..,reduce=.." (shm_model.h) replaces the
+ * calibration (no measurement, no collective); a malformed value is reported
+ * once and the calibration runs instead.  TOPOCOLL_EXPLAIN prints the model's
+ * values once per context (rank 0).
+ */
+#ifndef TC_API_SHM_CALIBRATE_H
+#define TC_API_SHM_CALIBRATE_H
+
+#include "api/context.h"
+#include "select/shm_model.h"
+
+/* The model for a call of x with arguments a: NULL when it does not apply
+ * (see above); else the context's values, calibrated on first need
+ * (collective then).  *rc receives an MPI error of the calibration (NULL
+ * returned). */
+const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm comm, int *rc);
+
+/* Calibrate on x, the context of comm, now (collective over comm; the ranks
+ * must share memory on one node) and return the values agreed on; for tools
+ * and tests. */
+int tc_shm_model_calibrate(const tc_ctx *x, MPI_Comm comm, tc_shm_model *out);
+
+#endif

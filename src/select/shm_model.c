@@ -1,0 +1,407 @@
+/*
+ * The memory model of the one-node shared-memory allreduce (see
+ * shm_model.h): Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
+ * Communication for MPI" (2013, "Performance Model"), applied to our copy-in
+ * schedules (processes, not threads: every rank first copies its vector
+ * into the node-shared window).
+ *
+ * Notation: n bytes per rank, p ranks, s sockets, q ranks in the largest
+ * socket, h[l] = flag round trip / 2 (one signal; also a barrier, in which
+ * every rank raises its flags at once and waits for the last: one signal on
+ * the critical path), C[l] copy and R[l]
+ * reduction bandwidth, l = intra (0) or cross (1) socket; any step that
+ * reads another socket's memory when s > 1 uses the cross values.  o is the
+ * executor's fixed cost of one copy or reduction operation (not
+ * calibrated: 0.02 us, override "op=").  Every rank works at once, which is
+ * how the bandwidths are measured; the time of the call is that of its
+ * slowest rank.
+ *
+ *   copy-in (every entry)   n / C0
+ *   shm_tiled naive          copy-in + h + (n/p) ((q-1)/R0 + (p-q)/R1) + (p-1) o + h + n / Cx
+ *   shm_tiled cyclic S       as naive with the busiest rank's share k S e
+ *                            (k = ceil(ceil(n / S e) / p) tiles) and k (p-1) o
+ *   shm_tiled hier S         copy-in + h0 + share_q (q-1)/R0 + k (q-1) o
+ *                            + ceil(log2 s) (h1 + share_q / R1 + k o) + h + n / Cx
+ *                            (share_q: the busiest socket rank's share of the
+ *                            tiles dealt among q; one group: as cyclic)
+ *   shm_reduce_bcast F, B    copy-in + per tree level (m nodes -> ceil(m/F)):
+ *                            h + (min(F, m) - 1) (n/R + o), inside the groups
+ *                            then across them; broadcast 1stage: h + n / Cx;
+ *                            2stage (s > 1): h1 + n / C1 + h0 + n / C0
+ *   shm_dissemination        copy-in + ceil(log2 p) rounds of h + n / C0 + n / R + 2 o
+ *                            (a round is cross-socket once its blocks span
+ *                            more than q ranks)
+ *   native                   piecewise linear through the measured times
+ *
+ * Every shm entry adds the fixed cost of a call (call_us): measured as one
+ * 8 B shm_dissemination call less its formula (the checks, the schedule
+ * lookup and the executor's set-up, which the formulas do not see).
+ *
+ * Cx is C1 when s > 1 (the result lives in one socket), else C0.
+ */
+#include "select/shm_model.h"
+
+#include <errno.h>
+#include <math.h>   /* INFINITY, isfinite: macros */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OP_US_DEFAULT 0.02
+
+const int64_t tc_shm_model_native_bytes[TC_SHM_MODEL_NNATIVE] = { 8, 2048, 16384, 262144 };
+
+/* The uncalibrated per-operation cost lives beside the table (not in the
+ * struct the MPI layer agrees on): one value per process, set by "op=". */
+static double op_us = OP_US_DEFAULT;
+
+void tc_shm_model_defaults(tc_shm_model *m)
+{
+    /* AMD EPYC, 2 cores, one socket, Open MPI 4.1.4 (docs/allreduce.md) */
+    *m = (tc_shm_model){ .flag_us = { 0.2, 0.2 }, .copy_gbs = { 10.0, 10.0 },
+                         .reduce_gbs = { 5.0, 5.0 }, .call_us = 0.15, .native_us = { 0.36, 0.9, 6.0, 33.5 },
+                         .one_socket = 1, .cost_ms = 0, .source = "defaults" };
+}
+
+/* ---- TOPOCOLL_SHM_MODEL --------------------------------------------------- */
+
+typedef struct key_def {
+    const char *key;
+    size_t off[2];         /* the fields it sets (off[1] == off[0]: one) */
+} key_def;
+
+#define F(f) offsetof(tc_shm_model, f)
+static const key_def keys[] = {
+    { "flag", { F(flag_us[0]), F(flag_us[1]) } },
+    { "copy", { F(copy_gbs[0]), F(copy_gbs[1]) } },
+    { "reduce", { F(reduce_gbs[0]), F(reduce_gbs[1]) } },
+    { "flag_x", { F(flag_us[1]), F(flag_us[1]) } },
+    { "copy_x", { F(copy_gbs[1]), F(copy_gbs[1]) } },
+    { "reduce_x", { F(reduce_gbs[1]), F(reduce_gbs[1]) } },
+    { "call", { F(call_us), F(call_us) } },
+    { "native8", { F(native_us[0]), F(native_us[0]) } },
+    { "native2k", { F(native_us[1]), F(native_us[1]) } },
+    { "native16k", { F(native_us[2]), F(native_us[2]) } },
+    { "native256k", { F(native_us[3]), F(native_us[3]) } },
+};
+#undef F
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+#define KEY_LIST "flag, copy, reduce, flag_x, copy_x, reduce_x, call, native8, native2k, native16k, " \
+                 "native256k, op"
+
+static int set_key(tc_shm_model *m, const char *key, size_t klen, double v)
+{
+    if (klen == 2 && strncmp(key, "op", 2) == 0) {
+        op_us = v;
+        return 0;
+    }
+    for (int i = 0; i < NKEYS; i++) {
+        if (strlen(keys[i].key) != klen || strncmp(keys[i].key, key, klen) != 0) continue;
+        for (int l = 0; l < 2; l++) *(double *)((char *)m + keys[i].off[l]) = v;
+        if (klen > 2 && key[klen - 2] == '_') m->one_socket = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* One "key=value" of length len at item. */
+static int parse_item(const char *item, size_t len, tc_shm_model *m, char *err, size_t errlen)
+{
+    const char *eq = memchr(item, '=', len);
+    if (len == 0) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: empty entry (expected key=value, keys " KEY_LIST ")");
+        return -1;
+    }
+    if (!eq) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: '%.*s' has no '=' (expected key=value)", (int)len, item);
+        return -1;
+    }
+    size_t klen = (size_t)(eq - item), vlen = len - klen - 1;
+    char num[64];
+    if (vlen == 0 || vlen >= sizeof num) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: '%.*s' needs a positive number", (int)klen, item);
+        return -1;
+    }
+    memcpy(num, eq + 1, vlen);
+    num[vlen] = '\0';
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(num, &end);
+    int zero_ok = klen == 4 && strncmp(item, "call", 4) == 0;
+    if (errno || *end != '\0' || !isfinite(v) || v < 0 || (v == 0 && !zero_ok)) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: '%.*s' needs a positive number, got '%s'", (int)klen, item,
+                 num);
+        return -1;
+    }
+    if (set_key(m, item, klen, v) != 0) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: unknown key '%.*s' (keys: " KEY_LIST ")", (int)klen, item);
+        return -1;
+    }
+    return 0;
+}
+
+int tc_shm_model_parse(const char *text, tc_shm_model *m, char *err, size_t errlen)
+{
+    tc_shm_model work = *m;
+    double op_before = op_us;
+    if (!text || !*text) {
+        snprintf(err, errlen, "TOPOCOLL_SHM_MODEL is empty (expected key=value,...; keys " KEY_LIST ")");
+        return -1;
+    }
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (parse_item(p, len, &work, err, errlen) != 0) {
+            op_us = op_before;
+            return -1;
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    work.source = "TOPOCOLL_SHM_MODEL";
+    work.cost_ms = 0;
+    *m = work;
+    return 0;
+}
+
+void tc_shm_model_format(const tc_shm_model *m, char *buf, size_t len)
+{
+    int n = snprintf(buf, len,
+                     "shm model (%s): flag round trip %.3f us intra, %.3f us cross; copy %.2f / %.2f GB/s; "
+                     "reduce %.2f / %.2f GB/s; call %.3f us; native allreduce",
+                     m->source, m->flag_us[0], m->flag_us[1], m->copy_gbs[0], m->copy_gbs[1], m->reduce_gbs[0],
+                     m->reduce_gbs[1], m->call_us);
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, " %lld B %.2f us%s", (long long)tc_shm_model_native_bytes[i],
+                      m->native_us[i], i + 1 < TC_SHM_MODEL_NNATIVE ? "," : "");
+    if (n > 0 && (size_t)n < len && m->one_socket)
+        n += snprintf(buf + n, len - (size_t)n, "; one socket: cross = intra");
+    if (n > 0 && (size_t)n < len && m->cost_ms > 0)
+        snprintf(buf + n, len - (size_t)n, "; calibrated in %.2f ms", m->cost_ms);
+}
+
+/* ---- the shape ------------------------------------------------------------ */
+
+tc_shm_shape tc_shm_shape_of(const tc_args *a, const tc_topo *t, int64_t bytes)
+{
+    tc_shm_shape sh = { .p = a->size, .s = t->nsockets > 0 ? t->nsockets : 1, .q = 1, .bytes = bytes };
+    for (int i = 0; i < t->nsockets; i++)
+        if (tc_topo_sock_size(t, i) > sh.q) sh.q = tc_topo_sock_size(t, i);
+    if (sh.s == 1) sh.q = sh.p;
+    sh.groups = a->commutative ? sh.s : 1;
+    sh.esize = a->scount > 0 ? bytes / a->scount : 1;
+    if (sh.esize < 1) sh.esize = 1;
+    return sh;
+}
+
+/* ---- the formulas --------------------------------------------------------- */
+
+static double xfer(double bytes, double gbs) { return bytes / (gbs * 1e3); }   /* GB/s = 1e3 B/us */
+static int cross(const tc_shm_shape *sh) { return sh->s > 1 ? TC_SHM_CROSS : TC_SHM_INTRA; }
+static double half_rt(const tc_shm_model *m, int l) { return m->flag_us[l] / 2; }
+
+static int ceil_log(int base, int m)
+{
+    int levels = 0;
+    for (int64_t k = 1; k < m; k *= base) levels++;
+    return levels;
+}
+
+static double copy_in(const tc_shm_model *m, const tc_shm_shape *sh)
+{
+    return xfer((double)sh->bytes, m->copy_gbs[TC_SHM_INTRA]);
+}
+
+/* Result copy-out and the two barriers around the reduction (tiled). */
+static double tiled_ends(const tc_shm_model *m, const tc_shm_shape *sh)
+{
+    int x = cross(sh);
+    return copy_in(m, sh) + 2 * half_rt(m, x) + xfer((double)sh->bytes, m->copy_gbs[x]);
+}
+
+static int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The busiest rank's tiles and bytes when tiles of S elements are dealt
+ * over k ranks (no libm: the library does not link it). */
+static void dealt(const tc_shm_shape *sh, int64_t S, int k, double *tiles, double *share)
+{
+    int64_t tb = S * sh->esize, mine = div_up(div_up(sh->bytes, tb), k);
+    *tiles = (double)mine;
+    *share = (double)(mine * tb < sh->bytes ? mine * tb : sh->bytes);
+}
+
+/* naive (S = 0) and cyclic: every rank reduces its share over all p. */
+static double tiled_flat(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S)
+{
+    double n = (double)sh->bytes, share = n / sh->p, tiles = 1;
+    if (S > 0) dealt(sh, S, sh->p, &tiles, &share);
+    int q = sh->s > 1 ? sh->q : sh->p;
+    double red = share * ((q - 1) / (m->reduce_gbs[0] * 1e3) + (sh->p - q) / (m->reduce_gbs[1] * 1e3));
+    return tiled_ends(m, sh) + red + tiles * (sh->p - 1) * op_us;
+}
+
+static double tiled_hier(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S)
+{
+    if (sh->groups <= 1) return tiled_flat(m, sh, S);
+    double tiles, share;
+    dealt(sh, S, sh->q, &tiles, &share);
+    double t = tiled_ends(m, sh) - half_rt(m, TC_SHM_CROSS) + half_rt(m, TC_SHM_INTRA);
+    t += xfer(share * (sh->q - 1), m->reduce_gbs[0]) + tiles * (sh->q - 1) * op_us;
+    int levels = ceil_log(2, sh->groups);
+    t += levels * (half_rt(m, TC_SHM_CROSS) + xfer(share, m->reduce_gbs[1]) + tiles * op_us);
+    return t;
+}
+
+/* One fan-in tree over m members at level l. */
+static double tree(const tc_shm_model *mo, const tc_shm_shape *sh, int F, int m, int l)
+{
+    double t = 0;
+    while (m > 1) {
+        int k = m < F ? m : F;
+        t += half_rt(mo, l) + (k - 1) * (xfer((double)sh->bytes, mo->reduce_gbs[l]) + op_us);
+        m = (m + F - 1) / F;
+    }
+    return t;
+}
+
+static double reduce_bcast(const tc_shm_model *m, const tc_shm_shape *sh, int F, int two_stage)
+{
+    int x = cross(sh);
+    double t = copy_in(m, sh) + op_us, n = (double)sh->bytes;
+    if (sh->groups > 1) {
+        t += tree(m, sh, F, sh->q, TC_SHM_INTRA) + tree(m, sh, F, sh->groups, TC_SHM_CROSS);
+    } else {
+        t += tree(m, sh, F, sh->p, x);
+    }
+    if (two_stage && sh->s > 1)
+        t += half_rt(m, TC_SHM_CROSS) + xfer(n, m->copy_gbs[TC_SHM_CROSS]) + half_rt(m, TC_SHM_INTRA) +
+             xfer(n, m->copy_gbs[TC_SHM_INTRA]) + 2 * op_us;
+    else
+        t += half_rt(m, x) + xfer(n, m->copy_gbs[x]) + op_us;
+    return t;
+}
+
+static double dissemination(const tc_shm_model *m, const tc_shm_shape *sh)
+{
+    double t = copy_in(m, sh) + op_us, n = (double)sh->bytes;
+    int rounds = ceil_log(2, sh->p);
+    for (int k = 0; k < rounds; k++) {
+        int l = sh->s > 1 && (2 << k) > sh->q ? TC_SHM_CROSS : TC_SHM_INTRA;
+        t += half_rt(m, l) + xfer(n, m->copy_gbs[TC_SHM_INTRA]) + xfer(n, m->reduce_gbs[l]) + 2 * op_us;
+    }
+    return t;
+}
+
+/* Tile sizes by their alias suffix (shm_tiled.c: 256, 2k, 16k, 128k elements). */
+static int64_t tile_of(const char *suffix)
+{
+    static const struct { const char *s; int64_t v; } t[] = {
+        { "256", 256 }, { "2k", 2048 }, { "16k", 16384 }, { "128k", 131072 } };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(suffix, t[i].s) == 0) return t[i].v;
+    return -1;
+}
+
+static double formula(const tc_shm_model *m, const char *name, const tc_shm_shape *sh)
+{
+    int F = 0;
+    char st = 0;
+    if (strcmp(name, "shm_tiled_naive") == 0) return tiled_flat(m, sh, 0);
+    if (strcmp(name, "shm_dissemination") == 0) return dissemination(m, sh);
+    if (strncmp(name, "shm_tiled_cyclic_", 17) == 0 && tile_of(name + 17) > 0)
+        return tiled_flat(m, sh, tile_of(name + 17));
+    if (strncmp(name, "shm_tiled_hier_", 15) == 0 && tile_of(name + 15) > 0)
+        return tiled_hier(m, sh, tile_of(name + 15));
+    if (sscanf(name, "shm_rb%d_%cs", &F, &st) == 2 && F >= 2 && (st == '1' || st == '2'))
+        return reduce_bcast(m, sh, F, st == '2');
+    return -1;
+}
+
+double tc_shm_model_predict(const tc_shm_model *m, const char *name, const tc_shm_shape *sh)
+{
+    double us = formula(m, name, sh);
+    return us < 0 ? us : us + m->call_us;
+}
+
+double tc_shm_model_native(const tc_shm_model *m, int64_t bytes)
+{
+    const int64_t *x = tc_shm_model_native_bytes;
+    const double *y = m->native_us;
+    int last = TC_SHM_MODEL_NNATIVE - 1;
+    if (bytes <= x[0]) return y[0];
+    int i = 0;
+    while (i < last - 1 && bytes > x[i + 1]) i++;
+    double slope = (y[i + 1] - y[i]) / (double)(x[i + 1] - x[i]);
+    if (slope < 0) slope = 0;
+    return y[i] + slope * (double)(bytes - x[i]);
+}
+
+/* ---- the choice ----------------------------------------------------------- */
+
+/* The entries the model knows, in the order ties are broken. */
+static const char *const entries[] = {
+    "shm_tiled_naive", "shm_rb2_1s", "shm_rb4_1s", "shm_rb8_1s", "shm_rb2_2s", "shm_rb4_2s", "shm_rb8_2s",
+    "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_cyclic_128k",
+    "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
+    "shm_dissemination",
+};
+#define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
+
+int tc_shm_model_applies(const tc_args *a, const tc_topo *t)
+{
+    return a->coll == TOPOCOLL_ALLREDUCE && a->size > 1 && t->nnodes == 1 && a->node_shm;
+}
+
+typedef struct best {
+    const tc_algo *algo;
+    double us;
+} best;
+
+/* The best accepted entry overall and the best reduce-broadcast tree. */
+static void find_best(const tc_shm_model *m, const tc_args *a, const tc_topo *t, const tc_shm_shape *sh,
+                      best *all, best *tree_best)
+{
+    all->algo = tree_best->algo = NULL;
+    all->us = tree_best->us = INFINITY;
+    for (int i = 0; i < NENTRIES; i++) {
+        const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLREDUCE, entries[i]);
+        const char *reason = NULL;
+        if (!al || !tc_algo_accepts(al, a, t, &reason)) continue;
+        double us = tc_shm_model_predict(m, entries[i], sh);
+        if (us < 0) continue;
+        if (us < all->us) *all = (best){ al, us };
+        if (strncmp(entries[i], "shm_rb", 6) == 0 && us < tree_best->us) *tree_best = (best){ al, us };
+    }
+}
+
+const tc_algo *tc_shm_model_select(const tc_shm_model *m, const tc_args *a, const tc_topo *t, int64_t bytes,
+                                   char *why, size_t whylen)
+{
+    tc_shm_shape sh = tc_shm_shape_of(a, t, bytes);
+    best all, tb;
+    find_best(m, a, t, &sh, &all, &tb);
+    double native_us = tc_shm_model_native(m, bytes);
+    const tc_algo *native = tc_catalog_find(TOPOCOLL_ALLREDUCE, "native");
+    const tc_algo *pick = all.algo && all.us < native_us ? all.algo : native;
+    if (why) {
+        if (all.algo)
+            snprintf(why, whylen, "model (%s): %s predicted %.2f us (best %s %.2f us, tree %s %.2f us, "
+                     "native %.2f us)", m->source, pick->name, pick == native ? native_us : all.us,
+                     all.algo->name, all.us, tb.algo ? tb.algo->name : "-", tb.algo ? tb.us : 0.0, native_us);
+        else
+            snprintf(why, whylen, "model (%s): no shared-memory entry accepts the call; native", m->source);
+    }
+    return pick;
+}
+
+int64_t tc_shm_model_crossover(const tc_shm_model *m, const tc_args *a, const tc_topo *t, int64_t lo,
+                               int64_t hi)
+{
+    const tc_algo *native = tc_catalog_find(TOPOCOLL_ALLREDUCE, "native");
+    tc_args b = *a;
+    for (int64_t n = lo; n <= hi; n *= 2) {
+        b.scount = b.rcount = n / 8 > 0 ? n / 8 : 1;   /* doubles */
+        if (tc_shm_model_select(m, &b, t, n, NULL, 0) != native) return n;
+    }
+    return -1;
+}

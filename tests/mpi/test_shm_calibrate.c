@@ -1,0 +1,106 @@
+/*
+ * The calibration of the one-node allreduce memory model
+ * (src/api/shm_calibrate.h): on MPI_COMM_WORLD (one node, shared memory) it
+ * runs, returns positive finite values, the same on every rank, within a
+ * bounded time; the context keeps them (a second request returns the same
+ * values without measuring); the selected allreduce then gives correct sums
+ * at sizes on both sides of the model's crossover, and its explain line
+ * names the model.  With TOPOCOLL_SHM_MODEL set, the context's values are
+ * that variable's (source "TOPOCOLL_SHM_MODEL").
+ *
+ * Usage: test_shm_calibrate (np >= 2, one node).  Ends with "N passed, M failed".
+ */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "api/shm_calibrate.h"
+#include "topocoll.h"
+#include "../common/mpi_harness.h"
+
+static int rank, size;
+
+static int positive(double v) { return v > 0 && isfinite(v); }
+
+static void check_values(const tc_shm_model *m, const char *what)
+{
+    int ok = positive(m->flag_us[0]) && positive(m->flag_us[1]) && positive(m->copy_gbs[0]) &&
+             positive(m->copy_gbs[1]) && positive(m->reduce_gbs[0]) && positive(m->reduce_gbs[1]);
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) ok = ok && positive(m->native_us[i]);
+    ok = ok && m->call_us >= 0 && isfinite(m->call_us);
+    char line[600];
+    tc_shm_model_format(m, line, sizeof line);
+    CHECK(ok, "%s: values not all positive and finite: %s", what, line);
+    if (rank == 0) printf("%s: %s\n", what, line);
+    /* every rank holds the same values (they choose alike) */
+    double v[6] = { m->flag_us[0], m->flag_us[1], m->copy_gbs[0], m->copy_gbs[1], m->reduce_gbs[0],
+                    m->reduce_gbs[1] }, lo[6], hi[6];
+    MPI_Allreduce(v, lo, 6, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(v, hi, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(memcmp(lo, hi, sizeof lo) == 0, "%s: ranks hold different values", what);
+}
+
+/* The selected allreduce of n doubles: every element the sum over the ranks. */
+static void check_sums(int64_t n)
+{
+    double *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+    if (!in || !out) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int64_t i = 0; i < n; i++) in[i] = (double)(rank + 1) * (double)(i % 7 + 1);
+    int rc = topocoll_allreduce(in, out, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double want = (double)size * (size + 1) / 2;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += out[i] != want * (double)(i % 7 + 1);
+    CHECK(rc == MPI_SUCCESS && bad == 0, "allreduce of %lld doubles by %s: rc %d, %lld wrong", (long long)n,
+          topocoll_last_algorithm(), rc, (long long)bad);
+    if (rank == 0) printf("allreduce %lld B: %s\n", (long long)(n * 8), topocoll_last_algorithm());
+    free(in);
+    free(out);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    tc_ctx *x = NULL;
+    int rc = tc_ctx_get(MPI_COMM_WORLD, &x);
+    CHECK(rc == MPI_SUCCESS && x, "context: rc %d", rc);
+    const char *env = getenv("TOPOCOLL_SHM_MODEL");
+    if (x && x->node_shm && x->topo->nnodes == 1 && size > 1) {
+        tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .rank = rank, .size = size, .scount = 1024, .rcount = 1024,
+                      .commutative = 1, .node_shm = x->node_shm };
+        if (!env) {
+            tc_shm_model m;
+            double t0 = MPI_Wtime();
+            rc = tc_shm_model_calibrate(x, MPI_COMM_WORLD, &m);
+            double ms = (MPI_Wtime() - t0) * 1e3;
+            CHECK(rc == MPI_SUCCESS, "calibration: rc %d", rc);
+            check_values(&m, "calibration");
+            CHECK(strcmp(m.source, "calibrated") == 0 && positive(m.cost_ms), "source %s, cost %g ms", m.source,
+                  m.cost_ms);
+            /* bounded: 2-5 ms on an idle machine; oversubscribed on a loaded
+             * one, where every flag hand-off may wait for a time slice, a few
+             * hundred ms were seen */
+            CHECK(ms < 3000, "calibration took %.1f ms", ms);
+            CHECK(m.one_socket == (x->topo->nsockets == 1), "one_socket %d with %d sockets", m.one_socket,
+                  x->topo->nsockets);
+        }
+        const tc_shm_model *p1 = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
+        CHECK(rc == MPI_SUCCESS && p1, "model for the context: rc %d", rc);
+        if (p1) check_values(p1, "context");
+        const tc_shm_model *p2 = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
+        CHECK(p2 == p1, "the context keeps its model");
+        if (p1 && env) CHECK(strcmp(p1->source, "TOPOCOLL_SHM_MODEL") == 0, "source %s", p1->source);
+        if (p1 && !env) CHECK(strcmp(p1->source, "calibrated") == 0, "source %s", p1->source);
+        for (int64_t n = 1; n <= (1 << 18); n *= 8) check_sums(n);
+    } else {
+        CHECK(0, "needs np >= 2 on one node with shared memory (np %d, nodes %d)", size,
+              x ? x->topo->nnodes : -1);
+    }
+    int status = tc_test_mpi_summary(0);
+    MPI_Finalize();
+    return status;
+}
