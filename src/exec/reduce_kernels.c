@@ -8,7 +8,8 @@
  * tc_reduce_local runs it over the whole region in one call (no int pieces).
  * Cost: one pass over 3n bytes (read in, read and write inout); the loops
  * are compiled with -O3 (CMakeLists.txt sets it for this file alone) so
- * that gcc vectorises them (clang does at -O2 already).  Memory: none.
+ * that gcc vectorises them (clang does at -O2 already), on x86-64 also for
+ * AVX2 and AVX-512, chosen at load time.  Memory: none.
  * Restrictions: both addresses aligned for the element type, regions not
  * overlapping, elements dense; otherwise the MPI library serves.
  */
@@ -25,9 +26,29 @@ _Static_assert(sizeof(long long) == 8 && sizeof(long) <= 8 && sizeof(int) == 4 &
 enum { OP_SUM, OP_PROD, OP_MIN, OP_MAX, NOPS };
 enum { K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, NKINDS };
 
+/* x86-64: each loop is also compiled for AVX2 and AVX-512 and the widest
+ * the CPU runs is chosen when the library is loaded (gcc/clang function
+ * multi-versioning, an ifunc); element-wise, so every version computes the
+ * same bytes.  Elsewhere (and under ThreadSanitizer, which does not take
+ * ifuncs) one version. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_THREAD__) && \
+    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TC_NO_CLONES 1
+#endif
+#endif
+#ifndef TC_NO_CLONES
+#define TC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef TC_CLONES
+#define TC_CLONES
+#endif
+
 /* One element-wise loop: io[i] = EXPR(a = io[i], b = in[i]). */
 #define TC_LOOP(name, T, EXPR)                                                     \
-    static void name(const void *restrict vin, void *restrict vio, size_t n)      \
+    TC_CLONES static void name(const void *restrict vin, void *restrict vio, size_t n) \
     {                                                                              \
         const T *restrict in = vin;                                                \
         T *restrict io = vio;                                                      \
