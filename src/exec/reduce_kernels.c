@@ -109,8 +109,7 @@ static const type_kind types[] = {
     { MPI_LONG, TC_SKIND(long) },
     { MPI_UNSIGNED, TC_UKIND(unsigned) },
     { MPI_UNSIGNED_LONG, TC_UKIND(unsigned long) },
-    { MPI_LONG_LONG, TC_SKIND(long long) },
-    { MPI_LONG_LONG_INT, TC_SKIND(long long) },
+    { MPI_LONG_LONG, TC_SKIND(long long) },   /* also MPI_LONG_LONG_INT: the same handle */
     { MPI_UNSIGNED_LONG_LONG, TC_UKIND(unsigned long long) },
     { MPI_SHORT, TC_SKIND(short) },
     { MPI_UNSIGNED_SHORT, TC_UKIND(unsigned short) },
