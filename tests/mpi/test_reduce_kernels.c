@@ -331,7 +331,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     size_t span = PAD + (size_t)MAXN * 8;
-    unsigned char *mem = aligned_alloc(64, 5 * span + 64 * 1024);
+    unsigned char *mem = aligned_alloc(64, (5 * span + 64 * 1024 + 63) / 64 * 64);   /* a multiple of 64 (C11) */
     if (!mem) {
         fprintf(stderr, "out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -94,7 +94,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    void *in = aligned_alloc(64, hi), *io = aligned_alloc(64, hi);
+    size_t alloc = (hi + 63) / 64 * 64;   /* aligned_alloc wants a multiple of the alignment */
+    void *in = aligned_alloc(64, alloc), *io = aligned_alloc(64, alloc);
     if (!in || !io) {
         fprintf(stderr, "topocoll-kernels: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
