@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exec/membind.h"
+#include "exec/reduce_kernels.h"
 
 #define TC_TAG 7  /* on the private communicator: no user message can match */
 
@@ -202,21 +203,18 @@ static int copy(const tc_bind *bind, const tc_op *op, tc_workspace *ws, MPI_Comm
     return PMPI_Unpack(ws->pack, packed, &pos, dst, (int)op->b.cnt, db->type, comm);
 }
 
-/* b = a (op) b in pieces of at most INT_MAX elements. */
-static int reduce(const tc_bind *sb, const tc_bind *db, const tc_op *op, MPI_Op mop)
+/* b = a (op) b: the call's kernel where it was looked up for b's type (a
+ * fast loop, or the MPI library in pieces of at most INT_MAX elements). */
+static int reduce(const tc_bind *sb, const tc_bind *db, const tc_op *op, const tc_reduce_kernel *k)
 {
-    char *src = addr(sb, &op->a), *dst = addr(db, &op->b);
-    int64_t n = op->a.cnt;
-    if (n <= INT_MAX) return PMPI_Reduce_local(src, dst, (int)n, db->type, mop);
-    while (n > 0) {
-        int m = (int)(n < INT_MAX ? n : INT_MAX);
-        int rc = PMPI_Reduce_local(src, dst, m, db->type, mop);
-        if (rc != MPI_SUCCESS) return rc;
-        src += m * sb->extent;
-        dst += m * db->extent;
-        n -= m;
+    tc_reduce_kernel other;
+    if (k->type != db->type) {   /* not the type looked up: the MPI library */
+        other = *k;
+        other.type = db->type;
+        other.fn = NULL;
+        k = &other;
     }
-    return MPI_SUCCESS;
+    return tc_reduce_local(k, addr(sb, &op->a), addr(db, &op->b), op->a.cnt, sb->extent, db->extent);
 }
 
 /* A typed copy of n elements of packed data (a non-contiguous type): the
@@ -234,7 +232,8 @@ static int unpack_typed(const char *src, int64_t n, const tc_bind *tb, char **me
  * contiguous: the op wants the type's own layout, so the packed sides are
  * unpacked into typed scratch, reduced there and packed back (only datatypes
  * with gaps or a non-zero lower bound take this path). */
-static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, MPI_Op mop, MPI_Comm comm)
+static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, const tc_reduce_kernel *k,
+                         MPI_Comm comm)
 {
     tc_bind tb = sb->packed ? *db : *sb, fs, fd;
     MPI_Aint lb;
@@ -248,7 +247,7 @@ static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, 
         typed.a.off = typed.b.off = 0;
         fs = tb, fd = tb;
         fs.base = src, fd.base = dst;
-        rc = reduce(&fs, &fd, &typed, mop);
+        rc = reduce(&fs, &fd, &typed, k);
     }
     if (rc == MPI_SUCCESS && db->packed) rc = tc_pack_elems(dst, op->b.cnt, &tb, addr(db, &op->b), comm);
     free(smem);
@@ -256,12 +255,12 @@ static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, 
     return rc;
 }
 
-static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
+static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, const tc_reduce_kernel *k)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
     const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
-    if ((sb->packed || db->packed) && !db->contiguous) return reduce_packed(sb, db, op, env->op, env->comm);
-    return reduce(sb, db, op, env->op);
+    if ((sb->packed || db->packed) && !db->contiguous) return reduce_packed(sb, db, op, k, env->comm);
+    return reduce(sb, db, op, k);
 }
 
 /* A SEND or RECV whose count an int does not hold. */
@@ -335,7 +334,8 @@ static int ensure_requests(tc_workspace *ws, int n)
     return MPI_SUCCESS;
 }
 
-static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env)
+static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
+                     const tc_reduce_kernel *k)
 {
     int nreq = 0, rc = MPI_SUCCESS;
     int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
@@ -347,7 +347,7 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     }
     for (int i = b; i < e && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env);
+        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env, k);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete
@@ -371,8 +371,10 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
+    tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
+    tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     for (int r = 0; r < s->nrounds; r++)
-        if ((rc = run_round(s, r, bind, env)) != MPI_SUCCESS) return rc;
+        if ((rc = run_round(s, r, bind, env, &k)) != MPI_SUCCESS) return rc;
     return MPI_SUCCESS;
 }
 

@@ -17,10 +17,21 @@
  *   allgather of one element of 2^28+1 doubles (a type size beyond an
  *     int): served by the MPI library, also when TOPOCOLL_ALLGATHER
  *     forces an algorithm (it declines)                                 np 1
- *   the executor alone: one REDUCE of 2^31+1 MPI_UNSIGNED_CHAR           np 1
+ *   the executor alone: one REDUCE of 2^31+1 MPI_UNSIGNED_CHAR, MPI_SUM
+ *     (the local kernel) then MPI_BXOR (the MPI library, in pieces)     np 1
  *   allgather "h1_shm_rd_shm" in place on one virtual node: the shared
  *     segment holds more than INT_MAX bytes (np 1: 2^28 MPI_DOUBLE) or
  *     more than INT_MAX elements (np 2: 2^30+1 MPI_BYTE per rank)      np 1, 2
+ *
+ *   allreduce in place, forced "shm_tiled_naive", 2049 elements of
+ *     contiguous(2^18, MPI_INT) and a user-defined commutative sum (MPI
+ *     allows no predefined op on a derived type): 2^31 + 2^20 bytes per
+ *     rank, through PMPI_Reduce_local                                    np 2
+ *   allreduce in place, MPI_SUM, forced "ring", 2^29 + 2^18 MPI_INT
+ *     (2^31 + 2^20 bytes per rank, the local kernel)                     np 2
+ *     (these two only when named: <flavour>_large_allreduce_np2; every
+ *     element checked against the closed-form sum; peak about 8 GiB and
+ *     6 GiB over both ranks, shared-memory slots included)
  *
  * Each case checks the return code, the algorithm that served
  * (topocoll_last_algorithm) and the data at sampled positions (the first and
@@ -28,7 +39,8 @@
  * guard past the end of every receive buffer.  Rank 0 prints
  * "N passed, M failed".  Arguments, if any, pick cases by name
  * (allgather_default, reduce_binomial, allgather_strided, executor_reduce,
- * allgather_huge_type, allgather_shm, bcast_binomial, bcast_strided).
+ * allgather_huge_type, allgather_shm, bcast_binomial, bcast_strided,
+ * allreduce_shm_tiled_naive, allreduce_ring).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -334,10 +346,25 @@ static void allgather_huge_type(int64_t n, const char *forced)
     MPI_Comm_free(&comm);
 }
 
-/* The executor itself (white box): one REDUCE of n > INT_MAX elements
- * (MPI_UNSIGNED_CHAR, MPI_SUM), which no catalog entry emits today (their
- * reductions work on blocks of one user count) but the executor must serve
- * in pieces. */
+/* The executor itself (white box): one REDUCE of n > INT_MAX elements of
+ * MPI_UNSIGNED_CHAR, which no catalog entry emits today (their reductions
+ * work on blocks of one user count) but the executor must serve: MPI_SUM
+ * (the local kernel, one pass), then MPI_BXOR on the result (no kernel: the
+ * MPI library in pieces of at most INT_MAX elements). */
+static unsigned char exec_sum(int64_t i) { return (unsigned char)((bval(0, i) & 0x7f) + (bval(1, i) & 0x7f)); }
+
+static long exec_check(const unsigned char *b, int64_t n, int bxor)
+{
+    long bad = 0;
+    const int64_t edges[] = { INT_MAX - 1, INT_MAX, (int64_t)INT_MAX + 1, n - 1 };
+    for (int64_t i = 0; i < n; i = next_sample(i, n, n))
+        bad += b[i] != (unsigned char)(bxor ? exec_sum(i) ^ (bval(0, i) & 0x7f) : exec_sum(i));
+    for (int k = 0; k < 4; k++)
+        bad += b[edges[k]] != (unsigned char)(bxor ? exec_sum(edges[k]) ^ (bval(0, edges[k]) & 0x7f)
+                                                   : exec_sum(edges[k]));
+    return bad;
+}
+
 static void executor_reduce(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
@@ -356,20 +383,18 @@ static void executor_reduce(int64_t n)
     memset(&ws, 0, sizeof ws);
     if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_SEND], a, MPI_UNSIGNED_CHAR);
     if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_RECV], b, MPI_UNSIGNED_CHAR);
-    tc_exec_env env = { comm, &ws, NULL, NULL, MPI_SUM };
-    if (rc == MPI_SUCCESS) rc = tc_exec(&s, bind, &env);
-    long bad = 0;
-    const int64_t edges[] = { INT_MAX - 1, INT_MAX, (int64_t)INT_MAX + 1, n - 1 };
-    for (int64_t i = 0; i < n && rc == MPI_SUCCESS; i = next_sample(i, n, n))
-        bad += b[i] != (unsigned char)((bval(0, i) & 0x7f) + (bval(1, i) & 0x7f));
-    for (int k = 0; k < 4 && rc == MPI_SUCCESS; k++)
-        bad += b[edges[k]] != (unsigned char)((bval(0, edges[k]) & 0x7f) + (bval(1, edges[k]) & 0x7f));
-    char what[96];
-    snprintf(what, sizeof what, "executor: one reduce of %lld unsigned chars", (long long)n);
-    CHECK(rc == MPI_SUCCESS, "%s: rc %d", what, rc);
-    CHECK(rc != MPI_SUCCESS || bad == 0, "%s: %ld sampled elements wrong", what, bad);
-    CHECK(guard_intact(b, (size_t)n), "%s: written past the end", what);
-    if (wrank == 0) printf("%s: rc %d\n", what, rc);
+    for (int bxor = 0; bxor < 2; bxor++) {
+        tc_exec_env env = { comm, &ws, NULL, NULL, bxor ? MPI_BXOR : MPI_SUM };
+        int rc2 = rc == MPI_SUCCESS ? tc_exec(&s, bind, &env) : rc;
+        long bad = rc2 == MPI_SUCCESS ? exec_check(b, n, bxor) : 0;
+        char what[96];
+        snprintf(what, sizeof what, "executor: one reduce (%s) of %lld unsigned chars", bxor ? "MPI_BXOR" : "MPI_SUM",
+                 (long long)n);
+        CHECK(rc2 == MPI_SUCCESS, "%s: rc %d", what, rc2);
+        CHECK(rc2 != MPI_SUCCESS || bad == 0, "%s: %ld sampled elements wrong", what, bad);
+        CHECK(guard_intact(b, (size_t)n), "%s: written past the end", what);
+        if (wrank == 0) printf("%s: rc %d\n", what, rc2);
+    }
     tc_sched_free(&s);
     tc_workspace_free(&ws);
     free(a);
@@ -408,7 +433,67 @@ static void allgather_shm(int64_t n, MPI_Datatype type)
     MPI_Comm_free(&comm);
 }
 
+/* Allreduce in place of more than 2^31 bytes per rank through a forced
+ * entry, a sum of ints: per_elem ints per element (1: MPI_INT and MPI_SUM,
+ * the local kernel; more: a contiguous datatype and a user-defined
+ * commutative sum, which MPI allows on derived types and the MPI library
+ * applies), and the closed-form sum checked at every element. */
+static int ival(int r, int64_t j) { return (int)(j % 1000003) - 500000 + 3 * r; }
+
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int size = 0;
+    MPI_Type_size(*dt, &size);
+    int64_t n = (int64_t)*len * (size / (int)sizeof(int));
+    for (int64_t i = 0; i < n; i++) ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+static long check_allreduce_sum(const int *b, int64_t nints)
+{
+    long bad = 0;
+    for (int64_t j = 0; j < nints; j++) {
+        int want = wsize * ((int)(j % 1000003) - 500000) + 3 * wsize * (wsize - 1) / 2;
+        if (b[j] != want && bad++ < 3)
+            fprintf(stderr, "rank %d: int %lld is %d, expected %d\n", wrank, (long long)j, b[j], want);
+    }
+    return bad;
+}
+
+static void allreduce_forced(const char *algo, int64_t nints, int per_elem)
+{
+    MPI_Comm comm = fresh_comm();
+    MPI_Datatype type = MPI_INT;
+    MPI_Op op = MPI_SUM;
+    if (per_elem > 1) {
+        MPI_Type_contiguous(per_elem, MPI_INT, &type);
+        MPI_Type_commit(&type);
+        MPI_Op_create(int_sum, 1, &op);
+    }
+    size_t bytes = (size_t)nints * sizeof(int);
+    int *b = alloc_guarded(bytes, "buffer");
+    for (int64_t j = 0; j < nints; j++) b[j] = ival(wrank, j);
+    int rc = topocoll_allreduce_algorithm(algo, MPI_IN_PLACE, b, (int)(nints / per_elem), type, op, comm);
+    long bad = rc == MPI_SUCCESS ? check_allreduce_sum(b, nints) : 0;
+    char what[128];
+    snprintf(what, sizeof what, "allreduce %s in place, %s, %lld elements of %d ints (%lld bytes per rank)", algo,
+             per_elem > 1 ? "user sum" : "MPI_SUM", (long long)(nints / per_elem), per_elem, (long long)bytes);
+    verdict(what, rc, algo, bad, guard_intact(b, bytes), comm);
+    free(b);
+    if (per_elem > 1) {
+        MPI_Type_free(&type);
+        MPI_Op_free(&op);
+    }
+    MPI_Comm_free(&comm);
+}
+
 /* One case by name (a command-line argument picks some: reproducers). */
+static int named(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0) return 1;
+    return 0;
+}
+
 static int wanted(int argc, char **argv, const char *name)
 {
     if (argc < 2) return 1;
@@ -444,6 +529,11 @@ int main(int argc, char **argv)
     }
     if (wanted(argc, argv, "bcast_binomial")) bcast_forced(two28 + 1);
     if (wanted(argc, argv, "bcast_strided")) bcast_strided(strided_n);
+    /* run only when named (a test of their own: <flavour>_large_allreduce_np2) */
+    if (wsize == 2 && named(argc, argv, "allreduce_shm_tiled_naive"))
+        allreduce_forced("shm_tiled_naive", (int64_t)2049 << 18, 1 << 18);
+    if (wsize == 2 && named(argc, argv, "allreduce_ring"))
+        allreduce_forced("ring", ((int64_t)1 << 29) + ((int64_t)1 << 18), 1);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
