@@ -198,7 +198,7 @@ def table(rows, gbit):
     if gbit:
         head += " link bound us |"
         sep += "---|"
-    out, stop_pw, stop_nat = [head, sep], None, None
+    out, wins = [head, sep], {"pairwise": [], "MPI_Alltoall": []}
     for t in sizes:
         nat = ok.get(("MPI_Alltoall", t))
         if nat is None:
@@ -212,15 +212,19 @@ def table(rows, gbit):
             b = bound(nat["p"], nat["nodes"], nat["block_bytes"], gbit)
             line += f" {b:.1f} |" if b is not None else " - |"
         out.append(line)
-        pw = ok.get(("pairwise", t))
-        if best and pw and best["mean_us"] < pw["mean_us"]:
-            stop_pw = t
-        if best and best["mean_us"] < nat["mean_us"]:
-            stop_nat = t
+        for ref in wins:
+            r = ok.get((ref, t))
+            if best and r:
+                wins[ref].append((t, best["mean_us"] < r["mean_us"]))
     out.append("")
-    out.append(f"Largest size where the best hierarchical entry beats pairwise: "
-               f"{size_label(stop_pw) if stop_pw else 'none'}; beats MPI_Alltoall: "
-               f"{size_label(stop_nat) if stop_nat else 'none'}.")
+    for ref, w in wins.items():
+        first_loss = next((t for t, won in w if not won), None)
+        last_win = max((t for t, won in w if won), default=None)
+        upto = [t for t, won in w if first_loss is None or t < first_loss]
+        out.append(f"Best hierarchical entry against {ref}: faster at every size up to "
+                   f"{size_label(upto[-1]) if upto else 'none'}"
+                   f"{'' if first_loss is None else ', first slower at ' + size_label(first_loss)}"
+                   f"; last faster at {size_label(last_win) if last_win else 'none'}.")
     return out
 
 
