@@ -298,22 +298,23 @@ static int paper_split(MPI_Comm comm, int virtual_topo, int node, int *ids, int 
     return rc;
 }
 
-/* Time of fn-like step `what` (0: the paper's split; 1: topocoll's first
- * bridge call on a fresh duplicate; 2: its second call) for one repetition. */
-static int creation_rep(const a2ap_comm *sub, int what, int virtual_topo, int node, int *ids,
-                        int *map, double *t)
+/* Time of step `what` (0: the paper's split; 1: topocoll's first call of
+ * the composition `algo` on a fresh duplicate; 2: its second call) for one
+ * repetition. */
+static int creation_rep(const a2ap_comm *sub, int what, const char *algo, int virtual_topo, int node,
+                        int *ids, int *map, double *t)
 {
     unsigned char sb[1024], rb[1024];
     MPI_Comm d = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
     memset(sb, 1, sizeof sb);
     if (what > 0 && (rc = MPI_Comm_dup(sub->comm, &d)) != MPI_SUCCESS) return rc;
-    if (what == 2) rc = topocoll_alltoall_algorithm("bridge", sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, d);
+    if (what == 2) rc = topocoll_alltoall_algorithm(algo, sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, d);
     if (rc == MPI_SUCCESS) rc = MPI_Barrier(sub->comm);
     double t0 = MPI_Wtime();
     if (rc == MPI_SUCCESS)
         rc = what == 0 ? paper_split(sub->comm, virtual_topo, node, ids, map, sub->p)
-                       : topocoll_alltoall_algorithm("bridge", sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, d);
+                       : topocoll_alltoall_algorithm(algo, sb, 1, MPI_BYTE, rb, 1, MPI_BYTE, d);
     *t = MPI_Wtime() - t0;
     if (d != MPI_COMM_NULL) {
         int rc2 = MPI_Comm_free(&d);
@@ -324,8 +325,12 @@ static int creation_rep(const a2ap_comm *sub, int what, int virtual_topo, int no
 
 int a2ap_creation(a2ap_ctx *c, const a2ap_comm *sub, int virtual_topo, int node)
 {
-    static const char *names[3] = {"split_type+bridge+map", "topocoll_first_bridge",
-                                   "topocoll_steady_bridge"};
+    /* bridge needs nodes of equal size; bridge_w (same communicators) serves any */
+    const char *why, *algo = applicable("bridge", 1, sub->comm, &why) == 1 ? "bridge" : "bridge_w";
+    int eq = strcmp(algo, "bridge") == 0;
+    const char *names[3] = {virtual_topo ? "split+bridge+map" : "split_type+bridge+map",
+                            eq ? "topocoll_first_bridge" : "topocoll_first_bridge_w",
+                            eq ? "topocoll_steady_bridge" : "topocoll_steady_bridge_w"};
     int n = c->o.reps, rc = MPI_SUCCESS;
     double *t = malloc((size_t)n * sizeof *t), *tmax = malloc((size_t)n * sizeof *tmax);
     int *ids = malloc((size_t)sub->p * sizeof *ids), *map = malloc((size_t)sub->p * sizeof *map);
@@ -333,12 +338,11 @@ int a2ap_creation(a2ap_ctx *c, const a2ap_comm *sub, int virtual_topo, int node)
     if (sub->p > 1024) rc = MPI_ERR_ARG;   /* the 1-byte blocks' buffers */
     for (int what = 0; what < 3 && rc == MPI_SUCCESS; what++) {
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            rc = creation_rep(sub, what, virtual_topo, node, ids, map, &t[i]);
+            rc = creation_rep(sub, what, algo, virtual_topo, node, ids, map, &t[i]);
         if (rc == MPI_SUCCESS) rc = MPI_Reduce(t, tmax, n, MPI_DOUBLE, MPI_MAX, sub->root, sub->comm);
         a2ap_stats s;
         if (rc == MPI_SUCCESS && sub->rank == sub->root) a2ap_stats_of(tmax, n, &s);
-        const char *name = what == 0 && virtual_topo ? "split+bridge+map" : names[what];
-        if (rc == MPI_SUCCESS) a2ap_csv_row(c, 4, sub, name, 0, &s, "ok");
+        if (rc == MPI_SUCCESS) a2ap_csv_row(c, 4, sub, names[what], 0, &s, "ok");
     }
     free(t);
     free(tmax);
