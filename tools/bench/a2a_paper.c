@@ -223,7 +223,10 @@ static int figure4(a2ap_ctx *c, const a2ap_comm *world, const topocoll_rank_plac
         if (rc == MPI_SUCCESS && sc != MPI_COMM_NULL)
             rc = a2ap_creation(c, &sub, virtual_topology(), me->node);
         if (sc != MPI_COMM_NULL) (void)MPI_Comm_free(&sc);
-        if (rc == MPI_SUCCESS) rc = MPI_Barrier(world->comm);
+        /* every rank learns of a failure (ranks outside sub would wait) */
+        int bad = rc != MPI_SUCCESS, anybad = 1;
+        if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, world->comm) != MPI_SUCCESS || anybad)
+            rc = rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     }
     return rc;
 }

@@ -49,7 +49,7 @@ def load(paths):
                         r[k] = int(r[k])
                     for k in ("mean_us", "median_us", "q1_us", "q3_us", "min_us"):
                         r[k] = float(r[k])
-                except (KeyError, ValueError) as e:
+                except (KeyError, TypeError, ValueError) as e:
                     sys.exit(f"{path}: row {i + 2}: missing or malformed field ({e})")
                 rows.append(r)
     return rows
