@@ -5,19 +5,22 @@
  * processes instead of threads (copy-in: src/algo/allreduce/shm_common.h).
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
- *   buffer.  2. Tree reduction with fan-in F inside each socket (the
- *   allreduce "shm_reduce_bcast" tree, src/algo/shm_rooted.h): a parent
- *   waits for its children's flags and combines their slots into its own,
- *   nearest child first; the socket's result ends in its last rank's slot.
- *   3. The same tree across the sockets' last ranks; the result ends in the
- *   last socket's last rank R.  4. R raises every other rank's flag (the
- *   release: no rank returns before every rank has joined, see
- *   shm_rooted.h); the root copies R's slot to its receive buffer.
- *   A non-commutative operation (or one socket) reduces in one group of all
- *   ranks in rank order.
+ *   buffer (the root, when it ends with the result, into its receive
+ *   buffer: nothing to copy in place).  2. Tree reduction with fan-in F
+ *   inside each socket (the allreduce "shm_reduce_bcast" tree,
+ *   src/algo/shm_rooted.h): a parent waits for its children's flags and
+ *   combines their slots into its accumulator, nearest child first; the
+ *   socket's result ends at its last rank.  3. The same tree across the
+ *   sockets' last ranks; the result ends at the last socket's last rank R.
+ *   4. R raises every other rank's flag (the release: no rank returns
+ *   before every rank has joined, see shm_rooted.h); a root other than R
+ *   copies R's slot to its receive buffer.
+ *   Commutative operation: the sockets of the topology object, the root's
+ *   socket last and the root last in it, so R is the root.  Otherwise one
+ *   group of all ranks in rank order (R = p-1).
  * Cost (p ranks, s sockets, n elements): n copy-in per rank, the tree's
  *   ceil(log_F(p/s)) + ceil(log_F s) levels of (F-1) n gamma and one flag,
- *   one flag (release) and n copy-out at the root.
+ *   one flag (release); a root other than R copies n out.
  * Memory: node-shared p n (twice: the halves alternate between calls).
  * Restrictions: every rank on one node, node-shared memory.
  * Source: Li, Hoefler, Snir 2013, section 3.1 (reduce tree with fan-in).
@@ -32,42 +35,94 @@
 
 static const int fanins[] = { 2, 4, 8 };
 
-/* Step 3: the tree across the groups' last ranks (this rank is group grp's). */
-static int across_groups(tc_sched *s, const tc_args *a, const ar_groups *g, int grp, int F)
+/* The tree's groups: CSR lists in tree order.  Commutative operation:
+ * sockets, the root's socket last and the root last in it, so that the
+ * result ends at the root; otherwise one group of all ranks in rank order
+ * (the result ends at rank p-1). */
+typedef struct tree_groups {
+    int ng;
+    int *start;   /* [ng + 1] */
+    int *ranks;   /* [p] */
+} tree_groups;
+
+static int groups_make(tree_groups *g, const tc_args *a, const tc_topo *t)
 {
-    int *roots = malloc((size_t)g->ng * sizeof *roots);
-    if (!roots) return ENOMEM;
-    for (int q = 0; q < g->ng; q++) roots[q] = ar_group_members(g, q)[ar_group_size(g, q) - 1];
-    tc_shm_fanin_tree(s, a, NSLOTS, roots, g->ng, grp, F);
-    free(roots);
+    int p = a->size, root = a->root, socks = a->commutative ? t->nsockets : 1, rs = t->sock_of[root], at = 0;
+    g->ng = socks;
+    g->start = malloc((size_t)(socks + 1) * sizeof *g->start);
+    g->ranks = malloc((size_t)p * sizeof *g->ranks);
+    if (!g->start || !g->ranks) return ENOMEM;
+    for (int k = 0; k < socks; k++) {
+        int sk = socks == 1 ? -1 : k < rs ? k : k < socks - 1 ? k + 1 : rs;   /* rs last */
+        g->start[k] = at;
+        for (int q = 0; q < p; q++)
+            if ((sk < 0 || t->sock_of[q] == sk) && !(a->commutative && q == root)) g->ranks[at++] = q;
+        if (a->commutative && (sk < 0 || sk == rs)) g->ranks[at++] = root;
+    }
+    g->start[socks] = at;
     return 0;
+}
+
+static void groups_free(tree_groups *g)
+{
+    free(g->start);
+    free(g->ranks);
+}
+
+/* Steps 2-3; returns the rank R holding the result. */
+static int tree(tc_sched *s, const tc_args *a, const tree_groups *g, int F, tc_region acc, int *err)
+{
+    int grp = 0, idx = 0;
+    for (int k = 0; k < g->ng; k++)
+        for (int i = g->start[k]; i < g->start[k + 1]; i++)
+            if (g->ranks[i] == a->rank) {
+                grp = k;
+                idx = i - g->start[k];
+            }
+    int groot = tc_shm_fanin_tree(s, a, NSLOTS, g->ranks + g->start[grp], g->start[grp + 1] - g->start[grp], idx,
+                                  F, acc);
+    *err = 0;
+    if (groot && g->ng > 1) {
+        int *roots = malloc((size_t)g->ng * sizeof *roots);
+        if (!roots) {
+            *err = ENOMEM;
+            return 0;
+        }
+        for (int q = 0; q < g->ng; q++) roots[q] = g->ranks[g->start[q + 1] - 1];
+        tc_shm_fanin_tree(s, a, NSLOTS, roots, g->ng, grp, F, acc);
+        free(roots);
+    }
+    return g->ranks[g->start[g->ng] - 1];
 }
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F)
 {
-    tc_region out = tc_reg(TC_BUF_RECV, 0, a->scount);
+    int me = a->rank, root = a->root;
+    tc_region out = tc_reg(TC_BUF_RECV, 0, a->scount), in = tc_reg(TC_BUF_SEND, 0, a->scount);
+    if (me == root && a->in_place) in = out;
     if (a->size == 1 || a->scount == 0) {
-        if (a->rank == a->root && !a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, a->scount), out);
+        if (me == root && !a->in_place) tc_sched_copy(s, in, out);
         tc_sched_round(s);
         return 0;
     }
     ar_shm_layout(s, a, NSLOTS);
-    ar_groups g = ar_groups_of(a, t);
-    int grp, idx, rc;
-    ar_group_find(&g, a->rank, &grp, &idx);
-    int in = a->in_place && a->rank == a->root ? TC_BUF_RECV : TC_BUF_SEND;   /* in place: the root's */
-    tc_sched_copy(s, tc_reg(in, 0, a->scount), ar_slot_all(a, NSLOTS, a->rank, 0));
-    int groot = tc_shm_fanin_tree(s, a, NSLOTS, ar_group_members(&g, grp), ar_group_size(&g, grp), idx, F);
-    if (groot && g.ng > 1 && (rc = across_groups(s, a, &g, grp, F)) != 0) return rc;
-    int last = g.ng - 1, R = ar_group_members(&g, last)[ar_group_size(&g, last) - 1];
-    if (a->rank == R) {   /* the open round holds R's last reduce: release everyone */
+    tree_groups g;
+    int rc = groups_make(&g, a, t), R = g.ng > 0 && !rc ? g.ranks[a->size - 1] : 0;
+    /* Step 1: the input into the accumulator (the root's own receive buffer
+     * when it holds the result, else this rank's slot). */
+    tc_region acc = me == root && R == root ? out : ar_slot_all(a, NSLOTS, me, 0);
+    if (!rc && (acc.buf != in.buf || acc.off != in.off)) tc_sched_copy(s, in, acc);
+    if (!rc) tree(s, a, &g, F, acc, &rc);
+    groups_free(&g);
+    if (rc) return rc;
+    if (me == R) {   /* the open round holds R's last reduce: release everyone */
         for (int q = 0; q < a->size; q++)
             if (q != R) tc_sched_signal(s, q);
     } else {
         tc_sched_wait(s, R);
     }
     tc_sched_round(s);
-    if (a->rank == a->root) tc_sched_copy(s, ar_slot_all(a, NSLOTS, R, 0), out);
+    if (me == root && R != root) tc_sched_copy(s, ar_slot_all(a, NSLOTS, R, 0), out);
     tc_sched_round(s);
     return 0;
 }
