@@ -6,7 +6,7 @@
 #include "algo/shm_rooted.h"
 
 int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *L, int m, int i, int F,
-                      tc_region acc)
+                      int64_t off, tc_region acc)
 {
     int64_t j = m - 1 - i, stride = 1;
     while (stride < m && j % (stride * F) == 0) {
@@ -15,7 +15,7 @@ int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *L, i
         tc_sched_round(s);
         for (int t = 1; t < F; t++)
             if (j + t * stride < m)
-                tc_sched_reduce(s, ar_slot_all(a, nslots, L[m - 1 - (j + t * stride)], 0), acc);
+                tc_sched_reduce(s, ar_slot(a, nslots, L[m - 1 - (j + t * stride)], 0, off, acc.cnt), acc);
         stride *= F;
     }
     if (j == 0) return 1;

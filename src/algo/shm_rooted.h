@@ -25,13 +25,14 @@
  * accumulator) with this rank at index i; the open round holds this rank's
  * last local op.  In L read from its end, index j's children at level k are
  * j + t F^k (t = 1..F-1); a parent waits for its children's flags and
- * combines each child's slot 0 (of nslots) into its accumulator acc (its own
- * slot 0, or any region of this rank's holding its input), nearest child
- * first ("child op own": with L increasing, the child covers the ranks just
+ * combines elements [off, off + acc.cnt) of each child's slot 0 (of
+ * nslots) into its accumulator acc (the same elements of its own slot 0, or
+ * of any region of this rank's holding its input), nearest child first
+ * ("child op own": with L increasing, the child covers the ranks just
  * below), then raises its parent's flag.  Returns 1 when this rank is the
  * list's root. */
 int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *L, int m, int i, int F,
-                      tc_region acc);
+                      int64_t off, tc_region acc);
 
 /* Tiles: k-th tile of member idx of m over n elements, [*lo, *hi); 0 when
  * none is left.  S == 0: one contiguous tile per member (naive, in member

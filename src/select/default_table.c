@@ -33,9 +33,8 @@
  * reduce and bcast, one node, np 2 (same conditions, 8 B .. 16 MiB, three
  * or four runs on a machine at load average 13-23): the shared-memory
  * broadcast in 64 KiB chunks takes 0.39-0.61x native's time from 4 KiB to
- * 1 MiB, the tiled reduce 0.70-0.89x from 4 KiB to 256 KiB (one run of
- * three 1.5x at 32 KiB); below 4 KiB native wins, above the ranges the runs
- * disagree.
+ * 1 MiB, the shared-memory reduce tree 0.38-0.91x from 4 KiB to 256 KiB;
+ * below 4 KiB native wins, above the ranges the runs disagree.
  */
 #include "select/select.h"
 
@@ -87,9 +86,9 @@ static const tc_rule rules[] = {
       .note = "one node, np 2, 4 KiB - 2 MiB: shared-memory broadcast in 64 KiB chunks (0.39-0.61x native "
               "in three runs on a loaded machine)" },
     { .coll = TOPOCOLL_REDUCE, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
-      .max_bytes = 512 * KiB, .candidates = { "shm_tiled_naive", NULL },
-      .note = "one node, np 2, 4 KiB - 512 KiB: shared-memory tiled reduce, one tile per rank (0.70-0.89x "
-              "native in three runs on a loaded machine, but one run 1.5x at 32 KiB)" },
+      .max_bytes = 512 * KiB, .candidates = { "shm_tree2", NULL },
+      .note = "one node, np 2, 4 KiB - 512 KiB: shared-memory reduce tree, the root accumulating in its "
+              "buffer (0.38-0.91x native in three runs on a loaded machine)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in" };

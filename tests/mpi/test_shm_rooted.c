@@ -26,7 +26,7 @@
 static const int counts[] = { 1, 1000, 70001 };   /* ints: 70001 spans 64 KiB chunks */
 #define MAXCOUNT 70001
 
-static const char *const reduces[] = { "shm_tree2", "shm_tree4", "shm_tree8", "shm_tiled_naive",
+static const char *const reduces[] = { "shm_tree2", "shm_tree4", "shm_tree8", "shm_tree4_16k", "shm_tiled_naive",
                                        "shm_tiled_cyclic_2k", NULL };
 static const char *const bcasts[] = { "shm_1stage", "shm_1stage_64k", "shm_2stage", "shm_2stage_64k",
                                       NULL };
