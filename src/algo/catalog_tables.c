@@ -39,6 +39,9 @@ extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatte
     tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination;
 extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_hierarchical;
 
+/* One-node shared-memory reduce and bcast (Li, Hoefler, Snir 2013). */
+extern const tc_family tc_reduce_shm_tree, tc_reduce_shm_tiled, tc_bcast_shm;
+
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
     ALGO(tc_allgather_gather_bcast),
@@ -58,6 +61,7 @@ static const tc_catalog_row bcast[] = {
     ALGO(tc_bcast_scatter_allgather),
     FAMILY(tc_bcast_twotier),              /* twotier:units=ranks|sockets,chunked=no|yes */
     ALGO(tc_bcast_native),
+    FAMILY(tc_bcast_shm),                  /* shm:stages=1|2,chunk=all|64k|512k (one node) */
     END,
 };
 
@@ -81,6 +85,8 @@ static const tc_catalog_row reduce[] = {
     FAMILY(tc_reduce_twotier),
     FAMILY(tc_reduce_twotier_landing),     /* twotier_landing:units=ranks|sockets */
     ALGO(tc_reduce_native),
+    FAMILY(tc_reduce_shm_tree),            /* shm_tree:fanin=2|4|8 (one node) */
+    FAMILY(tc_reduce_shm_tiled),           /* shm_tiled:tiles=naive|cyclic,tile=2k|16k|128k (one node) */
     END,
 };
 
