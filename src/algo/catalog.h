@@ -51,11 +51,13 @@ enum {
                                        (checked by tc_algo_accepts, which has the topology) */
     TC_REQ_ONE_NODE = 1u << 7,      /* every rank on one node (the topology's node count;
                                        checked by tc_algo_accepts) */
+    TC_REQ_CMA = 1u << 9,           /* single copy: ranks read node peers' buffers
+                                       (tc_args.cma) */
     TC_REQ_EQUAL_BLOCKS = 1u << 8   /* per-peer receive counts (allgatherv) all equal:
                                        the generator addresses scratch by equal blocks */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)
 
 /* The domain flags of req that case a does not meet (0: inside the domain;
  * the flags that need the topology are tc_algo_accepts's). */

@@ -256,9 +256,36 @@ static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, 
     return rc;
 }
 
+/* RREAD: a node peer's published buffer region into a dense local one
+ * (single copy, cma.h). */
+static int remote_read(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
+{
+    const tc_bind *db = &bind[(int)op->b.buf];
+    if (!db->contiguous && !db->packed) return MPI_ERR_INTERN;   /* the API declines such types */
+    return tc_cma_read(&env->shm->cma, env->shm->pub, env->node_idx[op->peer], op->a.buf, op->a.off,
+                       addr(db, &op->b), (size_t)(op->b.cnt * db->size));
+}
+
+/* Before a schedule with RREAD ops: this call's SEND, RECV and TMP, for the
+ * node peers to read (ordered by the schedule's first signals). */
+static int publish(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec_env *env)
+{
+    if (!s->uses_rread) return MPI_SUCCESS;
+    if (!env->shm->cma.ok || !env->shm->pub) return MPI_ERR_INTERN;   /* the entries decline then */
+    char *base[3];
+    int64_t stride[3];
+    for (int b = 0; b < 3; b++) {
+        base[b] = bind[b].base;
+        stride[b] = (int64_t)bind[b].extent;
+    }
+    tc_cma_publish(&env->shm->cma, env->shm->pub, env->shm->node_rank, base, stride);
+    return MPI_SUCCESS;
+}
+
 static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
+    if (op->kind == TC_OP_RREAD) return remote_read(bind, op, env);
     const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
     if ((sb->packed || db->packed) && !db->contiguous) return reduce_packed(sb, db, op, env->op, env->comm);
     return reduce(sb, db, op, env->op);
@@ -347,7 +374,8 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     }
     for (int i = b; i < e && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env);
+        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE || op->kind == TC_OP_RREAD)
+            rc = local_op(bind, op, env);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete
@@ -370,6 +398,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     int rc;
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
+    if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
     if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
     for (int r = 0; r < s->nrounds; r++)
         if ((rc = run_round(s, r, bind, env)) != MPI_SUCCESS) return rc;
