@@ -34,7 +34,7 @@ static void run(const tc_algo *al, const tc_topo *t, const char *spec, int64_t n
 static void sweep(void)
 {
     static const char *specs[] = { "flat", "1x2x*", "1x3x*/cyclic", "1x4x*/random:3", NULL };
-    static const int64_t counts[] = { 0, 1, 3, 255, 257, 2049, 8193, 20000 };
+    static const int64_t counts[] = { 0, 1, 3, 255, 257, 2049, 16385, 70000 };
     int found = 0;
     for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLREDUCE); i++) {
         const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLREDUCE, i);
@@ -46,7 +46,7 @@ static void sweep(void)
                 tc_topo *t = k == 0 ? tc_topo_flat(p) : tc_topo_from_spec(specs[k], p, err, sizeof err);
                 if (!t) continue;
                 for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-                    if (p > 8 && counts[c] > 2049) continue;   /* the large counts on small p */
+                    if ((p > 8 && counts[c] > 2049) || (p > 3 && counts[c] > 16385)) continue;   /* large counts on small p */
                     run(al, t, specs[k], counts[c], 0, 1);
                     run(al, t, specs[k], counts[c], 1, 1);
                     if (c % 3 == 1) run(al, t, specs[k], counts[c], 0, 0);

@@ -38,7 +38,7 @@
 
 /* Elements per scratch chunk: small enough that the read chunk is still in
  * cache when it is reduced. */
-#define CHUNK ((int64_t)8192)
+#define CHUNK ((int64_t)32768)
 
 /* Step 2 for elements [lo, hi) of the own tile: one chunk. */
 static void reduce_chunk(tc_sched *s, const tc_args *a, const int *M, int m, int64_t lo, int64_t len)
