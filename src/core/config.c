@@ -53,6 +53,8 @@ static const centry table[] = {
       "virtual topology spec for MPI_COMM_WORLD (docs/topology.md); read at topology creation" },
     { "TOPOCOLL_DOMAIN", T_STR, "package", (size_t)-1,
       "socket level for detection: package or numa; read at topology creation" },
+    { "TOPOCOLL_CMA", T_INT, "1", offsetof(tc_config, cma),
+      "0: the single-copy allreduce entries (process_vm_readv of the node peers' buffers) decline" },
 };
 
 /* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which

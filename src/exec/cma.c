@@ -1,6 +1,7 @@
 /* Single-copy node-shared memory with process_vm_readv (see cma.h). */
 #define _GNU_SOURCE
 #include "exec/cma.h"
+#include "core/config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,8 +73,7 @@ static int read_remote(int32_t pid, uint64_t addr, char *dst, size_t len)
 /* This rank's code before the probe (0: probe). */
 static int local_code(int node_shm)
 {
-    const char *e = getenv("TOPOCOLL_CMA");
-    if (e && strcmp(e, "0") == 0) return CODE_DISABLED;
+    if (!tc_config_get()->cma) return CODE_DISABLED;
     if (!TC_CMA_BUILT) return CODE_NOT_BUILT;
     return node_shm ? 0 : CODE_NO_SHM;
 }
