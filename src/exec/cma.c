@@ -119,27 +119,27 @@ int tc_cma_init(tc_cma *c, MPI_Comm comm, MPI_Comm node_comm, int node_shm)
     return MPI_SUCCESS;
 }
 
-/* Slot of buffer b in a line: [parity][b] addresses, then [parity][b] strides. */
-static uint64_t *pub_addr(unsigned char *pub, int rank, unsigned long parity, int b)
+/* A rank's line: the addresses of SEND, RECV, TMP, then their strides. */
+static uint64_t *pub_line(const unsigned char *pub, int rank)
 {
-    return (uint64_t *)(void *)(pub + (size_t)rank * TC_CMA_PUB_LINE) + parity * 3 + (unsigned)b;
+    return (uint64_t *)(void *)((unsigned char *)pub + (size_t)rank * TC_CMA_PUB_LINE);
 }
 
 void tc_cma_publish(tc_cma *c, unsigned char *pub, int me, char *const base[3], const int64_t stride[3])
 {
-    unsigned long parity = c->calls++ % 2;
+    uint64_t *line = pub_line(pub, me);
+    c->calls++;
     for (int b = 0; b < 3; b++) {
-        *pub_addr(pub, me, parity, b) = (uint64_t)(uintptr_t)base[b];
-        pub_addr(pub, me, parity, b)[6] = (uint64_t)stride[b];
+        line[b] = (uint64_t)(uintptr_t)base[b];
+        line[3 + b] = (uint64_t)stride[b];
     }
 }
 
 int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, int buf, int64_t elem_off,
                 char *dst, size_t len)
 {
-    unsigned long parity = (c->calls - 1) % 2;   /* this call's (published first) */
-    const uint64_t *a = pub_addr((unsigned char *)pub, peer, parity, buf);
-    uint64_t addr = a[0] + (uint64_t)elem_off * a[6];
+    const uint64_t *line = pub_line(pub, peer);
+    uint64_t addr = line[buf] + (uint64_t)elem_off * line[3 + buf];
     return read_remote(c->pids[peer], addr, dst, len) ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 

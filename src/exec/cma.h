@@ -14,10 +14,11 @@
  *
  * Per call the executor publishes this rank's SEND, RECV and TMP (address
  * and element stride) in its line of the node's publication area (after
- * the flag counters of shm.c), in the slot of the call's parity; the
- * schedule orders every read after a signal the owner raised from its
- * round 0 on (release / acquire on the flags), and the owner's return after
- * a signal from every reader.
+ * the flag counters of shm.c); the schedule orders every read after a
+ * signal the owner raised from its round 0 on (release / acquire on the
+ * flags), and the owner's return after a signal from every reader that
+ * follows its reads (the verifier proves both), so one line per rank is
+ * enough: nobody reads a line while its owner rewrites it for the next call.
  */
 #ifndef TC_EXEC_CMA_H
 #define TC_EXEC_CMA_H
@@ -30,7 +31,7 @@ typedef struct tc_cma {
     int ok;                 /* every rank can read its node peers (agreed) */
     char why[160];          /* when not ok: why, for explain lines */
     int32_t *pids;          /* [node size] */
-    unsigned long calls;    /* schedules with RREAD run (slot = calls % 2) */
+    unsigned long calls;    /* schedules with RREAD run (published) */
 } tc_cma;
 
 /* Bytes of one rank's line in the publication area. */
@@ -40,7 +41,7 @@ typedef struct tc_cma {
  * node_shm says whether the node's ranks share memory at all. */
 int tc_cma_init(tc_cma *c, MPI_Comm comm, MPI_Comm node_comm, int node_shm);
 /* Publish this call's buffers (base[b], stride[b] for SEND, RECV, TMP) in
- * line `me` of the area pub; advances the parity. */
+ * line `me` of the area pub. */
 void tc_cma_publish(tc_cma *c, unsigned char *pub, int me, char *const base[3], const int64_t stride[3]);
 /* Read bytes [off, off + len) of buffer buf of node rank peer, as published
  * for this call, into dst.  MPI_SUCCESS or MPI_ERR_OTHER. */
