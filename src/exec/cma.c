@@ -135,12 +135,37 @@ void tc_cma_publish(tc_cma *c, unsigned char *pub, int me, char *const base[3], 
     }
 }
 
-int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, int buf, int64_t elem_off,
-                char *dst, size_t len)
+/* Where piece k lies in the peer's memory. */
+static uint64_t piece_addr(const unsigned char *pub, int peer, const tc_cma_piece *p)
 {
     const uint64_t *line = pub_line(pub, peer);
-    uint64_t addr = line[buf] + (uint64_t)elem_off * line[3 + buf];
-    return read_remote(c->pids[peer], addr, dst, len) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return line[p->buf] + (uint64_t)p->elem_off * line[3 + p->buf];
+}
+
+int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, const tc_cma_piece *pc, int n)
+{
+    size_t got = 0;   /* bytes the batched call moved (pieces in order) */
+#if TC_CMA_BUILT
+    struct iovec l[TC_CMA_MAX_PIECES], r[TC_CMA_MAX_PIECES];
+    size_t total = 0;
+    for (int k = 0; k < n; k++) {
+        l[k] = (struct iovec){ pc[k].dst, pc[k].len };
+        r[k] = (struct iovec){ (void *)(uintptr_t)piece_addr(pub, peer, &pc[k]), pc[k].len };
+        total += pc[k].len;
+    }
+    ssize_t m = n > 0 ? process_vm_readv((pid_t)c->pids[peer], l, (unsigned long)n, r, (unsigned long)n, 0) : 0;
+    if (m > 0) got = (size_t)m;
+    if (got == total) return MPI_SUCCESS;
+#endif
+    /* the rest (a short or failed batched read), piece by piece */
+    for (int k = 0; k < n; k++) {
+        size_t skip = got < pc[k].len ? got : pc[k].len;
+        got -= skip;
+        if (skip < pc[k].len &&
+            read_remote(c->pids[peer], piece_addr(pub, peer, &pc[k]) + skip, pc[k].dst + skip, pc[k].len - skip))
+            return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
 }
 
 int tc_cma_type_ok(MPI_Datatype t)

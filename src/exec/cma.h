@@ -43,10 +43,20 @@ int tc_cma_init(tc_cma *c, MPI_Comm comm, MPI_Comm node_comm, int node_shm);
 /* Publish this call's buffers (base[b], stride[b] for SEND, RECV, TMP) in
  * line `me` of the area pub. */
 void tc_cma_publish(tc_cma *c, unsigned char *pub, int me, char *const base[3], const int64_t stride[3]);
-/* Read bytes [off, off + len) of buffer buf of node rank peer, as published
- * for this call, into dst.  MPI_SUCCESS or MPI_ERR_OTHER. */
-int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, int buf, int64_t elem_off,
-                char *dst, size_t len);
+/* One region to read: len bytes of the peer's buffer buf (SEND, RECV, TMP)
+ * from element elem_off (its published stride), into dst. */
+typedef struct tc_cma_piece {
+    int buf;
+    int64_t elem_off;
+    char *dst;
+    size_t len;
+} tc_cma_piece;
+#define TC_CMA_MAX_PIECES 64
+
+/* Read n pieces (at most TC_CMA_MAX_PIECES) of node rank peer's buffers,
+ * as published for this call, in one system call where the kernel takes
+ * them whole.  MPI_SUCCESS or MPI_ERR_OTHER. */
+int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, const tc_cma_piece *pc, int n);
 /* Is a datatype laid out as dense bytes (the single-copy entries need it)? */
 int tc_cma_type_ok(MPI_Datatype t);
 void tc_cma_free(tc_cma *c);

@@ -258,12 +258,21 @@ static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, 
 
 /* RREAD: a node peer's published buffer region into a dense local one
  * (single copy, cma.h). */
-static int remote_read(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
+/* RREAD ops i.. of the round (to e) from one peer, back to back, go as one
+ * process_vm_readv (at most TC_CMA_MAX_PIECES); *n gets how many. */
+static int remote_reads(const tc_bind *bind, const tc_sched *s, int i, int e, const tc_exec_env *env, int *n)
 {
-    const tc_bind *db = &bind[(int)op->b.buf];
-    if (!db->contiguous && !db->packed) return MPI_ERR_INTERN;   /* the API declines such types */
-    return tc_cma_read(&env->shm->cma, env->shm->pub, env->node_idx[op->peer], op->a.buf, op->a.off,
-                       addr(db, &op->b), (size_t)(op->b.cnt * db->size));
+    tc_cma_piece pc[TC_CMA_MAX_PIECES];
+    int k = 0, peer = s->ops[i].peer;
+    for (; k < TC_CMA_MAX_PIECES && i + k < e; k++) {
+        const tc_op *op = &s->ops[i + k];
+        if (op->kind != TC_OP_RREAD || op->peer != peer) break;
+        const tc_bind *db = &bind[(int)op->b.buf];
+        if (!db->contiguous && !db->packed) return MPI_ERR_INTERN;   /* the API declines such types */
+        pc[k] = (tc_cma_piece){ op->a.buf, op->a.off, addr(db, &op->b), (size_t)(op->b.cnt * db->size) };
+    }
+    *n = k;
+    return tc_cma_read(&env->shm->cma, env->shm->pub, env->node_idx[peer], pc, k);
 }
 
 /* Before a schedule with RREAD ops: this call's SEND, RECV and TMP, for the
@@ -285,7 +294,6 @@ static int publish(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec
 static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
-    if (op->kind == TC_OP_RREAD) return remote_read(bind, op, env);
     const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
     if ((sb->packed || db->packed) && !db->contiguous) return reduce_packed(sb, db, op, env->op, env->comm);
     return reduce(sb, db, op, env->op);
@@ -372,10 +380,11 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
         if ((rc = post(bind, op, env->comm, &reqs[nreq])) == MPI_SUCCESS) nreq++;
     }
-    for (int i = b; i < e && rc == MPI_SUCCESS; i++) {
+    for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {
         const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE || op->kind == TC_OP_RREAD)
-            rc = local_op(bind, op, env);
+        n = 1;
+        if (op->kind == TC_OP_RREAD) rc = remote_reads(bind, s, i, e, env, &n);
+        else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete
