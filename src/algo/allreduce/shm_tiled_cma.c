@@ -26,7 +26,8 @@
  * Cost (per rank): (p-1) n / p elements read by process_vm_readv in step 2
  *   and again in step 3, (p-1) n / p gamma; no copy-in or copy-out (copy-in
  *   moves n more in and n out); three barriers of p-1 flags.
- * Memory: scratch of 2 x min(CHUNK, tile) elements; no node-shared data.
+ * Memory: scratch of min(CHUNK, tile) elements (in place: CHUNK more for the
+ *   accumulator); no node-shared data (the flags and the publication lines).
  * Restrictions: one node, node-shared flags, cross-memory attach available
  *   on every rank of the node (probed when the communicator's context is
  *   made; TOPOCOLL_CMA=0 turns it off), contiguous datatypes (the API
