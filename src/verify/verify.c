@@ -549,6 +549,16 @@ static tc_verify_status priv_read(vstate *v, int r, int o, int buf, int64_t lo, 
     return TC_VERIFY_OK;
 }
 
+/* A message lands in rank r's own buffer at the end of its round, after
+ * the round's signals: a peer may read it only after a later signal. */
+static void priv_landed(vstate *v, int r, tc_region g)
+{
+    ureg u = resolve(v, r, g);
+    if (!v->pw || u.buf > TC_BUF_TMP) return;
+    int32_t *w = v->pw[r * 3 + u.buf], late = vc_of(v, r)[r] + 1;
+    for (int64_t i = u.lo; i < u.hi; i++) w[i] = late;
+}
+
 static tc_verify_status track(vstate *v, int r, tc_region g, int write)
 {
     if (!v->vc) return TC_VERIFY_OK;
@@ -752,6 +762,7 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                 if (v->vc) {   /* the receiver's next round comes after the send */
                     int snd = op->kind == TC_OP_SEND ? r : pr, rcv = op->kind == TC_OP_SEND ? pr : r;
                     vc_join(v->pend + (size_t)rcv * (size_t)v->p, vc_of(v, snd), v->p);
+                    priv_landed(v, rcv, op->kind == TC_OP_SEND ? pop->a : op->a);
                 }
                 complete_partner(v, pid, queue, qn);
             }

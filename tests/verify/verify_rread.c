@@ -4,7 +4,9 @@
  * commutative or not, counts around the tiles and chunks), and broken
  * single-copy schedules that the verifier must reject: a read before the
  * owner published, an owner overwriting what a peer reads, an owner that
- * returns while a peer may still read, a read from another node. */
+ * returns while a peer may still read, a read of a message's landing place
+ * ordered only by a signal of the round it lands in, a read from another
+ * node. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,26 @@ static int gen_overwrite(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* rank 1 sends its input to rank 0's RECV in the round where rank 0 signals
+ * rank 2; rank 2 then reads that RECV: the message lands after the signal */
+static int gen_landing(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int64_t n = a->scount;
+    barrier(s, a);
+    if (a->rank == 1) tc_sched_send(s, 0, tc_reg(TC_BUF_SEND, 0, n));
+    if (a->rank == 0) {
+        tc_sched_recv(s, 1, tc_reg(TC_BUF_RECV, 0, n));
+        tc_sched_signal(s, 2);
+    }
+    if (a->rank == 2) tc_sched_wait(s, 0);
+    tc_sched_round(s);
+    if (a->rank == 2) tc_sched_rread(s, 0, tc_reg(TC_BUF_RECV, 0, n), tc_reg(TC_BUF_RECV, 0, n));
+    tc_sched_round(s);
+    barrier(s, a);
+    return 0;
+}
+
 /* rank 0 reads rank 2, on another node (no signals: the read is the fault) */
 static int gen_other_node(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -153,6 +175,7 @@ static void check_rejects(void)
         { "unpublished", gen_unpublished, NULL, "race on a cross-memory read" },
         { "early_return", gen_early_return, NULL, "returns while" },
         { "overwrite", gen_overwrite, NULL, "race on a cross-memory read" },
+        { "landing", gen_landing, NULL, "race on a cross-memory read" },
         { "other_node", gen_other_node, "2,1", "from rank 2 on another node" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
