@@ -15,7 +15,7 @@
 # 3. The same benchmarks with TOPOCOLL_TUNING_FILE=DIR/tuning.json.
 # Results: DIR/<phase>_<coll>_<tuned|han>.csv and .txt (phase: default, tuned),
 # and DIR/summary.md (auto / native per size, from tools/cluster/bench_table.py
-# style CSVs).  Acceptance (issue "topocoll-tune"): after the tune, auto <= 1.05x
+# style CSVs).  Acceptance: after the tune, auto <= 1.05x
 # native at every size, and >= 1.5x faster where the links are the bottleneck.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -22,6 +22,8 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_EQUAL_NODES, "equal nodes", "needs nodes with equal numbers of ranks" },
     { TC_REQ_ONE_NODE, "one node", "needs every rank on one node" },
     { TC_REQ_EQUAL_BLOCKS, "equal blocks", "needs equal receive counts (it addresses scratch by block)" },
+    { TC_REQ_CMA, "cross-memory attach", "the ranks of a node cannot read each other's buffers "
+                                         "(process_vm_readv)" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
@@ -42,6 +44,7 @@ unsigned tc_req_unmet(unsigned req, const tc_args *a)
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
     if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
     if ((req & TC_REQ_EQUAL_BLOCKS) && !equal_blocks(a)) un |= TC_REQ_EQUAL_BLOCKS;
+    if ((req & TC_REQ_CMA) && !a->cma) un |= TC_REQ_CMA;
     return un;
 }
 
@@ -334,6 +337,7 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
     if ((al->req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
+    if ((un & -un) == TC_REQ_CMA && a->cma_why) *why = a->cma_why;
     return 0;
 }
 

@@ -53,13 +53,15 @@ enum {
                                        checked by tc_algo_accepts) */
     TC_REQ_EQUAL_BLOCKS = 1u << 8,  /* per-peer receive counts (allgatherv) all equal:
                                        the generator addresses scratch by equal blocks */
-    TC_REQ_NODE_COUNTS = 1u << 9    /* not a domain flag: the generator reads the count rows
+    TC_REQ_NODE_COUNTS = 1u << 9,   /* not a domain flag: the generator reads the count rows
                                        of the whole node (tc_args.node_sc/node_rc), which
                                        the consumer gathers node-locally first (the MPI
                                        layer: src/api/node_counts.c, in bytes) */
+    TC_REQ_CMA = 1u << 10           /* single copy: ranks read node peers' buffers
+                                       (tc_args.cma) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)
 
 /* The domain flags of req that case a does not meet (0: inside the domain;
  * the flags that need the topology are tc_algo_accepts's). */

@@ -614,6 +614,19 @@ static inline int fast_call(call *c, const tc_config *cfg, int *rc)
     return 1;
 }
 
+/* Single copy (cross-memory attach): probed per context; the entries read
+ * the user's buffers as dense bytes, so derived types with holes decline. */
+static void set_cma(const call *c, const tc_ctx *x, tc_args *a)
+{
+    a->cma = x->shm.cma.ok;
+    a->cma_why = a->cma ? NULL : x->shm.cma.why;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV && a->cma; b++)
+        if (c->use[b] && !tc_cma_type_ok(arg_type(c, b))) {
+            a->cma = 0;
+            a->cma_why = "the single-copy entries need contiguous datatypes";
+        }
+}
+
 /* The whole call: checks, context, choice (by_name: the named algorithm,
  * else TOPOCOLL_<COLL> or the selection table).  Inlined into collective()
  * so that the summary's test adds no call on the way. */
@@ -635,6 +648,7 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
+    set_cma(c, x, &a);
     int64_t bytes = bytes_of(c);
     const char *name = c->d->name;
     const tc_algo *al = NULL;
@@ -761,6 +775,7 @@ static int applicable_call(call *c, tc_ctx *x, const tc_algo *al, const char **w
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
+    set_cma(c, x, &a);
     if (al->generate && !sizes_fit(c)) {
         if (why) *why = size_unknown;
         return 0;

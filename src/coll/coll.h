@@ -39,6 +39,10 @@ typedef struct tc_args {
     int commutative;   /* reductions: the op is commutative */
     int node_shm;      /* the consumer can give the ranks of a node shared memory
                           (executor: measured per communicator; verifier: yes) */
+    int cma;           /* a node's ranks can read each other's buffers (Linux
+                          cross-memory attach, contiguous types; executor:
+                          probed per communicator; verifier: yes) */
+    const char *cma_why; /* when cma is 0, why (NULL: the generic reason) */
     const void *param; /* the algorithm's own parameters (tc_algo.param);
                           set by tc_algo_generate / tc_algo_accepts */
     const tc_vcounts *v; /* per-peer counts of this rank (desc vcounts); else NULL */

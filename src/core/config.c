@@ -56,6 +56,8 @@ static const centry table[] = {
     { "TOPOCOLL_SHM_MODEL", T_STR, NULL, (size_t)-1,
       "one-node allreduce memory model values instead of the calibration: flag=us,copy=GB/s,reduce=GB/s,... "
       "(docs/allreduce.md); read once per process, when the model is first needed" },
+    { "TOPOCOLL_CMA", T_INT, "1", offsetof(tc_config, cma),
+      "0: the single-copy allreduce entries (process_vm_readv of the node peers' buffers) decline" },
 };
 
 /* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which

@@ -20,6 +20,7 @@ typedef struct tc_config {
     const char *stats;       /* TOPOCOLL_STATS: "1" stderr, else a JSON file path; NULL if unset */
     int stats_on;            /* TOPOCOLL_STATS is set and not "0": the run summary is kept */
     unsigned generation;     /* 1 at the first load, +1 at every reload (caches compare it) */
+    int cma;                 /* TOPOCOLL_CMA: 0 turns cross-memory attach (single copy) off */
 } tc_config;
 
 /* The process's configuration, loaded exactly once on first use (safe from

@@ -255,6 +255,41 @@ static int reduce_packed(const tc_bind *sb, const tc_bind *db, const tc_op *op, 
     return rc;
 }
 
+/* RREAD: a node peer's published buffer region into a dense local one
+ * (single copy, cma.h). */
+/* RREAD ops i.. of the round (to e) from one peer, back to back, go as one
+ * process_vm_readv (at most TC_CMA_MAX_PIECES); *n gets how many. */
+static int remote_reads(const tc_bind *bind, const tc_sched *s, int i, int e, const tc_exec_env *env, int *n)
+{
+    tc_cma_piece pc[TC_CMA_MAX_PIECES];
+    int k = 0, peer = s->ops[i].peer;
+    for (; k < TC_CMA_MAX_PIECES && i + k < e; k++) {
+        const tc_op *op = &s->ops[i + k];
+        if (op->kind != TC_OP_RREAD || op->peer != peer) break;
+        const tc_bind *db = &bind[(int)op->b.buf];
+        if (!db->contiguous && !db->packed) return MPI_ERR_INTERN;   /* the API declines such types */
+        pc[k] = (tc_cma_piece){ op->a.buf, op->a.off, addr(db, &op->b), (size_t)(op->b.cnt * db->size) };
+    }
+    *n = k;
+    return tc_cma_read(&env->shm->cma, env->shm->pub, env->node_idx[peer], pc, k);
+}
+
+/* Before a schedule with RREAD ops: this call's SEND, RECV and TMP, for the
+ * node peers to read (ordered by the schedule's first signals). */
+static int publish(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec_env *env)
+{
+    if (!s->uses_rread) return MPI_SUCCESS;
+    if (!env->shm->cma.ok || !env->shm->pub) return MPI_ERR_INTERN;   /* the entries decline then */
+    char *base[3];
+    int64_t stride[3];
+    for (int b = 0; b < 3; b++) {
+        base[b] = bind[b].base;
+        stride[b] = (int64_t)bind[b].extent;
+    }
+    tc_cma_publish(&env->shm->cma, env->shm->pub, env->shm->node_rank, base, stride);
+    return MPI_SUCCESS;
+}
+
 static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, const tc_reduce_kernel *k)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
@@ -345,9 +380,11 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
         if ((rc = post(bind, op, env->comm, &reqs[nreq])) == MPI_SUCCESS) nreq++;
     }
-    for (int i = b; i < e && rc == MPI_SUCCESS; i++) {
+    for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {
         const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env, k);
+        n = 1;
+        if (op->kind == TC_OP_RREAD) rc = remote_reads(bind, s, i, e, env, &n);
+        else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env, k);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete
@@ -370,6 +407,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     int rc;
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
+    if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
     if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);

@@ -64,14 +64,17 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node
     else local_ok = 0;
     if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
     *node_shm = ok;
+    if ((rc = tc_cma_init(&sh->cma, comm, sh->node_comm, ok)) != MPI_SUCCESS) return rc;
     return local_rc;
 }
 
 static int create_flags(tc_shm *sh)
 {
-    size_t bytes = (size_t)sh->node_size * (size_t)sh->node_size * LINE;
+    size_t flags = (size_t)sh->node_size * (size_t)sh->node_size * LINE;
+    size_t bytes = flags + (size_t)sh->node_size * TC_CMA_PUB_LINE;
     int rc = alloc_shared(sh->node_comm, sh->node_rank, bytes, &sh->flag_win, (char **)&sh->flags);
     if (rc != MPI_SUCCESS) return rc;
+    sh->pub = sh->flags + flags;
     sh->waits_seen = calloc((size_t)sh->node_size, sizeof *sh->waits_seen);
     if (!sh->waits_seen) return MPI_ERR_NO_MEM;
     /* row dst is written by this rank only at creation: zero our own row */
@@ -129,6 +132,7 @@ int tc_shm_free(tc_shm *sh)
     if (sh->flag_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->flag_win));
     if (sh->node_comm != MPI_COMM_NULL) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
     free(sh->waits_seen);
+    tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
     sh->data_win = sh->flag_win = MPI_WIN_NULL;
@@ -138,6 +142,7 @@ int tc_shm_free(tc_shm *sh)
 void tc_shm_forget(tc_shm *sh)
 {
     free(sh->waits_seen);
+    tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
     sh->data_win = sh->flag_win = MPI_WIN_NULL;

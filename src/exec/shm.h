@@ -10,6 +10,10 @@
  * fetch-add on flag[dst][src], WAIT an acquire spin until flag[me][src]
  * reaches the number of waits on src so far.  Spinning yields the CPU.
  *
+ * After the flags, one line per node rank publishes its buffers for the
+ * single-copy schedules (cma.h); tc_shm_init also probes cross-memory
+ * attach (sh->cma).
+ *
  * SHM data are kept packed (element = type size bytes) so that ranks whose
  * receive types have different extents agree on the layout; messages from
  * and to SHM use MPI_PACKED.
@@ -20,6 +24,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "exec/cma.h"
 #include "topo/topo.h"
 
 typedef struct tc_shm {
@@ -31,11 +36,14 @@ typedef struct tc_shm {
     unsigned char *flags;   /* n*n lines */
     uint64_t *waits_seen;   /* [n] waits done on each source */
     unsigned long calls;    /* SHM schedules run (half = calls % 2) */
+    unsigned char *pub;     /* the publication lines (cma.h), after the flags */
+    tc_cma cma;             /* cross-memory attach: probed, pids */
 } tc_shm;
 
 /* Create the node communicator for topology t and decide, collectively over
  * comm, whether every node's ranks can share memory (*node_shm: 1 on every
- * rank, or 0 on every rank when a virtual node spans real nodes). */
+ * rank, or 0 on every rank when a virtual node spans real nodes), and
+ * whether they can read each other's memory (sh->cma.ok, agreed alike). */
 int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm);
 /* Make the data window hold `bytes` per half (collective over the node).
  * *created says whether a new window was made (its memory not yet placed). */

@@ -16,6 +16,7 @@ void tc_sched_init(tc_sched *s)
     s->shm_count = 0;
     s->shm_home_off = s->shm_home_cnt = 0;
     s->uses_shm = 0;
+    s->uses_rread = 0;
     s->tmp_like = TC_BUF_RECV;
     s->err = 0;
     s->drain = NULL;
@@ -50,6 +51,7 @@ void tc_sched_reset(tc_sched *s)
     s->shm_home_off = s->shm_home_cnt = 0;
     s->tmp_like = TC_BUF_RECV;
     s->uses_shm = 0;
+    s->uses_rread = 0;
     s->err = 0;
     s->round_base = 0;
     s->skipped = 0;
@@ -135,8 +137,12 @@ int tc_sched_finish(tc_sched *s)
     if (s->err) return s->err;
     s->max_comm = 0;
     s->uses_shm = s->shm_count > 0;
-    for (int i = 0; i < s->nops && !s->uses_shm; i++)
-        s->uses_shm = s->ops[i].kind == TC_OP_SIGNAL || s->ops[i].kind == TC_OP_WAIT;
+    s->uses_rread = 0;
+    for (int i = 0; i < s->nops; i++) {
+        int k = s->ops[i].kind;
+        s->uses_shm |= k == TC_OP_SIGNAL || k == TC_OP_WAIT || k == TC_OP_RREAD;
+        s->uses_rread |= k == TC_OP_RREAD;
+    }
     for (int r = 0; r < s->nrounds; r++) {
         int comm = 0;
         for (int i = s->round_start[r]; i < s->round_start[r + 1]; i++)
@@ -173,6 +179,11 @@ void tc_sched_print(const tc_sched *s, void *file)
                 break;
             case TC_OP_WAIT:
                 fprintf(f, "  wait <- %d\n", op->peer);
+                break;
+            case TC_OP_RREAD:
+                fprintf(f, "  rread %d:%s[%lld+%lld] -> %s[%lld+%lld]\n", op->peer,
+                        buf_name(op->a.buf), (long long)op->a.off, (long long)op->a.cnt,
+                        buf_name(op->b.buf), (long long)op->b.off, (long long)op->b.cnt);
                 break;
             default:
                 fprintf(f, "  %s %s[%lld+%lld] -> %s[%lld+%lld]\n",

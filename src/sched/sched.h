@@ -11,9 +11,16 @@
  * algorithm in elements of tmp_like's type); ranks of a node order their
  * accesses to it with SIGNAL / WAIT pairs (flag counters in shared memory).
  *
+ * RREAD (single copy, Linux cross-memory attach) reads a region of a node
+ * peer's own SEND, RECV or TMP straight into a local region; the peer's
+ * buffers are published at the start of its schedule, so the read must come
+ * after a WAIT on a signal the peer raised (from its round 0 on) and the
+ * peer must not write the region or finish its schedule before a signal
+ * from the reader that follows the read (the verifier checks both).
+ *
  * Round semantics (what the MPI executor does and the verifier enforces):
  *   1. every RECV and SEND of the round is posted (nonblocking), in order;
- *   2. the local ops (COPY, REDUCE) of the round run, in order;
+ *   2. the local ops (COPY, REDUCE, RREAD) of the round run, in order;
  *   3. the round's SIGNALs are raised (release: everything written before,
  *      local ops of this round included, is visible to the waiter);
  *   4. the round waits for all its RECVs and SENDs, then for its WAITs
@@ -38,7 +45,9 @@ typedef enum {
     TC_OP_COPY = 2,   /* a: source, b: destination (equal byte sizes) */
     TC_OP_REDUCE = 3, /* b = a (op) b, elementwise; a, b same element count */
     TC_OP_SIGNAL = 4, /* peer (same node) may go past its matching WAIT */
-    TC_OP_WAIT = 5    /* wait for peer's matching SIGNAL */
+    TC_OP_WAIT = 5,   /* wait for peer's matching SIGNAL */
+    TC_OP_RREAD = 6   /* a: region of peer's SEND/RECV/TMP (in its elements),
+                         b: local destination; peer on this node */
 } tc_op_kind;
 
 typedef struct tc_region {
@@ -61,6 +70,7 @@ typedef struct tc_sched {
     int nrounds, rounds_cap;
     int max_comm;      /* most SEND+RECV ops in one round */
     int uses_shm;      /* set by tc_sched_finish */
+    int uses_rread;    /* has RREAD ops (set by tc_sched_finish) */
     int64_t tmp_count; /* TMP elements needed */
     int64_t shm_count; /* SHM elements needed (node-wide layout) */
     int64_t shm_home_off, shm_home_cnt; /* SHM part to place in this rank's
@@ -139,6 +149,10 @@ static inline void tc_sched_signal(tc_sched *s, int peer)
 { tc_sched_push(s, TC_OP_SIGNAL, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0)); }
 static inline void tc_sched_wait(tc_sched *s, int peer)
 { tc_sched_push(s, TC_OP_WAIT, peer, tc_reg(TC_BUF_SHM, 0, 0), tc_reg(TC_BUF_SHM, 0, 0)); }
+
+/* Read peer's region `remote` (its own buffer) into local region `dst`. */
+static inline void tc_sched_rread(tc_sched *s, int peer, tc_region remote, tc_region dst)
+{ if (remote.cnt > 0) tc_sched_push(s, TC_OP_RREAD, peer, remote, dst); }
 
 /* Close the current round (an empty round is not kept; one whose only ops
  * were dropped receives is, so that round numbers do not depend on

@@ -650,6 +650,7 @@ static int admit(const tc_algo *al, const tc_args *proto, const tc_sim_place *pl
     tc_args a0 = *proto;
     a0.rank = 0;
     a0.node_shm = pl->levels == TC_SIM_LEVELS_NODE;
+    a0.cma = a0.node_shm;
     if (proto->size != pl->p) {
         snprintf(res->msg, sizeof res->msg, "the arguments are for %d ranks, the placement has %d",
                  proto->size, pl->p);
@@ -696,6 +697,7 @@ tc_sim_status tc_sim_run(const tc_algo *al, const tc_args *proto, const tc_net *
     e.al = al;
     e.args = *proto;
     e.args.node_shm = pl->levels == TC_SIM_LEVELS_NODE;   /* a group's ranks share no memory */
+    e.args.cma = e.args.node_shm;
     e.net = net;
     e.pl = pl;
     e.prm = prm;

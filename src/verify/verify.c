@@ -45,6 +45,11 @@ typedef struct vrank {
     int entered;             /* has entered round `cur` */
 } vrank;
 
+/* Reads of a rank's own buffer by a peer: units [lo, hi) of buf, by
+ * reader at its clock. */
+typedef struct pread_ent { int64_t lo, hi; int32_t reader, clock; int buf; } pread_ent;
+struct pread { pread_ent *e; int64_t n, cap; };
+
 typedef struct vstate {
     const tc_args *proto;
     const tc_coll_desc *d;   /* what the collective is: layout, input, result */
@@ -62,6 +67,12 @@ typedef struct vstate {
     int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise) */
     int32_t **shm_w;         /* [nnodes][units*2]: writer rank, clock */
     int32_t **shm_r;         /* [nnodes][units*node size]: read clocks per node rank */
+    /* Cross-memory reads (RREAD, only when a schedule has them): per rank
+     * and own buffer (SEND, RECV, TMP) the owner's clock at its last write
+     * of each unit (1: the published input), and per rank the reads of its
+     * buffers not yet ordered before it (dropped once they are). */
+    int32_t **pw;            /* [p*3][units] */
+    struct pread *pr;        /* [p] */
     uint64_t key_sum;        /* sum of every rank's key */
     int *op_rank;            /* global op id -> rank (only for comm ops) */
     const tc_vcounts *vall;  /* per-peer counts of every rank (vcounts collectives) */
@@ -193,6 +204,7 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     tc_args a = *v->proto;
     a.rank = r;
     a.node_shm = 1;
+    a.cma = 1;     /* cross-memory reads are modelled (happens-before) */
     a.v = v->vall ? &v->vall[r] : NULL;
     int64_t *node_mem = NULL;
     if (v->vall && (al->req & TC_REQ_NODE_COUNTS) && node_counts(v, r, &a, &node_mem))
@@ -259,6 +271,8 @@ static tc_verify_status setup_shm(vstate *v)
 static int is_comm(int kind) { return kind == TC_OP_SEND || kind == TC_OP_RECV; }
 static int is_sync(int kind) { return kind == TC_OP_SIGNAL || kind == TC_OP_WAIT; }
 static int is_local(int kind) { return kind == TC_OP_COPY || kind == TC_OP_REDUCE; }
+/* A peer's own buffer that RREAD may name (before in-place aliasing). */
+static int is_private(int buf) { return buf == TC_BUF_SEND || buf == TC_BUF_RECV || buf == TC_BUF_TMP; }
 
 /* ---- shape and hazards --------------------------------------------------- */
 
@@ -285,10 +299,11 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
     for (int i = tc_sched_round_begin(s, round); i < tc_sched_round_end(s, round); i++) {
         const tc_op *op = &s->ops[i];
         if (is_sync(op->kind) || is_self_copy(v, r, op)) continue;
-        ureg a = resolve(v, r, op->a), b = resolve(v, r, op->b);
+        ureg a = resolve(v, op->kind == TC_OP_RREAD ? op->peer : r, op->a), b = resolve(v, r, op->b);
         switch (op->kind) {
         case TC_OP_SEND: sp[n++] = (span){ a.lo, a.hi, a.buf, W_SEND, i }; break;
         case TC_OP_RECV: sp[n++] = (span){ a.lo, a.hi, a.buf, W_RECV, i }; break;
+        case TC_OP_RREAD: sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i }; break;
         default:
             sp[n++] = (span){ a.lo, a.hi, a.buf, W_LREAD, i };
             sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
@@ -305,19 +320,40 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
     return TC_VERIFY_OK;
 }
 
+/* RREAD: a region of a peer's own buffer on this node into a local one. */
+static tc_verify_status check_rread(vstate *v, int r, int i, const tc_op *op)
+{
+    if (v->t->node_of[op->peer] != v->t->node_of[r])
+        return fail(v, "rank %d op %d: cross-memory read from rank %d on another node", r, i, op->peer);
+    if (!is_private(op->a.buf) || !region_ok(v, op->peer, op->a) || !region_ok(v, r, op->b))
+        return fail(v, "rank %d op %d: cross-memory read outside its buffers (rank %d's %s off %lld "
+                    "cnt %lld)", r, i, op->peer, bufname(op->a.buf), (long long)op->a.off,
+                    (long long)op->a.cnt);
+    ureg a = resolve(v, op->peer, op->a), b = resolve(v, r, op->b);
+    if (a.hi - a.lo != b.hi - b.lo)
+        return fail(v, "rank %d op %d: cross-memory read of %lld units into %lld", r, i,
+                    (long long)(a.hi - a.lo), (long long)(b.hi - b.lo));
+    return TC_VERIFY_OK;
+}
+
 static tc_verify_status check_shape(vstate *v, int r)
 {
     const tc_sched *s = &v->rk[r].s;
     for (int i = 0; i < s->nops; i++) {
         const tc_op *op = &s->ops[i];
         int local = is_local(op->kind);
-        if (op->kind > TC_OP_WAIT) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (op->kind > TC_OP_RREAD) return fail(v, "rank %d op %d: bad kind", r, i);
         if (!local && (op->peer < 0 || op->peer >= v->p || op->peer == r))
             return fail(v, "rank %d op %d: peer %d out of range or itself", r, i, op->peer);
         if (is_sync(op->kind)) {
             if (v->t->node_of[op->peer] != v->t->node_of[r])
                 return fail(v, "rank %d op %d: %s with rank %d on another node", r, i,
                             op->kind == TC_OP_SIGNAL ? "signal" : "wait", op->peer);
+            continue;
+        }
+        if (op->kind == TC_OP_RREAD) {
+            tc_verify_status st = check_rread(v, r, i, op);
+            if (st) return st;
             continue;
         }
         if (!region_ok(v, r, op->a) || (local && !region_ok(v, r, op->b)))
@@ -482,11 +518,125 @@ static tc_verify_status shm_access(vstate *v, int r, int64_t lo, int64_t hi, int
     return TC_VERIFY_OK;
 }
 
+/* Drop rank o's recorded reads that its clock mine orders before; if a
+ * read it does not order overlaps buf [lo, hi) (lo < 0: any), that one
+ * (the list is then left as it is: the verification fails). */
+static const pread_ent *priv_unordered(vstate *v, int o, const int32_t *mine, int buf, int64_t lo,
+                                       int64_t hi)
+{
+    struct pread *L = &v->pr[o];
+    int64_t k = 0;
+    for (int64_t i = 0; i < L->n; i++) {
+        const pread_ent *x = &L->e[i];
+        if (mine[x->reader] >= x->clock) continue;   /* ordered: drop */
+        if (lo < 0 || (x->buf == buf && x->lo < hi && lo < x->hi)) return x;   /* (we fail) */
+        L->e[k++] = *x;
+    }
+    L->n = k;
+    return NULL;
+}
+
+/* Rank r writes units [lo, hi) of its own buffer buf: after every
+ * cross-memory read of them. */
+static tc_verify_status priv_write(vstate *v, int r, int buf, int64_t lo, int64_t hi)
+{
+    const int32_t *mine = vc_of(v, r);
+    const pread_ent *x = v->pr[r].n ? priv_unordered(v, r, mine, buf, lo, hi) : NULL;
+    if (x)
+        return fail(v, "race on a cross-memory read: rank %d overwrites its %s units [%lld,%lld) that "
+                    "rank %d reads without ordering", r, bufname(buf), (long long)x->lo,
+                    (long long)x->hi, x->reader);
+    int32_t *w = v->pw[r * 3 + buf];
+    for (int64_t u = lo; u < hi; u++) w[u] = mine[r];
+    return TC_VERIFY_OK;
+}
+
+/* Rank r reads units [lo, hi) of rank o's own buffer buf: after o published
+ * it (its round 0) and after o's last write of them. */
+static tc_verify_status priv_read(vstate *v, int r, int o, int buf, int64_t lo, int64_t hi)
+{
+    const int32_t *mine = vc_of(v, r), *w = v->pw[o * 3 + buf];
+    for (int64_t u = lo; u < hi; u++)
+        if (mine[o] < w[u])
+            return fail(v, "race on a cross-memory read: rank %d reads rank %d's %s unit %lld "
+                        "without ordering after its %s (signal/wait missing)", r, o, bufname(buf),
+                        (long long)u, w[u] == 1 ? "publication or write" : "write");
+    struct pread *L = &v->pr[o];
+    if (L->n == L->cap) {
+        int64_t cap = L->cap ? 2 * L->cap : 16;
+        pread_ent *e = realloc(L->e, (size_t)cap * sizeof *e);
+        if (!e) return fail(v, "out of memory");
+        L->e = e;
+        L->cap = cap;
+    }
+    L->e[L->n++] = (pread_ent){ lo, hi, r, mine[r], buf };
+    return TC_VERIFY_OK;
+}
+
+/* A message lands in rank r's own buffer at the end of its round, after
+ * the round's signals: a peer may read it only after a later signal. */
+static void priv_landed(vstate *v, int r, tc_region g)
+{
+    ureg u = resolve(v, r, g);
+    if (!v->pw || u.buf > TC_BUF_TMP) return;
+    int32_t *w = v->pw[r * 3 + u.buf], late = vc_of(v, r)[r] + 1;
+    for (int64_t i = u.lo; i < u.hi; i++) w[i] = late;
+}
+
 static tc_verify_status track(vstate *v, int r, tc_region g, int write)
 {
     if (!v->vc) return TC_VERIFY_OK;
     ureg u = resolve(v, r, g);
-    return u.buf == TC_BUF_SHM ? shm_access(v, r, u.lo, u.hi, write) : TC_VERIFY_OK;
+    if (u.buf == TC_BUF_SHM) return shm_access(v, r, u.lo, u.hi, write);
+    return v->pw && write ? priv_write(v, r, u.buf, u.lo, u.hi) : TC_VERIFY_OK;
+}
+
+/* At the end of its schedule rank r hands its buffers back (the caller may
+ * overwrite them, the next call reuses its scratch): every cross-memory
+ * read of them must be ordered before (a signal after the read). */
+static tc_verify_status priv_final(vstate *v, int r)
+{
+    int32_t *mine = vc_of(v, r);
+    vc_join(mine, v->pend + (size_t)r * (size_t)v->p, v->p);
+    const pread_ent *x = v->pr[r].n ? priv_unordered(v, r, mine, 0, -1, 0) : NULL;
+    if (x)
+        return fail(v, "race on a cross-memory read: rank %d returns while rank %d may still read its "
+                    "%s units [%lld,%lld) (no signal after the read)", r, x->reader, bufname(x->buf),
+                    (long long)x->lo, (long long)x->hi);
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status rread(vstate *v, int r, const tc_op *op)
+{
+    int64_t ns, nd;
+    ureg u = resolve(v, op->peer, op->a);
+    tc_verify_status st = v->pw ? priv_read(v, r, op->peer, u.buf, u.lo, u.hi) : TC_VERIFY_OK;
+    if (!st) st = track(v, r, op->b, 1);
+    if (st) return st;
+    const label_t *a = labels_at(v, op->peer, op->a, &ns);
+    label_t *b = labels_at(v, r, op->b, &nd);
+    for (int64_t i = 0; i < ns; i++)
+        if (a[i].elem < 0)
+            return fail(v, "rank %d reads uninitialised %s data of rank %d (units %lld..)", r,
+                        bufname(op->a.buf), op->peer, (long long)(u.lo + i));
+    memmove(b, a, (size_t)ns * sizeof *a);
+    return TC_VERIFY_OK;
+}
+
+/* Per-rank write and read clocks of the own buffers (schedules with RREAD). */
+static tc_verify_status setup_priv(vstate *v)
+{
+    v->pw = calloc((size_t)v->p * 3, sizeof *v->pw);
+    v->pr = calloc((size_t)v->p, sizeof *v->pr);
+    if (!v->pw || !v->pr) return fail(v, "out of memory");
+    for (int r = 0; r < v->p; r++)
+        for (int b = 0; b < 3; b++) {
+            int64_t units = v->rk[r].units[b];
+            v->pw[r * 3 + b] = malloc((size_t)(units + 1) * sizeof(int32_t));
+            if (!v->pw[r * 3 + b]) return fail(v, "out of memory");
+            for (int64_t u = 0; u < units; u++) v->pw[r * 3 + b][u] = 1;   /* published input */
+        }
+    return TC_VERIFY_OK;
 }
 
 static tc_verify_status setup_hb(vstate *v)
@@ -508,6 +658,8 @@ static tc_verify_status setup_hb(vstate *v)
         if (!v->shm_w[n] || !v->shm_r[n]) return fail(v, "out of memory");
         for (int64_t u = 0; u < 2 * units; u++) v->shm_w[n][u] = -1;
     }
+    for (int r = 0; r < v->p; r++)
+        if (v->rk[r].s.uses_rread) return setup_priv(v);
     return TC_VERIFY_OK;
 }
 
@@ -522,6 +674,10 @@ static void release_hb(vstate *v)
     free(v->sig_vc);
     free(v->shm_w);
     free(v->shm_r);
+    for (int i = 0; v->pw && i < 3 * v->p; i++) free(v->pw[i]);
+    for (int i = 0; v->pr && i < v->p; i++) free(v->pr[i].e);
+    free(v->pw);
+    free(v->pr);
 }
 
 static tc_verify_status move(vstate *v, int sr, tc_region src, int dr, tc_region dst,
@@ -630,6 +786,7 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                 if (v->vc) {   /* the receiver's next round comes after the send */
                     int snd = op->kind == TC_OP_SEND ? r : pr, rcv = op->kind == TC_OP_SEND ? pr : r;
                     vc_join(v->pend + (size_t)rcv * (size_t)v->p, vc_of(v, snd), v->p);
+                    priv_landed(v, rcv, op->kind == TC_OP_SEND ? pop->a : op->a);
                 }
                 complete_partner(v, pid, queue, qn);
             }
@@ -640,6 +797,8 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                     st = move(v, r, op->a, r, op->b, "copies");
                 else if (op->kind == TC_OP_REDUCE)
                     st = combine(v, r, op->a, op->b);
+                else if (op->kind == TC_OP_RREAD)
+                    st = rread(v, r, op);
                 if (st) return st;
             }
             /* signals go up after the round's local ops */
@@ -700,6 +859,8 @@ static tc_verify_status simulate(vstate *v)
             }
             return fail(v, "deadlock: rank %d stuck in round %d", r, k->cur);
         }
+    for (int r = 0; r < v->p && v->pw; r++)
+        if ((st = priv_final(v, r)) != TC_VERIFY_OK) return st;
     return TC_VERIFY_OK;
 }
 
@@ -844,6 +1005,7 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     tc_args a0 = *proto;
     a0.rank = 0;
     a0.node_shm = 1;   /* node-shared memory is modelled (happens-before) */
+    a0.cma = 1;        /* and so are cross-memory reads */
     a0.v = vall ? &vall[0] : NULL;   /* domains may look at the counts (equal blocks) */
     if (!tc_algo_accepts(al, &a0, t, &why)) {
         snprintf(rep->msg, sizeof rep->msg, "declined: %s", why);

@@ -99,6 +99,7 @@ static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc
     a.coll = al->coll;
     a.size = t->size;
     a.node_shm = 1;
+    a.cma = 1;
     tc_verify_report rep;
     tc_verify_status st = tc_verify(al, t, &a, u_send, u_recv, &rep);
     unsigned un = domain_unmet(al->req, &a, t);

@@ -91,6 +91,33 @@ static inline void ar_barrier(tc_sched *s, const tc_args *a)
     tc_sched_round(s);
 }
 
+/* The tiled family's tile assignment (shm_tiled.c, shm_tiled_cma.c). */
+enum { T_NAIVE, T_CYCLIC, T_HIER };
+
+/* Tile k of member idx (of m) in a group: [*lo, *hi); 0 when none is left.
+ * naive: one contiguous tile per member; otherwise tiles of S elements
+ * dealt round-robin. */
+static inline int ar_tile(const tc_args *a, int kind, int64_t S, int idx, int m, int k, int64_t *lo,
+                          int64_t *hi)
+{
+    int64_t n = a->scount;
+    if (kind == T_NAIVE) {
+        if (k > 0) return 0;
+        int64_t per = n / m, extra = n % m;
+        *lo = idx * per + (idx < extra ? idx : extra);
+        *hi = *lo + per + (idx < extra ? 1 : 0);
+        return *hi > *lo;
+    }
+    int64_t T = (int64_t)k * m + idx;
+    if (T * S >= n) return 0;
+    *lo = T * S;
+    *hi = (T + 1) * S < n ? (T + 1) * S : n;
+    return 1;
+}
+
+/* The single-copy form of the tiled family (shm_tiled_cma.c). */
+int ar_tiled_cma(tc_sched *s, const tc_args *a, const tc_topo *t, int kind, int64_t S);
+
 /* Copy the input into this rank's slot 0 (in the open round). */
 static inline void ar_copy_in(tc_sched *s, const tc_args *a, int nslots)
 {

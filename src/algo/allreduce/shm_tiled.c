@@ -1,8 +1,9 @@
 /*
- * allreduce family "shm_tiled:tiles=T,tile=S" (one node): the tiled
+ * allreduce family "shm_tiled:tiles=T,tile=S,copy=C" (one node): the tiled
  * reduction of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013), section 3.2, with processes instead of
- * threads (copy-in: shm_common.h).
+ * threads.  This file is copy=in (shm_common.h); copy=cma, the single-copy
+ * form that reads the peers' own buffers, is shm_tiled_cma.c.
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
  *   buffer; a barrier (every rank raises every other rank's flag and waits
@@ -35,26 +36,7 @@
 
 #define NSLOTS 1
 
-enum { T_NAIVE, T_CYCLIC, T_HIER };
 static const int64_t tile_sizes[] = { 256, 2048, 16384, 131072 };
-
-/* Tile k of member idx (of m) in a group: [*lo, *hi); 0 when none is left. */
-static int my_tile(const tc_args *a, int kind, int64_t S, int idx, int m, int k, int64_t *lo, int64_t *hi)
-{
-    int64_t n = a->scount;
-    if (kind == T_NAIVE) {
-        if (k > 0) return 0;
-        int64_t per = n / m, extra = n % m;
-        *lo = idx * per + (idx < extra ? idx : extra);
-        *hi = *lo + per + (idx < extra ? 1 : 0);
-        return *hi > *lo;
-    }
-    int64_t T = (int64_t)k * m + idx;
-    if (T * S >= n) return 0;
-    *lo = T * S;
-    *hi = (T + 1) * S < n ? (T + 1) * S : n;
-    return 1;
-}
 
 /* Step 2 in group grp: this rank's tiles over the group's contributions. */
 static void reduce_group(tc_sched *s, const tc_args *a, const ar_groups *g, int grp, int idx, int kind, int64_t S)
@@ -62,7 +44,7 @@ static void reduce_group(tc_sched *s, const tc_args *a, const ar_groups *g, int 
     int m = ar_group_size(g, grp);
     const int *M = ar_group_members(g, grp);
     int64_t lo, hi;
-    for (int k = 0; my_tile(a, kind, S, idx, m, k, &lo, &hi); k++)
+    for (int k = 0; ar_tile(a, kind, S, idx, m, k, &lo, &hi); k++)
         for (int r = m - 2; r >= 0; r--)
             tc_sched_reduce(s, ar_slot(a, NSLOTS, M[r], 0, lo, hi - lo), ar_slot(a, NSLOTS, M[m - 1], 0, lo, hi - lo));
     ar_barrier(s, a);
@@ -78,7 +60,7 @@ static void reduce_across(tc_sched *s, const tc_args *a, const ar_groups *g, int
             int c = ng - 1 - (j + stride);
             int child_last = ar_group_members(g, c)[ar_group_size(g, c) - 1];
             int64_t lo, hi;
-            for (int k = 0; my_tile(a, T_CYCLIC, S, idx, m, k, &lo, &hi); k++)
+            for (int k = 0; ar_tile(a, T_CYCLIC, S, idx, m, k, &lo, &hi); k++)
                 tc_sched_reduce(s, ar_slot(a, NSLOTS, child_last, 0, lo, hi - lo),
                                 ar_slot(a, NSLOTS, me_last, 0, lo, hi - lo));
         }
@@ -116,22 +98,47 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int kind, i
 
 /* ---- the family's catalog row ---------------------------------------------- */
 
-enum { P_TILES, P_TILE };
+enum { P_TILES, P_TILE, P_COPY };
+enum { COPY_IN, COPY_CMA };
 static const char *const tiles_values[] = { "naive", "cyclic", "hier", NULL };
 static const char *const tile_values[] = { "256", "2k", "16k", "128k", NULL };
+static const char *const copy_values[] = { "in", "cma", NULL };
 static const tc_param_def params[] = {
     { "tiles", tiles_values, T_CYCLIC },
     { "tile", tile_values, 1 },
+    { "copy", copy_values, COPY_IN },
 };
+/* copy outermost: the copy-in instances first, in their old order */
+static const int order[] = { P_COPY, P_TILES, P_TILE };
 
 static const char *invalid(const int *v)
 {
-    return v[P_TILES] == T_NAIVE && v[P_TILE] != 1 ? "tiles=naive has one tile per rank (no tile size)" : NULL;
+    if (v[P_TILES] == T_NAIVE && v[P_TILE] != 1) return "tiles=naive has one tile per rank (no tile size)";
+    return v[P_TILES] == T_HIER && v[P_COPY] == COPY_CMA ? "tiles=hier has no single-copy form" : NULL;
+}
+
+static void describe_cma(const int *v, tc_instance_text *out)
+{
+    out->source = "src/algo/allreduce/shm_tiled_cma.c";
+    if (v[P_TILES] == T_NAIVE) {
+        snprintf(out->alias, sizeof out->alias, "shm_tiled_naive_cma");
+        snprintf(out->desc, sizeof out->desc,
+                 "single copy (process_vm_readv), tiled reduce: one contiguous tile per rank");
+        return;
+    }
+    snprintf(out->alias, sizeof out->alias, "shm_tiled_cyclic_%s_cma", tile_values[v[P_TILE]]);
+    snprintf(out->desc, sizeof out->desc,
+             "single copy (process_vm_readv), tiled reduce: tiles of %s elements dealt round-robin "
+             "over the ranks", tile_values[v[P_TILE]]);
 }
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
+    if (v[P_COPY] == COPY_CMA) {
+        describe_cma(v, out);
+        return;
+    }
     if (v[P_TILES] == T_NAIVE) {
         snprintf(out->alias, sizeof out->alias, "shm_tiled_naive");
         snprintf(out->desc, sizeof out->desc,
@@ -149,14 +156,22 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
+    if (v[P_COPY] == COPY_CMA) return ar_tiled_cma(s, a, t, v[P_TILES], tile_sizes[v[P_TILE]]);
     return generate(s, a, t, v[P_TILES], tile_sizes[v[P_TILE]]);
+}
+
+static unsigned req_of(const int *v)
+{
+    return v[P_COPY] == COPY_CMA ? TC_REQ_CMA : 0;
 }
 
 const tc_family tc_allreduce_shm_tiled = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "shm_tiled",
-    .summary = "node-shared memory (copy-in): every rank reduces its tiles across all contributions "
+    .summary = "node-shared memory (copy-in) or single copy (copy=cma: process_vm_readv of the "
+               "peers' buffers): every rank reduces its tiles across all contributions "
                "(naive, cyclic, hierarchical; Li, Hoefler, Snir 2013)",
-    .source = __FILE__, .nparams = 2, .params = params, .invalid = invalid,
-    .rule = "tiles=naive takes no tile size (tile=2k)",
-    .describe = describe, .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE, .generate = family_generate,
+    .source = __FILE__, .nparams = 3, .params = params, .order = order, .invalid = invalid,
+    .rule = "tiles=naive takes no tile size (tile=2k); tiles=hier has no single-copy form (copy=in)",
+    .describe = describe, .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE, .req_of = req_of,
+    .generate = family_generate,
 };
