@@ -29,7 +29,7 @@
 
 #define NSLOTS 1
 
-enum { T_NAIVE, T_CYCLIC };
+/* T_NAIVE, T_CYCLIC: the tile kinds of algo/allreduce/shm_common.h (via shm_rooted.h). */
 static const int64_t tile_sizes[] = { 2048, 16384, 131072 };
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int64_t S)
