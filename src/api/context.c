@@ -1,5 +1,6 @@
 /* Per-communicator context (see context.h). */
 #include "api/context.h"
+#include "api/shm_calibrate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
         rc == MPI_SUCCESS)
         rc = rc2;
     finalizing = 1;   /* from here on MPI releases what is left itself */
+    tc_shm_model_finalize();
     tc_detect_finalize();
     tc_select_finalize();
     if ((rc2 = PMPI_Comm_free_keyval(&key)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;

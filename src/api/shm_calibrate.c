@@ -371,6 +371,11 @@ static void make_keyval(void)
         keyval = MPI_KEYVAL_INVALID;
 }
 
+void tc_shm_model_finalize(void)
+{
+    if (keyval != MPI_KEYVAL_INVALID) (void)PMPI_Comm_free_keyval(&keyval);
+}
+
 static void explain_model(const tc_ctx *x, const tc_shm_model *m)
 {
     int level = tc_config_get()->explain;

@@ -46,4 +46,7 @@ const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm
  * and tests. */
 int tc_shm_model_calibrate(const tc_ctx *x, MPI_Comm comm, tc_shm_model *out);
 
+/* At MPI_Finalize, after the contexts are gone: frees the attribute key. */
+void tc_shm_model_finalize(void);
+
 #endif

@@ -79,20 +79,25 @@ static const tc_rule rules[] = {
       .candidates = { "shm_tiled_naive", NULL },
       .note = "one node, np 2, >= 8 KiB: shared-memory tiled reduce, one tile per rank (0.33-0.88x "
               "native measured at np 2, 8 KiB - 16 MiB)" },
-    /* alltoall (topocoll-bench, Open MPI 4.1.4, 2 shared cores, noisy; docs/alltoall.md,
-     * "Selection"): the hierarchical schedule with node-shared memory and one leader per
-     * node (Träff, Rougier 2014) beats the library's pairwise exchange where its messages
-     * leave the eager protocol (from 4 KiB).  alltoallv: no rule (native won every
-     * measured case; and its bytes are each rank's own mean part, which may differ
-     * between ranks, so a size threshold could split the ranks' choices). */
-    { .coll = TOPOCOLL_ALLTOALL, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 2 * KiB,
-      .max_bytes = 64 * KiB, .candidates = { "h1_shm", NULL },
-      .note = "one node, np 4-8, 2 - 64 KiB: hierarchical through node-shared memory (0.32-0.86x "
-              "native at np 4, 0.05-0.82x at np 8 oversubscribed, 2 - 32 KiB; ties at 128 KiB)" },
-    { .coll = TOPOCOLL_ALLTOALL, .min_np = 2, .max_np = 8, .min_bytes = 4 * KiB, .max_bytes = 16 * KiB,
-      .candidates = { "h1_shm", NULL },
-      .note = "np 2-8, 4 - 16 KiB: hierarchical through node-shared memory (0.73-0.89x native at np 2, "
-              "0.75-0.82x at 2x2 virtual nodes, 0.20-0.49x at 2x4 oversubscribed)" },
+    /* reduce and bcast, one node, np 4-8: measured at np 8 bound to cores on a 16-core
+     * machine without oversubscription (Open MPI 4.1.6, one socket; docs/allreduce.md,
+     * "Measured on a 16-core machine"); np 2 keeps the rules above */
+    { .coll = TOPOCOLL_BCAST, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
+      .candidates = { "shm_2stage_64k", NULL },
+      .note = "one node, np 4-8, >= 512 B: shared-memory broadcast in 64 KiB chunks, a reader per "
+              "socket (np 8: 0.85x native at 512 B, 0.23-0.35x from 4 KiB to 16 MiB)" },
+    { .coll = TOPOCOLL_REDUCE, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
+      .max_bytes = 1 * MiB, .candidates = { "shm_tree2", NULL },
+      .note = "one node, np 4-8, 512 B - 1 MiB: shared-memory reduce tree (np 8: 0.22-0.73x native)" },
+    { .coll = TOPOCOLL_REDUCE, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
+      .candidates = { "shm_tiled_naive", NULL },
+      .note = "one node, np 4-8, >= 1 MiB: shared-memory tiled reduce, one tile per rank (np 8: "
+              "0.14-0.18x native from 1 to 16 MiB)" },
+    /* alltoall and alltoallv: no rule.  The hierarchical schedule through node-shared
+     * memory won at 2-64 KiB on the 2-core development machine (oversubscribed at np 4-8),
+     * but on a 16-core machine without oversubscription (Open MPI 4.1.6, np 2, 8 and 16
+     * bound to cores) it took 1.5-9.5x native's time from 4 KiB up, and no flat entry
+     * beat the library by more than noise: native (docs/alltoall.md, "Selection rules"). */
     /* reduce and bcast, one node, np 2 (shared-memory entries of Li, Hoefler, Snir 2013;
      * docs/allreduce.md "Shared-memory reduce and bcast") */
     { .coll = TOPOCOLL_BCAST, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
