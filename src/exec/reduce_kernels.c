@@ -26,13 +26,14 @@ _Static_assert(sizeof(long long) == 8 && sizeof(long) <= 8 && sizeof(int) == 4 &
 enum { OP_SUM, OP_PROD, OP_MIN, OP_MAX, NOPS };
 enum { K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_I64, K_U64, K_F32, K_F64, NKINDS };
 
-/* x86-64: each loop is also compiled for AVX2 and AVX-512 and the widest
- * the CPU runs is chosen when the library is loaded (gcc/clang function
+/* x86-64 with gcc: each loop is also compiled for AVX2 and AVX-512 and the
+ * widest the CPU runs is chosen when the library is loaded (function
  * multi-versioning, an ifunc); element-wise, so every version computes the
- * same bytes.  Elsewhere (and under ThreadSanitizer, which does not take
- * ifuncs) one version. */
+ * same bytes.  Elsewhere one version: under ThreadSanitizer, which does not
+ * take ifuncs, and under clang, whose resolvers of static multi-versioned
+ * functions are global symbols (they would be exported from the library). */
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_THREAD__) && \
-    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+    !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define TC_NO_CLONES 1
