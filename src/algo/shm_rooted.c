@@ -1,5 +1,5 @@
 /*
- * The fan-in tree and the tiles of the one-node shared-memory reduce
+ * The fan-in tree of the one-node shared-memory reduce and allreduce
  * (src/algo/shm_rooted.h; Li, Hoefler, Snir, "NUMA-Aware Shared-Memory
  * Collective Communication for MPI" (2013), sections 3.1 and 3.2).
  */
@@ -21,20 +21,4 @@ int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *L, i
     if (j == 0) return 1;
     tc_sched_signal(s, L[m - 1 - (j - j % (stride * F))]);
     return 0;
-}
-
-int tc_shm_tile(int64_t n, int64_t S, int idx, int m, int k, int64_t *lo, int64_t *hi)
-{
-    if (S <= 0) {
-        if (k > 0) return 0;
-        int64_t per = n / m, extra = n % m;
-        *lo = idx * per + (idx < extra ? idx : extra);
-        *hi = *lo + per + (idx < extra ? 1 : 0);
-        return *hi > *lo;
-    }
-    int64_t T = (int64_t)k * m + idx;
-    if (T * S >= n) return 0;
-    *lo = T * S;
-    *hi = (T + 1) * S < n ? (T + 1) * S : n;
-    return 1;
 }

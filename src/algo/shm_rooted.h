@@ -34,9 +34,7 @@
 int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *L, int m, int i, int F,
                       int64_t off, tc_region acc);
 
-/* Tiles: k-th tile of member idx of m over n elements, [*lo, *hi); 0 when
- * none is left.  S == 0: one contiguous tile per member (naive, in member
- * order); S > 0: tiles of S elements dealt round-robin (cyclic). */
-int tc_shm_tile(int64_t n, int64_t S, int idx, int m, int k, int64_t *lo, int64_t *hi);
+/* Tiles: ar_tile of algo/allreduce/shm_common.h. */
+
 
 #endif

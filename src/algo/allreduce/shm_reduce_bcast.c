@@ -35,31 +35,19 @@
 #include <stdlib.h>
 
 #include "algo/allreduce/shm_common.h"
+#include "algo/shm_rooted.h"
 
 #define NSLOTS 1
 
 static const int fanins[] = { 2, 4, 8 };
 enum { B_ONE, B_TWO };
 
-/* Fan-in tree over list L (m ranks, increasing) with this rank at index i;
- * the open round holds this rank's last local op.  Returns 1 when this rank
- * is the list's root (the last rank, holding the list's result). */
+/* Fan-in tree over list L (m ranks, increasing) with this rank at index i:
+ * tc_shm_fanin_tree on whole slots (algo/shm_rooted.h).  Returns 1 when
+ * this rank is the list's root (the last rank, holding the list's result). */
 static int fanin_tree(tc_sched *s, const tc_args *a, const int *L, int m, int i, int F)
 {
-    int64_t j = m - 1 - i, stride = 1;
-    while (stride < m && j % (stride * F) == 0) {
-        for (int t = 1; t < F; t++)
-            if (j + t * stride < m) tc_sched_wait(s, L[m - 1 - (j + t * stride)]);
-        tc_sched_round(s);
-        for (int t = 1; t < F; t++)
-            if (j + t * stride < m)
-                tc_sched_reduce(s, ar_slot_all(a, NSLOTS, L[m - 1 - (j + t * stride)], 0),
-                                ar_slot_all(a, NSLOTS, a->rank, 0));
-        stride *= F;
-    }
-    if (j == 0) return 1;
-    tc_sched_signal(s, L[m - 1 - (j - j % (stride * F))]);
-    return 0;
+    return tc_shm_fanin_tree(s, a, NSLOTS, L, m, i, F, 0, ar_slot_all(a, NSLOTS, a->rank, 0));
 }
 
 /* Step 4 (the open round holds R's last reduce, or the others' last signal). */

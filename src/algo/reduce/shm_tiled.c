@@ -47,7 +47,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int64_t S)
     tc_sched_copy(s, tc_reg(in, 0, a->scount), ar_slot_all(a, NSLOTS, me, 0));
     ar_barrier(s, a);
     int64_t lo, hi;
-    for (int k = 0; tc_shm_tile(a->scount, S, me, p, k, &lo, &hi); k++)
+    for (int k = 0; ar_tile(a, S > 0 ? T_CYCLIC : T_NAIVE, S, me, p, k, &lo, &hi); k++)
         for (int r = p - 2; r >= 0; r--)
             tc_sched_reduce(s, ar_slot(a, NSLOTS, r, 0, lo, hi - lo), ar_slot(a, NSLOTS, p - 1, 0, lo, hi - lo));
     if (me != a->root) {
