@@ -544,7 +544,8 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 
 /* ---- the fast path: a call repeating the last one's scalars ------------------ */
 
-static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *al, const tc_sched *s)
+static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
+                     int named)
 {
     tc_call_memo *m = &x->memo[c->d->coll];
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
@@ -560,7 +561,7 @@ static void remember(tc_ctx *x, const call *c, const tc_args *a, const tc_algo *
     *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] },
                          watched, freed, !c->d->reduction || is_predefined_op(c->op),
-                         *a, al, s, x->cache_epoch, tc_config_get()->generation };
+                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation };
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks
@@ -591,18 +592,30 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
     return !m->sched || m->epoch == x->cache_epoch;
 }
 
+/* Whether the memo's choice is the one the call asks for: the selection's
+ * (algorithm NULL) or the entry named (its catalog name; an alias or a
+ * parameter spelled otherwise takes the full path). */
+static inline int memo_choice(const tc_call_memo *m, const char *algorithm)
+{
+    if (!algorithm) return !m->named;
+    return m->named && strcmp(m->algo->name, algorithm) == 0;
+}
+
 /* Serve the call from its communicator's memo (explain off): 1 with *rc
- * set, or 0 to take the full path.  cfg: the configuration in force. */
+ * set, or 0 to take the full path.  cfg: the configuration in force;
+ * algorithm: the entry named, or NULL for the selection's. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_call(call *c, const tc_config *cfg, int *rc)
+static inline int fast_call(call *c, const tc_config *cfg, const char *algorithm, int *rc)
 {
     if (c->comm == MPI_COMM_NULL || cfg->explain) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
     const tc_call_memo *m = &x->memo[c->d->coll];
-    if (m->config_gen != cfg->generation || !memo_serves(m, x, c)) return 0;
+    if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) ||
+        !memo_serves(m, x, c))
+        return 0;
     c->rank = x->rank;
     c->size = x->size;
     c->in_place = m->in_place;
@@ -636,7 +649,7 @@ __attribute__((always_inline))
 static inline int call_collective(call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
-    if (!by_name && fast_call(c, cfg, &rc)) return rc;
+    if (fast_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose
      * other arguments are wrong; those are checked locally after */
@@ -672,7 +685,7 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     const tc_sched *s;
     rc = run(x, al, c, &a, &s);
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
-    if (!by_name && !c->d->vcounts) remember(x, c, &a, al, s);   /* per-peer: no memo */
+    if (!c->d->vcounts) remember(x, c, &a, al, s, by_name);   /* per-peer: no memo */
     return rc;
 }
 

@@ -53,6 +53,7 @@ typedef struct tc_call_memo {
     int predefined_op;         /* the op cannot be freed, so its handle means the same */
     tc_args args;              /* normalised */
     const tc_algo *algo;
+    int named;                 /* chosen by name (topocoll_run, *_algorithm): serves such calls only */
     const tc_sched *sched;     /* NULL: native */
     unsigned long epoch;       /* the cache epoch sched belongs to */
     unsigned config_gen;       /* the configuration it was chosen under */

@@ -1,8 +1,9 @@
 /* Node-shared memory (see shm.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "exec/shm.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,22 @@
 #include "exec/membind.h"
 
 #define LINE 64
-#define SPINS_BEFORE_YIELD 64
+/* Waiting: with a core per rank, spin (as the MPI libraries do: a yield is
+ * a system call, and the peer's signal usually comes within a microsecond)
+ * and yield only now and then after a long wait; with more ranks than
+ * processing units, yield soon, so that the rank being waited for runs. */
+#define SPINS_DEDICATED (1 << 20)      /* about a millisecond */
+#define SPINS_OVERSUBSCRIBED 64
+#define SPINS_BETWEEN_YIELDS 1024      /* after the budget, dedicated */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
 {
@@ -47,6 +63,33 @@ static int probe_shared(const tc_shm *sh, int *local_ok)
     return rc;
 }
 
+/* Whether this host runs more of comm's ranks than there are processing
+ * units for them (*over): the ranks' allowed CPU sets (their binding, or
+ * the cpuset they may run on) joined over the host's ranks, against the
+ * number of those ranks.  TOPOCOLL_OVERSUBSCRIBED=0|1 overrides.  A rank
+ * that cannot tell counts as oversubscribed (the safe way to wait). */
+static int host_oversubscribed(MPI_Comm comm, int *over)
+{
+    const char *env = getenv("TOPOCOLL_OVERSUBSCRIBED");
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') {
+        *over = env[0] == '1';
+        return MPI_SUCCESS;
+    }
+    MPI_Comm host = MPI_COMM_NULL;
+    cpu_set_t mine, all;
+    int n = 0, known = sched_getaffinity(0, sizeof mine, &mine) == 0, rc;
+    if (!known) CPU_ZERO(&mine);
+    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = PMPI_Comm_size(host, &n);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, host);
+    int rc2 = PMPI_Comm_free(&host);
+    if (rc == MPI_SUCCESS) rc = rc2;
+    *over = !known || rc != MPI_SUCCESS || n > CPU_COUNT(&all);
+    return rc;
+}
+
 int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm)
 {
     memset(sh, 0, sizeof *sh);
@@ -58,13 +101,20 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node
      * every rank must make (an early return would hang the others). */
     int local_rc = PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
     if (local_rc == MPI_SUCCESS) local_rc = PMPI_Comm_size(sh->node_comm, &sh->node_size);
-    int local_ok = 0, ok = 0;
+    int local_ok = 0, over = 1;
     rc = probe_shared(sh, &local_ok);
     if (local_rc == MPI_SUCCESS) local_rc = rc;
     else local_ok = 0;
-    if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
-    *node_shm = ok;
-    if ((rc = tc_cma_init(&sh->cma, comm, sh->node_comm, ok)) != MPI_SUCCESS) return rc;
+    rc = host_oversubscribed(comm, &over);
+    if (local_rc == MPI_SUCCESS) local_rc = rc;
+    /* agreed: shared memory only if every node has it, spinning only if no
+     * host is oversubscribed */
+    int mine[2] = { local_ok, !over }, all[2];
+    if ((rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
+    *node_shm = all[0];
+    sh->oversubscribed = !all[1];
+    sh->spins = sh->oversubscribed ? SPINS_OVERSUBSCRIBED : SPINS_DEDICATED;
+    if ((rc = tc_cma_init(&sh->cma, comm, sh->node_comm, all[0])) != MPI_SUCCESS) return rc;
     return local_rc;
 }
 
@@ -76,7 +126,8 @@ static int create_flags(tc_shm *sh)
     if (rc != MPI_SUCCESS) return rc;
     sh->pub = sh->flags + flags;
     sh->waits_seen = calloc((size_t)sh->node_size, sizeof *sh->waits_seen);
-    if (!sh->waits_seen) return MPI_ERR_NO_MEM;
+    sh->signals_sent = calloc((size_t)sh->node_size, sizeof *sh->signals_sent);
+    if (!sh->waits_seen || !sh->signals_sent) return MPI_ERR_NO_MEM;
     /* row dst is written by this rank only at creation: zero our own row */
     for (int src = 0; src < sh->node_size; src++)
         atomic_store_explicit(flag_at(sh, sh->node_rank, src), 0, memory_order_relaxed);
@@ -107,17 +158,26 @@ char *tc_shm_next_half(tc_shm *sh)
     return sh->data + (sh->calls++ % 2) * sh->half;
 }
 
+/* flag[dst][me] has one writer, this rank: a release store of its own
+ * count (no locked read-modify-write on a line the reader is polling). */
 void tc_shm_signal(tc_shm *sh, int dst)
 {
-    atomic_fetch_add_explicit(flag_at(sh, dst, sh->node_rank), 1, memory_order_release);
+    atomic_store_explicit(flag_at(sh, dst, sh->node_rank), ++sh->signals_sent[dst], memory_order_release);
 }
 
 void tc_shm_wait(tc_shm *sh, int src)
 {
     uint64_t want = ++sh->waits_seen[src];
     _Atomic uint64_t *f = flag_at(sh, sh->node_rank, src);
-    for (int spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++)
-        if (spins >= SPINS_BEFORE_YIELD) sched_yield();
+    long budget = sh->spins;
+    for (long spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++) {
+        if (spins < budget) {
+            ;
+        } else {
+            sched_yield();
+            if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
+        }
+    }
 }
 
 static void keep_first(int *first, int rc)
@@ -132,6 +192,7 @@ int tc_shm_free(tc_shm *sh)
     if (sh->flag_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->flag_win));
     if (sh->node_comm != MPI_COMM_NULL) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
     free(sh->waits_seen);
+    free(sh->signals_sent);
     tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
@@ -142,6 +203,7 @@ int tc_shm_free(tc_shm *sh)
 void tc_shm_forget(tc_shm *sh)
 {
     free(sh->waits_seen);
+    free(sh->signals_sent);
     tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;

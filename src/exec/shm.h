@@ -7,8 +7,11 @@
  * alternate between calls so that a call never overwrites what a slower
  * rank still reads from the previous one), and a flag window of n x n
  * counters (one 64-byte line each) for SIGNAL/WAIT: SIGNAL is a release
- * fetch-add on flag[dst][src], WAIT an acquire spin until flag[me][src]
- * reaches the number of waits on src so far.  Spinning yields the CPU.
+ * store of the number of signals src sent dst so far into flag[dst][src]
+ * (src its only writer), WAIT an acquire spin until flag[me][src] reaches
+ * the number of waits on src so far.  Waiting spins while every host has a
+ * processing unit per rank (agreed at init) and yields the CPU soon where
+ * some host is oversubscribed.
  *
  * After the flags, one line per node rank publishes its buffers for the
  * single-copy schedules (cma.h); tc_shm_init also probes cross-memory
@@ -35,6 +38,9 @@ typedef struct tc_shm {
     size_t half;            /* bytes per half */
     unsigned char *flags;   /* n*n lines */
     uint64_t *waits_seen;   /* [n] waits done on each source */
+    uint64_t *signals_sent; /* [n] signals sent to each destination */
+    int oversubscribed;     /* some host has more ranks than processing units */
+    long spins;             /* spins before the first yield of a wait */
     unsigned long calls;    /* SHM schedules run (half = calls % 2) */
     unsigned char *pub;     /* the publication lines (cma.h), after the flags */
     tc_cma cma;             /* cross-memory attach: probed, pids */
