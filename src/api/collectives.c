@@ -23,6 +23,7 @@
 #include "coll/desc.h"
 #include "api/context.h"
 #include "api/composed.h"
+#include "exec/shm_inline.h"
 #include "api/node_counts.h"
 #include "api/explain.h"
 #include "api/error.h"
@@ -411,6 +412,9 @@ static int run_native(const call *c)
  * composition of MPI collectives (src/api/composed.c). */
 static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
 {
+    if (al->req & TC_REQ_DIRECT)   /* the one direct entry: shm_inline (allreduce) */
+        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, c->in_place ? MPI_IN_PLACE : c->sbuf, c->rbuf,
+                                       c->rcount, c->rtype, c->op);
     if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
     tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
     return tc_composed_run(x, al, &cc);

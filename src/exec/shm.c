@@ -94,7 +94,7 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node
 {
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
-    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+    sh->data_win = sh->flag_win = sh->line_win = MPI_WIN_NULL;
     int rc = PMPI_Comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
     if (rc != MPI_SUCCESS) return rc;
     /* A local failure is returned after the collective calls below, which
@@ -167,8 +167,11 @@ void tc_shm_signal(tc_shm *sh, int dst)
 
 void tc_shm_wait(tc_shm *sh, int src)
 {
-    uint64_t want = ++sh->waits_seen[src];
-    _Atomic uint64_t *f = flag_at(sh, sh->node_rank, src);
+    tc_shm_wait_for(sh, flag_at(sh, sh->node_rank, src), ++sh->waits_seen[src]);
+}
+
+void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
+{
     long budget = sh->spins;
     for (long spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++) {
         if (spins < budget) {
@@ -178,6 +181,29 @@ void tc_shm_wait(tc_shm *sh, int src)
             if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
         }
     }
+}
+
+int tc_shm_lines_reserve(tc_shm *sh, size_t lines)
+{
+    if (lines <= sh->line_cap) return MPI_SUCCESS;
+    /* as tc_shm_reserve: everyone of the node grows at the same call */
+    int rc = PMPI_Barrier(sh->node_comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (sh->line_win != MPI_WIN_NULL && (rc = PMPI_Win_free(&sh->line_win)) != MPI_SUCCESS) return rc;
+    sh->line_cap = 0;
+    size_t cap = lines < 16 ? 16 : lines;
+    size_t bytes = 2 * (size_t)sh->node_size * cap * LINE;
+    if ((rc = alloc_shared(sh->node_comm, sh->node_rank, bytes, &sh->line_win, (char **)&sh->lines)) != MPI_SUCCESS)
+        return rc;
+    sh->line_cap = cap;
+    for (int parity = 0; parity < 2; parity++)   /* our own slots: sequence 0, never a call's */
+        memset(tc_shm_lines_slot(sh, parity, sh->node_rank), 0, cap * LINE);
+    return PMPI_Barrier(sh->node_comm);
+}
+
+unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank)
+{
+    return sh->lines + (((size_t)parity * (size_t)sh->node_size + (size_t)node_rank) * sh->line_cap) * LINE;
 }
 
 static void keep_first(int *first, int rc)
@@ -190,13 +216,14 @@ int tc_shm_free(tc_shm *sh)
     int rc = MPI_SUCCESS;   /* the first error; everything is released either way */
     if (sh->data_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->data_win));
     if (sh->flag_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->flag_win));
+    if (sh->line_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->line_win));
     if (sh->node_comm != MPI_COMM_NULL) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
     free(sh->waits_seen);
     free(sh->signals_sent);
     tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
-    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+    sh->data_win = sh->flag_win = sh->line_win = MPI_WIN_NULL;
     return rc;
 }
 
@@ -207,5 +234,5 @@ void tc_shm_forget(tc_shm *sh)
     tc_cma_free(&sh->cma);
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
-    sh->data_win = sh->flag_win = MPI_WIN_NULL;
+    sh->data_win = sh->flag_win = sh->line_win = MPI_WIN_NULL;
 }

@@ -25,6 +25,7 @@
 #define TC_EXEC_SHM_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "exec/cma.h"
@@ -41,6 +42,10 @@ typedef struct tc_shm {
     uint64_t *signals_sent; /* [n] signals sent to each destination */
     int oversubscribed;     /* some host has more ranks than processing units */
     long spins;             /* spins before the first yield of a wait */
+    MPI_Win line_win;       /* the inline slots (shm_inline.h), made on first use */
+    unsigned char *lines;   /* 2 parities x n ranks x line_cap lines */
+    size_t line_cap;        /* lines per rank and parity */
+    uint64_t line_calls;    /* inline calls so far (their sequence numbers) */
     unsigned long calls;    /* SHM schedules run (half = calls % 2) */
     unsigned char *pub;     /* the publication lines (cma.h), after the flags */
     tc_cma cma;             /* cross-memory attach: probed, pids */
@@ -58,6 +63,13 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
 char *tc_shm_next_half(tc_shm *sh);
 void tc_shm_signal(tc_shm *sh, int dst_node_rank);
 void tc_shm_wait(tc_shm *sh, int src_node_rank);
+/* Spin (the node's waiting policy) until *f >= want; acquire. */
+void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);
+/* Make the inline slots hold `lines` 64-byte lines per rank and parity
+ * (collective over the node when they grow; new slots read as sequence 0). */
+int tc_shm_lines_reserve(tc_shm *sh, size_t lines);
+/* Rank r's slot of the given parity. */
+unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank);
 /* Free windows and the node communicator (collective over the node).
  * Releases everything; returns the first MPI error. */
 int tc_shm_free(tc_shm *sh);

@@ -31,6 +31,10 @@
  *   shm_dissemination        copy-in + ceil(log2 p) rounds of h + n / C0 + n / R + 2 o
  *                            (a round is cross-socket once its blocks span
  *                            more than q ranks)
+ *   shm_inline               n / C0 + h + per peer n / Cx + n / Rx + (n / 56) l + o
+ *                            (x cross for the other sockets' ranks; l the
+ *                            cost of one 56-byte line: its wait and copy,
+ *                            not calibrated: 0.004 us)
  *   native                   piecewise linear through the measured times
  *
  * Every shm entry adds the fixed cost of a call (call_us): measured as one
@@ -292,6 +296,20 @@ static double dissemination(const tc_shm_model *m, const tc_shm_shape *sh)
     return t;
 }
 
+/* shm_inline: every rank reads every vector, line by line, and reduces it. */
+#define INLINE_LINE_US 0.004
+#define INLINE_PAYLOAD 56
+
+static double inline_reads(const tc_shm_model *m, const tc_shm_shape *sh)
+{
+    double n = (double)sh->bytes, t = copy_in(m, sh) + half_rt(m, cross(sh)) + op_us;
+    int q = sh->s > 1 ? sh->q : sh->p;
+    double per_line = (double)((sh->bytes + INLINE_PAYLOAD - 1) / INLINE_PAYLOAD) * INLINE_LINE_US;
+    t += (q - 1) * (xfer(n, m->copy_gbs[TC_SHM_INTRA]) + xfer(n, m->reduce_gbs[TC_SHM_INTRA]) + per_line + op_us);
+    t += (sh->p - q) * (xfer(n, m->copy_gbs[TC_SHM_CROSS]) + xfer(n, m->reduce_gbs[TC_SHM_INTRA]) + per_line + op_us);
+    return t;
+}
+
 /* Tile sizes by their alias suffix (shm_tiled.c: 256, 2k, 16k, 128k elements). */
 static int64_t tile_of(const char *suffix)
 {
@@ -308,6 +326,7 @@ static double formula(const tc_shm_model *m, const char *name, const tc_shm_shap
     char st = 0;
     if (strcmp(name, "shm_tiled_naive") == 0) return tiled_flat(m, sh, 0);
     if (strcmp(name, "shm_dissemination") == 0) return dissemination(m, sh);
+    if (strcmp(name, "shm_inline") == 0) return inline_reads(m, sh);
     if (strncmp(name, "shm_tiled_cyclic_", 17) == 0 && tile_of(name + 17) > 0)
         return tiled_flat(m, sh, tile_of(name + 17));
     if (strncmp(name, "shm_tiled_hier_", 15) == 0 && tile_of(name + 15) > 0)
@@ -343,7 +362,7 @@ static const char *const entries[] = {
     "shm_tiled_naive", "shm_rb2_1s", "shm_rb4_1s", "shm_rb8_1s", "shm_rb2_2s", "shm_rb4_2s", "shm_rb8_2s",
     "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_cyclic_128k",
     "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
-    "shm_dissemination",
+    "shm_dissemination", "shm_inline",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 

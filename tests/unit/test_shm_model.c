@@ -16,7 +16,7 @@ static const char *const names[] = {
     "shm_tiled_naive", "shm_rb2_1s", "shm_rb4_1s", "shm_rb8_1s", "shm_rb2_2s", "shm_rb4_2s", "shm_rb8_2s",
     "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_cyclic_128k",
     "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
-    "shm_dissemination",
+    "shm_dissemination", "shm_inline",
 };
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
@@ -138,6 +138,10 @@ static void test_formulas(void)
         /* copy-in + op + one round (signal + copy + reduce + 2 ops) */
         CHECK(near(tc_shm_model_predict(&m, "shm_dissemination", &sh), 0.5 + 3 * x + 0.06), "diss n=%lld",
               (long long)n);
+        /* copy-in + half a round trip + op + the peer's lines (copy + reduce + 0.004 each + op) */
+        double lines = (double)((n + 55) / 56);
+        CHECK(near(tc_shm_model_predict(&m, "shm_inline", &sh), 0.5 + 3 * x + 0.04 + 0.004 * lines),
+              "inline n=%lld: %g", (long long)n, tc_shm_model_predict(&m, "shm_inline", &sh));
     }
     /* two sockets of 2, the cross values four times slower: the tiled reduce's
      * copy-out and barriers cross, the in-socket tree does not */
@@ -181,15 +185,23 @@ static void test_choice(void)
           "native interpolation and extrapolation");
     shape_case c = make(1, 2, 1);
     set_count(&c.a, 8);
+    /* inline at 8 B: 0.5 + 0.024 + 0.04 + 0.004 = 0.568 < native's 0.58 */
     const tc_algo *al = tc_shm_model_select(&m, &c.a, c.t, 8, why, sizeof why);
-    CHECK(al && strcmp(al->name, "native") == 0 && strstr(why, "model (TOPOCOLL_SHM_MODEL): native predicted 0.58 us"),
+    CHECK(al && strcmp(al->name, "shm_inline") == 0 &&
+          strstr(why, "model (TOPOCOLL_SHM_MODEL): shm_inline predicted 0.57 us"),
           "8 B: %s (%s)", al ? al->name : "-", why);
-    set_count(&c.a, 16);
-    al = tc_shm_model_select(&m, &c.a, c.t, 16, why, sizeof why);
-    CHECK(al && strcmp(al->name, "shm_dissemination") == 0 && strstr(why, "tree shm_rb"), "16 B: %s (%s)",
+    /* 512 B: dissemination 0.56 + 1.536 below inline's 0.54 + 1.536 + 10 lines (tiled 2.30) */
+    set_count(&c.a, 512);
+    al = tc_shm_model_select(&m, &c.a, c.t, 512, why, sizeof why);
+    CHECK(al && strcmp(al->name, "shm_dissemination") == 0 && strstr(why, "tree shm_rb"), "512 B: %s (%s)",
           al ? al->name : "-", why);
-    CHECK(tc_shm_model_crossover(&m, &c.a, c.t, 8, 1 << 24) == 16, "crossover %lld",
+    CHECK(tc_shm_model_crossover(&m, &c.a, c.t, 8, 1 << 24) == 8, "crossover %lld",
           (long long)tc_shm_model_crossover(&m, &c.a, c.t, 8, 1 << 24));
+    /* a native at 0.5 us from 8 B: inline loses there, dissemination wins from 16 B */
+    CHECK(tc_shm_model_parse("native8=0.50", &m, err, sizeof err) == 0, "%s", err);
+    set_count(&c.a, 8);
+    al = tc_shm_model_select(&m, &c.a, c.t, 8, why, sizeof why);
+    CHECK(al && strcmp(al->name, "native") == 0, "8 B, faster native: %s (%s)", al ? al->name : "-", why);
     /* a native ten times faster everywhere: never crossed */
     CHECK(tc_shm_model_parse("native8=0.01,native2k=0.02,native16k=0.03,native256k=0.04", &m, err, sizeof err) == 0,
           "%s", err);
