@@ -3,7 +3,8 @@
  * (64 B: the direct exchange's rule, 64 KiB: the shared-memory hierarchical
  * rule on 2 x 2), three calls each, results checked on every rank.  Run by
  * check_select_load.sh with TOPOCOLL_EXPLAIN=1 and TOPOCOLL_OVERSUBSCRIBED
- * set or not, which reads the explain lines to see which rules served.
+ * set or not, which reads the explain lines to see which rules served, and
+ * the line "load: FLAG DESCRIPTION" (topocoll_oversubscribed) of rank 0.
  * Rank 0 prints "OK" when nothing failed and "N passed, M failed".
  */
 #include <mpi.h>
@@ -43,6 +44,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int over = -2;
+    char desc[128] = "";
+    int rc = topocoll_oversubscribed(MPI_COMM_WORLD, &over, desc, (int)sizeof desc);
+    CHECK(rc == MPI_SUCCESS && over >= -1 && over <= 1 && desc[0], "rank %d: topocoll_oversubscribed: rc %d, %d",
+          rank, rc, over);
+    if (rank == 0) printf("load: %d %s\n", over, desc);
     allgather_of(16);      /* 64 B per rank */
     allgather_of(16384);   /* 64 KiB per rank */
     int status = tc_test_mpi_summary(1);
