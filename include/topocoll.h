@@ -211,6 +211,13 @@ int topocoll_topology_place(MPI_Comm comm, int rank, topocoll_rank_place *place)
 int topocoll_topology_counts(MPI_Comm comm, int *nnodes, int *nsockets);
 /* One-line description of comm's topology into buf (truncated to len). */
 int topocoll_topology_describe(MPI_Comm comm, char *buf, int len);
+/* Whether comm's ranks time-share processors, as detected when comm's
+ * context was made (or as TOPOCOLL_OVERSUBSCRIBED says): *oversubscribed 1
+ * when some node runs more of comm's ranks than the processing units they
+ * may use, 0 when none does, -1 when it cannot be told; buf (may be NULL)
+ * receives a one-line description.  Selection rules measured on one kind of
+ * machine serve only that kind (docs/selection.md). */
+int topocoll_oversubscribed(MPI_Comm comm, int *oversubscribed, char *buf, int len);
 
 /* ---- explain --------------------------------------------------------------- */
 

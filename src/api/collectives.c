@@ -665,6 +665,7 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
+    a.load = x->load.load;
     set_cma(c, x, &a);
     int64_t bytes = bytes_of(c);
     const char *name = c->d->name;
@@ -792,6 +793,7 @@ static int applicable_call(call *c, tc_ctx *x, const tc_algo *al, const char **w
     tc_args a;
     make_args(c, &a);
     a.node_shm = x->node_shm;
+    a.load = x->load.load;
     set_cma(c, x, &a);
     if (al->generate && !sizes_fit(c)) {
         if (why) *why = size_unknown;

@@ -208,6 +208,7 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
+    if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
     if (rc != MPI_SUCCESS) {
         (void)ctx_free(c);   /* rc is the error reported */

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include "algo/catalog.h"
+#include "detect/detect.h"
 #include "exec/exec_mpi.h"
 #include "topo/topo.h"
 
@@ -81,6 +82,7 @@ typedef struct tc_ctx {
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
     tc_node_comms ncomms;  /* the compositions' communicators */
+    tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */

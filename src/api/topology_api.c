@@ -73,3 +73,14 @@ int topocoll_flush_cache(MPI_Comm comm)
     if (rc == MPI_SUCCESS) tc_ctx_flush(c);
     return rc;
 }
+
+int topocoll_oversubscribed(MPI_Comm comm, int *oversubscribed, char *buf, int len)
+{
+    tc_ctx *c;
+    int rc = ctx_of(comm, &c, "topocoll_oversubscribed");
+    if (rc != MPI_SUCCESS) return rc;
+    if (oversubscribed)
+        *oversubscribed = c->load.load == TC_LOAD_OVERSUBSCRIBED ? 1 : c->load.load == TC_LOAD_DEDICATED ? 0 : -1;
+    if (buf && len > 0) snprintf(buf, (size_t)len, "%s", c->load.desc);
+    return MPI_SUCCESS;
+}

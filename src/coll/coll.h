@@ -51,7 +51,19 @@ typedef struct tc_args {
      * of my node (index in the node i, peer j: [i * size + j]), in scratch
      * (TMP) units: what member i sends to j and receives from j. */
     const int64_t *node_sc, *node_rc;
+    int load;          /* tc_load: whether some node runs more ranks than the
+                          processing units they may use (executor: detected
+                          per communicator; 0 = unknown: every rule applies) */
 } tc_args;
+
+/* The load condition of a selection rule (tc_rule.load) and the load of a
+ * call (tc_args.load).  A rule with TC_LOAD_ANY applies everywhere; the
+ * others only where the call's load is the same or unknown. */
+typedef enum {
+    TC_LOAD_ANY = 0,              /* rule: any machine; call: not known */
+    TC_LOAD_OVERSUBSCRIBED = 1,   /* some node has more ranks than processing units */
+    TC_LOAD_DEDICATED = 2         /* every node has a processing unit per rank */
+} tc_load;
 
 /* Collective names ("allgather"); -1 / NULL when unknown. */
 int tc_coll_from_name(const char *name);

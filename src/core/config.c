@@ -58,6 +58,10 @@ static const centry table[] = {
       "(docs/allreduce.md); read once per process, when the model is first needed" },
     { "TOPOCOLL_CMA", T_INT, "1", offsetof(tc_config, cma),
       "0: the single-copy allreduce entries (process_vm_readv of the node peers' buffers) decline" },
+    { "TOPOCOLL_OVERSUBSCRIBED", T_STR, NULL, (size_t)-1,
+      "1 or 0: treat the machine as oversubscribed (more ranks than processing units on a node) or not, "
+      "instead of detecting it; selects the rules measured so (docs/selection.md); read at communicator "
+      "context creation" },
 };
 
 /* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which

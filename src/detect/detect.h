@@ -26,4 +26,19 @@ void tc_detect_finalize(void);
 hwloc_topology_t tc_hw_topology_lock(void);
 void tc_hw_topology_unlock(void);
 
+/* Whether comm's ranks time-share processors (src/detect/load.c): load is
+ * TC_LOAD_OVERSUBSCRIBED when some shared-memory node runs more of comm's
+ * ranks than the processing units (hwloc PUs) in the union of their allowed
+ * cpusets, TC_LOAD_DEDICATED when none does, TC_LOAD_ANY when hwloc cannot
+ * tell; the same on every rank.  TOPOCOLL_OVERSUBSCRIBED=0|1 decides
+ * instead.  ranks and pus: this rank's node (0 when not measured). */
+typedef struct tc_load_info {
+    int load;
+    int ranks, pus;
+    char desc[96];
+} tc_load_info;
+
+/* Collective over comm; MPI_SUCCESS or an MPI error code. */
+int tc_detect_load(MPI_Comm comm, tc_load_info *out);
+
 #endif

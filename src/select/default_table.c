@@ -39,57 +39,77 @@
  * broadcast in 64 KiB chunks takes 0.39-0.61x native's time from 4 KiB to
  * 1 MiB, the shared-memory reduce tree 0.38-0.91x from 4 KiB to 256 KiB;
  * below 4 KiB native wins, above the ranges the runs disagree.
+ *
+ * Load conditions (tc_rule.load; the MPI layer detects per communicator
+ * whether some node runs more ranks than the processing units its ranks may
+ * use, src/detect/load.c).  A rule serves only the kind of machine it was
+ * measured on:
+ *   TC_LOAD_OVERSUBSCRIBED: the allgather rules for several nodes (np 4 and
+ *     8, virtual 2x2 and 2x2x2 on 2 cores) and for one node (np 2-8,
+ *     measured at np 3, 4 and 8 on 2 cores; on a 16-core machine without
+ *     oversubscription the main job's rules took 0.94-1.51x native's time,
+ *     docs/measurements/node16/main_2x2.csv);
+ *   TC_LOAD_DEDICATED: allreduce, reduce and bcast at np 2 (`--bind-to core`
+ *     on 2 cores), reduce and bcast at np 4-8 (16 cores, bound to cores), and
+ *     allgather on one node at np 2 (2 ranks on 2 cores: the np 2 rows of the
+ *     one-node measurements);
+ *   TC_LOAD_ANY: one rank (a local copy).
+ * Where a rule is set aside the next matching rule, then the cost model,
+ * then native serve.
  */
 #include "select/select.h"
 
 #define KiB 1024
 #define MiB (1024 * 1024)
 #define ALLGATHER .coll = TOPOCOLL_ALLGATHER
+#define OVERSUB .load = TC_LOAD_OVERSUBSCRIBED
+#define DEDICATED .load = TC_LOAD_DEDICATED
 
 static const tc_rule rules[] = {
     { ALLGATHER, .min_np = 1, .max_np = 1, .candidates = { "ring", NULL },
       .note = "one rank: a local copy" },
-    /* several nodes, where measured (np 4 and 8): Kandalla et al. 2009, Table 1 */
-    { ALLGATHER, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .max_bytes = 4 * KiB,
+    /* several nodes, where measured (np 4 and 8, oversubscribed on 2 cores):
+     * Kandalla et al. 2009, Table 1 */
+    { ALLGATHER, OVERSUB, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .max_bytes = 4 * KiB,
       .candidates = { "linear", NULL },
       .note = "np 4 on 2 nodes, < 4 KiB: direct exchange (main job, virtual 2x2: 0.42-0.67x native "
               "from 256 B, 0.60-1.09x below; the hierarchical ones 0.78-1.75x)" },
-    { ALLGATHER, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .min_bytes = 4 * KiB,
+    { ALLGATHER, OVERSUB, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .min_bytes = 4 * KiB,
       .max_bytes = 512 * KiB, .candidates = { "h1_shm_rd_shm", NULL },
       .note = "np 4 on 2 nodes, 4 - 512 KiB: shared-memory aggregation and distribution, recursive "
               "doubling (Table 1; main job: 0.52-0.90x native)" },
-    { ALLGATHER, .min_np = 8, .max_np = 8, .min_nodes = 2, .max_nodes = 2, .min_bytes = 256,
+    { ALLGATHER, OVERSUB, .min_np = 8, .max_np = 8, .min_nodes = 2, .max_nodes = 2, .min_bytes = 256,
       .max_bytes = 1 * MiB, .candidates = { "h1_shm_rd_shm", "h1_gather_rd_bcast", NULL },
       .note = "np 8 on 2 nodes, 256 B - 1 MiB: shared-memory aggregation and distribution, recursive "
               "doubling (Table 1; 0.12-0.71x native at 2x2x2 from 256 B to 512 KiB)" },
-    /* one node */
-    { ALLGATHER, .min_np = 2, .max_np = 8, .max_nodes = 1, .max_bytes = 8 * KiB, .candidates = { "linear", NULL },
+    /* one node (np 3, 4, 8 oversubscribed on 2 cores; np 2 not: the rule at the end) */
+    { ALLGATHER, OVERSUB, .min_np = 2, .max_np = 8, .max_nodes = 1, .max_bytes = 8 * KiB, .candidates = { "linear", NULL },
       .note = "np <= 8, < 8 KiB: direct exchange measured fastest (0.44-0.85x native)" },
-    { ALLGATHER, .min_np = 2, .max_np = 8, .max_nodes = 1, .pow2_only = 1, .max_bytes = 1 * MiB,
+    { ALLGATHER, OVERSUB, .min_np = 2, .max_np = 8, .max_nodes = 1, .pow2_only = 1, .max_bytes = 1 * MiB,
       .candidates = { "recursive_doubling", NULL },
       .note = "np <= 8 power of two, 8 KiB - 1 MiB: recursive doubling measured fastest (0.84-0.98x)" },
-    { ALLGATHER, .min_np = 2, .max_np = 8, .max_nodes = 1, .max_bytes = 1 * MiB,
+    { ALLGATHER, OVERSUB, .min_np = 2, .max_np = 8, .max_nodes = 1, .max_bytes = 1 * MiB,
       .candidates = { "linear", NULL },
       .note = "np <= 8 other p, 8 KiB - 1 MiB: direct exchange measured fastest (0.62-0.73x at np 3)" },
-    { ALLGATHER, .min_np = 2, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
+    { ALLGATHER, OVERSUB, .min_np = 2, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
       .candidates = { "ring", "linear", NULL },
       .note = "np <= 8, >= 1 MiB: ring (0.49-1.0x at np 2-4)" },
     /* allreduce */
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
+    { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
       .candidates = { "shm_tiled_naive", NULL },
       .note = "one node, np 2, >= 8 KiB: shared-memory tiled reduce, one tile per rank (0.33-0.88x "
               "native measured at np 2, 8 KiB - 16 MiB)" },
     /* reduce and bcast, one node, np 4-8: measured at np 8 bound to cores on a 16-core
      * machine without oversubscription (Open MPI 4.1.6, one socket; docs/allreduce.md,
      * "Measured on a 16-core machine"); np 2 keeps the rules above */
-    { .coll = TOPOCOLL_BCAST, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
+    { .coll = TOPOCOLL_BCAST, DEDICATED, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
       .candidates = { "shm_2stage_64k", NULL },
       .note = "one node, np 4-8, >= 512 B: shared-memory broadcast in 64 KiB chunks, a reader per "
               "socket (np 8: 0.85x native at 512 B, 0.23-0.35x from 4 KiB to 16 MiB)" },
-    { .coll = TOPOCOLL_REDUCE, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
+    { .coll = TOPOCOLL_REDUCE, DEDICATED, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
       .max_bytes = 1 * MiB, .candidates = { "shm_tree2", NULL },
       .note = "one node, np 4-8, 512 B - 1 MiB: shared-memory reduce tree (np 8: 0.22-0.73x native)" },
-    { .coll = TOPOCOLL_REDUCE, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
+    { .coll = TOPOCOLL_REDUCE, DEDICATED, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
       .candidates = { "shm_tiled_naive", NULL },
       .note = "one node, np 4-8, >= 1 MiB: shared-memory tiled reduce, one tile per rank (np 8: "
               "0.14-0.18x native from 1 to 16 MiB)" },
@@ -100,14 +120,20 @@ static const tc_rule rules[] = {
      * beat the library by more than noise: native (docs/alltoall.md, "Selection rules"). */
     /* reduce and bcast, one node, np 2 (shared-memory entries of Li, Hoefler, Snir 2013;
      * docs/allreduce.md "Shared-memory reduce and bcast") */
-    { .coll = TOPOCOLL_BCAST, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
+    { .coll = TOPOCOLL_BCAST, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
       .max_bytes = 2 * MiB, .candidates = { "shm_1stage_64k", NULL },
       .note = "one node, np 2, 4 KiB - 2 MiB: shared-memory broadcast in 64 KiB chunks (0.39-0.61x native "
               "in three runs on a loaded machine)" },
-    { .coll = TOPOCOLL_REDUCE, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
+    { .coll = TOPOCOLL_REDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
       .max_bytes = 512 * KiB, .candidates = { "shm_tree2", NULL },
       .note = "one node, np 2, 4 KiB - 512 KiB: shared-memory reduce tree, the root accumulating in its "
               "buffer (0.38-0.91x native in three runs on a loaded machine)" },
+    /* allgather, one node, np 2 without oversubscription (2 ranks on 2 cores, the np 2 rows
+     * of the one-node measurements; docs/selection.md): recursive doubling 0.58-0.75x
+     * native from 8 KiB to 512 KiB; below and above, every entry within 5 % of native */
+    { ALLGATHER, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
+      .max_bytes = 1 * MiB, .candidates = { "recursive_doubling", NULL },
+      .note = "one node, np 2, 8 KiB - 1 MiB: recursive doubling (0.58-0.75x native, 2 ranks on 2 cores)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL };

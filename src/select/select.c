@@ -87,6 +87,18 @@ void tc_select_finalize(void)
     free(s);
 }
 
+const char *tc_load_name(int load)
+{
+    return load == TC_LOAD_OVERSUBSCRIBED ? "oversubscribed" : load == TC_LOAD_DEDICATED ? "dedicated" : "any";
+}
+
+int tc_rule_load_ok(const tc_rule *r, int load)
+{
+    return r->load == TC_LOAD_ANY || load == TC_LOAD_ANY || r->load == load;
+}
+
+/* Everything but the load condition (checked apart, so that explain can
+ * name the rules it set aside). */
 static int matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes)
 {
     return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&
@@ -127,24 +139,50 @@ static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const 
     return pk.algo;
 }
 
-const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
-                         size_t whylen)
+/* A rule that matches but for its load condition: named in the explain
+ * text ("measured oversubscribed, set aside: this machine is dedicated"). */
+static void note_load_skip(const tc_table *tab, int i, int load, char *why, size_t whylen)
+{
+    if (!why) return;
+    char text[160];
+    snprintf(text, sizeof text, "%s rule %d is for %s machines, set aside (this one is %s); ",
+             tab->source, i, tc_load_name(tab->rules[i].load), tc_load_name(load));
+    append(why, whylen, "%s%s", text, "");
+}
+
+/* The explain text of the rule that served: source, index, condition, note. */
+static void note_served(const tc_table *tab, int i, char *why, size_t whylen)
+{
+    if (!why) return;
+    const tc_rule *r = &tab->rules[i];
+    char rule[160];
+    if (r->load != TC_LOAD_ANY)
+        snprintf(rule, sizeof rule, "%s rule %d (%s machines)", tab->source, i, tc_load_name(r->load));
+    else
+        snprintf(rule, sizeof rule, "%s rule %d", tab->source, i);
+    append(why, whylen, "%s: %s", rule, r->note ? r->note : "");
+}
+
+const tc_algo *tc_select_rule(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
+                              size_t whylen, int *rule)
 {
     const selection *sel = get_selection();
     const tc_table *tab = sel ? sel->table : tc_default_table();
     if (why) why[0] = '\0';
+    if (rule) *rule = -1;
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
         if (!matches(r, a, t, bytes)) continue;
+        if (!tc_rule_load_ok(r, a->load)) {
+            note_load_skip(tab, i, a->load, why, whylen);
+            continue;
+        }
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++) {
             const tc_algo *al = candidate(sel, i, k);
             const char *reason = "not in the catalog";
             if (al && tc_algo_accepts(al, a, t, &reason)) {
-                if (why) {
-                    char rule[96];
-                    snprintf(rule, sizeof rule, "%s rule %d", tab->source, i);
-                    append(why, whylen, "%s: %s", rule, r->note ? r->note : "");
-                }
+                note_served(tab, i, why, whylen);
+                if (rule) *rule = i;
                 return al;
             }
             append(why, whylen, "%s declined (%s); ", r->candidates[k], reason);
@@ -154,4 +192,10 @@ const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char
     if (m) return m;
     append(why, whylen, "%s%s", "no rule served: native fallback", "");
     return tc_catalog_find(a->coll, "native");
+}
+
+const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
+                         size_t whylen)
+{
+    return tc_select_rule(a, t, bytes, why, whylen, NULL);
 }

@@ -29,6 +29,11 @@ typedef struct tc_rule {
      * and its spread (q25 and q75 over native's median); ratio 0: unknown. */
     const char *origin;
     double ratio, spread_lo, spread_hi;
+    /* The machines the rule was measured for (tc_load in coll/coll.h):
+     * TC_LOAD_ANY (0), TC_LOAD_OVERSUBSCRIBED or TC_LOAD_DEDICATED; a rule
+     * with a condition serves only calls whose tc_args.load is the same
+     * or unknown. */
+    int load;
 } tc_rule;
 
 typedef struct tc_table {
@@ -59,5 +64,14 @@ void tc_select_finalize(void);
  * for TOPOCOLL_EXPLAIN naming the rule and every candidate that declined. */
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
                          char *why, size_t whylen);
+/* The same; *rule (when not NULL) receives the index of the rule in the
+ * table in force that served the call, -1 when the model or native did. */
+const tc_algo *tc_select_rule(const tc_args *a, const tc_topo *t, int64_t bytes,
+                              char *why, size_t whylen, int *rule);
+
+/* "oversubscribed", "dedicated", or "any" for TC_LOAD_ANY (an unknown call load). */
+const char *tc_load_name(int load);
+/* Whether rule r may serve a call of load `load` (its condition holds). */
+int tc_rule_load_ok(const tc_rule *r, int load);
 
 #endif

@@ -5,7 +5,10 @@
  *         "algorithms": ["recursive_doubling", "bruck"], "note": "..." },
  *       ... ] }
  * "np", "nodes" and "bytes" are [min, max] with max inclusive for np and
- * nodes and exclusive for bytes; 0 as max means unbounded; all optional.  Every algorithm name must
+ * nodes and exclusive for bytes; 0 as max means unbounded; all optional.
+ * "oversubscribed" (optional): true, the rule serves oversubscribed machines
+ * only (more ranks than processing units on some node), false: the others;
+ * absent: any (tc_rule.load).  Every algorithm name must
  * be in the catalog.  Any error names the file, the rule and the field.
  *
  * Evidence (written by topocoll-tune, optional): "origin" (a string:
@@ -84,7 +87,8 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
     json_object_foreach(o, key, val) {
         if (strcmp(key, "np") && strcmp(key, "nodes") && strcmp(key, "bytes") && strcmp(key, "pow2") &&
             strcmp(key, "algorithms") && strcmp(key, "note") && strcmp(key, "origin") &&
-            strcmp(key, "ratio") && strcmp(key, "spread") && strcmp(key, "evidence")) {
+            strcmp(key, "ratio") && strcmp(key, "spread") && strcmp(key, "evidence") &&
+            strcmp(key, "oversubscribed")) {
             snprintf(err, len, "%s: %s rule %zu: unknown field \"%s\"", path, cname, idx, key);
             return 0;
         }
@@ -116,6 +120,13 @@ static int parse_rule(json_t *o, topocoll_coll coll, tc_rule *r, char *err, size
         return 0;
     }
     r->pow2_only = p2 && json_is_true(p2);
+    json_t *ov = json_object_get(o, "oversubscribed");
+    if (ov && !json_is_boolean(ov)) {
+        snprintf(err, len, "%s: %s rule %zu: \"oversubscribed\" must be true or false (or absent: any "
+                 "machine)", path, cname, idx);
+        return 0;
+    }
+    r->load = !ov ? TC_LOAD_ANY : json_is_true(ov) ? TC_LOAD_OVERSUBSCRIBED : TC_LOAD_DEDICATED;
     json_t *note = json_object_get(o, "note");
     r->note = json_is_string(note) ? json_string_value(note) : "tuning file";
     if (!parse_evidence(o, r)) {

@@ -58,6 +58,17 @@ do_load() {
     cat "$dir/tune.err"; bad "tune at np $np exited $?"; return; fi
   grep -q "est\. .* left" "$dir/tune.err" && ok "progress on stderr" || bad "no progress lines"
   check_table "$dir/t.json" && ok "table shape" || bad "table shape"
+  # the load at tune time: np ranks unbound on this script's nproc processing units
+  python3 - "$dir/t.json" "$np" "$(nproc)" <<'PY' && ok "rules say oversubscribed as detected" || bad "oversubscribed"
+import json, sys
+t, np_, pus = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+want = np_ > pus
+assert t["_tuned"].get("oversubscribed") is want, "_tuned: %s, want %s" % (t["_tuned"], want)
+for k, v in t.items():
+    if not k.startswith("_"):
+        for r in v:
+            assert r.get("oversubscribed") is want, "rule %s, want oversubscribed %s" % (r, want)
+PY
   for coll in allgather bcast; do
     TOPOCOLL_TUNING_FILE=$dir/t.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c $coll \
       -a auto -s 8,4K -r 1 -i 1 -w 0 -q > "$dir/run.out" 2>&1 || { cat "$dir/run.out"; bad "$coll run"; continue; }

@@ -110,6 +110,26 @@ int main(void)
     expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"origin\": 3} ] }", "\"origin\" must be a string");
     expect_error("{ \"tuned\": {} }", "unknown collective \"tuned\"");
 
+    /* the load condition: "oversubscribed" true / false / absent */
+    char path3[] = "/tmp/topocoll_tuning_XXXXXX";
+    if ((fd = mkstemp(path3)) >= 0) close(fd);
+    write_file(path3, "{ \"allgather\": [ {\"algorithms\": [\"linear\"], \"oversubscribed\": true},"
+                      " {\"algorithms\": [\"ring\"], \"oversubscribed\": false}, {\"algorithms\": [\"bruck\"]} ] }");
+    t = tc_table_load(path3, err, sizeof err);
+    unlink(path3);
+    CHECK(t && t->nrules == 3 && t->rules[0].load == TC_LOAD_OVERSUBSCRIBED &&
+              t->rules[1].load == TC_LOAD_DEDICATED && t->rules[2].load == TC_LOAD_ANY,
+          "\"oversubscribed\": %s", t ? "wrong load conditions" : err);
+    tc_table_free(t);
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"oversubscribed\": 1} ] }",
+                 "rule 0: \"oversubscribed\" must be true or false");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"]}, {\"algorithms\": [\"ring\"], "
+                 "\"oversubscribed\": \"yes\"} ] }", "rule 1: \"oversubscribed\" must be true or false");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"oversubscribed\": null} ] }",
+                 "\"oversubscribed\" must be true or false");
+    expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"oversubscription\": true} ] }",
+                 "unknown field \"oversubscription\"");
+
     char missing[] = "/nonexistent/topocoll.json";
     t = tc_table_load(missing, err, sizeof err);
     CHECK(!t && strstr(err, missing), "missing file accepted");

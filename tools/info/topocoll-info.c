@@ -4,9 +4,12 @@
  * the configuration variables.  No MPI process needed beyond MPI_Init.
  *
  *   topocoll-info catalog | selection | config
- *   topocoll-info selection LAYOUT  also what decides every collective on
+ *   topocoll-info selection LAYOUT [oversubscribed|dedicated]
+ *                                  also what decides every collective on
  *                                  LAYOUT (e.g. 2x2) at sizes 8 B .. 1 MiB:
- *                                  a rule (its origin), the cost model, native
+ *                                  a rule (its origin), the cost model, native;
+ *                                  on a machine of that load (default: not
+ *                                  known, every rule applies)
  *   topocoll-info name COLL NAME   the algorithm NAME resolves to (listed
  *                                  name, canonical name, description), or
  *                                  why it names none
@@ -89,9 +92,12 @@ static void print_selection(void)
     printf("# Selection table (%s)\n\nOrigin: \"measured\" (topocoll-tune on this machine, with the first "
            "candidate's time over native's and its spread), \"built-in\" (the library's table, from the "
            "measurements its note names), \"model\" (where no rule matches: the cost model's choice, "
-           "below).\n\n"
-           "| # | collective | np | nodes | pow2 only | bytes per rank | candidates | origin | ratio to native (spread) | why |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n", t->source);
+           "below).  Machines: the rule serves oversubscribed machines only (some node runs more ranks than "
+           "processing units), dedicated ones only, or any (detected per communicator; "
+           "TOPOCOLL_OVERSUBSCRIBED=0|1 overrides).\n\n"
+           "| # | collective | np | nodes | pow2 only | bytes per rank | machines | candidates | origin | "
+           "ratio to native (spread) | why |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n", t->source);
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
         char np[32];
@@ -102,7 +108,7 @@ static void print_selection(void)
         else snprintf(nodes, sizeof nodes, "%d..inf", r->min_nodes > 1 ? r->min_nodes : 1);
         printf("| %d | %s | %s | %s | %s | ", i, tc_coll_name(r->coll), np, nodes, r->pow2_only ? "yes" : "no");
         print_range(r->min_bytes, r->max_bytes);
-        printf(" | ");
+        printf(" | %s | ", tc_load_name(r->load));
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++)
             printf("%s`%s`", k ? ", " : "", r->candidates[k]);
         printf(" | %s | ", r->origin ? r->origin : strcmp(t->source, "built-in") == 0 ? "built-in" : "tuning file");
@@ -131,7 +137,7 @@ static void print_model(const tc_table *t)
 }
 
 /* What decides coll at n bytes on t: "rule N (origin)", "model", "native". */
-static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_topo *t, int64_t n)
+static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_topo *t, int64_t n, int load)
 {
     tc_args a;
     memset(&a, 0, sizeof a);
@@ -140,12 +146,11 @@ static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_top
     a.scount = a.rcount = n;
     a.commutative = 1;
     a.node_shm = 1;
-    char why[512];
-    const tc_algo *al = tc_select(&a, t, n, why, sizeof why);
-    const char *r = strstr(why, " rule ");
+    a.load = load;
     int idx = -1;
     char by[96];
-    if (r && sscanf(r, " rule %d", &idx) == 1 && idx >= 0 && idx < tab->nrules) {
+    const tc_algo *al = tc_select_rule(&a, t, n, NULL, 0, &idx);
+    if (idx >= 0 && idx < tab->nrules) {
         const tc_rule *ru = &tab->rules[idx];
         snprintf(by, sizeof by, "rule %d (%s)", idx,
                  ru->origin ? ru->origin : strcmp(tab->source, "built-in") == 0 ? "built-in" : "tuning file");
@@ -163,8 +168,16 @@ static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_top
     else printf("- | - | - |\n");
 }
 
-static int print_decisions(const char *layout)
+static int print_decisions(const char *layout, const char *load_name)
 {
+    int load = TC_LOAD_ANY;
+    if (load_name && strcmp(load_name, "oversubscribed") == 0) load = TC_LOAD_OVERSUBSCRIBED;
+    else if (load_name && strcmp(load_name, "dedicated") == 0) load = TC_LOAD_DEDICATED;
+    else if (load_name) {
+        fprintf(stderr, "topocoll-info: selection %s %s: the load is oversubscribed or dedicated\n", layout,
+                load_name);
+        return 2;
+    }
     int p = layout_size_of(layout);
     char err[256];
     tc_topo *t = p ? tc_topo_from_spec(layout, p, err, sizeof err) : NULL;
@@ -173,12 +186,14 @@ static int print_decisions(const char *layout)
         return 2;
     }
     const tc_table *tab = tc_select_table();
-    printf("\n## Decisions on %s (np %d, node-shared memory available)\n\n"
+    printf("\n## Decisions on %s (np %d, node-shared memory available, %s)\n\n"
            "| collective | bytes | algorithm | decided by | model: native (us) | model: best entry (us) | "
-           "predicted gain |\n|---|---|---|---|---|---|---|\n", layout, p);
+           "predicted gain |\n|---|---|---|---|---|---|---|\n", layout, p,
+           load == TC_LOAD_ANY ? "load not known: every rule applies"
+           : load == TC_LOAD_OVERSUBSCRIBED ? "oversubscribed machine" : "dedicated machine");
     for (int c = 0; c < TOPOCOLL_NCOLL; c++)
         for (int64_t n = 8; n <= 1 << 20; n *= 8)
-            print_decision(tab, (topocoll_coll)c, t, n);
+            print_decision(tab, (topocoll_coll)c, t, n, load);
     tc_topo_free(t);
     return 0;
 }
@@ -316,13 +331,13 @@ int main(int argc, char **argv)
     if (strcmp(what, "traffic") == 0 && argc == 3) return print_traffic(argv[2]);
     if (strcmp(what, "traffic-alltoall") == 0 && argc == 3) return print_traffic_alltoall(argv[2]);
     if (strcmp(what, "name") == 0 && argc == 4) return print_name(argv[2], argv[3]);
-    if (strcmp(what, "selection") == 0 && argc == 3) {
+    if (strcmp(what, "selection") == 0 && (argc == 3 || argc == 4)) {
         print_selection();
-        return print_decisions(argv[2]);
+        return print_decisions(argv[2], argc == 4 ? argv[3] : NULL);
     }
     if (strcmp(what, "catalog") && strcmp(what, "selection") && strcmp(what, "config")) {
         fprintf(stderr, "usage: topocoll-info catalog|selection|config|traffic LAYOUT|traffic-alltoall LAYOUT|"
-                        "name COLL NAME|selection LAYOUT\n");
+                        "name COLL NAME|selection LAYOUT [oversubscribed|dedicated]\n");
         return 2;
     }
     if (strcmp(what, "catalog") == 0) print_catalog();

@@ -86,6 +86,8 @@ int tune_comm_make(const char *name, int virtual_topo, tune_comm *out)
         if (ok && (MPI_Comm_size(out->comm, &out->np) != MPI_SUCCESS ||
                    topocoll_topology_counts(out->comm, &out->nnodes, &out->nsockets) != MPI_SUCCESS))
             ok = 0;
+        /* the rules measured here serve machines of this load only */
+        if (ok && topocoll_oversubscribed(out->comm, &out->oversub, NULL, 0) != MPI_SUCCESS) ok = 0;
     }
     if (MPI_Allreduce(&ok, &gok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
     return gok ? 0 : -1;

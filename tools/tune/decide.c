@@ -10,7 +10,9 @@
  * mean) to the neighbouring measured sizes, the first from 0 and the last
  * without bound.  Every rule keeps its evidence: per measured size the
  * winner's ratio to native's median and its spread (q25, q75 over native's
- * median).
+ * median).  A point that says whether it was measured oversubscribed
+ * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
+ * true or false, so the rule serves that kind of machine only.
  */
 #include <math.h>
 #include <stdint.h>
@@ -94,14 +96,19 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
     char a[32], b[32], note[300];
     bench_format_size((size_t)json_integer_value(json_object_get(pts[i], "bytes")), a, sizeof a);
     bench_format_size((size_t)json_integer_value(json_object_get(pts[j], "bytes")), b, sizeof b);
-    snprintf(note, sizeof note, "measured (%s, np %lld, %lld node%s), %s%s%s: %s %.2fx native at worst%s",
+    json_t *over = json_object_get(pts[i], "oversubscribed");
+    snprintf(note, sizeof note, "measured (%s, np %lld, %lld node%s%s), %s%s%s: %s %.2fx native at worst%s",
              json_string_value(json_object_get(pts[i], "comm")), (long long)np, (long long)nodes,
-             nodes == 1 ? "" : "s", a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
+             nodes == 1 ? "" : "s", !json_is_boolean(over) ? "" : json_is_true(over) ? ", oversubscribed" : ", dedicated",
+             a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
              ch[i].switched ? "" : " (nothing beat it beyond the noise)");
-    return json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
-                     "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
-                     ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,
-                     "evidence", ev, "note", note);
+    json_t *rule = json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
+                             "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
+                             ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,
+                             "evidence", ev, "note", note);
+    /* measured on an oversubscribed machine or not: the rule serves that kind only */
+    if (rule && json_is_boolean(over)) json_object_set_new(rule, "oversubscribed", json_boolean(json_is_true(over)));
+    return rule;
 }
 
 /* Rules of one group (points of one collective and communicator). */
@@ -144,7 +151,9 @@ json_t *tune_build_table(json_t *state, double margin, char *err, size_t len)
         const char *comm = json_string_value(json_object_get(p, "comm"));
         const char *coll = json_string_value(json_object_get(p, "coll"));
         if (!comm || !coll) continue;
-        snprintf(key, sizeof key, "%s\n%s", coll, comm);
+        /* points measured under another load (a resumed run elsewhere) make their own rules */
+        json_t *over = json_object_get(p, "oversubscribed");
+        snprintf(key, sizeof key, "%s\n%s\n%s", coll, comm, !over ? "any" : json_is_true(over) ? "over" : "dedicated");
         json_t *g = json_object_get(groups, key);
         if (!g) json_object_set_new(groups, key, g = json_array());
         json_array_append(g, p);

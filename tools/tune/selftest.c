@@ -58,6 +58,37 @@ static void add_point(json_t *state, const char *comm, int np, size_t bytes, con
                                     "coll", "allgather", "bytes", (json_int_t)bytes, "entries", e));
 }
 
+/* Points measured on an oversubscribed machine (or not) give rules that say so. */
+static void test_load(void)
+{
+    char err[256] = "";
+    json_t *s = tune_state_new();
+    add_point(s, "world", 4, 8, "ring", 0.5);
+    add_point(s, "world", 4, 64, "ring", 0.5);
+    add_point(s, "half", 2, 8, "linear", 0.5);
+    add_point(s, "pernode", 2, 8, "bruck", 0.5);
+    json_t *pts = json_object_get(s, "points");
+    for (size_t k = 0; k < 2; k++) json_object_set_new(json_array_get(pts, k), "oversubscribed", json_true());
+    json_object_set_new(json_array_get(pts, 2), "oversubscribed", json_false());
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    int seen = 0;
+    for (size_t k = 0; k < json_array_size(r); k++) {
+        json_t *rule = json_array_get(r, k), *ov = json_object_get(rule, "oversubscribed");
+        const char *alg = json_string_value(json_array_get(json_object_get(rule, "algorithms"), 0));
+        const char *note = json_string_value(json_object_get(rule, "note"));
+        if (alg && strcmp(alg, "ring") == 0)
+            seen += json_is_true(ov) && note && strstr(note, ", oversubscribed)") ? 1 : 100;
+        if (alg && strcmp(alg, "linear") == 0)
+            seen += json_is_false(ov) && note && strstr(note, ", dedicated)") ? 10 : 100;
+        if (alg && strcmp(alg, "bruck") == 0) seen += ov == NULL ? 1000 : 100;
+    }
+    CHECK(json_array_size(r) == 3 && seen == 1011,
+          "rules carry \"oversubscribed\" from their points (%zu rules, code %d) %s", json_array_size(r), seen, err);
+    json_decref(t);
+    json_decref(s);
+}
+
 static json_int_t at(json_t *rule, const char *key, int i)
 {
     return json_integer_value(json_array_get(json_object_get(rule, key), (size_t)i));
@@ -185,6 +216,7 @@ int main(void)
 {
     test_decide();
     test_table();
+    test_load();
     test_options();
     test_state();
     test_exports();

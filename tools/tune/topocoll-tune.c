@@ -307,10 +307,11 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
     if (t->rank == 0) {
         json_t *entries = json_object();
         for (int e = 0; e < n; e++) add_stats(entries, names[e], bt + (size_t)e * (size_t)stride, nb[e]);
-        json_array_append_new(json_object_get(t->state, "points"),
-                              json_pack("{s:s, s:i, s:i, s:s, s:I, s:i, s:o}", "comm", c->name, "np", c->np,
-                                        "nodes", c->nnodes, "coll", topocoll_coll_name(bc->coll), "bytes",
-                                        (json_int_t)bytes, "iters", z.iters, "entries", entries));
+        json_t *pt = json_pack("{s:s, s:i, s:i, s:s, s:I, s:i, s:o}", "comm", c->name, "np", c->np,
+                               "nodes", c->nnodes, "coll", topocoll_coll_name(bc->coll), "bytes",
+                               (json_int_t)bytes, "iters", z.iters, "entries", entries);
+        if (pt && c->oversub >= 0) json_object_set_new(pt, "oversubscribed", json_boolean(c->oversub));
+        json_array_append_new(json_object_get(t->state, "points"), pt);
         if (tune_state_save(t->state, t->o.state) != 0)
             fprintf(stderr, TUNE_PROG ": warning: cannot write the state file %s\n", t->o.state);
     }
@@ -517,6 +518,12 @@ static json_t *table_of(tuner *t, char *err, size_t len)
                              t->np, "topology", topo, "margin", t->o.margin, "points",
                              (int)json_array_size(json_object_get(t->state, "points")), "complete",
                              !t->stop && !t->skipped);
+    int over = -1;
+    char load[128] = "";
+    if (topocoll_oversubscribed(MPI_COMM_WORLD, &over, load, (int)sizeof load) == MPI_SUCCESS && meta) {
+        if (over >= 0) json_object_set_new(meta, "oversubscribed", json_boolean(over));
+        json_object_set_new(meta, "load", json_string(load));
+    }
     json_object_set_new(table, "_tuned", meta);
     json_t *model = json_object_get(t->state, "model");
     if (model) json_object_set(table, "_model", model);

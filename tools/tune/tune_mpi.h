@@ -13,6 +13,7 @@ typedef struct tune_comm {
     int member;
     int np, nnodes, nsockets;   /* on members */
     char spec[4096];            /* its virtual topology ("" when detected) */
+    int oversub;                /* topocoll_oversubscribed: 1, 0, -1 unknown (on members) */
 } tune_comm;
 
 /* Collective over MPI_COMM_WORLD; 0, or -1 on every rank. */

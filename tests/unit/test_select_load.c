@@ -1,0 +1,190 @@
+/* Selection rules with a load condition (tc_rule.load, tc_args.load): a
+ * rule measured on an oversubscribed machine serves only oversubscribed
+ * calls (and calls whose load is unknown), a rule measured without
+ * oversubscription only the others; the explain text names the condition of
+ * the rule that served and every rule set aside for its condition.  Checked
+ * on the built-in table (its rules are all classified) and on a tuning file
+ * whose rules differ only in "oversubscribed".  No MPI.
+ * Ends with "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "select/select.h"
+#include "topo/topo.h"
+#include "../common/harness.h"
+
+static const int loads[3] = { TC_LOAD_ANY, TC_LOAD_OVERSUBSCRIBED, TC_LOAD_DEDICATED };
+
+static tc_args args_of(topocoll_coll coll, int size, int64_t bytes, int load)
+{
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = coll;
+    a.size = size;
+    a.scount = a.rcount = bytes;
+    a.commutative = 1;
+    a.node_shm = 1;
+    a.cma = 1;
+    a.load = load;
+    return a;
+}
+
+static tc_topo *spec(const char *s, int size)
+{
+    char err[200];
+    tc_topo *t = tc_topo_from_spec(s, size, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "spec %s: %s\n", s, err);
+        exit(2);
+    }
+    return t;
+}
+
+/* The name chosen for (coll, layout, bytes, load), the rule, the text. */
+static const char *choose(topocoll_coll coll, const tc_topo *t, int64_t bytes, int load, int *rule, char *why,
+                          size_t len)
+{
+    tc_args a = args_of(coll, t->size, bytes, load);
+    const tc_algo *al = tc_select_rule(&a, t, bytes, why, len, rule);
+    return al ? al->name : "(none)";
+}
+
+/* The condition itself: 3 x 3 combinations and the names. */
+static void condition(void)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            tc_rule rule;
+            memset(&rule, 0, sizeof rule);
+            rule.load = loads[r];
+            int want = r == 0 || c == 0 || r == c;
+            CHECK(tc_rule_load_ok(&rule, loads[c]) == want, "rule %s, call %s: %d", tc_load_name(loads[r]),
+                  tc_load_name(loads[c]), !want);
+        }
+    CHECK(strcmp(tc_load_name(TC_LOAD_OVERSUBSCRIBED), "oversubscribed") == 0 &&
+              strcmp(tc_load_name(TC_LOAD_DEDICATED), "dedicated") == 0 && strcmp(tc_load_name(TC_LOAD_ANY), "any") == 0,
+          "load names");
+}
+
+/* Every built-in rule is classified: one rank (a local copy) for any
+ * machine, every measured rule for the machines it was measured on. */
+static void builtin_classified(void)
+{
+    const tc_table *tab = tc_default_table();
+    int any = 0, over = 0, ded = 0;
+    for (int i = 0; i < tab->nrules; i++) {
+        const tc_rule *r = &tab->rules[i];
+        int local = r->max_np == 1;
+        CHECK(local ? r->load == TC_LOAD_ANY : r->load == TC_LOAD_OVERSUBSCRIBED || r->load == TC_LOAD_DEDICATED,
+              "built-in rule %d (%s, np %d..%d): load %d", i, tc_coll_name(r->coll), r->min_np, r->max_np, r->load);
+        any += r->load == TC_LOAD_ANY;
+        over += r->load == TC_LOAD_OVERSUBSCRIBED;
+        ded += r->load == TC_LOAD_DEDICATED;
+    }
+    CHECK(any == 1 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+          ded);
+}
+
+/* The main job's layout (np 4 as 2x2): the measured rules serve an
+ * oversubscribed or unknown load and are set aside, by name, otherwise. */
+static void builtin_main_job(void)
+{
+    tc_topo *two = spec("2x2", 4);
+    char why[512];
+    int rule;
+    const int64_t sizes[2] = { 64, 65536 };
+    const char *const want[2] = { "linear", "h1_shm_rd_shm" };
+    for (int s = 0; s < 2; s++) {
+        for (int l = 0; l < 2; l++) {
+            const char *name = choose(TOPOCOLL_ALLGATHER, two, sizes[s], loads[l], &rule, why, sizeof why);
+            CHECK(strcmp(name, want[s]) == 0 && rule >= 0 && tc_default_table()->rules[rule].load ==
+                      TC_LOAD_OVERSUBSCRIBED && strstr(why, "(oversubscribed machines)"),
+                  "2x2, %lld B, load %s: %s (%s)", (long long)sizes[s], tc_load_name(loads[l]), name, why);
+        }
+        const char *name = choose(TOPOCOLL_ALLGATHER, two, sizes[s], TC_LOAD_DEDICATED, &rule, why, sizeof why);
+        CHECK(strcmp(name, want[s]) != 0 && (rule < 0 || tc_default_table()->rules[rule].load != TC_LOAD_OVERSUBSCRIBED) &&
+                  strstr(why, "is for oversubscribed machines, set aside (this one is dedicated)"),
+              "2x2, %lld B, dedicated: %s (%s)", (long long)sizes[s], name, why);
+    }
+    tc_topo_free(two);
+}
+
+/* One node: the bcast rule measured on 16 cores without oversubscription
+ * serves dedicated calls only; allgather at np 2 has a rule for each. */
+static void builtin_one_node(void)
+{
+    tc_topo *one = tc_topo_flat(8), *two = tc_topo_flat(2);
+    char why[512];
+    int rule;
+    const char *name = choose(TOPOCOLL_BCAST, one, 65536, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "shm_2stage_64k") == 0 && strstr(why, "(dedicated machines)"), "bcast np 8 dedicated: %s (%s)",
+          name, why);
+    name = choose(TOPOCOLL_BCAST, one, 65536, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "shm_2stage_64k") != 0 && rule < 0 && strstr(why, "is for dedicated machines, set aside"),
+          "bcast np 8 oversubscribed: %s (%s)", name, why);
+    name = choose(TOPOCOLL_ALLGATHER, one, 64, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "linear") == 0, "allgather np 8 oversubscribed, 64 B: %s (%s)", name, why);
+    /* np 2, 64 KiB: the oversubscribed rules' recursive doubling, or the dedicated np 2 rule's */
+    int r_over, r_ded;
+    name = choose(TOPOCOLL_ALLGATHER, two, 65536, TC_LOAD_OVERSUBSCRIBED, &r_over, why, sizeof why);
+    CHECK(strcmp(name, "recursive_doubling") == 0 && r_over >= 0 &&
+              tc_default_table()->rules[r_over].load == TC_LOAD_OVERSUBSCRIBED,
+          "allgather np 2 oversubscribed, 64 KiB: %s (%s)", name, why);
+    name = choose(TOPOCOLL_ALLGATHER, two, 65536, TC_LOAD_DEDICATED, &r_ded, why, sizeof why);
+    CHECK(strcmp(name, "recursive_doubling") == 0 && r_ded >= 0 && r_ded != r_over &&
+              tc_default_table()->rules[r_ded].load == TC_LOAD_DEDICATED && strstr(why, "set aside"),
+          "allgather np 2 dedicated, 64 KiB: %s (%s)", name, why);
+    /* np 2 dedicated below 8 KiB: no rule (every entry was within 5 % of native) */
+    name = choose(TOPOCOLL_ALLGATHER, two, 64, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allgather np 2 dedicated, 64 B: rule %d, %s (%s)", rule, name, why);
+    tc_topo_free(one);
+    tc_topo_free(two);
+}
+
+/* A tuning file with the same range twice, once per condition. */
+static void tuning_file(void)
+{
+    char path[] = "/tmp/topocoll_select_load_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { perror("mkstemp"); exit(2); }
+    FILE *f = fdopen(fd, "w");
+    if (!f) { perror("fdopen"); exit(2); }
+    fputs("{ \"allgather\": [ {\"np\": [4, 4], \"algorithms\": [\"bruck\"], \"oversubscribed\": true},"
+          " {\"np\": [4, 4], \"algorithms\": [\"ring\"], \"oversubscribed\": false} ] }", f);
+    fclose(f);
+    setenv("TOPOCOLL_TUNING_FILE", path, 1);
+    tc_config_reload();
+    tc_select_finalize();
+    tc_topo *flat = tc_topo_flat(4);
+    const char *const want[3] = { "bruck", "bruck", "ring" };
+    const int want_rule[3] = { 0, 0, 1 };
+    for (int l = 0; l < 3; l++) {
+        char why[512];
+        int rule;
+        const char *name = choose(TOPOCOLL_ALLGATHER, flat, 1024, loads[l], &rule, why, sizeof why);
+        CHECK(strcmp(name, want[l]) == 0 && rule == want_rule[l] && strstr(why, path) &&
+                  (l != 2 || strstr(why, "rule 0 is for oversubscribed machines, set aside")),
+              "tuning file, load %s: %s, rule %d (%s)", tc_load_name(loads[l]), name, rule, why);
+    }
+    tc_topo_free(flat);
+    unlink(path);
+    unsetenv("TOPOCOLL_TUNING_FILE");
+    tc_config_reload();
+    tc_select_finalize();
+}
+
+int main(void)
+{
+    unsetenv("TOPOCOLL_TUNING_FILE");   /* the built-in table first */
+    tc_config_reload();
+    condition();
+    builtin_classified();
+    builtin_main_job();
+    builtin_one_node();
+    tuning_file();
+    return tc_test_summary();
+}
