@@ -203,13 +203,15 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     if (!c) return MPI_ERR_NO_MEM;
     c->comm = MPI_COMM_NULL;
     c->shm.node_comm = MPI_COMM_NULL;
-    c->shm.data_win = c->shm.flag_win = MPI_WIN_NULL;
+    c->shm.data_win = c->shm.flag_win = c->shm.line_win = MPI_WIN_NULL;
     int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
-    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
+    /* shared-memory waits spin only where every rank has a processing unit */
+    int spin = c->load.load == TC_LOAD_DEDICATED;
+    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, spin, &c->node_shm);
     if (rc != MPI_SUCCESS) {
         (void)ctx_free(c);   /* rc is the error reported */
         return rc;
@@ -264,7 +266,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
      * communicator is made even when freeing the old one failed */
     int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
-    rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, &c->node_shm);
+    rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, c->load.load == TC_LOAD_DEDICATED, &c->node_shm);
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 

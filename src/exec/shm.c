@@ -1,9 +1,8 @@
 /* Node-shared memory (see shm.h). */
-#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#define _POSIX_C_SOURCE 200809L
 #include "exec/shm.h"
 
 #include <sched.h>
-#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,34 +62,7 @@ static int probe_shared(const tc_shm *sh, int *local_ok)
     return rc;
 }
 
-/* Whether this host runs more of comm's ranks than there are processing
- * units for them (*over): the ranks' allowed CPU sets (their binding, or
- * the cpuset they may run on) joined over the host's ranks, against the
- * number of those ranks.  TOPOCOLL_OVERSUBSCRIBED=0|1 overrides.  A rank
- * that cannot tell counts as oversubscribed (the safe way to wait). */
-static int host_oversubscribed(MPI_Comm comm, int *over)
-{
-    const char *env = getenv("TOPOCOLL_OVERSUBSCRIBED");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') {
-        *over = env[0] == '1';
-        return MPI_SUCCESS;
-    }
-    MPI_Comm host = MPI_COMM_NULL;
-    cpu_set_t mine, all;
-    int n = 0, known = sched_getaffinity(0, sizeof mine, &mine) == 0, rc;
-    if (!known) CPU_ZERO(&mine);
-    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-    if (rc != MPI_SUCCESS) return rc;
-    rc = PMPI_Comm_size(host, &n);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allreduce(&mine, &all, (int)sizeof mine, MPI_BYTE, MPI_BOR, host);
-    int rc2 = PMPI_Comm_free(&host);
-    if (rc == MPI_SUCCESS) rc = rc2;
-    *over = !known || rc != MPI_SUCCESS || n > CPU_COUNT(&all);
-    return rc;
-}
-
-int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm)
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin, int *node_shm)
 {
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
@@ -101,20 +73,14 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node
      * every rank must make (an early return would hang the others). */
     int local_rc = PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
     if (local_rc == MPI_SUCCESS) local_rc = PMPI_Comm_size(sh->node_comm, &sh->node_size);
-    int local_ok = 0, over = 1;
+    int local_ok = 0, ok = 0;
     rc = probe_shared(sh, &local_ok);
     if (local_rc == MPI_SUCCESS) local_rc = rc;
     else local_ok = 0;
-    rc = host_oversubscribed(comm, &over);
-    if (local_rc == MPI_SUCCESS) local_rc = rc;
-    /* agreed: shared memory only if every node has it, spinning only if no
-     * host is oversubscribed */
-    int mine[2] = { local_ok, !over }, all[2];
-    if ((rc = PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
-    *node_shm = all[0];
-    sh->oversubscribed = !all[1];
-    sh->spins = sh->oversubscribed ? SPINS_OVERSUBSCRIBED : SPINS_DEDICATED;
-    if ((rc = tc_cma_init(&sh->cma, comm, sh->node_comm, all[0])) != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;
+    *node_shm = ok;
+    sh->spins = spin ? SPINS_DEDICATED : SPINS_OVERSUBSCRIBED;
+    if ((rc = tc_cma_init(&sh->cma, comm, sh->node_comm, ok)) != MPI_SUCCESS) return rc;
     return local_rc;
 }
 

@@ -9,9 +9,9 @@
  * counters (one 64-byte line each) for SIGNAL/WAIT: SIGNAL is a release
  * store of the number of signals src sent dst so far into flag[dst][src]
  * (src its only writer), WAIT an acquire spin until flag[me][src] reaches
- * the number of waits on src so far.  Waiting spins while every host has a
- * processing unit per rank (agreed at init) and yields the CPU soon where
- * some host is oversubscribed.
+ * the number of waits on src so far.  Waiting spins when the caller says
+ * every rank has a processing unit of its own (the detected load,
+ * src/detect/load.c) and yields the CPU soon otherwise.
  *
  * After the flags, one line per node rank publishes its buffers for the
  * single-copy schedules (cma.h); tc_shm_init also probes cross-memory
@@ -40,7 +40,6 @@ typedef struct tc_shm {
     unsigned char *flags;   /* n*n lines */
     uint64_t *waits_seen;   /* [n] waits done on each source */
     uint64_t *signals_sent; /* [n] signals sent to each destination */
-    int oversubscribed;     /* some host has more ranks than processing units */
     long spins;             /* spins before the first yield of a wait */
     MPI_Win line_win;       /* the inline slots (shm_inline.h), made on first use */
     unsigned char *lines;   /* 2 parities x n ranks x line_cap lines */
@@ -54,8 +53,9 @@ typedef struct tc_shm {
 /* Create the node communicator for topology t and decide, collectively over
  * comm, whether every node's ranks can share memory (*node_shm: 1 on every
  * rank, or 0 on every rank when a virtual node spans real nodes), and
- * whether they can read each other's memory (sh->cma.ok, agreed alike). */
-int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int *node_shm);
+ * whether they can read each other's memory (sh->cma.ok, agreed alike).
+ * spin: waits spin (every rank has a processing unit), else they yield soon. */
+int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin, int *node_shm);
 /* Make the data window hold `bytes` per half (collective over the node).
  * *created says whether a new window was made (its memory not yet placed). */
 int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
