@@ -28,6 +28,7 @@
 #define STOP UINT64_MAX
 #define CMA_CALL_BYTES 64          /* one process_vm_readv of this size: its fixed cost */
 #define CMA_CALL_REPS 10           /* the fastest of these */
+#define CMA_REPS 4                 /* per process_vm_readv bandwidth: the fastest counts */
 
 static double now_us(void)
 {
@@ -216,13 +217,13 @@ static int cma_call_cost(const cal *c, int peer, double *us, int *bad)
 }
 
 /* Every rank at once reads CAL_BYTES of peer's private buffer into its own
- * part of the window; the fastest of CAL_REPS, the call's fixed cost taken
+ * part of the window; the fastest of CMA_REPS, the call's fixed cost taken
  * out (at most half the time), in GB/s. */
 static int cma_bandwidth(const cal *c, int peer, double call_us, double *gbs, int *bad)
 {
     double best = INFINITY;
     int rc = MPI_SUCCESS;
-    for (int k = 0; k < CAL_REPS && rc == MPI_SUCCESS; k++) {
+    for (int k = 0; k < CMA_REPS && rc == MPI_SUCCESS; k++) {
         if ((rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS) break;
         double t0 = now_us();
         if (tc_cma_read_raw(c->cma->pids[peer], c->addr[peer], data_of(c, c->rank), CAL_BYTES) != 0) *bad = 1;

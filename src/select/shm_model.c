@@ -67,8 +67,8 @@
 #include <string.h>
 
 #define OP_US_DEFAULT 0.02
-#define CMA_GBS_DEFAULT 8.0    /* process_vm_readv, development machine (docs/allreduce.md) */
-#define CMA_CALL_DEFAULT 1.5
+#define CMA_GBS_DEFAULT 15.0   /* process_vm_readv, development machine (docs/allreduce.md) */
+#define CMA_CALL_DEFAULT 1.25
 
 const int64_t tc_shm_model_native_bytes[TC_SHM_MODEL_NNATIVE] = { 8, 2048, 16384, 262144 };
 
