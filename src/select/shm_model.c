@@ -3,7 +3,8 @@
  * shm_model.h): Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013, "Performance Model"), applied to our copy-in
  * schedules (processes, not threads: every rank first copies its vector
- * into the node-shared window).
+ * into the node-shared window) and to the single-copy ones (every rank reads
+ * its peers' buffers with process_vm_readv, paying a system call per read).
  *
  * Notation: n bytes per rank, p ranks, s sockets, q ranks in the largest
  * socket, h[l] = flag round trip / 2 (one signal; also a barrier, in which
