@@ -13,6 +13,7 @@
 
 #include "core/config.h"
 #include "api/explain.h"
+#include "exec/cma.h"
 #include "exec/membind.h"
 #include "select/select.h"
 #include "topocoll.h"
@@ -25,6 +26,9 @@
 #define PINGPONG_US 300.0          /* and beyond the least for at most this long */
 #define SPINS_BEFORE_YIELD 2000
 #define STOP UINT64_MAX
+#define CMA_CALL_BYTES 64          /* one process_vm_readv of this size: its fixed cost */
+#define CMA_CALL_REPS 10           /* the fastest of these */
+#define CMA_REPS 4                 /* per process_vm_readv bandwidth: the fastest counts */
 
 static double now_us(void)
 {
@@ -40,6 +44,8 @@ typedef struct cal {
     MPI_Win win;
     char **base;           /* [size] each rank's segment: flag line, then data */
     double *local;         /* private buffer of CAL_BYTES */
+    const tc_cma *cma;     /* the context's cross-memory attach (ok: measure it) */
+    uint64_t *addr;        /* [size] every rank's `local` (cma only) */
 } cal;
 
 static _Atomic uint64_t *flag_of(const cal *c, int r) { return (_Atomic uint64_t *)c->base[r]; }
@@ -50,11 +56,12 @@ static void cal_close(cal *c)
     if (c->win != MPI_WIN_NULL) (void)PMPI_Win_free(&c->win);
     free(c->base);
     free(c->local);
+    free(c->addr);
 }
 
 static int cal_open(cal *c, const tc_ctx *x)
 {
-    *c = (cal){ x->comm, x->rank, x->size, x->topo, MPI_WIN_NULL, NULL, NULL };
+    *c = (cal){ x->comm, x->rank, x->size, x->topo, MPI_WIN_NULL, NULL, NULL, &x->shm.cma, NULL };
     MPI_Info info;
     char *mine = NULL;
     int rc = PMPI_Info_create(&info);
@@ -65,7 +72,8 @@ static int cal_open(cal *c, const tc_ctx *x)
     if (rc != MPI_SUCCESS) return rc;
     c->base = calloc((size_t)c->size, sizeof *c->base);
     c->local = calloc(CAL_BYTES / sizeof(double), sizeof(double));
-    if (!c->base || !c->local) return MPI_ERR_NO_MEM;
+    c->addr = calloc((size_t)c->size, sizeof *c->addr);
+    if (!c->base || !c->local || !c->addr) return MPI_ERR_NO_MEM;
     for (int r = 0; r < c->size && rc == MPI_SUCCESS; r++) {
         MPI_Aint sz;
         int disp;
@@ -189,6 +197,63 @@ static int bandwidth(const cal *c, int peer, int reduce, double *gbs)
     return rc;
 }
 
+/* ---- cross-memory attach: every rank reads a peer's private buffer ------- */
+
+/* The fastest of CMA_CALL_REPS reads of 64 bytes from peer, every rank at
+ * once: the fixed cost of one process_vm_readv.  *bad: a read failed. */
+static int cma_call_cost(const cal *c, int peer, double *us, int *bad)
+{
+    char buf[CMA_CALL_BYTES];
+    double best = INFINITY;
+    int rc = PMPI_Barrier(c->comm);
+    for (int k = 0; k < CMA_CALL_REPS && rc == MPI_SUCCESS; k++) {
+        double t0 = now_us();
+        if (tc_cma_read_raw(c->cma->pids[peer], c->addr[peer], buf, sizeof buf) != 0) *bad = 1;
+        double t = now_us() - t0;
+        if (t < best) best = t;
+    }
+    *us = best;
+    return rc;
+}
+
+/* Every rank at once reads CAL_BYTES of peer's private buffer into its own
+ * part of the window; the fastest of CMA_REPS, the call's fixed cost taken
+ * out (at most half the time), in GB/s. */
+static int cma_bandwidth(const cal *c, int peer, double call_us, double *gbs, int *bad)
+{
+    double best = INFINITY;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < CMA_REPS && rc == MPI_SUCCESS; k++) {
+        if ((rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS) break;
+        double t0 = now_us();
+        if (tc_cma_read_raw(c->cma->pids[peer], c->addr[peer], data_of(c, c->rank), CAL_BYTES) != 0) *bad = 1;
+        double t = now_us() - t0;
+        if (t < best) best = t;
+    }
+    double t = best - call_us > best / 2 ? best - call_us : best / 2;
+    *gbs = CAL_BYTES / (t > 1e-3 ? t : 1e-3) / 1e3;
+    return rc;
+}
+
+/* The cma values, where the context's cross-memory attach works (agreed by
+ * every rank, so all measure or none). */
+static int measure_cma(const cal *c, tc_shm_model *m)
+{
+    if (!c->cma->ok || !c->cma->pids) return MPI_SUCCESS;
+    double t0 = now_us();
+    uint64_t mine = (uint64_t)(uintptr_t)c->local;
+    int bad = 0, rc = PMPI_Allgather(&mine, 1, MPI_UINT64_T, c->addr, 1, MPI_UINT64_T, c->comm);
+    if (rc == MPI_SUCCESS) rc = cma_call_cost(c, peer_of(c->t, c->rank, 0), &m->cma_call_us, &bad);
+    for (int l = 0; l < 2 && rc == MPI_SUCCESS; l++) {
+        if (l == 1 && m->one_socket) break;
+        rc = cma_bandwidth(c, peer_of(c->t, c->rank, l), m->cma_call_us, &m->cma_gbs[l], &bad);
+    }
+    if (m->one_socket) m->cma_gbs[1] = m->cma_gbs[0];
+    m->cma_calibrated = !bad;   /* agree() puts the defaults back where a rank failed */
+    m->cma_cost_ms = (now_us() - t0) / 1e3;
+    return rc;
+}
+
 /* The MPI library's allreduce at tc_shm_model_native_bytes[]: the median of
  * a few single calls after one warm-up call. */
 static int native_times(const cal *c, double *us)
@@ -241,10 +306,12 @@ static int call_cost(const cal *c, MPI_Comm comm, tc_shm_model *m)
 /* Everyone takes the slowest rank's values: times up, bandwidths down. */
 static int agree(MPI_Comm comm, tc_shm_model *m)
 {
-    enum { NV = 8 + TC_SHM_MODEL_NNATIVE };
+    enum { NV = 13 + TC_SHM_MODEL_NNATIVE };
     double v[NV] = { m->flag_us[0], m->flag_us[1], 1 / m->copy_gbs[0], 1 / m->copy_gbs[1],
-                     1 / m->reduce_gbs[0], 1 / m->reduce_gbs[1], m->cost_ms, m->call_us };
-    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) v[8 + i] = m->native_us[i];
+                     1 / m->reduce_gbs[0], 1 / m->reduce_gbs[1], m->cost_ms, m->call_us,
+                     1 / m->cma_gbs[0], 1 / m->cma_gbs[1], m->cma_call_us, -(double)m->cma_calibrated,
+                     m->cma_cost_ms };
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) v[13 + i] = m->native_us[i];
     int rc = PMPI_Allreduce(MPI_IN_PLACE, v, NV, MPI_DOUBLE, MPI_MAX, comm);
     if (rc != MPI_SUCCESS) return rc;
     m->flag_us[0] = v[0];
@@ -255,7 +322,19 @@ static int agree(MPI_Comm comm, tc_shm_model *m)
     m->reduce_gbs[1] = 1 / v[5];
     m->cost_ms = v[6];
     m->call_us = v[7];
-    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) m->native_us[i] = v[8 + i];
+    m->cma_gbs[0] = 1 / v[8];
+    m->cma_gbs[1] = 1 / v[9];
+    m->cma_call_us = v[10];
+    m->cma_calibrated = v[11] < 0;   /* every rank measured them */
+    m->cma_cost_ms = v[12];
+    if (!m->cma_calibrated) {        /* else the defaults, alike everywhere */
+        tc_shm_model d;
+        tc_shm_model_defaults(&d);
+        m->cma_gbs[0] = d.cma_gbs[0];
+        m->cma_gbs[1] = d.cma_gbs[1];
+        m->cma_call_us = d.cma_call_us;
+    }
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) m->native_us[i] = v[13 + i];
     return MPI_SUCCESS;
 }
 
@@ -279,6 +358,7 @@ static int measure(const cal *c, MPI_Comm comm, tc_shm_model *m)
         m->copy_gbs[1] = m->copy_gbs[0];
         m->reduce_gbs[1] = m->reduce_gbs[0];
     }
+    if (rc == MPI_SUCCESS) rc = measure_cma(c, m);
     if (rc == MPI_SUCCESS) rc = native_times(c, m->native_us);
     return rc == MPI_SUCCESS ? call_cost(c, comm, m) : rc;
 }
@@ -337,7 +417,8 @@ static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
 {
     int one_socket = x->topo->nsockets <= 1;
     (void)pthread_mutex_lock(&lock);
-    int have = have_cached && cached.one_socket == one_socket;
+    /* a context that can use cross-memory attach needs measured cma values */
+    int have = have_cached && cached.one_socket == one_socket && (cached.cma_calibrated || !x->shm.cma.ok);
     if (have) *m = cached;
     (void)pthread_mutex_unlock(&lock);
     int all = have, rc = PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, x->comm);

@@ -7,6 +7,12 @@
  *   - copy and reduction bandwidth: every rank at once copies (memcpy) and
  *     reduces (PMPI_Reduce_local, MPI_DOUBLE, MPI_SUM) 512 KiB from a peer's
  *     part of the window, the peer inside its socket, then across;
+ *   - where the context's cross-memory attach works (tc_cma.ok): the
+ *     process_vm_readv bandwidth (every rank at once reads 512 KiB of a
+ *     peer's private buffer, inside its socket, then across; the fastest of
+ *     4, the system call's fixed cost taken out) and that fixed cost (the
+ *     fastest of 10 reads of 64 bytes); elsewhere the defaults stand (the
+ *     single-copy entries decline there anyway);
  *   - the MPI library's allreduce (PMPI_Allreduce of 8 B .. 256 KiB, the
  *     median of a few calls);
  *   - the fixed cost of a call of a shared-memory schedule: a few 8 B

@@ -168,6 +168,11 @@ int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, const tc_cm
     return MPI_SUCCESS;
 }
 
+int tc_cma_read_raw(int32_t pid, uint64_t addr, void *dst, size_t len)
+{
+    return read_remote(pid, addr, dst, len);
+}
+
 int tc_cma_type_ok(MPI_Datatype t)
 {
     MPI_Aint lb, extent, tlb, textent;

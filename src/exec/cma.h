@@ -57,6 +57,10 @@ typedef struct tc_cma_piece {
  * as published for this call, in one system call where the kernel takes
  * them whole.  MPI_SUCCESS or MPI_ERR_OTHER. */
 int tc_cma_read(const tc_cma *c, const unsigned char *pub, int peer, const tc_cma_piece *pc, int n);
+/* Read len bytes at address addr of process pid into dst, outside any
+ * schedule (the model's calibration): 0 or an errno (ENOSYS where the
+ * system lacks process_vm_readv). */
+int tc_cma_read_raw(int32_t pid, uint64_t addr, void *dst, size_t len);
 /* Is a datatype laid out as dense bytes (the single-copy entries need it)? */
 int tc_cma_type_ok(MPI_Datatype t);
 void tc_cma_free(tc_cma *c);

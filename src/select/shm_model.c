@@ -3,7 +3,8 @@
  * shm_model.h): Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013, "Performance Model"), applied to our copy-in
  * schedules (processes, not threads: every rank first copies its vector
- * into the node-shared window).
+ * into the node-shared window) and to the single-copy ones (every rank reads
+ * its peers' buffers with process_vm_readv, paying a system call per read).
  *
  * Notation: n bytes per rank, p ranks, s sockets, q ranks in the largest
  * socket, h[l] = flag round trip / 2 (one signal; also a barrier, in which
@@ -35,6 +36,21 @@
  *                            (x cross for the other sockets' ranks; l the
  *                            cost of one 56-byte line: its wait and copy,
  *                            not calibrated: 0.004 us)
+ *   shm_tiled_naive_cma,     single copy (shm_tiled_cma.c), no copy-in: three
+ *   shm_tiled_cyclic_S_cma   barriers 3 h + step 2: the busiest rank's share
+ *                            (as naive or cyclic above) read from every peer by
+ *                            process_vm_readv and reduced,
+ *                            share ((q-1)/M0 + (p-q)/M1) + share (p-1)/R0
+ *                            + c (p-1) (m + 2 o), c the chunks of the own tiles
+ *                            (k tiles of ceil(min(S, share/e) / 32768) chunks)
+ *                            + step 3: every peer's result tiles read back,
+ *                            (n/p) ((q-1)/M0 + (p-q)/M1)
+ *                            + (p-1) ceil(k / 64) m + (p-1) k o
+ *                            (M[l] the process_vm_readv bandwidth, m the
+ *                            fixed cost of one such system call: one per
+ *                            peer and chunk in step 2, one per peer and 64
+ *                            tiles in step 3, where the executor batches;
+ *                            the staged chunk is local, so reductions go at R0)
  *   native                   piecewise linear through the measured times
  *
  * Every shm entry adds the fixed cost of a call (call_us): measured as one
@@ -52,6 +68,8 @@
 #include <string.h>
 
 #define OP_US_DEFAULT 0.02
+#define CMA_GBS_DEFAULT 15.0   /* process_vm_readv, development machine (docs/allreduce.md) */
+#define CMA_CALL_DEFAULT 1.25
 
 const int64_t tc_shm_model_native_bytes[TC_SHM_MODEL_NNATIVE] = { 8, 2048, 16384, 262144 };
 
@@ -64,7 +82,8 @@ void tc_shm_model_defaults(tc_shm_model *m)
     /* AMD EPYC, 2 cores, one socket, Open MPI 4.1.4 (docs/allreduce.md) */
     *m = (tc_shm_model){ .flag_us = { 0.2, 0.2 }, .copy_gbs = { 10.0, 10.0 },
                          .reduce_gbs = { 5.0, 5.0 }, .call_us = 0.15, .native_us = { 0.36, 0.9, 6.0, 33.5 },
-                         .one_socket = 1, .cost_ms = 0, .source = "defaults" };
+                         .cma_gbs = { CMA_GBS_DEFAULT, CMA_GBS_DEFAULT }, .cma_call_us = CMA_CALL_DEFAULT,
+                         .cma_calibrated = 0, .one_socket = 1, .cost_ms = 0, .source = "defaults" };
 }
 
 /* ---- TOPOCOLL_SHM_MODEL --------------------------------------------------- */
@@ -87,11 +106,14 @@ static const key_def keys[] = {
     { "native2k", { F(native_us[1]), F(native_us[1]) } },
     { "native16k", { F(native_us[2]), F(native_us[2]) } },
     { "native256k", { F(native_us[3]), F(native_us[3]) } },
+    { "cma", { F(cma_gbs[0]), F(cma_gbs[1]) } },
+    { "cma_x", { F(cma_gbs[1]), F(cma_gbs[1]) } },
+    { "cma_call", { F(cma_call_us), F(cma_call_us) } },
 };
 #undef F
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 #define KEY_LIST "flag, copy, reduce, flag_x, copy_x, reduce_x, call, native8, native2k, native16k, " \
-                 "native256k, op"
+                 "native256k, cma, cma_x, cma_call, op"
 
 static int set_key(tc_shm_model *m, const char *key, size_t klen, double v)
 {
@@ -131,7 +153,7 @@ static int parse_item(const char *item, size_t len, tc_shm_model *m, char *err, 
     char *end = NULL;
     errno = 0;
     double v = strtod(num, &end);
-    int zero_ok = klen == 4 && strncmp(item, "call", 4) == 0;
+    int zero_ok = (klen == 4 && strncmp(item, "call", 4) == 0) || (klen == 8 && strncmp(item, "cma_call", 8) == 0);
     if (errno || *end != '\0' || !isfinite(v) || v < 0 || (v == 0 && !zero_ok)) {
         snprintf(err, errlen, "TOPOCOLL_SHM_MODEL: '%.*s' needs a positive number, got '%s'", (int)klen, item,
                  num);
@@ -178,6 +200,11 @@ void tc_shm_model_format(const tc_shm_model *m, char *buf, size_t len)
     for (int i = 0; i < TC_SHM_MODEL_NNATIVE && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, " %lld B %.2f us%s", (long long)tc_shm_model_native_bytes[i],
                       m->native_us[i], i + 1 < TC_SHM_MODEL_NNATIVE ? "," : "");
+    if (n > 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "; cma %.2f / %.2f GB/s, %.3f us per call%s", m->cma_gbs[0],
+                      m->cma_gbs[1], m->cma_call_us, m->cma_calibrated ? "" : " (not measured)");
+    if (n > 0 && (size_t)n < len && m->cma_calibrated && m->cma_cost_ms > 0)
+        n += snprintf(buf + n, len - (size_t)n, " (measured in %.2f ms)", m->cma_cost_ms);
     if (n > 0 && (size_t)n < len && m->one_socket)
         n += snprintf(buf + n, len - (size_t)n, "; one socket: cross = intra");
     if (n > 0 && (size_t)n < len && m->cost_ms > 0)
@@ -310,6 +337,37 @@ static double inline_reads(const tc_shm_model *m, const tc_shm_shape *sh)
     return t;
 }
 
+/* The single-copy tiled entries (shm_tiled_cma.c): step 2 reads chunks of
+ * CMA_CHUNK elements, one system call per peer and chunk; step 3 reads every
+ * peer's result tiles, up to CMA_BATCH of them per system call. */
+#define CMA_CHUNK ((int64_t)32768)
+#define CMA_BATCH 64
+
+/* Read share bytes from each of the other p - 1 ranks (q - 1 in the socket). */
+static double cma_reads(const tc_shm_model *m, const tc_shm_shape *sh, double share)
+{
+    int q = sh->s > 1 ? sh->q : sh->p;
+    return xfer(share * (q - 1), m->cma_gbs[TC_SHM_INTRA]) + xfer(share * (sh->p - q), m->cma_gbs[TC_SHM_CROSS]);
+}
+
+static double tiled_cma(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S)
+{
+    int64_t elems = div_up(sh->bytes, sh->esize), tile = div_up(elems, sh->p);
+    double n = (double)sh->bytes, share = n / sh->p, tiles = 1;
+    if (S > 0) {
+        dealt(sh, S, sh->p, &tiles, &share);
+        tile = S;
+    }
+    int64_t share_el = S > 0 ? div_up((int64_t)share, sh->esize) : tile;   /* the busiest rank's elements */
+    double chunks = tiles * (double)div_up(tile < share_el ? tile : share_el, CMA_CHUNK), peers = sh->p - 1;
+    double t = 3 * half_rt(m, cross(sh));
+    t += cma_reads(m, sh, share) + xfer(share * peers, m->reduce_gbs[TC_SHM_INTRA]) +
+         chunks * peers * (m->cma_call_us + 2 * op_us);
+    t += cma_reads(m, sh, n / sh->p) + peers * (double)div_up((int64_t)tiles, CMA_BATCH) * m->cma_call_us +
+         peers * tiles * op_us;
+    return t;
+}
+
 /* Tile sizes by their alias suffix (shm_tiled.c: 256, 2k, 16k, 128k elements). */
 static int64_t tile_of(const char *suffix)
 {
@@ -324,6 +382,15 @@ static double formula(const tc_shm_model *m, const char *name, const tc_shm_shap
 {
     int F = 0;
     char st = 0;
+    size_t len = strlen(name);
+    if (strcmp(name, "shm_tiled_naive_cma") == 0) return tiled_cma(m, sh, 0);
+    if (len > 21 && strncmp(name, "shm_tiled_cyclic_", 17) == 0 && strcmp(name + len - 4, "_cma") == 0) {
+        char tile[8];
+        if (len - 21 >= sizeof tile) return -1;
+        memcpy(tile, name + 17, len - 21);
+        tile[len - 21] = '\0';
+        return tile_of(tile) > 0 ? tiled_cma(m, sh, tile_of(tile)) : -1;
+    }
     if (strcmp(name, "shm_tiled_naive") == 0) return tiled_flat(m, sh, 0);
     if (strcmp(name, "shm_dissemination") == 0) return dissemination(m, sh);
     if (strcmp(name, "shm_inline") == 0) return inline_reads(m, sh);
@@ -363,6 +430,9 @@ static const char *const entries[] = {
     "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_cyclic_128k",
     "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
     "shm_dissemination", "shm_inline",
+    /* single copy: they decline where cross-memory attach is unavailable */
+    "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
+    "shm_tiled_cyclic_128k_cma",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 

@@ -36,6 +36,12 @@ typedef struct tc_shm_model {
     double call_us;        /* fixed cost of one call of a shared-memory schedule beyond the
                               formulas (argument checks, schedule lookup, executor set-up):
                               a measured 8 B shm_dissemination less its formula */
+    double cma_gbs[2];     /* process_vm_readv bandwidth per rank, every rank reading a
+                              peer's private buffer at once (GB/s; the system call's
+                              fixed cost taken out) */
+    double cma_call_us;    /* fixed cost of one process_vm_readv system call (us) */
+    int cma_calibrated;    /* the cma values were measured (else the defaults) */
+    double cma_cost_ms;    /* the part of cost_ms that measured them */
     int one_socket;        /* calibrated on one socket: the CROSS values are the INTRA ones */
     double cost_ms;        /* the calibration's own duration (0: not calibrated) */
     const char *source;    /* "calibrated", "TOPOCOLL_SHM_MODEL", "defaults" */
@@ -54,8 +60,9 @@ typedef struct tc_shm_shape {
 /* Defaults: the development machine (docs/allreduce.md, "Model"). */
 void tc_shm_model_defaults(tc_shm_model *m);
 
-/* Parse "key=value,..." (keys flag, copy, reduce set both levels; flag_x,
- * copy_x, reduce_x the cross-socket ones; call the fixed cost of a call;
+/* Parse "key=value,..." (keys flag, copy, reduce, cma set both levels; flag_x,
+ * copy_x, reduce_x, cma_x the cross-socket ones; call the fixed cost of a call;
+ * cma_call the fixed cost of one process_vm_readv;
  * native8, native2k, native16k, native256k the MPI library's times; op the
  * per-operation cost) over m.  0, or -1 and a message naming
  * the problem in err. */
@@ -68,7 +75,8 @@ void tc_shm_model_format(const tc_shm_model *m, char *buf, size_t len);
 tc_shm_shape tc_shm_shape_of(const tc_args *a, const tc_topo *t, int64_t bytes);
 
 /* Predicted microseconds of the entry named name (an alias such as
- * "shm_tiled_naive", "shm_rb4_2s", "shm_tiled_hier_16k", "shm_dissemination"),
+ * "shm_tiled_naive", "shm_rb4_2s", "shm_tiled_hier_16k", "shm_dissemination",
+ * "shm_tiled_cyclic_2k_cma"),
  * or a negative value when the model does not know the name. */
 double tc_shm_model_predict(const tc_shm_model *m, const char *name, const tc_shm_shape *sh);
 

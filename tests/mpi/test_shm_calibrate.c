@@ -6,7 +6,12 @@
  * values without measuring); the selected allreduce then gives correct sums
  * at sizes on both sides of the model's crossover, and its explain line
  * names the model.  With TOPOCOLL_SHM_MODEL set, the context's values are
- * that variable's (source "TOPOCOLL_SHM_MODEL").
+ * that variable's (source "TOPOCOLL_SHM_MODEL").  Where cross-memory attach
+ * works, the calibration measures its bandwidth and system-call cost
+ * (positive, agreed) and, with values under which single copy wins, the
+ * model chooses a single-copy entry at 16 MiB; where it does not
+ * (TOPOCOLL_CMA=0), they are not measured and no single-copy entry is ever
+ * chosen.
  *
  * Usage: test_shm_calibrate (np >= 2, one node).  Ends with "N passed, M failed".
  */
@@ -31,16 +36,44 @@ static void check_values(const tc_shm_model *m, const char *what)
              positive(m->copy_gbs[1]) && positive(m->reduce_gbs[0]) && positive(m->reduce_gbs[1]);
     for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) ok = ok && positive(m->native_us[i]);
     ok = ok && m->call_us >= 0 && isfinite(m->call_us);
+    ok = ok && positive(m->cma_gbs[0]) && positive(m->cma_gbs[1]) && m->cma_call_us >= 0 && isfinite(m->cma_call_us);
     char line[600];
     tc_shm_model_format(m, line, sizeof line);
     CHECK(ok, "%s: values not all positive and finite: %s", what, line);
     if (rank == 0) printf("%s: %s\n", what, line);
     /* every rank holds the same values (they choose alike) */
-    double v[6] = { m->flag_us[0], m->flag_us[1], m->copy_gbs[0], m->copy_gbs[1], m->reduce_gbs[0],
-                    m->reduce_gbs[1] }, lo[6], hi[6];
-    MPI_Allreduce(v, lo, 6, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(v, hi, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double v[10] = { m->flag_us[0], m->flag_us[1], m->copy_gbs[0], m->copy_gbs[1], m->reduce_gbs[0],
+                     m->reduce_gbs[1], m->cma_gbs[0], m->cma_gbs[1], m->cma_call_us, m->cma_calibrated },
+           lo[10], hi[10];
+    MPI_Allreduce(v, lo, 10, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(v, hi, 10, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     CHECK(memcmp(lo, hi, sizeof lo) == 0, "%s: ranks hold different values", what);
+}
+
+/* The cma values: measured (positive) exactly where cross-memory attach
+ * works; and the choice at 16 MiB under values where single copy wins (a
+ * copy-in ten times slower, native slower still): a single-copy entry there,
+ * never where the context has no cross-memory attach. */
+static void check_cma(const tc_ctx *x, const tc_shm_model *m, const char *what, int measured)
+{
+    int ok = x->shm.cma.ok;
+    if (measured)
+        CHECK(m->cma_calibrated == ok && (!ok || (positive(m->cma_gbs[0]) && m->cma_call_us > 0)),
+              "%s: cma ok %d, calibrated %d, %g GB/s, %g us per call", what, ok, m->cma_calibrated, m->cma_gbs[0],
+              m->cma_call_us);
+    tc_shm_model w = *m;
+    w.copy_gbs[0] = w.copy_gbs[1] = 1;
+    w.reduce_gbs[0] = w.reduce_gbs[1] = 20;
+    w.cma_gbs[0] = w.cma_gbs[1] = 20;
+    for (int i = 0; i < TC_SHM_MODEL_NNATIVE; i++) w.native_us[i] = 1e3 * (double)(i + 1);
+    int64_t n = (int64_t)16 << 20;
+    tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .rank = rank, .size = size, .scount = n / 8, .rcount = n / 8,
+                  .commutative = 1, .node_shm = x->node_shm, .cma = ok };
+    char why[512] = "";
+    const tc_algo *al = tc_shm_model_select(&w, &a, x->topo, n, why, sizeof why);
+    int single = al && strstr(al->name, "_cma") != NULL;
+    CHECK(al && single == ok, "%s: 16 MiB with cma %d -> %s (%s)", what, ok, al ? al->name : "-", why);
+    if (rank == 0) printf("%s: 16 MiB, cma %d: %s\n", what, ok, why);
 }
 
 /* The selected allreduce of n doubles: every element the sum over the ranks. */
@@ -79,6 +112,7 @@ int main(int argc, char **argv)
             double ms = (MPI_Wtime() - t0) * 1e3;
             CHECK(rc == MPI_SUCCESS, "calibration: rc %d", rc);
             check_values(&m, "calibration");
+            check_cma(x, &m, "calibration", 1);
             CHECK(strcmp(m.source, "calibrated") == 0 && positive(m.cost_ms), "source %s, cost %g ms", m.source,
                   m.cost_ms);
             /* bounded: 2-5 ms on an idle machine; oversubscribed on a loaded
@@ -91,6 +125,10 @@ int main(int argc, char **argv)
         const tc_shm_model *p1 = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
         CHECK(rc == MPI_SUCCESS && p1, "model for the context: rc %d", rc);
         if (p1) check_values(p1, "context");
+        if (p1) check_cma(x, p1, "context", !env);
+        const char *cma_env = getenv("TOPOCOLL_CMA");
+        if (cma_env && strcmp(cma_env, "0") == 0)
+            CHECK(!x->shm.cma.ok && p1 && !p1->cma_calibrated, "TOPOCOLL_CMA=0: cma off and not measured");
         const tc_shm_model *p2 = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
         CHECK(p2 == p1, "the context keeps its model");
         if (p1 && env) CHECK(strcmp(p1->source, "TOPOCOLL_SHM_MODEL") == 0, "source %s", p1->source);

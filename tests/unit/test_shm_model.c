@@ -17,6 +17,8 @@ static const char *const names[] = {
     "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k", "shm_tiled_cyclic_128k",
     "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
     "shm_dissemination", "shm_inline",
+    "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
+    "shm_tiled_cyclic_128k_cma",
 };
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
@@ -48,6 +50,15 @@ static void test_parse(void)
                              sizeof err) == 0, "cross keys: %s", err);
     CHECK(m.copy_gbs[0] == 12 && m.copy_gbs[1] == 3 && m.flag_us[1] == 2 && m.reduce_gbs[1] == 1 &&
           m.native_us[0] == 0.1 && m.native_us[3] == 40 && !m.one_socket, "cross values set");
+    CHECK(tc_shm_model_parse("cma=9,cma_x=2.5,cma_call=0", &m, err, sizeof err) == 0, "cma keys: %s", err);
+    CHECK(m.cma_gbs[0] == 9 && m.cma_gbs[1] == 2.5 && m.cma_call_us == 0, "cma values set");
+    CHECK(tc_shm_model_parse("cma=7", &m, err, sizeof err) == 0 && m.cma_gbs[0] == 7 && m.cma_gbs[1] == 7,
+          "cma sets both levels");
+    CHECK(tc_shm_model_parse("cma_call=2.5", &m, err, sizeof err) == 0 && m.cma_call_us == 2.5, "cma_call");
+    expect_error("cma=0", "'cma' needs a positive number");
+    expect_error("cma_call=-1", "'cma_call' needs a positive number, got '-1'");
+    expect_error("cma_y=1", "unknown key 'cma_y' (keys: flag, copy, reduce, flag_x, copy_x, reduce_x, call, "
+                            "native8, native2k, native16k, native256k, cma, cma_x, cma_call, op)");
     expect_error("flag=0.5,bogus=1", "unknown key 'bogus'");
     expect_error("flag", "'flag' has no '='");
     expect_error("copy=fast", "'copy' needs a positive number, got 'fast'");
@@ -61,7 +72,8 @@ static void test_parse(void)
     expect_error(NULL, "is empty");
     char line[600];
     tc_shm_model_format(&m, line, sizeof line);
-    CHECK(strstr(line, "TOPOCOLL_SHM_MODEL") && strstr(line, "copy 12.00 / 3.00 GB/s"), "format: %s", line);
+    CHECK(strstr(line, "TOPOCOLL_SHM_MODEL") && strstr(line, "copy 12.00 / 3.00 GB/s") &&
+          strstr(line, "cma 7.00 / 7.00 GB/s, 2.500 us per call (not measured)"), "format: %s", line);
 }
 
 /* One node of s sockets x q ranks (spec "1xSxQ"), doubles. */
@@ -170,6 +182,97 @@ static void test_formulas(void)
     tc_topo_free(d.t);
 }
 
+/* The single-copy entries by hand: flag 1 us (h 0.5), read and reduce 1 GB/s
+ * (1e3 B/us), 3 us per system call, op 0.02. */
+static void test_cma_formulas(void)
+{
+    tc_shm_model m;
+    char err[256];
+    tc_shm_model_defaults(&m);
+    CHECK(tc_shm_model_parse("flag=1,copy=1,reduce=1,cma=1,cma_call=3,op=0.02,call=0", &m, err, sizeof err) == 0,
+          "%s", err);
+    shape_case c = make(1, 2, 1);
+    for (int64_t n = 64; n <= 8192; n *= 2) {
+        set_count(&c.a, n);
+        tc_shm_shape sh = tc_shm_shape_of(&c.a, c.t, n);
+        double half = (double)n / 2e3;
+        /* 3 barriers + step 2 (read and reduce half, one call + 2 ops) + step 3 (read half, one call + op) */
+        CHECK(near(tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh), 1.5 + 3 * half + 3.04 + 3.02),
+              "naive cma n=%lld: %g", (long long)n, tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh));
+    }
+    /* 8 KiB of doubles, tiles of 256 (2 KiB): 2 tiles per rank, two chunks in step 2,
+     * one batched call in step 3 */
+    set_count(&c.a, 8192);
+    tc_shm_shape sh = tc_shm_shape_of(&c.a, c.t, 8192);
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_cyclic_256_cma", &sh), 1.5 + 3 * 4.096 + 2 * 3.04 + 3 + 2 * 0.02),
+          "cyclic 256 cma: %g", tc_shm_model_predict(&m, "shm_tiled_cyclic_256_cma", &sh));
+    /* 1 MiB: a tile of 65536 elements is two chunks of 32768 in step 2 */
+    set_count(&c.a, 1 << 20);
+    sh = tc_shm_shape_of(&c.a, c.t, 1 << 20);
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh), 1.5 + 3 * 524.288 + 2 * 3.04 + 3.02),
+          "naive cma 1 MiB: %g", tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh));
+    /* 160 tiles of 128 (1 KiB doubles... here 256 elements of 2 KiB) per rank: step 3 in ceil(160/64) = 3 calls */
+    set_count(&c.a, (int64_t)320 * 2048);
+    sh = tc_shm_shape_of(&c.a, c.t, (int64_t)320 * 2048);
+    double share = 160.0 * 2048 / 1e3;
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_cyclic_256_cma", &sh),
+               1.5 + 3 * share + 160 * 3.04 + 3 * 3 + 160 * 0.02),
+          "cyclic 256 cma, batched: %g", tc_shm_model_predict(&m, "shm_tiled_cyclic_256_cma", &sh));
+    /* two sockets of 2, cross reads four times slower: reads from the other
+     * socket's two ranks at cma_x, the reductions at R0 */
+    CHECK(tc_shm_model_parse("cma_x=0.25,flag_x=4", &m, err, sizeof err) == 0, "%s", err);
+    shape_case d = make(2, 2, 1);
+    set_count(&d.a, 4000);
+    sh = tc_shm_shape_of(&d.a, d.t, 4000);
+    /* 3 cross signals (6) + step 2: 1000 B from 1 peer at 1e3 + 2 at 250 (9) + 3 reductions (3)
+     * + 3 calls + 6 ops + step 3: the same reads (9) + 3 calls + 3 ops */
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh), 6 + 9 + 3 + 9.12 + 9 + 9.06),
+          "naive cma 2 sockets: %g", tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh));
+    CHECK(tc_shm_model_predict(&m, "shm_tiled_cyclic_3k_cma", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_tiled_naive_cmax", &sh) < 0, "unknown cma names are not predicted");
+    tc_topo_free(c.t);
+    tc_topo_free(d.t);
+}
+
+/* Single copy wins at large n (it moves half the bytes of copy-in) and loses
+ * at small n (a system call per peer costs more than the copy it saves);
+ * without cross-memory attach the entries decline and are never chosen. */
+static void test_cma_choice(void)
+{
+    tc_shm_model m;
+    char err[256], why[512];
+    tc_shm_model_defaults(&m);
+    CHECK(tc_shm_model_parse("flag=1,copy=10,reduce=5,cma=10,cma_call=3,op=0.02,call=0,native8=5,native2k=6,"
+                             "native16k=20,native256k=300", &m, err, sizeof err) == 0, "%s", err);
+    shape_case c = make(1, 2, 1);
+    c.a.cma = 1;
+    int64_t big = (int64_t)16 << 20;
+    set_count(&c.a, big);
+    const tc_algo *al = tc_shm_model_select(&m, &c.a, c.t, big, why, sizeof why);
+    CHECK(al && strcmp(al->name, "shm_tiled_naive_cma") == 0, "16 MiB with cma: %s (%s)", al ? al->name : "-", why);
+    tc_shm_shape sh = tc_shm_shape_of(&c.a, c.t, big);
+    CHECK(tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh) < 0.7 * tc_shm_model_predict(&m, "shm_tiled_naive", &sh),
+          "16 MiB: single copy well below copy-in");
+    set_count(&c.a, 64);
+    al = tc_shm_model_select(&m, &c.a, c.t, 64, why, sizeof why);
+    CHECK(al && !strstr(al->name, "_cma"), "64 B with cma: %s (%s)", al ? al->name : "-", why);
+    set_count(&c.a, 4096);
+    al = tc_shm_model_select(&m, &c.a, c.t, 4096, why, sizeof why);
+    CHECK(al && !strstr(al->name, "_cma"), "4 KiB with cma: %s (%s)", al ? al->name : "-", why);
+    /* no cross-memory attach: copy-in at 16 MiB */
+    c.a.cma = 0;
+    set_count(&c.a, big);
+    al = tc_shm_model_select(&m, &c.a, c.t, big, why, sizeof why);
+    CHECK(al && strcmp(al->name, "shm_tiled_naive") == 0, "16 MiB without cma: %s (%s)", al ? al->name : "-", why);
+    /* a slow process_vm_readv (1 GB/s): copy-in again, even with cma */
+    CHECK(tc_shm_model_parse("cma=1", &m, err, sizeof err) == 0, "%s", err);
+    c.a.cma = 1;
+    al = tc_shm_model_select(&m, &c.a, c.t, big, why, sizeof why);
+    CHECK(al && strcmp(al->name, "shm_tiled_naive") == 0, "16 MiB, slow cma: %s (%s)", al ? al->name : "-", why);
+    tc_topo_free(c.t);
+}
+
 /* Native through its points; the choice and the crossover follow the formulas. */
 static void test_choice(void)
 {
@@ -231,5 +334,7 @@ int main(void)
         test_monotone(&m, shapes[i][0], shapes[i][1], shapes[i][2]);
     test_formulas();
     test_choice();
+    test_cma_formulas();
+    test_cma_choice();
     return tc_test_summary();
 }

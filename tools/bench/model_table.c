@@ -24,6 +24,8 @@ static const char *const entries[] = {
     "shm_rb8_2s", "shm_tiled_cyclic_256", "shm_tiled_cyclic_2k", "shm_tiled_cyclic_16k",
     "shm_tiled_cyclic_128k", "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k",
     "shm_tiled_hier_128k", "shm_dissemination",
+    "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
+    "shm_tiled_cyclic_128k_cma",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
     tc_ctx *x = NULL;
     if ((rc = tc_ctx_get(MPI_COMM_WORLD, &x)) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
     tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .rank = rank, .size = x->size, .scount = 2, .rcount = 2,
-                  .commutative = 1, .node_shm = x->node_shm };
+                  .commutative = 1, .node_shm = x->node_shm, .cma = x->shm.cma.ok };
     const tc_shm_model *m = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
     if (!m) {
         if (rank == 0) fprintf(stderr, "topocoll-model: the model does not apply here (one node, shared memory, "
