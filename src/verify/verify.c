@@ -292,6 +292,27 @@ static int conflicts(int w1, int w2)
     return (w1 == W_LWRITE && w2 == W_SEND) || (w1 == W_SEND && w2 == W_LWRITE);
 }
 
+/* Does the pairwise scan of check_round report anything?  One pass over the
+ * spans sorted by (buf, lo): a span conflicts with an earlier span of its
+ * buffer that reaches past its start (for each kind of access, the farthest
+ * reach so far).  Two spans of one op never conflict (a local op reads one
+ * region and writes the other), so the scan's op test changes nothing. */
+static int any_hazard(const span *sp, int n)
+{
+    int64_t reach[4] = { 0, 0, 0, 0 };
+    int buf = -1;
+    for (int i = 0; i < n; i++) {
+        if (sp[i].buf != buf) {
+            buf = sp[i].buf;
+            for (int w = 0; w < 4; w++) reach[w] = INT64_MIN;
+        }
+        for (int w = 0; w < 4; w++)
+            if (reach[w] > sp[i].lo && conflicts(w, sp[i].what)) return 1;
+        if (sp[i].hi > reach[sp[i].what]) reach[sp[i].what] = sp[i].hi;
+    }
+    return 0;
+}
+
 static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
 {
     const tc_sched *s = &v->rk[r].s;
@@ -310,6 +331,7 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
         }
     }
     qsort(sp, (size_t)n, sizeof *sp, span_cmp);
+    if (!any_hazard(sp, n)) return TC_VERIFY_OK;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n && sp[j].buf == sp[i].buf && sp[j].lo < sp[i].hi; j++)
             if (sp[j].op != sp[i].op && conflicts(sp[i].what, sp[j].what))
@@ -392,6 +414,34 @@ static int msg_cmp(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* One stable counting pass: out gets in ordered by key (0 .. nkeys-1). */
+static void msg_pass(const msg *in, msg *out, int64_t n, int64_t *cnt, int nkeys, int p, int by_src)
+{
+    memset(cnt, 0, (size_t)(nkeys + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) cnt[(by_src ? in[i].chan * p + in[i].src : in[i].dst) + 1]++;
+    for (int k = 0; k < nkeys; k++) cnt[k + 1] += cnt[k];
+    for (int64_t i = 0; i < n; i++) out[cnt[by_src ? in[i].chan * p + in[i].src : in[i].dst]++] = in[i];
+}
+
+/* Sorts m (listed in op id order) as msg_cmp does, in linear time: stable
+ * by dst, then stable by (chan, src); ids are unique, so the order is the
+ * same total order.  Peers are in range (check_shape).  0 or ENOMEM. */
+static int msg_sort(msg *m, int64_t n, int p)
+{
+    msg *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
+    int64_t *cnt = malloc((size_t)(2 * p + 1) * sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return ENOMEM;
+    }
+    msg_pass(m, tmp, n, cnt, p, p, 0);
+    msg_pass(tmp, m, n, cnt, 2 * p, p, 1);
+    free(tmp);
+    free(cnt);
+    return 0;
+}
+
 static int64_t units_of(const vstate *v, int r, tc_region g)
 {
     return g.cnt * v->rk[r].unit[(int)g.buf];
@@ -418,8 +468,11 @@ static tc_verify_status match(vstate *v)
             if (op->kind == TC_OP_SEND || op->kind == TC_OP_SIGNAL) S[ns++] = (msg){ chan, r, op->peer, id };
             if (op->kind == TC_OP_RECV || op->kind == TC_OP_WAIT) R[nr++] = (msg){ chan, op->peer, r, id };
         }
-    qsort(S, (size_t)ns, sizeof *S, msg_cmp);
-    qsort(R, (size_t)nr, sizeof *R, msg_cmp);
+    if (msg_sort(S, ns, v->p) || msg_sort(R, nr, v->p)) {
+        free(S);
+        free(R);
+        return fail(v, "out of memory");
+    }
     int64_t *node_out = calloc((size_t)v->t->nnodes * 3, sizeof *node_out);
     if (!node_out) { free(S); free(R); return fail(v, "out of memory"); }
     int64_t *node_out_bytes = node_out + v->t->nnodes, *node_in_bytes = node_out + 2 * v->t->nnodes;

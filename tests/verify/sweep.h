@@ -26,6 +26,7 @@
 #include "common/harness.h"
 #include "topo/topo.h"
 #include "verify/verify.h"
+#include "verify/heap.h"
 
 #define SWEEP_FULL_ROW 4
 
@@ -47,7 +48,7 @@ static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
 
 /* Instances in al's catalog row (same family; 1 for a flat algorithm) and
  * al's index among them. */
-static int row_size(const tc_algo *al, int *index)
+static int row_size_scan(const tc_algo *al, int *index)
 {
     int n = 0, me = 0;
     for (int i = 0; i < tc_catalog_count(al->coll); i++) {
@@ -57,6 +58,26 @@ static int row_size(const tc_algo *al, int *index)
     }
     if (index) *index = me;
     return n;
+}
+
+/* row_size_scan, remembered per entry (the catalog is constant data; the
+ * sweeps ask for every entry at every point). */
+#define ROW_CACHE 4096
+static int row_size(const tc_algo *al, int *index)
+{
+    static struct { const tc_algo *al; int n, idx; } cache[ROW_CACHE];
+    size_t h = ((size_t)(uintptr_t)al >> 4) % ROW_CACHE;
+    for (size_t probe = 0; probe < ROW_CACHE; probe++, h = (h + 1) % ROW_CACHE) {
+        if (cache[h].al == al) break;
+        if (!cache[h].al) {
+            cache[h].n = row_size_scan(al, &cache[h].idx);
+            cache[h].al = al;
+            break;
+        }
+    }
+    if (cache[h].al != al) return row_size_scan(al, index);   /* full: not remembered */
+    if (index) *index = cache[h].idx;
+    return cache[h].n;
 }
 
 /* Does al run at point `point` when a large row runs one in k of its

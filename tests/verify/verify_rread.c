@@ -15,6 +15,7 @@
 #include "common/harness.h"
 #include "topo/topo.h"
 #include "verify/verify.h"
+#include "verify/heap.h"
 
 static void run(const tc_algo *al, const tc_topo *t, const char *spec, int64_t n, int in_place, int commutative)
 {
