@@ -64,9 +64,14 @@ typedef struct vstate {
      * clock snapshots of signals, and per SHM unit its last write and the
      * reads since. */
     int32_t *vc, *pend;      /* [p*p] */
-    int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise) */
-    int32_t **shm_w;         /* [nnodes][units*2]: writer rank, clock */
-    int32_t **shm_r;         /* [nnodes][units*node size]: read clocks per node rank */
+    int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise; the signals of
+                              * one round of a rank share one, owned by snaps) */
+    int32_t **snaps;         /* the snapshots, to free */
+    int64_t nsnaps, capsnaps;
+    int32_t **shm_w;         /* [nnodes][units*SHM_W]: writer rank, clock, then the reads
+                              * since: SHM_SLOTS (node index, clock) pairs inline and
+                              * their number, or SHM_SPILLED: the clocks in shm_r */
+    int32_t ***shm_r;        /* [nnodes][units] NULL, or read clocks per node index */
     /* Cross-memory reads (RREAD, only when a schedule has them): per rank
      * and own buffer (SEND, RECV, TMP) the owner's clock at its last write
      * of each unit (1: the published input), and per rank the reads of its
@@ -330,7 +335,9 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
             sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
         }
     }
-    qsort(sp, (size_t)n, sizeof *sp, span_cmp);
+    int sorted = 1;   /* often so already (sends of consecutive blocks) */
+    for (int i = 1; i < n && sorted; i++) sorted = span_cmp(&sp[i - 1], &sp[i]) <= 0;
+    if (!sorted) qsort(sp, (size_t)n, sizeof *sp, span_cmp);
     if (!any_hazard(sp, n)) return TC_VERIFY_OK;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n && sp[j].buf == sp[i].buf && sp[j].lo < sp[i].hi; j++)
@@ -539,10 +546,68 @@ static label_t *labels_at(vstate *v, int r, tc_region g, int64_t *n)
 
 static int32_t *vc_of(const vstate *v, int r) { return v->vc + (size_t)r * (size_t)v->p; }
 
-static void vc_join(int32_t *into, const int32_t *from, int p)
+/* into = max(into, from) entry by entry; in blocks of 8 that the compiler
+ * turns into vector instructions (the sweeps spend much time here). */
+static void vc_join(int32_t *restrict into, const int32_t *restrict from, int p)
 {
-    for (int i = 0; i < p; i++)
+    int i = 0;
+    for (; i + 8 <= p; i += 8)
+        for (int j = 0; j < 8; j++) into[i + j] = from[i + j] > into[i + j] ? from[i + j] : into[i + j];
+    for (; i < p; i++)
         if (from[i] > into[i]) into[i] = from[i];
+}
+
+/* A unit's read record (shm_w): most units are read by few ranks between
+ * writes, so the first SHM_SLOTS readers are kept inline; more spill into a
+ * clock per node index (shm_r, allocated on first need, kept for reuse). */
+enum { SHM_SLOTS = 2, SHM_SPILLED = SHM_SLOTS + 1, SHM_W = 3 + 2 * SHM_SLOTS };
+
+/* Node index me reads unit u (record w) at clock. */
+static tc_verify_status shm_read(vstate *v, int node, int n, int64_t u, int32_t *w, int me, int32_t clock)
+{
+    int32_t **spill = &v->shm_r[node][u];
+    if (w[2] < SHM_SPILLED) {
+        for (int s = 0; s < w[2]; s++)
+            if (w[3 + 2 * s] == me) {
+                w[4 + 2 * s] = clock;
+                return TC_VERIFY_OK;
+            }
+        if (w[2] < SHM_SLOTS) {
+            w[3 + 2 * w[2]] = me;
+            w[4 + 2 * w[2]] = clock;
+            w[2]++;
+            return TC_VERIFY_OK;
+        }
+        if (!*spill && !(*spill = calloc((size_t)n, sizeof(int32_t)))) return fail(v, "out of memory");
+        for (int s = 0; s < SHM_SLOTS; s++) (*spill)[w[3 + 2 * s]] = w[4 + 2 * s];
+        w[2] = SHM_SPILLED;
+    }
+    (*spill)[me] = clock;
+    return TC_VERIFY_OK;
+}
+
+/* The node index of the first reader of unit u (record w) since its last
+ * write, other than me, that clock mine does not order (-1: none); then
+ * the record is cleared. */
+static int shm_unordered_reader(vstate *v, int node, int n, int64_t u, int32_t *w, int me,
+                                const int32_t *mine)
+{
+    const int *members = tc_topo_node_members(v->t, node);
+    int first = -1;
+    if (w[2] == SHM_SPILLED) {
+        int32_t *rd = v->shm_r[node][u];
+        for (int q = 0; q < n && first < 0; q++)
+            if (q != me && rd[q] > 0 && mine[members[q]] < rd[q]) first = q;
+        memset(rd, 0, (size_t)n * sizeof *rd);
+    } else {
+        for (int s = 0; s < w[2]; s++) {
+            int q = w[3 + 2 * s];
+            if (q != me && w[4 + 2 * s] > 0 && mine[members[q]] < w[4 + 2 * s] && (first < 0 || q < first))
+                first = q;
+        }
+    }
+    w[2] = 0;
+    return first;
 }
 
 /* An access by rank r to SHM units [lo, hi) of its node: a write must come
@@ -550,23 +615,26 @@ static void vc_join(int32_t *into, const int32_t *from, int p)
 static tc_verify_status shm_access(vstate *v, int r, int64_t lo, int64_t hi, int write)
 {
     int node = v->t->node_of[r], n = tc_topo_node_size(v->t, node), me = v->t->node_idx[r];
-    const int *members = tc_topo_node_members(v->t, node);
     const int32_t *mine = vc_of(v, r);
     int32_t clock = mine[r];
     for (int64_t u = lo; u < hi; u++) {
-        int32_t *w = v->shm_w[node] + 2 * u, *rd = v->shm_r[node] + u * n;
+        int32_t *w = v->shm_w[node] + SHM_W * u;
         if (w[0] >= 0 && w[0] != r && mine[w[0]] < w[1])
             return fail(v, "race on node-shared memory: rank %d %s shm unit %lld written by rank %d "
                         "without ordering (signal/wait missing)", r, write ? "writes" : "reads",
                         (long long)u, w[0]);
-        if (!write) { rd[me] = clock; continue; }
-        for (int q = 0; q < n; q++)
-            if (q != me && rd[q] > 0 && mine[members[q]] < rd[q])
-                return fail(v, "race on node-shared memory: rank %d overwrites shm unit %lld that "
-                            "rank %d reads without ordering", r, (long long)u, members[q]);
+        if (!write) {
+            tc_verify_status st = shm_read(v, node, n, u, w, me, clock);
+            if (st) return st;
+            continue;
+        }
+        int q = w[2] ? shm_unordered_reader(v, node, n, u, w, me, mine) : -1;
+        if (q >= 0)
+            return fail(v, "race on node-shared memory: rank %d overwrites shm unit %lld that "
+                        "rank %d reads without ordering", r, (long long)u,
+                        tc_topo_node_members(v->t, node)[q]);
         w[0] = r;
         w[1] = clock;
-        for (int q = 0; q < n; q++) rd[q] = 0;
     }
     return TC_VERIFY_OK;
 }
@@ -706,10 +774,13 @@ static tc_verify_status setup_hb(vstate *v)
     if (!v->vc || !v->pend || !v->sig_vc || !v->shm_w || !v->shm_r) return fail(v, "out of memory");
     for (int n = 0; n < v->t->nnodes; n++) {
         int64_t units = v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM];
-        v->shm_w[n] = malloc((size_t)(2 * units + 1) * sizeof(int32_t));
-        v->shm_r[n] = calloc((size_t)(units * tc_topo_node_size(v->t, n) + 1), sizeof(int32_t));
+        v->shm_w[n] = malloc((size_t)(SHM_W * units + 1) * sizeof(int32_t));
+        v->shm_r[n] = calloc((size_t)(units + 1), sizeof(int32_t *));
         if (!v->shm_w[n] || !v->shm_r[n]) return fail(v, "out of memory");
-        for (int64_t u = 0; u < 2 * units; u++) v->shm_w[n][u] = -1;
+        for (int64_t u = 0; u < units; u++) {
+            v->shm_w[n][SHM_W * u] = v->shm_w[n][SHM_W * u + 1] = -1;
+            v->shm_w[n][SHM_W * u + 2] = 0;   /* no read since the last write */
+        }
     }
     for (int r = 0; r < v->p; r++)
         if (v->rk[r].s.uses_rread) return setup_priv(v);
@@ -718,10 +789,14 @@ static tc_verify_status setup_hb(vstate *v)
 
 static void release_hb(vstate *v)
 {
-    if (v->sig_vc)
-        for (int64_t i = 0; i < v->base[v->p]; i++) free(v->sig_vc[i]);
+    for (int64_t i = 0; i < v->nsnaps; i++) free(v->snaps[i]);
+    free(v->snaps);
     for (int n = 0; v->shm_w && n < v->t->nnodes; n++) free(v->shm_w[n]);
-    for (int n = 0; v->shm_r && n < v->t->nnodes; n++) free(v->shm_r[n]);
+    for (int n = 0; v->shm_r && n < v->t->nnodes; n++) {
+        int64_t units = v->shm_r[n] ? v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM] : 0;
+        for (int64_t u = 0; u < units; u++) free(v->shm_r[n][u]);
+        free(v->shm_r[n]);
+    }
     free(v->vc);
     free(v->pend);
     free(v->sig_vc);
@@ -799,6 +874,22 @@ static int raised(const vstate *v, int64_t id)
     return k->entered && i < tc_sched_round_end(&k->s, k->cur);
 }
 
+/* A copy of rank r's clock, owned by v->snaps (NULL: out of memory). */
+static int32_t *snapshot(vstate *v, int r)
+{
+    if (v->nsnaps == v->capsnaps) {
+        int64_t cap = v->capsnaps ? 2 * v->capsnaps : 64;
+        int32_t **sn = realloc(v->snaps, (size_t)cap * sizeof *sn);
+        if (!sn) return NULL;
+        v->snaps = sn;
+        v->capsnaps = cap;
+    }
+    int32_t *c = malloc((size_t)v->p * sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, vc_of(v, r), (size_t)v->p * sizeof *c);
+    return v->snaps[v->nsnaps++] = c;
+}
+
 static void complete_partner(vstate *v, int64_t pid, int *queue, int *qn)
 {
     int pr = v->op_rank[pid];
@@ -855,13 +946,13 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                 if (st) return st;
             }
             /* signals go up after the round's local ops */
+            int32_t *snap = NULL;
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 if (k->s.ops[i].kind != TC_OP_SIGNAL) continue;
                 int64_t id = v->base[r] + i, pid = v->partner[id];
-                if (v->vc) {
-                    v->sig_vc[id] = malloc((size_t)v->p * sizeof(int32_t));
-                    if (!v->sig_vc[id]) return fail(v, "out of memory");
-                    memcpy(v->sig_vc[id], vc_of(v, r), (size_t)v->p * sizeof(int32_t));
+                if (v->vc) {   /* one snapshot for the round: its clock does not move here */
+                    if (!snap && !(snap = snapshot(v, r))) return fail(v, "out of memory");
+                    v->sig_vc[id] = snap;
                 }
                 if (posted(v, pid)) {
                     if (v->vc) vc_join(v->pend + (size_t)v->op_rank[pid] * (size_t)v->p, v->sig_vc[id], v->p);
