@@ -318,6 +318,28 @@ static int any_hazard(const span *sp, int n)
     return 0;
 }
 
+/* Stable sort of sp[0..n) by span_cmp (a merge sort; tmp holds n spans):
+ * the order qsort gave before, without its calls through a pointer. */
+static void span_sort(span *sp, span *tmp, int n)
+{
+    if (n < 16) {   /* insertion sort: stable */
+        for (int i = 1; i < n; i++) {
+            span x = sp[i];
+            int j = i;
+            for (; j > 0 && span_cmp(&sp[j - 1], &x) > 0; j--) sp[j] = sp[j - 1];
+            sp[j] = x;
+        }
+        return;
+    }
+    int h = n / 2, i = 0, j = h, k = 0;
+    span_sort(sp, tmp, h);
+    span_sort(sp + h, tmp, n - h);
+    if (span_cmp(&sp[h - 1], &sp[h]) <= 0) return;   /* already in order */
+    while (i < h && j < n) tmp[k++] = span_cmp(&sp[j], &sp[i]) < 0 ? sp[j++] : sp[i++];
+    while (i < h) tmp[k++] = sp[i++];
+    memcpy(sp, tmp, (size_t)k * sizeof *sp);   /* the rest (j..n) is in place */
+}
+
 static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
 {
     const tc_sched *s = &v->rk[r].s;
@@ -335,9 +357,7 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
             sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
         }
     }
-    int sorted = 1;   /* often so already (sends of consecutive blocks) */
-    for (int i = 1; i < n && sorted; i++) sorted = span_cmp(&sp[i - 1], &sp[i]) <= 0;
-    if (!sorted) qsort(sp, (size_t)n, sizeof *sp, span_cmp);
+    span_sort(sp, sp + n, n);
     if (!any_hazard(sp, n)) return TC_VERIFY_OK;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n && sp[j].buf == sp[i].buf && sp[j].lo < sp[i].hi; j++)
@@ -400,7 +420,7 @@ static tc_verify_status check_shape(vstate *v, int r)
         int n = tc_sched_round_end(s, k) - tc_sched_round_begin(s, k);
         if (n > maxops) maxops = n;
     }
-    span *sp = malloc((size_t)(2 * maxops + 1) * sizeof *sp);
+    span *sp = malloc((size_t)(4 * maxops + 1) * sizeof *sp);   /* spans, then span_sort's room */
     if (!sp) return fail(v, "out of memory");
     tc_verify_status st = TC_VERIFY_OK;
     for (int k = 0; k < s->nrounds && st == TC_VERIFY_OK; k++) st = check_round(v, r, k, sp);
