@@ -27,6 +27,7 @@
 #include "topo/topo.h"
 #include "verify/verify.h"
 #include "verify/heap.h"
+#include "verify/stride.h"
 
 #define SWEEP_FULL_ROW 4
 
@@ -99,19 +100,6 @@ static int sweep_runs(const tc_algo *al, long point)
 /* One case: verifies al on t with the arguments in a (size, counts, root,
  * in_place, commutative) and checks the verdict against al's domain.  The
  * verifier models node-shared memory (node_shm = 1). */
-/* TOPOCOLL_VERIFY_STRIDE=k (k > 1) verifies one case in k: the sanitizer
- * stage of scripts/test.sh runs the sweeps for memory safety on a sample
- * (every case is proven in the plain builds). */
-static int sweep_skip(void)
-{
-    static long n;
-    static int k;
-    if (!k) {
-        const char *e = getenv("TOPOCOLL_VERIFY_STRIDE");
-        k = e && atoi(e) > 1 ? atoi(e) : 1;
-    }
-    return n++ % k != 0;
-}
 
 static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc_args a,
                        int u_send, int u_recv)
