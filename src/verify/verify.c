@@ -318,8 +318,9 @@ static int any_hazard(const span *sp, int n)
     return 0;
 }
 
-/* Stable sort of sp[0..n) by span_cmp (a merge sort; tmp holds n spans):
- * the order qsort gave before, without its calls through a pointer. */
+/* Stable sort of sp[0..n) by span_cmp (a merge sort; tmp holds n spans),
+ * without qsort's calls through a pointer; glibc's qsort, used before, is
+ * a stable merge sort too, so the hazard message names the same pair. */
 static void span_sort(span *sp, span *tmp, int n)
 {
     if (n < 16) {   /* insertion sort: stable */
