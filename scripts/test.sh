@@ -56,20 +56,22 @@ build() {
 
 # The verifier sweeps (label verify) link no MPI: they run once, in the
 # Open MPI build; the MPICH build runs everything else.
+# ctest -j2: the MPI-free tests run two at a time; every other test is
+# RUN_SERIAL (tests/CMakeLists.txt), so MPI runs never overlap anything.
 for flavor in openmpi mpich; do
   echo "==== $flavor"
   if build "$flavor" "$flavor"; then
     if [ "$flavor" = mpich ]; then
-      ctest_run "$flavor" "build-$flavor" -LE verify
+      ctest_run "$flavor" "build-$flavor" -j2 -LE verify
     else
-      ctest_run "$flavor" "build-$flavor"
+      ctest_run "$flavor" "build-$flavor" -j2
     fi
   fi
 done
 
 echo "==== openmpi, clang, -Werror"
 if OMPI_CC=clang build openmpi-clang openmpi -DCMAKE_C_COMPILER=clang; then
-  ctest_run openmpi-clang build-openmpi-clang -L "unit|layers"
+  ctest_run openmpi-clang build-openmpi-clang -j2 -L "unit|layers"
 fi
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the tests without MPI with
@@ -79,7 +81,7 @@ fi
 # tools/bench/valgrind-mpi.supp for leaks there).
 echo "==== openmpi, address + undefined sanitizers"
 if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
-  TOPOCOLL_VERIFY_STRIDE=4 ctest_run openmpi-asan-local build-openmpi-asan -L "unit|verify"
+  TOPOCOLL_VERIFY_STRIDE=4 ctest_run openmpi-asan-local build-openmpi-asan -j2 -L "unit|verify"
   ASAN_OPTIONS=detect_leaks=0 ctest_run openmpi-asan-mpi build-openmpi-asan \
     -R "openmpi_(allgather_matrix_np(3|4)|bad_input_np2|bench_np4)$"
 fi
@@ -90,7 +92,7 @@ fi
 # MPI library and its runtime only), any report fails it.
 echo "==== openmpi, thread sanitizer"
 if build openmpi-tsan openmpi -DTOPOCOLL_SANITIZE=thread -DTOPOCOLL_BUILD_TOOLS=OFF; then
-  ctest_run openmpi-tsan build-openmpi-tsan -R "^unit_|^openmpi_threads_np2$"
+  ctest_run openmpi-tsan build-openmpi-tsan -j2 -R "^unit_|^openmpi_threads_np2$"
 fi
 
 # >>> emulated cluster (tests/cluster/run_cluster_tests.sh, docs/cluster.md)

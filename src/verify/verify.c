@@ -64,9 +64,14 @@ typedef struct vstate {
      * clock snapshots of signals, and per SHM unit its last write and the
      * reads since. */
     int32_t *vc, *pend;      /* [p*p] */
-    int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise) */
-    int32_t **shm_w;         /* [nnodes][units*2]: writer rank, clock */
-    int32_t **shm_r;         /* [nnodes][units*node size]: read clocks per node rank */
+    int32_t **sig_vc;        /* [ops] snapshot at a signal (NULL otherwise; the signals of
+                              * one round of a rank share one, owned by snaps) */
+    int32_t **snaps;         /* the snapshots, to free */
+    int64_t nsnaps, capsnaps;
+    int32_t **shm_w;         /* [nnodes][units*SHM_W]: writer rank, clock, then the reads
+                              * since: SHM_SLOTS (node index, clock) pairs inline and
+                              * their number, or SHM_SPILLED: the clocks in shm_r */
+    int32_t ***shm_r;        /* [nnodes][units] NULL, or read clocks per node index */
     /* Cross-memory reads (RREAD, only when a schedule has them): per rank
      * and own buffer (SEND, RECV, TMP) the owner's clock at its last write
      * of each unit (1: the published input), and per rank the reads of its
@@ -292,6 +297,50 @@ static int conflicts(int w1, int w2)
     return (w1 == W_LWRITE && w2 == W_SEND) || (w1 == W_SEND && w2 == W_LWRITE);
 }
 
+/* Does the pairwise scan of check_round report anything?  One pass over the
+ * spans sorted by (buf, lo): a span conflicts with an earlier span of its
+ * buffer that reaches past its start (for each kind of access, the farthest
+ * reach so far).  Two spans of one op never conflict (a local op reads one
+ * region and writes the other), so the scan's op test changes nothing. */
+static int any_hazard(const span *sp, int n)
+{
+    int64_t reach[4] = { 0, 0, 0, 0 };
+    int buf = -1;
+    for (int i = 0; i < n; i++) {
+        if (sp[i].buf != buf) {
+            buf = sp[i].buf;
+            for (int w = 0; w < 4; w++) reach[w] = INT64_MIN;
+        }
+        for (int w = 0; w < 4; w++)
+            if (reach[w] > sp[i].lo && conflicts(w, sp[i].what)) return 1;
+        if (sp[i].hi > reach[sp[i].what]) reach[sp[i].what] = sp[i].hi;
+    }
+    return 0;
+}
+
+/* Stable sort of sp[0..n) by span_cmp (a merge sort; tmp holds n spans),
+ * without qsort's calls through a pointer; glibc's qsort, used before, is
+ * a stable merge sort too, so the hazard message names the same pair. */
+static void span_sort(span *sp, span *tmp, int n)
+{
+    if (n < 16) {   /* insertion sort: stable */
+        for (int i = 1; i < n; i++) {
+            span x = sp[i];
+            int j = i;
+            for (; j > 0 && span_cmp(&sp[j - 1], &x) > 0; j--) sp[j] = sp[j - 1];
+            sp[j] = x;
+        }
+        return;
+    }
+    int h = n / 2, i = 0, j = h, k = 0;
+    span_sort(sp, tmp, h);
+    span_sort(sp + h, tmp, n - h);
+    if (span_cmp(&sp[h - 1], &sp[h]) <= 0) return;   /* already in order */
+    while (i < h && j < n) tmp[k++] = span_cmp(&sp[j], &sp[i]) < 0 ? sp[j++] : sp[i++];
+    while (i < h) tmp[k++] = sp[i++];
+    memcpy(sp, tmp, (size_t)k * sizeof *sp);   /* the rest (j..n) is in place */
+}
+
 static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
 {
     const tc_sched *s = &v->rk[r].s;
@@ -309,7 +358,8 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
             sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
         }
     }
-    qsort(sp, (size_t)n, sizeof *sp, span_cmp);
+    span_sort(sp, sp + n, n);
+    if (!any_hazard(sp, n)) return TC_VERIFY_OK;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n && sp[j].buf == sp[i].buf && sp[j].lo < sp[i].hi; j++)
             if (sp[j].op != sp[i].op && conflicts(sp[i].what, sp[j].what))
@@ -371,7 +421,7 @@ static tc_verify_status check_shape(vstate *v, int r)
         int n = tc_sched_round_end(s, k) - tc_sched_round_begin(s, k);
         if (n > maxops) maxops = n;
     }
-    span *sp = malloc((size_t)(2 * maxops + 1) * sizeof *sp);
+    span *sp = malloc((size_t)(4 * maxops + 1) * sizeof *sp);   /* spans, then span_sort's room */
     if (!sp) return fail(v, "out of memory");
     tc_verify_status st = TC_VERIFY_OK;
     for (int k = 0; k < s->nrounds && st == TC_VERIFY_OK; k++) st = check_round(v, r, k, sp);
@@ -390,6 +440,34 @@ static int msg_cmp(const void *x, const void *y)
     if (a->src != b->src) return a->src - b->src;
     if (a->dst != b->dst) return a->dst - b->dst;
     return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* One stable counting pass: out gets in ordered by key (0 .. nkeys-1). */
+static void msg_pass(const msg *in, msg *out, int64_t n, int64_t *cnt, int nkeys, int p, int by_src)
+{
+    memset(cnt, 0, (size_t)(nkeys + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) cnt[(by_src ? in[i].chan * p + in[i].src : in[i].dst) + 1]++;
+    for (int k = 0; k < nkeys; k++) cnt[k + 1] += cnt[k];
+    for (int64_t i = 0; i < n; i++) out[cnt[by_src ? in[i].chan * p + in[i].src : in[i].dst]++] = in[i];
+}
+
+/* Sorts m (listed in op id order) as msg_cmp does, in linear time: stable
+ * by dst, then stable by (chan, src); ids are unique, so the order is the
+ * same total order.  Peers are in range (check_shape).  0 or ENOMEM. */
+static int msg_sort(msg *m, int64_t n, int p)
+{
+    msg *tmp = malloc((size_t)(n + 1) * sizeof *tmp);
+    int64_t *cnt = malloc((size_t)(2 * p + 1) * sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return ENOMEM;
+    }
+    msg_pass(m, tmp, n, cnt, p, p, 0);
+    msg_pass(tmp, m, n, cnt, 2 * p, p, 1);
+    free(tmp);
+    free(cnt);
+    return 0;
 }
 
 static int64_t units_of(const vstate *v, int r, tc_region g)
@@ -418,8 +496,11 @@ static tc_verify_status match(vstate *v)
             if (op->kind == TC_OP_SEND || op->kind == TC_OP_SIGNAL) S[ns++] = (msg){ chan, r, op->peer, id };
             if (op->kind == TC_OP_RECV || op->kind == TC_OP_WAIT) R[nr++] = (msg){ chan, op->peer, r, id };
         }
-    qsort(S, (size_t)ns, sizeof *S, msg_cmp);
-    qsort(R, (size_t)nr, sizeof *R, msg_cmp);
+    if (msg_sort(S, ns, v->p) || msg_sort(R, nr, v->p)) {
+        free(S);
+        free(R);
+        return fail(v, "out of memory");
+    }
     int64_t *node_out = calloc((size_t)v->t->nnodes * 3, sizeof *node_out);
     if (!node_out) { free(S); free(R); return fail(v, "out of memory"); }
     int64_t *node_out_bytes = node_out + v->t->nnodes, *node_in_bytes = node_out + 2 * v->t->nnodes;
@@ -486,10 +567,68 @@ static label_t *labels_at(vstate *v, int r, tc_region g, int64_t *n)
 
 static int32_t *vc_of(const vstate *v, int r) { return v->vc + (size_t)r * (size_t)v->p; }
 
-static void vc_join(int32_t *into, const int32_t *from, int p)
+/* into = max(into, from) entry by entry; in blocks of 8 that the compiler
+ * turns into vector instructions (the sweeps spend much time here). */
+static void vc_join(int32_t *restrict into, const int32_t *restrict from, int p)
 {
-    for (int i = 0; i < p; i++)
+    int i = 0;
+    for (; i + 8 <= p; i += 8)
+        for (int j = 0; j < 8; j++) into[i + j] = from[i + j] > into[i + j] ? from[i + j] : into[i + j];
+    for (; i < p; i++)
         if (from[i] > into[i]) into[i] = from[i];
+}
+
+/* A unit's read record (shm_w): most units are read by few ranks between
+ * writes, so the first SHM_SLOTS readers are kept inline; more spill into a
+ * clock per node index (shm_r, allocated on first need, kept for reuse). */
+enum { SHM_SLOTS = 2, SHM_SPILLED = SHM_SLOTS + 1, SHM_W = 3 + 2 * SHM_SLOTS };
+
+/* Node index me reads unit u (record w) at clock. */
+static tc_verify_status shm_read(vstate *v, int node, int n, int64_t u, int32_t *w, int me, int32_t clock)
+{
+    int32_t **spill = &v->shm_r[node][u];
+    if (w[2] < SHM_SPILLED) {
+        for (int s = 0; s < w[2]; s++)
+            if (w[3 + 2 * s] == me) {
+                w[4 + 2 * s] = clock;
+                return TC_VERIFY_OK;
+            }
+        if (w[2] < SHM_SLOTS) {
+            w[3 + 2 * w[2]] = me;
+            w[4 + 2 * w[2]] = clock;
+            w[2]++;
+            return TC_VERIFY_OK;
+        }
+        if (!*spill && !(*spill = calloc((size_t)n, sizeof(int32_t)))) return fail(v, "out of memory");
+        for (int s = 0; s < SHM_SLOTS; s++) (*spill)[w[3 + 2 * s]] = w[4 + 2 * s];
+        w[2] = SHM_SPILLED;
+    }
+    (*spill)[me] = clock;
+    return TC_VERIFY_OK;
+}
+
+/* The node index of the first reader of unit u (record w) since its last
+ * write, other than me, that clock mine does not order (-1: none); then
+ * the record is cleared. */
+static int shm_unordered_reader(vstate *v, int node, int n, int64_t u, int32_t *w, int me,
+                                const int32_t *mine)
+{
+    const int *members = tc_topo_node_members(v->t, node);
+    int first = -1;
+    if (w[2] == SHM_SPILLED) {
+        int32_t *rd = v->shm_r[node][u];
+        for (int q = 0; q < n && first < 0; q++)
+            if (q != me && rd[q] > 0 && mine[members[q]] < rd[q]) first = q;
+        memset(rd, 0, (size_t)n * sizeof *rd);
+    } else {
+        for (int s = 0; s < w[2]; s++) {
+            int q = w[3 + 2 * s];
+            if (q != me && w[4 + 2 * s] > 0 && mine[members[q]] < w[4 + 2 * s] && (first < 0 || q < first))
+                first = q;
+        }
+    }
+    w[2] = 0;
+    return first;
 }
 
 /* An access by rank r to SHM units [lo, hi) of its node: a write must come
@@ -497,23 +636,26 @@ static void vc_join(int32_t *into, const int32_t *from, int p)
 static tc_verify_status shm_access(vstate *v, int r, int64_t lo, int64_t hi, int write)
 {
     int node = v->t->node_of[r], n = tc_topo_node_size(v->t, node), me = v->t->node_idx[r];
-    const int *members = tc_topo_node_members(v->t, node);
     const int32_t *mine = vc_of(v, r);
     int32_t clock = mine[r];
     for (int64_t u = lo; u < hi; u++) {
-        int32_t *w = v->shm_w[node] + 2 * u, *rd = v->shm_r[node] + u * n;
+        int32_t *w = v->shm_w[node] + SHM_W * u;
         if (w[0] >= 0 && w[0] != r && mine[w[0]] < w[1])
             return fail(v, "race on node-shared memory: rank %d %s shm unit %lld written by rank %d "
                         "without ordering (signal/wait missing)", r, write ? "writes" : "reads",
                         (long long)u, w[0]);
-        if (!write) { rd[me] = clock; continue; }
-        for (int q = 0; q < n; q++)
-            if (q != me && rd[q] > 0 && mine[members[q]] < rd[q])
-                return fail(v, "race on node-shared memory: rank %d overwrites shm unit %lld that "
-                            "rank %d reads without ordering", r, (long long)u, members[q]);
+        if (!write) {
+            tc_verify_status st = shm_read(v, node, n, u, w, me, clock);
+            if (st) return st;
+            continue;
+        }
+        int q = w[2] ? shm_unordered_reader(v, node, n, u, w, me, mine) : -1;
+        if (q >= 0)
+            return fail(v, "race on node-shared memory: rank %d overwrites shm unit %lld that "
+                        "rank %d reads without ordering", r, (long long)u,
+                        tc_topo_node_members(v->t, node)[q]);
         w[0] = r;
         w[1] = clock;
-        for (int q = 0; q < n; q++) rd[q] = 0;
     }
     return TC_VERIFY_OK;
 }
@@ -653,10 +795,13 @@ static tc_verify_status setup_hb(vstate *v)
     if (!v->vc || !v->pend || !v->sig_vc || !v->shm_w || !v->shm_r) return fail(v, "out of memory");
     for (int n = 0; n < v->t->nnodes; n++) {
         int64_t units = v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM];
-        v->shm_w[n] = malloc((size_t)(2 * units + 1) * sizeof(int32_t));
-        v->shm_r[n] = calloc((size_t)(units * tc_topo_node_size(v->t, n) + 1), sizeof(int32_t));
+        v->shm_w[n] = malloc((size_t)(SHM_W * units + 1) * sizeof(int32_t));
+        v->shm_r[n] = calloc((size_t)(units + 1), sizeof(int32_t *));
         if (!v->shm_w[n] || !v->shm_r[n]) return fail(v, "out of memory");
-        for (int64_t u = 0; u < 2 * units; u++) v->shm_w[n][u] = -1;
+        for (int64_t u = 0; u < units; u++) {
+            v->shm_w[n][SHM_W * u] = v->shm_w[n][SHM_W * u + 1] = -1;
+            v->shm_w[n][SHM_W * u + 2] = 0;   /* no read since the last write */
+        }
     }
     for (int r = 0; r < v->p; r++)
         if (v->rk[r].s.uses_rread) return setup_priv(v);
@@ -665,10 +810,14 @@ static tc_verify_status setup_hb(vstate *v)
 
 static void release_hb(vstate *v)
 {
-    if (v->sig_vc)
-        for (int64_t i = 0; i < v->base[v->p]; i++) free(v->sig_vc[i]);
+    for (int64_t i = 0; i < v->nsnaps; i++) free(v->snaps[i]);
+    free(v->snaps);
     for (int n = 0; v->shm_w && n < v->t->nnodes; n++) free(v->shm_w[n]);
-    for (int n = 0; v->shm_r && n < v->t->nnodes; n++) free(v->shm_r[n]);
+    for (int n = 0; v->shm_r && n < v->t->nnodes; n++) {
+        int64_t units = v->shm_r[n] ? v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM] : 0;
+        for (int64_t u = 0; u < units; u++) free(v->shm_r[n][u]);
+        free(v->shm_r[n]);
+    }
     free(v->vc);
     free(v->pend);
     free(v->sig_vc);
@@ -746,6 +895,22 @@ static int raised(const vstate *v, int64_t id)
     return k->entered && i < tc_sched_round_end(&k->s, k->cur);
 }
 
+/* A copy of rank r's clock, owned by v->snaps (NULL: out of memory). */
+static int32_t *snapshot(vstate *v, int r)
+{
+    if (v->nsnaps == v->capsnaps) {
+        int64_t cap = v->capsnaps ? 2 * v->capsnaps : 64;
+        int32_t **sn = realloc(v->snaps, (size_t)cap * sizeof *sn);
+        if (!sn) return NULL;
+        v->snaps = sn;
+        v->capsnaps = cap;
+    }
+    int32_t *c = malloc((size_t)v->p * sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, vc_of(v, r), (size_t)v->p * sizeof *c);
+    return v->snaps[v->nsnaps++] = c;
+}
+
 static void complete_partner(vstate *v, int64_t pid, int *queue, int *qn)
 {
     int pr = v->op_rank[pid];
@@ -802,13 +967,13 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                 if (st) return st;
             }
             /* signals go up after the round's local ops */
+            int32_t *snap = NULL;
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 if (k->s.ops[i].kind != TC_OP_SIGNAL) continue;
                 int64_t id = v->base[r] + i, pid = v->partner[id];
-                if (v->vc) {
-                    v->sig_vc[id] = malloc((size_t)v->p * sizeof(int32_t));
-                    if (!v->sig_vc[id]) return fail(v, "out of memory");
-                    memcpy(v->sig_vc[id], vc_of(v, r), (size_t)v->p * sizeof(int32_t));
+                if (v->vc) {   /* one snapshot for the round: its clock does not move here */
+                    if (!snap && !(snap = snapshot(v, r))) return fail(v, "out of memory");
+                    v->sig_vc[id] = snap;
                 }
                 if (posted(v, pid)) {
                     if (v->vc) vc_join(v->pend + (size_t)v->op_rank[pid] * (size_t)v->p, v->sig_vc[id], v->p);

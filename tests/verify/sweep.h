@@ -26,6 +26,8 @@
 #include "common/harness.h"
 #include "topo/topo.h"
 #include "verify/verify.h"
+#include "verify/heap.h"
+#include "verify/stride.h"
 
 #define SWEEP_FULL_ROW 4
 
@@ -47,7 +49,7 @@ static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
 
 /* Instances in al's catalog row (same family; 1 for a flat algorithm) and
  * al's index among them. */
-static int row_size(const tc_algo *al, int *index)
+static int row_size_scan(const tc_algo *al, int *index)
 {
     int n = 0, me = 0;
     for (int i = 0; i < tc_catalog_count(al->coll); i++) {
@@ -57,6 +59,26 @@ static int row_size(const tc_algo *al, int *index)
     }
     if (index) *index = me;
     return n;
+}
+
+/* row_size_scan, remembered per entry (the catalog is constant data; the
+ * sweeps ask for every entry at every point). */
+#define ROW_CACHE 4096
+static int row_size(const tc_algo *al, int *index)
+{
+    static struct { const tc_algo *al; int n, idx; } cache[ROW_CACHE];
+    size_t h = ((size_t)(uintptr_t)al >> 4) % ROW_CACHE;
+    for (size_t probe = 0; probe < ROW_CACHE; probe++, h = (h + 1) % ROW_CACHE) {
+        if (cache[h].al == al) break;
+        if (!cache[h].al) {
+            cache[h].n = row_size_scan(al, &cache[h].idx);
+            cache[h].al = al;
+            break;
+        }
+    }
+    if (cache[h].al != al) return row_size_scan(al, index);   /* full: not remembered */
+    if (index) *index = cache[h].idx;
+    return cache[h].n;
 }
 
 /* Does al run at point `point` when a large row runs one in k of its
@@ -78,19 +100,6 @@ static int sweep_runs(const tc_algo *al, long point)
 /* One case: verifies al on t with the arguments in a (size, counts, root,
  * in_place, commutative) and checks the verdict against al's domain.  The
  * verifier models node-shared memory (node_shm = 1). */
-/* TOPOCOLL_VERIFY_STRIDE=k (k > 1) verifies one case in k: the sanitizer
- * stage of scripts/test.sh runs the sweeps for memory safety on a sample
- * (every case is proven in the plain builds). */
-static int sweep_skip(void)
-{
-    static long n;
-    static int k;
-    if (!k) {
-        const char *e = getenv("TOPOCOLL_VERIFY_STRIDE");
-        k = e && atoi(e) > 1 ? atoi(e) : 1;
-    }
-    return n++ % k != 0;
-}
 
 static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc_args a,
                        int u_send, int u_recv)

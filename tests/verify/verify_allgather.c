@@ -127,12 +127,56 @@ static int gen_shm_race(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* like gen_hazard, but the send that conflicts with the receive is not the
+ * span just before it in buffer order (a wide send, then a narrow one) */
+static int gen_hazard_far(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank, R = (r + 1) % p, L = (r + p - 1) % p;
+    tc_sched_copy(s, own(a), blk(a, r, 1));
+    tc_sched_round(s);
+    tc_sched_send(s, R, blk(a, 0, p));
+    tc_sched_send(s, L, blk(a, 0, 1));
+    tc_sched_recv(s, L, blk(a, p - 1, 1));
+    return 0;
+}
+
+/* rank 0 writes node-shared memory and signals ranks 1..p-1, which read it;
+ * rank 1 then tells rank 0 (ordering its read), and rank 0 overwrites the
+ * memory: rank 2's read is not ordered before that (a write-after-read race).
+ * At p 3 the reads fit the verifier's inline record, from p 4 on they spill. */
+static int gen_shm_overwrite(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    tc_sched_need_shm(s, a->rcount);
+    if (r == 0) {
+        tc_sched_copy(s, own(a), tc_reg(TC_BUF_SHM, 0, a->rcount));
+        for (int j = 1; j < p; j++) tc_sched_signal(s, j);
+        tc_sched_round(s);
+        tc_sched_recv(s, 1, blk(a, 1, 1));
+        tc_sched_round(s);
+        tc_sched_copy(s, own(a), tc_reg(TC_BUF_SHM, 0, a->rcount));
+        return 0;
+    }
+    tc_sched_wait(s, 0);
+    tc_sched_round(s);
+    tc_sched_copy(s, tc_reg(TC_BUF_SHM, 0, a->rcount), blk(a, 0, 1));
+    if (r == 1) {
+        tc_sched_round(s);
+        tc_sched_send(s, 0, own(a));
+    }
+    return 0;
+}
+
 static void check_rejects(void)
 {
     static const struct { const char *name; int (*gen)(tc_sched *, const tc_args *, const tc_topo *); } bad[] = {
         { "wrong_block", gen_wrong_block }, { "deadlock", gen_deadlock },
         { "size_mismatch", gen_size_mismatch }, { "hazard", gen_hazard },
         { "incomplete", gen_incomplete }, { "shm_race", gen_shm_race },
+        { "hazard_far", gen_hazard_far }, { "shm_overwrite", gen_shm_overwrite },
+        { "shm_overwrite", gen_shm_overwrite },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tc_algo al;
@@ -140,7 +184,7 @@ static void check_rejects(void)
         al.coll = TOPOCOLL_ALLGATHER;
         al.name = bad[i].name;
         al.generate = bad[i].gen;
-        int p = bad[i].gen == gen_shm_race ? 3 : 4;
+        int p = bad[i].gen == gen_shm_race || (bad[i].gen == gen_shm_overwrite && i % 2) ? 3 : 4;
         tc_topo *t = tc_topo_flat(p);
         tc_args a;
         memset(&a, 0, sizeof a);
@@ -152,7 +196,9 @@ static void check_rejects(void)
         tc_topo_free(t);
         printf("broken schedule %-14s -> %s: %s\n", bad[i].name,
                st == TC_VERIFY_FAIL ? "rejected" : "ACCEPTED (verifier bug)", rep.msg);
-        CHECK(st == TC_VERIFY_FAIL && (bad[i].gen != gen_shm_race || strstr(rep.msg, "race")),
+        CHECK(st == TC_VERIFY_FAIL && (bad[i].gen != gen_shm_race || strstr(rep.msg, "race")) &&
+              (bad[i].gen != gen_shm_overwrite || strstr(rep.msg, "overwrites shm unit 0 that rank 2 reads")) &&
+              (bad[i].gen != gen_hazard_far || strstr(rep.msg, "hazard")),
               "broken schedule %s not rejected", bad[i].name);
     }
 }

@@ -15,9 +15,12 @@
 #include "common/harness.h"
 #include "topo/topo.h"
 #include "verify/verify.h"
+#include "verify/heap.h"
+#include "verify/stride.h"
 
 static void run(const tc_algo *al, const tc_topo *t, const char *spec, int64_t n, int in_place, int commutative)
 {
+    if (sweep_skip()) return;   /* TOPOCOLL_VERIFY_STRIDE (the sanitizer stage) */
     tc_args a;
     memset(&a, 0, sizeof a);
     a.coll = TOPOCOLL_ALLREDUCE;

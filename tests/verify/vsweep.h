@@ -10,6 +10,7 @@
 
 #include "algo/catalog.h"
 #include "topo/topo.h"
+#include "verify/heap.h"
 
 typedef void (*vsweep_run_fn)(const tc_algo *al, const tc_topo *t, const char *spec, int kind, int in_place,
                               int scale);
