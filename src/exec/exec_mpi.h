@@ -3,6 +3,22 @@
  * posts every receive and send (nonblocking), runs the local copies and
  * reductions, raises its signals, then waits for the round's messages and
  * signals (semantics in sched/sched.h).
+ *
+ * Errors.  Counts that do not match between two ranks are the user's error,
+ * but must not hang.  A receive that fails with class MPI_ERR_TRUNCATE (the
+ * data up to the posted size did arrive) is recorded as the call's error and
+ * the schedule runs on to its end (every later send, receive, copy, signal
+ * and wait), so that no peer is left waiting; the rank's later sends carry a
+ * second tag, and a rank that receives such a message takes MPI_ERR_TRUNCATE
+ * as its own error too (its data came through the truncated message).  The
+ * first truncation is returned at the end.  A short receive (fewer elements
+ * arrived than posted) is no error in MPI and none here; the schedules take
+ * every message's size from data both sides agree on (the call's own
+ * arguments, node count rows exchanged before), so either kind of mismatch
+ * leaves the number of messages between two ranks unchanged.  Ranks fed
+ * through node-shared memory (SIGNAL/WAIT) get the data, not the error.
+ * Any other error stops the schedule at once: posted requests are cancelled
+ * and completed, and the error is returned.
  */
 #ifndef TC_EXEC_MPI_H
 #define TC_EXEC_MPI_H
@@ -52,7 +68,8 @@ int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type);
  * bind[s->tmp_like], the workspace and the node-shared memory.  Counts
  * and byte sizes are 64-bit: a region beyond MPI's int counts travels as
  * one message of a datatype made for it, local copies and reductions go in
- * pieces.  Returns an MPI error code. */
+ * pieces.  Returns an MPI error code (MPI_ERR_TRUNCATE after running the
+ * schedule to its end; see "Errors" above). */
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
 
 /* Pack n elements of b's type from src into dst (n x b->size bytes), and
