@@ -851,6 +851,7 @@ static const mm_layout mm_layouts[] = {
     { "2x2", 4, 3, 1 },   /* nodes {0,1} {2,3}: dst 1 is not its node's first rank */
     { "2,1", 3, 2, 1 },   /* unequal nodes {0,1} {2} */
     { "1,1", 2, 1, 0 },   /* two nodes of one rank: every rank leads */
+    { "2x2", 4, 3, 0 },   /* dst 0 leads its node (and holds its node-shared memory) */
 };
 static const char *const mm_alltoallv[] = { "native", "pairwise", "linear", "h1", "h2", "h4", "bridge" };
 /* not "native": Open MPI 4.1's own MPI_Alltoall hangs in this case (the
@@ -965,6 +966,10 @@ static void mismatched_counts(void)
             for (size_t a = 0; a < n; a++) {
                 record(topocoll_algorithm_index(tcs[v], names[a]) >= 0, "%s has no algorithm \"%s\"",
                        v ? "alltoall" : "alltoallv", names[a]);
+                /* dst 0 is its node's root: alltoall's bridge entries then run the
+                 * MPI library's own MPI_Alltoall over the bridge with counts that
+                 * differ, which Open MPI 4.1 does not survive (see mm_alltoall) */
+                if (v && l->dst == 0 && !strncmp(names[a], "bridge", 6)) continue;
                 if (!mm_serves(v ? AA : -1, names[a], l)) continue;
                 for (int kind = v ? MM_RECV_SHORT : MM_MORE; kind <= (v ? MM_RECV_SHORT : MM_LESS); kind++) {
                     char what[320];
