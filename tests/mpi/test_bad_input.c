@@ -921,8 +921,7 @@ static int mm_serves(int coll, const char *name, const mm_layout *l)
 /* One case at every rank: ok when this rank got a class the rule allows;
  * *err: whether it got an error.  dst may get the MPI library's own class
  * for a truncation from "native" (Open MPI 4.1's MPI_Alltoallv says
- * MPI_ERR_OTHER), and MPI_SUCCESS from alltoallv "bridge" (the node's root
- * receives the truncated bundle, then scatters). */
+ * MPI_ERR_OTHER at times). */
 static int mm_case(int coll, const char *name, const mm_layout *l, int kind, const char *what, int *err)
 {
     MPI_Comm c = mm_comm(l);
@@ -940,7 +939,6 @@ static int mm_case(int coll, const char *name, const mm_layout *l, int kind, con
         int want = kind == MM_LESS ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
         ok = cls == want;
         if (want == MPI_ERR_TRUNCATE && !strcmp(name, "native")) ok = ok || cls == MPI_ERR_OTHER;
-        if (coll != AA && !strcmp(name, "bridge")) ok = ok || cls == MPI_SUCCESS;
     } else {
         ok = cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE;
         if (ok) g_mm_other[cls != MPI_SUCCESS]++;
