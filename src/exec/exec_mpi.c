@@ -334,8 +334,8 @@ static int post(const tc_bind *bind, const tc_op *op, int tag, MPI_Comm comm, MP
  * message or a signal this rank would have sent after it.  From then on
  * this rank's sends carry TC_TAG_ERR instead of TC_TAG, and receives (from
  * other ranks) match either tag: a rank receiving a message tagged so takes
- * MPI_ERR_TRUNCATE as its own error (its data came through the truncated
- * message) and passes it on the same way.  Any other error stops the
+ * MPI_ERR_TRUNCATE as its own error (the message may carry data of the
+ * truncated one) and passes it on the same way.  Any other error stops the
  * schedule at once (pending requests cancelled and completed). */
 #define TC_TAG_ERR 9
 

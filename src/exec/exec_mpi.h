@@ -10,15 +10,18 @@
  * the schedule runs on to its end (every later send, receive, copy, signal
  * and wait), so that no peer is left waiting; the rank's later sends carry a
  * second tag, and a rank that receives such a message takes MPI_ERR_TRUNCATE
- * as its own error too (its data came through the truncated message).  The
- * first truncation is returned at the end.  A short receive (fewer elements
- * arrived than posted) is no error in MPI and none here; the schedules take
- * every message's size from data both sides agree on (the call's own
- * arguments, node count rows exchanged before), so either kind of mismatch
- * leaves the number of messages between two ranks unchanged.  Ranks fed
- * through node-shared memory (SIGNAL/WAIT) get the data, not the error.
- * Any other error stops the schedule at once: posted requests are cancelled
- * and completed, and the error is returned.
+ * as its own error too (the message may carry data of the truncated one:
+ * conservative, any later send is marked).  The first truncation is
+ * returned at the end.  A short receive (fewer elements arrived than
+ * posted) is no error in MPI and none here.  Neither kind of mismatch
+ * changes how many messages two ranks exchange: the schedules take sizes
+ * from each rank's own arguments or from rows both sides exchanged before
+ * (alltoallv's node counts), and MPI matches messages by envelope, not
+ * size; only a part that is empty at one side only (zero-count operations
+ * are dropped) can leave a message unmatched.  Ranks fed through
+ * node-shared memory (SIGNAL/WAIT) get the data, not the error.  Any other
+ * error stops the schedule at once: posted requests are cancelled and
+ * completed, and the error is returned.
  */
 #ifndef TC_EXEC_MPI_H
 #define TC_EXEC_MPI_H
