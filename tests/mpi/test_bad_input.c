@@ -661,7 +661,7 @@ static int spoiled_here(enum where w, int rank, int size)
  * unmatched, on the communicator (as they would natively): it is kept until
  * the end, so that no later communicator reuses its context and receives
  * them. */
-#define MAX_KEPT 256
+#define MAX_KEPT 1024
 static MPI_Comm g_kept[MAX_KEPT];
 static int g_nkept;
 
@@ -1021,8 +1021,8 @@ static void mismatched_counts(void)
     long all[2] = { 0, 0 };
     MPI_Reduce(g_mm_other, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (wrank == 0)
-        printf("mismatched counts: the other ranks returned MPI_SUCCESS %ld times, MPI_ERR_TRUNCATE %ld times\n",
-               all[0], all[1]);
+        printf("mismatched counts: the other ranks returned MPI_SUCCESS %ld times, MPI_ERR_TRUNCATE %ld times; "
+               "%d communicators kept\n", all[0], all[1], g_nkept);
 }
 #endif
 
