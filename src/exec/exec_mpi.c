@@ -467,7 +467,7 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
          * it.  rc is the error reported; a failure to cancel or complete
          * cannot be reported beside it. */
         for (int i = 0; i < nreq; i++) (void)PMPI_Cancel(&reqs[i]);
-        if (nreq) (void)PMPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
+        if (nreq) (void)PMPI_Waitall(nreq, reqs, env->ws->stats);
         return rc;
     }
     for (int i = b; i < e; i++)
