@@ -217,11 +217,13 @@ static int compose(comp *k, int *L, char *pk, char *g, char *o, int64_t mine, in
     /* a failed exchange (counts that do not match between nodes: the
      * user's error) still scatters, so that the node's ranks return as they
      * would from the library's own; the root reports the error, and sends
-     * every rank of its node one byte more than it expects, so that their
-     * receives fail with MPI_ERR_TRUNCATE too (their parts may have come
-     * through the failed exchange; the byte lies inside o's allocation) */
+     * the other ranks of its node one byte more than they expect, so that
+     * their receives fail with MPI_ERR_TRUNCATE too (their parts may have
+     * come through the failed exchange; the byte lies inside o's
+     * allocation).  Not its own part: MPICH's MPI_Scatterv stops at a failed
+     * local copy before it sends to the others. */
     int xrc = root ? root_exchange(k, g, o, L) : MPI_SUCCESS;
-    for (int i = 0; xrc != MPI_SUCCESS && i < n; i++)
+    for (int i = 1; xrc != MPI_SUCCESS && i < n; i++)
         if (L[2 * n + 4 * G + i] < INT_MAX) L[2 * n + 4 * G + i]++;
     rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
                        (int)theirs, MPI_BYTE, 0, k->nc->local);
