@@ -397,17 +397,11 @@ static int status_errors(int n, MPI_Request *reqs, MPI_Status *stats, run_state 
     return first;
 }
 
-/* The round's requests (receives first: [0, nrecv)), with the workspace's
- * statuses (sized with them); a receive tagged TC_TAG_ERR passes the error
- * on. */
-static int wait_all(int n, int nrecv, tc_workspace *ws, run_state *st)
+/* The round's requests, with the workspace's statuses (sized with them). */
+static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
     int rc = PMPI_Waitall(n, ws->reqs, ws->stats);
-    if (rc != MPI_SUCCESS && (rc = status_errors(n, ws->reqs, ws->stats, st, rc)) != MPI_SUCCESS)
-        return rc;
-    for (int i = 0; i < nrecv && st->err == MPI_SUCCESS; i++)
-        if (ws->stats[i].MPI_TAG == TC_TAG_ERR) st->err = MPI_ERR_TRUNCATE;
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
 }
 
 static int ensure_requests(tc_workspace *ws, int n)
@@ -423,39 +417,43 @@ static int ensure_requests(tc_workspace *ws, int n)
     return MPI_SUCCESS;
 }
 
-/* Post the round's receives, then its sends (receives first: their
- * statuses are [0, *nrecv)).  Messages to and from this rank itself keep
- * TC_TAG. */
+/* Post the round's sends and receives in the schedule's order.  Receives
+ * from other ranks match any tag; messages to and from this rank itself
+ * keep TC_TAG. */
 static int post_round(const tc_sched *s, int b, int e, tc_bind bind[TC_NBUF], const tc_exec_env *env,
-                      const run_state *st, int *nreq, int *nrecv)
+                      const run_state *st, int *nreq)
 {
     MPI_Request *reqs = env->ws->reqs;
     int send_tag = st->err == MPI_SUCCESS ? TC_TAG : TC_TAG_ERR, rc;
     for (int i = b; i < e; i++) {
         const tc_op *op = &s->ops[i];
-        if (op->kind != TC_OP_RECV) continue;
-        if ((rc = post(bind, op, op->peer == st->me ? TC_TAG : MPI_ANY_TAG, env->comm, &reqs[*nreq])) != MPI_SUCCESS)
-            return rc;
-        ++*nreq;
-    }
-    *nrecv = *nreq;
-    for (int i = b; i < e; i++) {
-        const tc_op *op = &s->ops[i];
-        if (op->kind != TC_OP_SEND) continue;
-        if ((rc = post(bind, op, op->peer == st->me ? TC_TAG : send_tag, env->comm, &reqs[*nreq])) != MPI_SUCCESS)
-            return rc;
+        if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
+        int tag = op->peer == st->me ? TC_TAG : op->kind == TC_OP_RECV ? MPI_ANY_TAG : send_tag;
+        if ((rc = post(bind, op, tag, env->comm, &reqs[*nreq])) != MPI_SUCCESS) return rc;
         ++*nreq;
     }
     return MPI_SUCCESS;
 }
 
+/* After the round's wait: a receive tagged TC_TAG_ERR passes the error on
+ * (the requests are the round's sends and receives in op order). */
+static void passed_on(const tc_sched *s, int b, int e, const MPI_Status *stats, run_state *st)
+{
+    for (int i = b, k = 0; i < e && st->err == MPI_SUCCESS; i++) {
+        int kind = s->ops[i].kind;
+        if (kind != TC_OP_SEND && kind != TC_OP_RECV) continue;
+        if (kind == TC_OP_RECV && stats[k].MPI_TAG == TC_TAG_ERR) st->err = MPI_ERR_TRUNCATE;
+        k++;
+    }
+}
+
 static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
                      const tc_reduce_kernel *k, run_state *st)
 {
-    int nreq = 0, nrecv = 0;
+    int nreq = 0;
     int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
     MPI_Request *reqs = env->ws->reqs;
-    int rc = post_round(s, b, e, bind, env, st, &nreq, &nrecv);
+    int rc = post_round(s, b, e, bind, env, st, &nreq);
     for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {
         const tc_op *op = &s->ops[i];
         n = 1;
@@ -472,7 +470,10 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     }
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_SIGNAL) tc_shm_signal(env->shm, env->node_idx[s->ops[i].peer]);
-    if (nreq && (rc = wait_all(nreq, nrecv, env->ws, st)) != MPI_SUCCESS) return rc;
+    if (nreq) {
+        if ((rc = wait_all(nreq, env->ws, st)) != MPI_SUCCESS) return rc;
+        passed_on(s, b, e, env->ws->stats, st);
+    }
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_WAIT) tc_shm_wait(env->shm, env->node_idx[s->ops[i].peer]);
     return MPI_SUCCESS;
@@ -481,12 +482,15 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
 {
     int rc;
-    run_state st = { MPI_SUCCESS, -1 };
+    run_state st = { MPI_SUCCESS, env->ws->rank1 - 1 };
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
     if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
-    if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
+    if (!env->ws->rank1) {   /* once per communicator */
+        if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
+        env->ws->rank1 = st.me + 1;
+    }
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     for (int r = 0; r < s->nrounds; r++)

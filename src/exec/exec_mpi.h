@@ -53,6 +53,7 @@ typedef struct tc_workspace {
     size_t pack_bytes;
     char *stage;           /* the API's staging copy (bcast of derived types) */
     size_t stage_bytes;
+    int rank1;             /* this rank in the communicator + 1; 0 until the first run */
 } tc_workspace;
 
 /* Everything a run needs besides the schedule and the user buffers. */
