@@ -17,7 +17,9 @@
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, invalid ops and
  * op/type pairs, errors at only some ranks of the first call on a
  * communicator, mismatched counts (MPI_ERR_TRUNCATE where a receive is
- * truncated); the reductions' op cases through every reduce,
+ * truncated; alltoallv, alltoall and allgather through their hierarchical
+ * entries on virtual topologies, where every rank must return); the
+ * reductions' op cases through every reduce,
  * reduce_scatter_block and allreduce algorithm (and alltoall's cases through
  * every alltoall algorithm) forced by name too.  The class is asserted
  * at every rank, a watchdog turns a hang into a failure naming the case
@@ -833,15 +835,15 @@ static void forced_alltoall(void)
 /* ==== mismatched counts through the hierarchical schedules ====
  *
  * Rank src of a small communicator with a virtual topology sends rank dst
- * (on another node, not its node's first rank) one element more or one less
- * than dst expects; alltoall: dst's recvcount is one less than its
+ * (on another node) one element more or one less than dst expects through
+ * alltoallv; alltoall and allgather: dst's recvcount is one less than its
  * sendcount.  Every rank must return (the watchdog turns a hang into a
  * failure); dst, where the MPI library's own collective reports the error,
  * must get MPI_ERR_TRUNCATE when its receive is truncated (MPI_SUCCESS
- * where it only falls short); the other ranks MPI_SUCCESS or, where the
- * truncated data reached them, MPI_ERR_TRUNCATE (counted and printed).
- * Through every algorithm named below, the MPI library's own ("native")
- * included, so that both are held to the same rule. */
+ * where it only falls short), and some rank must report it; the other
+ * ranks MPI_SUCCESS or, where the truncated data may have reached them,
+ * MPI_ERR_TRUNCATE (counted and printed).  alltoallv through the MPI
+ * library's own ("native") too, held to the same rule. */
 typedef struct mm_layout {
     const char *topology;
     int q, src, dst;   /* ranks of the communicator; the mismatched pair */
