@@ -54,6 +54,8 @@ typedef struct call {
     int staged;             /* one block per rank (desc vblock): the user's
                                displacements are not the packed layout, RECV is
                                staged (run_vblock) */
+    int mismatch;           /* send and receive signatures differ here: the
+                               call runs (so that no peer waits), then fails */
 } call;
 
 static const char *const arg_name[2] = { "send", "recv" };
@@ -203,17 +205,43 @@ static int check_call(call *c)
         c->use[b] = tc_coll_significant(d, b, c->rank, c->root, c->in_place);
         if (c->use[b] && (rc = check_buffer(c, b, &c->tsize[b])) != MPI_SUCCESS) return rc;
     }
-    if (d->same_signature && c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV] &&
-        (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->rcount * c->tsize[TC_BUF_RECV])
-        return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: send and receive signatures differ (%d x %d "
-                        "against %d x %d bytes)", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rcount,
-                        c->tsize[TC_BUF_RECV]);
+    c->mismatch = d->same_signature && c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV] &&
+        (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->rcount * c->tsize[TC_BUF_RECV];
     if (d->vblock && c->use[TC_BUF_SEND] &&   /* the own block against its receive count */
         (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->vcnt[1][c->rank] * c->tsize[TC_BUF_RECV])
         return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: sendcount %d x %d bytes differs from "
                         "recvcounts[%d] = %d x %d bytes", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rank,
                         c->vcnt[1][c->rank], c->tsize[TC_BUF_RECV]);
     return MPI_SUCCESS;
+}
+
+/* ---- send and receive signatures that differ at this rank ----------------
+ * The user's error (MPI_ERR_TRUNCATE), but the peers' messages to and from
+ * this rank are under way: like the MPI library's own collective, the call
+ * takes part, then fails.  The schedules see both counts cut to the bytes
+ * both sides hold (so that no local copy writes past a region and a
+ * receive posted here truncates what the peers send), so do the composed
+ * entries; the MPI library's own collective gets the user's counts.  Where
+ * the cut leaves nothing to move, the call fails at once as before. */
+static int signature_error(const call *c)
+{
+    return tc_raise(c->comm, MPI_ERR_TRUNCATE, "%s: send and receive signatures differ (%d x %d "
+                    "against %d x %d bytes)", c->fn, c->scount, c->tsize[TC_BUF_SEND], c->rcount,
+                    c->tsize[TC_BUF_RECV]);
+}
+
+/* The counts of equal bytes at or below both sides' (0 when none). */
+static void equal_counts(const call *c, int *scount, int *rcount)
+{
+    int64_t ss = c->tsize[TC_BUF_SEND], rs = c->tsize[TC_BUF_RECV];
+    int64_t sc = c->scount, rc = c->rcount;
+    while (ss > 0 && rs > 0 && sc * ss != rc * rs) {
+        int64_t bytes = sc * ss < rc * rs ? sc * ss : rc * rs;
+        sc = bytes / ss;
+        rc = bytes / rs;
+    }
+    *scount = ss > 0 && rs > 0 ? (int)sc : 0;
+    *rcount = ss > 0 && rs > 0 ? (int)rc : 0;
 }
 
 /* The counts the generators see (desc.h), consistent on every rank. */
@@ -663,7 +691,12 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     if ((rc = check_call(c)) != MPI_SUCCESS) return rc;
     if (c->d->vcounts && (rc = make_vcounts(c)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     tc_args a;
-    make_args(c, &a);
+    call cut = *c;   /* a mismatch: the counts of equal bytes (see signature_error) */
+    if (c->mismatch) {
+        equal_counts(c, &cut.scount, &cut.rcount);
+        if (cut.scount == 0 && cut.rcount == 0) return signature_error(c);
+    }
+    make_args(&cut, &a);
     a.node_shm = x->node_shm;
     a.load = x->load.load;
     set_cma(c, x, &a);
@@ -688,7 +721,9 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
         al = native_instead(x, c, al);
     }
     const tc_sched *s;
-    rc = run(x, al, c, &a, &s);
+    /* the MPI library's own collective gets the user's counts */
+    rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);
+    if (c->mismatch) return signature_error(c);   /* whatever the erroneous call ran into */
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (!c->d->vcounts) remember(x, c, &a, al, s, by_name);   /* per-peer: no memo */
     return rc;
@@ -786,7 +821,7 @@ int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf,
 /* applicable(), once the context is there. */
 static int applicable_call(call *c, tc_ctx *x, const tc_algo *al, const char **why)
 {
-    if (check_call(c) != MPI_SUCCESS || (c->d->vcounts && make_vcounts(c) != MPI_SUCCESS)) {
+    if (check_call(c) != MPI_SUCCESS || c->mismatch || (c->d->vcounts && make_vcounts(c) != MPI_SUCCESS)) {
         if (why) *why = "invalid arguments";
         return 0;
     }

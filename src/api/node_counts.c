@@ -208,7 +208,7 @@ static int root_exchange(comp *k, char *g, char *o, const int *L)
 
 /* The gather, the root's exchange, the scatter; L: the root's int layout
  * (NULL elsewhere), pk: my pack buffer, g and o: the root's two buffers. */
-static int compose(comp *k, const int *L, char *pk, char *g, char *o, int64_t mine, int64_t theirs)
+static int compose(comp *k, int *L, char *pk, char *g, char *o, int64_t mine, int64_t theirs)
 {
     int n = k->n, G = k->G, root = L != NULL, rc;
     pack_parts(k, pk, 0);
@@ -216,8 +216,15 @@ static int compose(comp *k, const int *L, char *pk, char *g, char *o, int64_t mi
     if (rc != MPI_SUCCESS) return rc;
     /* a failed exchange (counts that do not match between nodes: the
      * user's error) still scatters, so that the node's ranks return as they
-     * would from the library's own; the root reports the error */
+     * would from the library's own; the root reports the error, and sends
+     * the other ranks of its node one byte more than they expect, so that
+     * their receives fail with MPI_ERR_TRUNCATE too (their parts may have
+     * come through the failed exchange; the byte lies inside o's
+     * allocation).  Not its own part: MPICH's MPI_Scatterv stops at a failed
+     * local copy before it sends to the others. */
     int xrc = root ? root_exchange(k, g, o, L) : MPI_SUCCESS;
+    for (int i = 1; xrc != MPI_SUCCESS && i < n; i++)
+        if (L[2 * n + 4 * G + i] < INT_MAX) L[2 * n + 4 * G + i]++;
     rc = PMPI_Scatterv(o, root ? L + 2 * n + 4 * G : NULL, root ? L + 3 * n + 4 * G : NULL, MPI_BYTE, pk,
                        (int)theirs, MPI_BYTE, 0, k->nc->local);
     if (rc == MPI_SUCCESS && xrc == MPI_SUCCESS) pack_parts(k, pk, 1);

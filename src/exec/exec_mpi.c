@@ -299,13 +299,13 @@ static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env
 }
 
 /* A SEND or RECV whose count an int does not hold. */
-static int post_big(const tc_bind *b, const tc_op *op, MPI_Comm comm, MPI_Request *req)
+static int post_big(const tc_bind *b, const tc_op *op, int tag, MPI_Comm comm, MPI_Request *req)
 {
     MPI_Datatype big;
     int rc = message_type(b, &op->a, &big), rc2;
     if (rc != MPI_SUCCESS) return rc;
-    if (op->kind == TC_OP_RECV) rc = PMPI_Irecv(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);
-    else rc = PMPI_Isend(addr(b, &op->a), 1, big, op->peer, TC_TAG, comm, req);
+    if (op->kind == TC_OP_RECV) rc = PMPI_Irecv(addr(b, &op->a), 1, big, op->peer, tag, comm, req);
+    else rc = PMPI_Isend(addr(b, &op->a), 1, big, op->peer, tag, comm, req);
     rc2 = PMPI_Type_free(&big);   /* the request keeps what it needs */
     if (rc != MPI_SUCCESS || rc2 == MPI_SUCCESS) return rc;
     /* not reported as posted: leave no request behind (rc2 is the error) */
@@ -314,46 +314,94 @@ static int post_big(const tc_bind *b, const tc_op *op, MPI_Comm comm, MPI_Reques
     return rc2;
 }
 
-static int post(const tc_bind *bind, const tc_op *op, MPI_Comm comm, MPI_Request *req)
+/* tag: a receive's (MPI_ANY_TAG from other ranks), a send's (TC_TAG_ERR
+ * once a truncation was seen; see below). */
+static int post(const tc_bind *bind, const tc_op *op, int tag, MPI_Comm comm, MPI_Request *req)
 {
     const tc_bind *b = &bind[(int)op->a.buf];
     int64_t count = b->packed ? op->a.cnt * b->size : op->a.cnt;
-    if (count > INT_MAX) return post_big(b, op, comm, req);
+    if (count > INT_MAX) return post_big(b, op, tag, comm, req);
     MPI_Datatype type = b->packed ? MPI_PACKED : b->type;
     if (op->kind == TC_OP_RECV)
-        return PMPI_Irecv(addr(b, &op->a), (int)count, type, op->peer, TC_TAG, comm, req);
-    return PMPI_Isend(addr(b, &op->a), (int)count, type, op->peer, TC_TAG, comm, req);
+        return PMPI_Irecv(addr(b, &op->a), (int)count, type, op->peer, tag, comm, req);
+    return PMPI_Isend(addr(b, &op->a), (int)count, type, op->peer, tag, comm, req);
 }
 
-/* After a failed MPI_Waitall: the first error of a request, by its own
- * class (a truncated receive, where ranks disagree on counts, is
- * MPI_ERR_TRUNCATE as a single receive would report it, not
- * MPI_ERR_IN_STATUS); requests still pending are cancelled and completed,
- * so none is left behind. */
-static int status_error(int n, MPI_Request *reqs, MPI_Status *st, int rc)
+/* ---- erroneous calls: a truncated receive does not stop the schedule ----
+ * A receive that fails with class MPI_ERR_TRUNCATE (ranks disagree on a
+ * count: the data up to the posted size did arrive) is the call's error,
+ * but the schedule goes on to its end, so that no peer waits forever for a
+ * message or a signal this rank would have sent after it.  From then on
+ * this rank's sends carry TC_TAG_ERR instead of TC_TAG, and receives (from
+ * other ranks) match either tag: a rank receiving a message tagged so takes
+ * MPI_ERR_TRUNCATE as its own error (the message may carry data of the
+ * truncated one) and passes it on the same way.  Any other error stops the
+ * schedule at once (pending requests cancelled and completed). */
+#define TC_TAG_ERR 9
+
+/* Per run: the first truncation (seen or passed on), and my rank. */
+typedef struct run_state {
+    int err;
+    int me;
+} run_state;
+
+static int error_class(int code)
 {
-    int first = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        int e = st[i].MPI_ERROR;
-        if (e == MPI_ERR_PENDING) {
-            if (reqs[i] != MPI_REQUEST_NULL) {
-                (void)PMPI_Cancel(&reqs[i]);
-                (void)PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
-            }
-        } else if (e != MPI_SUCCESS && first == MPI_SUCCESS) {
-            first = e;
+    int cls = MPI_ERR_OTHER;
+    if (code == MPI_SUCCESS) return MPI_SUCCESS;
+    return PMPI_Error_class(code, &cls) == MPI_SUCCESS ? cls : MPI_ERR_OTHER;
+}
+
+/* A request's own error (its status after an MPI_ERR_IN_STATUS).  One the
+ * wait left pending is completed (cancelled first when the round fails
+ * anyway: hard).  A truncation is recorded in *st, not returned. */
+static int request_error(MPI_Request *req, MPI_Status *status, run_state *st, int hard)
+{
+    int e = status->MPI_ERROR;
+    if (e == MPI_ERR_PENDING) {
+        if (*req == MPI_REQUEST_NULL) return MPI_SUCCESS;
+        if (hard) {
+            (void)PMPI_Cancel(req);
+            (void)PMPI_Wait(req, MPI_STATUS_IGNORE);
+            return MPI_SUCCESS;
         }
+        if ((e = PMPI_Wait(req, status)) == MPI_SUCCESS) return MPI_SUCCESS;
     }
-    return first != MPI_SUCCESS ? first : rc;
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
+    if (error_class(e) != MPI_ERR_TRUNCATE) return e;
+    if (st->err == MPI_SUCCESS) st->err = e;
+    return MPI_SUCCESS;
+}
+
+/* After a failed MPI_Waitall: every request's own error by its own class (a
+ * truncated receive is MPI_ERR_TRUNCATE as a single receive would report it,
+ * not MPI_ERR_IN_STATUS).  Truncations are recorded and the round goes on;
+ * on any other error the requests still pending are cancelled and
+ * completed, so none is left behind, and the first such error returned. */
+static int status_errors(int n, MPI_Request *reqs, MPI_Status *stats, run_state *st, int rc)
+{
+    int first = MPI_SUCCESS, hard = 0, cls = error_class(rc);
+    if (cls != MPI_ERR_IN_STATUS) {   /* an MPI that names the class itself */
+        if (cls != MPI_ERR_TRUNCATE || n != 1) return rc;
+        if (st->err == MPI_SUCCESS) st->err = rc;
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < n; i++) {
+        int e = stats[i].MPI_ERROR;
+        if (e != MPI_SUCCESS && e != MPI_ERR_PENDING && error_class(e) != MPI_ERR_TRUNCATE) hard = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        int e = request_error(&reqs[i], &stats[i], st, hard);
+        if (e != MPI_SUCCESS && first == MPI_SUCCESS) first = e;
+    }
+    return first;
 }
 
 /* The round's requests, with the workspace's statuses (sized with them). */
-static int wait_all(int n, tc_workspace *ws)
+static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
-    int cls = MPI_SUCCESS, rc = PMPI_Waitall(n, ws->reqs, ws->stats);
-    if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_IN_STATUS)
-        rc = status_error(n, ws->reqs, ws->stats, rc);
-    return rc;
+    int rc = PMPI_Waitall(n, ws->reqs, ws->stats);
+    return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
 }
 
 static int ensure_requests(tc_workspace *ws, int n)
@@ -369,17 +417,43 @@ static int ensure_requests(tc_workspace *ws, int n)
     return MPI_SUCCESS;
 }
 
-static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
-                     const tc_reduce_kernel *k)
+/* Post the round's sends and receives in the schedule's order.  Receives
+ * from other ranks match any tag; messages to and from this rank itself
+ * keep TC_TAG. */
+static int post_round(const tc_sched *s, int b, int e, tc_bind bind[TC_NBUF], const tc_exec_env *env,
+                      const run_state *st, int *nreq)
 {
-    int nreq = 0, rc = MPI_SUCCESS;
-    int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
     MPI_Request *reqs = env->ws->reqs;
-    for (int i = b; i < e && rc == MPI_SUCCESS; i++) {
+    int send_tag = st->err == MPI_SUCCESS ? TC_TAG : TC_TAG_ERR, rc;
+    for (int i = b; i < e; i++) {
         const tc_op *op = &s->ops[i];
         if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
-        if ((rc = post(bind, op, env->comm, &reqs[nreq])) == MPI_SUCCESS) nreq++;
+        int tag = op->peer == st->me ? TC_TAG : op->kind == TC_OP_RECV ? MPI_ANY_TAG : send_tag;
+        if ((rc = post(bind, op, tag, env->comm, &reqs[*nreq])) != MPI_SUCCESS) return rc;
+        ++*nreq;
     }
+    return MPI_SUCCESS;
+}
+
+/* After the round's wait: a receive tagged TC_TAG_ERR passes the error on
+ * (the requests are the round's sends and receives in op order). */
+static void passed_on(const tc_sched *s, int b, int e, const MPI_Status *stats, run_state *st)
+{
+    for (int i = b, k = 0; i < e && st->err == MPI_SUCCESS; i++) {
+        int kind = s->ops[i].kind;
+        if (kind != TC_OP_SEND && kind != TC_OP_RECV) continue;
+        if (kind == TC_OP_RECV && stats[k].MPI_TAG == TC_TAG_ERR) st->err = MPI_ERR_TRUNCATE;
+        k++;
+    }
+}
+
+static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
+                     const tc_reduce_kernel *k, run_state *st)
+{
+    int nreq = 0;
+    int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
+    MPI_Request *reqs = env->ws->reqs;
+    int rc = post_round(s, b, e, bind, env, st, &nreq);
     for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {
         const tc_op *op = &s->ops[i];
         n = 1;
@@ -391,12 +465,15 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
          * it.  rc is the error reported; a failure to cancel or complete
          * cannot be reported beside it. */
         for (int i = 0; i < nreq; i++) (void)PMPI_Cancel(&reqs[i]);
-        (void)wait_all(nreq, env->ws);
+        if (nreq) (void)PMPI_Waitall(nreq, reqs, env->ws->stats);
         return rc;
     }
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_SIGNAL) tc_shm_signal(env->shm, env->node_idx[s->ops[i].peer]);
-    if (nreq && (rc = wait_all(nreq, env->ws)) != MPI_SUCCESS) return rc;
+    if (nreq) {
+        if ((rc = wait_all(nreq, env->ws, st)) != MPI_SUCCESS) return rc;
+        passed_on(s, b, e, env->ws->stats, st);
+    }
     for (int i = b; i < e; i++)
         if (s->ops[i].kind == TC_OP_WAIT) tc_shm_wait(env->shm, env->node_idx[s->ops[i].peer]);
     return MPI_SUCCESS;
@@ -405,15 +482,20 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
 {
     int rc;
+    run_state st = { MPI_SUCCESS, env->ws->rank1 - 1 };
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
     if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
+    if (!env->ws->rank1) {   /* once per communicator */
+        if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
+        env->ws->rank1 = st.me + 1;
+    }
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     for (int r = 0; r < s->nrounds; r++)
-        if ((rc = run_round(s, r, bind, env, &k)) != MPI_SUCCESS) return rc;
-    return MPI_SUCCESS;
+        if ((rc = run_round(s, r, bind, env, &k, &st)) != MPI_SUCCESS) return rc;
+    return st.err;   /* the first truncation, seen here or passed on (see above) */
 }
 
 void tc_workspace_free(tc_workspace *ws)

@@ -3,6 +3,25 @@
  * posts every receive and send (nonblocking), runs the local copies and
  * reductions, raises its signals, then waits for the round's messages and
  * signals (semantics in sched/sched.h).
+ *
+ * Errors.  Counts that do not match between two ranks are the user's error,
+ * but must not hang.  A receive that fails with class MPI_ERR_TRUNCATE (the
+ * data up to the posted size did arrive) is recorded as the call's error and
+ * the schedule runs on to its end (every later send, receive, copy, signal
+ * and wait), so that no peer is left waiting; the rank's later sends carry a
+ * second tag, and a rank that receives such a message takes MPI_ERR_TRUNCATE
+ * as its own error too (the message may carry data of the truncated one:
+ * conservative, any later send is marked).  The first truncation is
+ * returned at the end.  A short receive (fewer elements arrived than
+ * posted) is no error in MPI and none here.  Neither kind of mismatch
+ * changes how many messages two ranks exchange: the schedules take sizes
+ * from each rank's own arguments or from rows both sides exchanged before
+ * (alltoallv's node counts), and MPI matches messages by envelope, not
+ * size; only a part that is empty at one side only (zero-count operations
+ * are dropped) can leave a message unmatched.  Ranks fed through
+ * node-shared memory (SIGNAL/WAIT) get the data, not the error.  Any other
+ * error stops the schedule at once: posted requests are cancelled and
+ * completed, and the error is returned.
  */
 #ifndef TC_EXEC_MPI_H
 #define TC_EXEC_MPI_H
@@ -34,6 +53,7 @@ typedef struct tc_workspace {
     size_t pack_bytes;
     char *stage;           /* the API's staging copy (bcast of derived types) */
     size_t stage_bytes;
+    int rank1;             /* this rank in the communicator + 1; 0 until the first run */
 } tc_workspace;
 
 /* Everything a run needs besides the schedule and the user buffers. */
@@ -52,7 +72,8 @@ int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type);
  * bind[s->tmp_like], the workspace and the node-shared memory.  Counts
  * and byte sizes are 64-bit: a region beyond MPI's int counts travels as
  * one message of a datatype made for it, local copies and reductions go in
- * pieces.  Returns an MPI error code. */
+ * pieces.  Returns an MPI error code (MPI_ERR_TRUNCATE after running the
+ * schedule to its end; see "Errors" above). */
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
 
 /* Pack n elements of b's type from src into dst (n x b->size bytes), and

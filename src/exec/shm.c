@@ -106,12 +106,16 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created)
     *created = 0;
     if (sh->flag_win == MPI_WIN_NULL && (rc = create_flags(sh)) != MPI_SUCCESS) return rc;
     if (bytes <= sh->half) return MPI_SUCCESS;
-    /* Grow: everyone of the node is here (same schedule, same size).  Nobody
-     * can still read the old window: every rank has finished its previous
-     * call, and the barrier below orders the free against later use. */
-    if ((rc = PMPI_Barrier(sh->node_comm)) != MPI_SUCCESS) return rc;
+    /* Grow: everyone of the node is here (same schedule).  Nobody can still
+     * read the old window: every rank has finished its previous call, and
+     * the maximum below (a barrier too) orders the free against later use.
+     * The node's largest size, not our own: ranks whose counts do not match
+     * (the user's error) must not index past the window. */
+    uint64_t need = bytes;
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, sh->node_comm)) != MPI_SUCCESS)
+        return rc;
     if (sh->data_win != MPI_WIN_NULL && (rc = PMPI_Win_free(&sh->data_win)) != MPI_SUCCESS) return rc;
-    size_t half = (bytes + 4095) / 4096 * 4096;
+    size_t half = ((size_t)need + 4095) / 4096 * 4096;
     if ((rc = alloc_shared(sh->node_comm, sh->node_rank, 2 * half, &sh->data_win, &sh->data)) != MPI_SUCCESS)
         return rc;
     sh->half = half;
