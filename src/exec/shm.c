@@ -18,15 +18,6 @@
 #define SPINS_OVERSUBSCRIBED 64
 #define SPINS_BETWEEN_YIELDS 1024      /* after the budget, dedicated */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
 {
     return (_Atomic uint64_t *)(void *)(sh->flags + ((size_t)dst * (size_t)sh->node_size + (size_t)src) * LINE);
@@ -144,12 +135,9 @@ void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
 {
     long budget = sh->spins;
     for (long spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++) {
-        if (spins < budget) {
-            ;
-        } else {
-            sched_yield();
-            if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
-        }
+        if (spins < budget) continue;   /* no pause instruction: it adds ~40 ns to every wake-up */
+        sched_yield();
+        if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
     }
 }
 
