@@ -408,13 +408,31 @@ static int run_native(const call *c)
     return f ? f(c) : MPI_ERR_INTERN;
 }
 
+/* The direct entries (TC_REQ_DIRECT): shm_inline of each collective
+ * (src/exec/shm_inline.c); one node, so node ranks are the call's ranks. */
+static int run_direct(tc_ctx *x, const call *c)
+{
+    const void *in = c->in_place ? MPI_IN_PLACE : c->sbuf;
+    switch (c->d->coll) {
+    case TOPOCOLL_ALLREDUCE:
+        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op);
+    case TOPOCOLL_ALLGATHER:
+        return tc_shm_inline_allgather(&x->shm, &x->ws, x->comm, in, c->scount, c->stype, c->rbuf, c->rcount,
+                                       c->rtype);
+    case TOPOCOLL_BCAST:
+        return tc_shm_inline_bcast(&x->shm, &x->ws, x->comm, c->rbuf, c->rcount, c->rtype, c->root);
+    case TOPOCOLL_REDUCE:
+        return tc_shm_inline_reduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op, c->root);
+    default:
+        return MPI_ERR_INTERN;
+    }
+}
+
 /* An entry without a schedule: the MPI library's own collective, or a
  * composition of MPI collectives (src/api/composed.c). */
 static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
 {
-    if (al->req & TC_REQ_DIRECT)   /* the one direct entry: shm_inline (allreduce) */
-        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, c->in_place ? MPI_IN_PLACE : c->sbuf, c->rbuf,
-                                       c->rcount, c->rtype, c->op);
+    if (al->req & TC_REQ_DIRECT) return run_direct(x, c);
     if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
     tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
     return tc_composed_run(x, al, &cc);
