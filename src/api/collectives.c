@@ -549,6 +549,11 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 {
     *used = NULL;
     if (al->req & TC_REQ_NODE_COUNTS) return run_uncached(x, al, c, a);   /* schedule or composition */
+    /* a direct reduce reduces at the root only: the op is checked everywhere */
+    if ((al->req & TC_REQ_DIRECT) && c->d->reduction) {
+        int rc = check_op(c);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
