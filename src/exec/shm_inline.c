@@ -64,23 +64,28 @@ _Static_assert(sizeof(inline_line) == LINE, "an inline line is one cache line");
 
 /* ---- lines ------------------------------------------------------------------ */
 
+/* Full lines copy a constant 56 bytes (inlined moves), the last line the rest. */
 static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
 {
-    for (int64_t off = 0, i = 0; off < n; off += PAYLOAD, i++) {
-        size_t len = (size_t)(n - off < PAYLOAD ? n - off : PAYLOAD);
-        memcpy(slot[i].data, src + off, len);
+    int64_t full = (n - 1) / PAYLOAD, i = 0;
+    for (; i < full; i++) {
+        memcpy(slot[i].data, src + i * PAYLOAD, PAYLOAD);
         atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
     }
+    memcpy(slot[i].data, src + i * PAYLOAD, (size_t)(n - i * PAYLOAD));
+    atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
 }
 
-/* A rank's n bytes of call seq, line by line as they arrive. */
+/* A rank's n bytes of call seq.  The writer's release of the last line
+ * orders every line before it, so one wait (on the last line) suffices and
+ * the copy then streams the lines in, where waiting line by line would
+ * pull each line separately while the writer still fills the next. */
 static void collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq)
 {
-    for (int64_t off = 0, i = 0; off < n; off += PAYLOAD, i++) {
-        size_t len = (size_t)(n - off < PAYLOAD ? n - off : PAYLOAD);
-        tc_shm_wait_for(sh, &slot[i].seq, seq);
-        memcpy(dst + off, slot[i].data, len);
-    }
+    int64_t full = (n - 1) / PAYLOAD, i = 0;
+    tc_shm_wait_for(sh, &slot[full].seq, seq);
+    for (; i < full; i++) memcpy(dst + i * PAYLOAD, slot[i].data, PAYLOAD);
+    memcpy(dst + i * PAYLOAD, slot[i].data, (size_t)(n - i * PAYLOAD));
 }
 
 /* ---- one call: sequence number, slots, reuse --------------------------------- */
