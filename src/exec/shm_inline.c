@@ -2,9 +2,13 @@
  *
  * A line is a 64-bit sequence number followed by 56 bytes of data.  The
  * writer copies the data, then release-stores the call's sequence number
- * into the same line; a reader that acquire-loads that number has the data
- * of the same line with it: one cache-line transfer per line, where a flag
- * beside the data costs two (the flag's line, then the data's).
+ * into the same line, line after line; a reader acquire-waits for the number
+ * in the slot's last line, which orders every line of the slot before it,
+ * then copies the lines out.  Up to 56 bytes that is one cache-line
+ * transfer, where a flag beside the data costs two (the flag's line, then
+ * the data's); for more, the copy streams the lines in at once instead of
+ * pulling each one while the writer still fills the next (the other lines'
+ * numbers are stored but not waited for).
  *
  * Calls.  Every inline call on the communicator takes the next sequence
  * number s (the same on every rank: collectives are called in the same
