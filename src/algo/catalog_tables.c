@@ -43,6 +43,8 @@ extern const tc_algo tc_allreduce_shm_inline;
 
 /* One-node shared-memory reduce and bcast (Li, Hoefler, Snir 2013). */
 extern const tc_family tc_reduce_shm_tree, tc_reduce_shm_tiled, tc_bcast_shm;
+/* Small one-node allgather, bcast and reduce: the inline protocol of allreduce shm_inline. */
+extern const tc_algo tc_allgather_shm_inline, tc_bcast_shm_inline, tc_reduce_shm_inline;
 
 static const tc_catalog_row allgather[] = {
     ALGO(tc_allgather_linear),
@@ -55,6 +57,7 @@ static const tc_catalog_row allgather[] = {
     FAMILY(tc_allgather_twotier),          /* twotier:units=ranks|sockets */
     ALGO(tc_allgather_native),
     FAMILY(tc_allgather_hierarchical),     /* hierarchical:leaders=..,agg=..,x=..,dist=.. */
+    ALGO(tc_allgather_shm_inline),         /* no schedule: src/exec/shm_inline.c */
     END,
 };
 
@@ -64,6 +67,7 @@ static const tc_catalog_row bcast[] = {
     FAMILY(tc_bcast_twotier),              /* twotier:units=ranks|sockets,chunked=no|yes */
     ALGO(tc_bcast_native),
     FAMILY(tc_bcast_shm),                  /* shm:stages=1|2,chunk=all|64k|512k (one node) */
+    ALGO(tc_bcast_shm_inline),             /* no schedule: src/exec/shm_inline.c */
     END,
 };
 
@@ -89,6 +93,7 @@ static const tc_catalog_row reduce[] = {
     ALGO(tc_reduce_native),
     FAMILY(tc_reduce_shm_tree),            /* shm_tree:fanin=2|4|8 (one node) */
     FAMILY(tc_reduce_shm_tiled),           /* shm_tiled:tiles=naive|cyclic,tile=2k|16k|128k (one node) */
+    ALGO(tc_reduce_shm_inline),            /* no schedule: src/exec/shm_inline.c */
     END,
 };
 

@@ -436,13 +436,31 @@ static int run_native(const call *c)
     return f ? f(c) : MPI_ERR_INTERN;
 }
 
+/* The direct entries (TC_REQ_DIRECT): shm_inline of each collective
+ * (src/exec/shm_inline.c); one node, so node ranks are the call's ranks. */
+static int run_direct(tc_ctx *x, const call *c)
+{
+    const void *in = c->in_place ? MPI_IN_PLACE : c->sbuf;
+    switch (c->d->coll) {
+    case TOPOCOLL_ALLREDUCE:
+        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op);
+    case TOPOCOLL_ALLGATHER:
+        return tc_shm_inline_allgather(&x->shm, &x->ws, x->comm, in, c->scount, c->stype, c->rbuf, c->rcount,
+                                       c->rtype);
+    case TOPOCOLL_BCAST:
+        return tc_shm_inline_bcast(&x->shm, &x->ws, x->comm, c->rbuf, c->rcount, c->rtype, c->root);
+    case TOPOCOLL_REDUCE:
+        return tc_shm_inline_reduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op, c->root);
+    default:
+        return MPI_ERR_INTERN;
+    }
+}
+
 /* An entry without a schedule: the MPI library's own collective, or a
  * composition of MPI collectives (src/api/composed.c). */
 static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
 {
-    if (al->req & TC_REQ_DIRECT)   /* the one direct entry: shm_inline (allreduce) */
-        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, c->in_place ? MPI_IN_PLACE : c->sbuf, c->rbuf,
-                                       c->rcount, c->rtype, c->op);
+    if (al->req & TC_REQ_DIRECT) return run_direct(x, c);
     if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
     tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
     return tc_composed_run(x, al, &cc);
@@ -559,6 +577,11 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 {
     *used = NULL;
     if (al->req & TC_REQ_NODE_COUNTS) return run_uncached(x, al, c, a);   /* schedule or composition */
+    /* a direct reduce reduces at the root only: the op is checked everywhere */
+    if ((al->req & TC_REQ_DIRECT) && c->d->reduction) {
+        int rc = check_op(c);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;

@@ -45,6 +45,8 @@ typedef struct tc_shm {
     unsigned char *lines;   /* 2 parities x n ranks x line_cap lines */
     size_t line_cap;        /* lines per rank and parity */
     uint64_t line_calls;    /* inline calls so far (their sequence numbers) */
+    uint64_t line_read_all; /* the last inline call in which this rank read every
+                               other rank's slot (shm_inline.c: reuse) */
     unsigned long calls;    /* SHM schedules run (half = calls % 2) */
     unsigned char *pub;     /* the publication lines (cma.h), after the flags */
     tc_cma cma;             /* cross-memory attach: probed, pids */

@@ -1,17 +1,52 @@
-/* The inline shared-memory allreduce protocol (see shm_inline.h).
+/* The inline shared-memory protocol (see shm_inline.h).
  *
  * A line is a 64-bit sequence number followed by 56 bytes of data.  The
  * writer copies the data, then release-stores the call's sequence number
- * into the same line; a reader that acquire-loads that number has the data
- * of the same line with it: one cache-line transfer per line, where a flag
- * beside the data costs two (the flag's line, then the data's).
+ * into the same line, line after line; a reader acquire-waits for the number
+ * in the slot's last line, which orders every line of the slot before it,
+ * then copies the lines out.  Up to 56 bytes that is one cache-line
+ * transfer, where a flag beside the data costs two (the flag's line, then
+ * the data's); for more, the copy streams the lines in at once instead of
+ * pulling each one while the writer still fills the next (the other lines'
+ * numbers are stored but not waited for).
  *
- * Reuse: call k uses the slots of parity k mod 2.  A rank writes parity k
- * mod 2 again in call k + 2, after it has read every rank's slot of call
- * k + 1, which each rank wrote after reading everything of call k: nobody
- * still reads the old data (the argument of the alternating halves in
- * shm.h).  The sequence numbers grow, so an old line is never taken for a
- * new one. */
+ * Calls.  Every inline call on the communicator takes the next sequence
+ * number s (the same on every rank: collectives are called in the same
+ * order) and uses the slots of parity s mod 2.  Writers and readers:
+ *   allreduce, allgather: every rank writes, every rank reads every slot;
+ *   reduce: every rank writes, the root reads every slot;
+ *   bcast: the root writes, every other rank reads the root's slot.
+ *
+ * Reuse.  A rank's slot of parity s mod 2 was last written in a call t <=
+ * s - 2 and read only during call t, so before writing it in call s the
+ * rank makes sure that every other rank has finished call s - 2 (make_room):
+ *   - each rank, at the end of every inline call, after its last read of
+ *     the call, release-stores the call's number into its done line (one
+ *     line per rank, its only writer);
+ *   - if the writer read every other rank's slot of call s - 1
+ *     (sh->line_read_all == s - 1), each of them wrote that slot after
+ *     finishing call s - 2 (a rank's calls run in order), and the acquire
+ *     of the sequence number carried that over: nothing to check;
+ *   - otherwise it acquire-waits until every other rank's done line says
+ *     s - 2 or more.
+ * So allreduce and allgather, which read every slot in every call, never
+ * look at a done line in a run of their own calls (the argument of the
+ * alternating halves in shm.h).  A bcast root reads nothing and checks the
+ * readers' done lines before each publication: it runs at most two calls
+ * ahead of the slowest reader (publishing s while a reader is still in
+ * s - 1, never in s - 2).  Reduce non-roots likewise check the root's (and
+ * each other's) done lines; the root reads every slot and checks nothing
+ * after a reduce.  Mixed sequences of the four collectives follow from the
+ * same rule: the check is about calls, not about which collective made
+ * them.  The waits close no cycle: done >= s - 2 needs a rank to finish
+ * call s - 2, whose reads wait only for data published in call s - 2.
+ * Sequence numbers only grow, and by the rule a slot cannot hold call s + 2
+ * while a reader of call s looks at it, so "at least s" means "s".
+ *
+ * Growth.  tc_shm_lines_reserve replaces the slots (sequence 0, done lines
+ * 0) between two node barriers that every rank reaches in call s after
+ * finishing call s - 1: the call needs no check (line_read_all = s - 1) and
+ * each rank sets its new done line to s - 1 at once. */
 #include "exec/shm_inline.h"
 
 #include <stdatomic.h>
@@ -31,31 +66,40 @@ typedef struct inline_line {
 
 _Static_assert(sizeof(inline_line) == LINE, "an inline line is one cache line");
 
+/* ---- lines ------------------------------------------------------------------ */
+
+/* Full lines copy a constant 56 bytes (inlined moves), the last line the rest. */
 static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
 {
-    for (int64_t off = 0, i = 0; off < n; off += PAYLOAD, i++) {
-        size_t len = (size_t)(n - off < PAYLOAD ? n - off : PAYLOAD);
-        memcpy(slot[i].data, src + off, len);
+    int64_t full = (n - 1) / PAYLOAD, i = 0;
+    for (; i < full; i++) {
+        memcpy(slot[i].data, src + i * PAYLOAD, PAYLOAD);
         atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
     }
+    memcpy(slot[i].data, src + i * PAYLOAD, (size_t)(n - i * PAYLOAD));
+    atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
 }
 
-/* A rank's n bytes of call seq, line by line as they arrive. */
+/* A rank's n bytes of call seq.  The writer's release of the last line
+ * orders every line before it, so one wait (on the last line) suffices and
+ * the copy then streams the lines in, where waiting line by line would
+ * pull each line separately while the writer still fills the next. */
 static void collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq)
 {
-    for (int64_t off = 0, i = 0; off < n; off += PAYLOAD, i++) {
-        size_t len = (size_t)(n - off < PAYLOAD ? n - off : PAYLOAD);
-        tc_shm_wait_for(sh, &slot[i].seq, seq);
-        memcpy(dst + off, slot[i].data, len);
-    }
+    int64_t full = (n - 1) / PAYLOAD, i = 0;
+    tc_shm_wait_for(sh, &slot[full].seq, seq);
+    for (; i < full; i++) memcpy(dst + i * PAYLOAD, slot[i].data, PAYLOAD);
+    memcpy(dst + i * PAYLOAD, slot[i].data, (size_t)(n - i * PAYLOAD));
 }
+
+/* ---- one call: sequence number, slots, reuse --------------------------------- */
 
 typedef struct inline_call {
     tc_shm *sh;
     MPI_Comm comm;
-    tc_bind b;              /* the datatype, on rbuf */
+    tc_bind b;              /* the datatype, on the buffer results go to */
     int count;
-    int64_t n;              /* packed bytes */
+    int64_t n;              /* packed bytes per slot */
     uint64_t seq;
     int parity;
     char *packed;           /* n bytes of scratch */
@@ -68,19 +112,104 @@ static inline_line *slot_of(const inline_call *c, int r)
     return (inline_line *)(void *)tc_shm_lines_slot(c->sh, c->parity, r);
 }
 
-/* rbuf = contribution of r (op) rbuf, or = contribution of r (first). */
-static int fold(inline_call *c, int r, int first)
+/* Rank r's done line: the last line of its parity-0 slot (data use fewer). */
+static _Atomic uint64_t *done_of(const tc_shm *sh, int r)
 {
-    int contiguous = c->b.contiguous;
-    if (first && contiguous) {   /* straight into the receive buffer */
-        collect(c->sh, slot_of(c, r), c->b.base, c->n, c->seq);
+    return (_Atomic uint64_t *)(void *)(tc_shm_lines_slot(sh, 0, r) + (sh->line_cap - 1) * LINE);
+}
+
+/* Slots for n bytes plus the done line (collective over the node when they
+ * grow: same n everywhere), and the call's sequence number. */
+static int begin(inline_call *c)
+{
+    tc_shm *sh = c->sh;
+    size_t cap = sh->line_cap;
+    int rc = tc_shm_lines_reserve(sh, (size_t)((c->n + PAYLOAD - 1) / PAYLOAD) + 1);
+    if (rc != MPI_SUCCESS) return rc;
+    c->seq = ++sh->line_calls;
+    c->parity = (int)(c->seq & 1);
+    if (sh->line_cap != cap) {   /* new slots, made after everyone finished seq - 1 */
+        sh->line_read_all = c->seq - 1;
+        atomic_store_explicit(done_of(sh, sh->node_rank), c->seq - 1, memory_order_release);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Before writing our slot of this call's parity: nobody still reads it. */
+static void make_room(const inline_call *c)
+{
+    const tc_shm *sh = c->sh;
+    if (c->seq <= 2 || sh->line_read_all == c->seq - 1) return;
+    for (int q = 0; q < sh->node_size; q++)
+        if (q != sh->node_rank) tc_shm_wait_for(sh, done_of(sh, q), c->seq - 2);
+}
+
+static void publish_mine(const inline_call *c, const char *src)
+{
+    make_room(c);
+    publish(slot_of(c, c->sh->node_rank), src, c->n, c->seq);
+}
+
+/* After the call's last read; read_all: we read every other rank's slot. */
+static void finish(const inline_call *c, int read_all)
+{
+    tc_shm *sh = c->sh;
+    atomic_store_explicit(done_of(sh, sh->node_rank), c->seq, memory_order_release);
+    if (read_all) sh->line_read_all = c->seq;
+}
+
+/* Rank r's bytes of this call into typed elements at dst (c->b's type). */
+static int collect_typed(const inline_call *c, int r, char *dst)
+{
+    if (c->b.contiguous) {
+        collect(c->sh, slot_of(c, r), dst, c->n, c->seq);
         return MPI_SUCCESS;
     }
     collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq);
-    if (first) return tc_unpack_elems(c->packed, c->b.base, c->count, &c->b, c->comm);
+    return tc_unpack_elems(c->packed, dst, c->count, &c->b, c->comm);
+}
+
+/* Scratch: n packed bytes (the workspace's staging buffer), and with typed
+ * for a non-contiguous type a typed copy spanning count elements. */
+static int scratch(inline_call *c, tc_workspace *ws, int typed)
+{
+    int rc = tc_workspace_stage(ws, (size_t)c->n);
+    if (rc != MPI_SUCCESS) return rc;
+    c->packed = ws->stage;
+    c->typed = NULL;
+    if (c->b.contiguous || !typed) return MPI_SUCCESS;
+    size_t span = (size_t)(c->b.true_extent + (MPI_Aint)(c->count - 1) * c->b.extent);
+    char *mem = malloc(span ? span : 1);
+    if (!mem) return MPI_ERR_NO_MEM;
+    c->typed = mem - c->b.true_lb;
+    return MPI_SUCCESS;
+}
+
+/* Publish count elements of type at in (packed first when not contiguous);
+ * published even after a packing failure: the readers wait for the slot. */
+static int publish_input(const inline_call *c, const void *in, int count, MPI_Datatype type)
+{
+    tc_bind own;
+    int rc = tc_bind_type(&own, (void *)in, type);
+    if (rc == MPI_SUCCESS && own.contiguous) {
+        publish_mine(c, in);
+        return MPI_SUCCESS;
+    }
+    if (rc == MPI_SUCCESS) rc = tc_pack_elems(in, count, &own, c->packed, c->comm);
+    publish_mine(c, c->packed);
+    return rc;
+}
+
+/* ---- reductions: allreduce, reduce -------------------------------------------- */
+
+/* rbuf = contribution of r (op) rbuf, or = contribution of r (first). */
+static int fold(inline_call *c, int r, int first)
+{
+    if (first) return collect_typed(c, r, c->b.base);
+    collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq);
     const char *in = c->packed;
     MPI_Aint in_extent = (MPI_Aint)c->b.size;
-    if (!contiguous) {
+    if (!c->b.contiguous) {
         int rc = tc_unpack_elems(c->packed, c->typed, c->count, &c->b, c->comm);
         if (rc != MPI_SUCCESS) return rc;
         in = c->typed;
@@ -89,51 +218,109 @@ static int fold(inline_call *c, int r, int first)
     return tc_reduce_local(&c->k, in, c->b.base, c->count, in_extent, c->b.extent);
 }
 
-/* Scratch: n packed bytes (the workspace's staging buffer), and for a
- * non-contiguous type a typed copy spanning count elements. */
-static int scratch(inline_call *c, tc_workspace *ws)
+/* c_0 op (c_1 op (... op c_{n-1})) into c->b.base: bitwise the same result
+ * wherever it is evaluated, MPI's order for non-commutative operations.
+ * Every slot is read whatever fails. */
+static int fold_all(inline_call *c, MPI_Op op, MPI_Datatype type)
 {
-    int rc = tc_workspace_stage(ws, (size_t)c->n);
+    int rc = MPI_SUCCESS;
+    tc_reduce_kernel_find(op, type, &c->k);
+    for (int r = c->sh->node_size - 1; r >= 0; r--) {
+        int rc2 = fold(c, r, r == c->sh->node_size - 1);
+        if (rc == MPI_SUCCESS) rc = rc2;
+    }
+    return rc;
+}
+
+/* The common start of a call on count elements of type bound at base. */
+static int start(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type)
+{
+    *c = (inline_call){ .sh = sh, .comm = comm, .count = count };
+    int rc = tc_bind_type(&c->b, base, type);
     if (rc != MPI_SUCCESS) return rc;
-    c->packed = ws->stage;
-    c->typed = NULL;
-    if (c->b.contiguous) return MPI_SUCCESS;
-    size_t span = (size_t)(c->b.true_extent + (MPI_Aint)(c->count - 1) * c->b.extent);
-    char *mem = malloc(span ? span : 1);
-    if (!mem) return MPI_ERR_NO_MEM;
-    c->typed = mem - c->b.true_lb;
+    c->n = count > 0 ? (int64_t)count * c->b.size : 0;
     return MPI_SUCCESS;
+}
+
+/* Every rank publishes; the ranks with `reads` fold every slot into rbuf. */
+static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf, int count,
+                       MPI_Datatype type, MPI_Op op, int reads)
+{
+    inline_call c;
+    int rc = start(&c, sh, comm, rbuf, count, type);
+    if (rc != MPI_SUCCESS || c.n == 0) return rc;
+    if ((rc = scratch(&c, ws, reads)) != MPI_SUCCESS) return rc;
+    if ((rc = begin(&c)) != MPI_SUCCESS) {
+        if (c.typed) free(c.typed + c.b.true_lb);
+        return rc;
+    }
+    rc = publish_input(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, type);
+    if (reads) {
+        int rc2 = fold_all(&c, op, type);
+        if (rc == MPI_SUCCESS) rc = rc2;
+    }
+    finish(&c, reads || sh->node_size == 1);
+    if (c.typed) free(c.typed + c.b.true_lb);
+    return rc;
 }
 
 int tc_shm_inline_allreduce(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf,
                             int count, MPI_Datatype type, MPI_Op op)
 {
-    inline_call c = { .sh = sh, .comm = comm, .count = count };
-    int rc = tc_bind_type(&c.b, rbuf, type);
-    if (rc != MPI_SUCCESS || count <= 0) return rc;
-    c.n = (int64_t)count * c.b.size;
-    if (c.n == 0) return MPI_SUCCESS;
-    /* collective over the node when the slots grow (same n everywhere) */
-    if ((rc = tc_shm_lines_reserve(sh, (size_t)((c.n + PAYLOAD - 1) / PAYLOAD))) != MPI_SUCCESS) return rc;
-    if ((rc = scratch(&c, ws)) != MPI_SUCCESS) return rc;
-    c.seq = ++sh->line_calls;
-    c.parity = (int)(c.seq & 1);
-    tc_reduce_kernel_find(op, type, &c.k);
-    const char *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    if (c.b.contiguous) {
-        publish(slot_of(&c, sh->node_rank), in, c.n, c.seq);
+    return reduce_call(sh, ws, comm, sbuf, rbuf, count, type, op, 1);
+}
+
+int tc_shm_inline_reduce(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root)
+{
+    return reduce_call(sh, ws, comm, sbuf, rbuf, count, type, op, sh->node_rank == root);
+}
+
+/* ---- allgather, bcast ------------------------------------------------------------ */
+
+int tc_shm_inline_allgather(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, int scount,
+                            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype)
+{
+    inline_call c;
+    int rc = start(&c, sh, comm, rbuf, rcount, rtype);
+    if (rc != MPI_SUCCESS || c.n == 0) return rc;
+    if ((rc = scratch(&c, ws, 0)) != MPI_SUCCESS) return rc;
+    if ((rc = begin(&c)) != MPI_SUCCESS) return rc;
+    int me = sh->node_rank, p = sh->node_size;
+    MPI_Aint block = (MPI_Aint)rcount * c.b.extent;
+    char *mine = c.b.base + (MPI_Aint)me * block;
+    if (sbuf == MPI_IN_PLACE) {
+        rc = publish_input(&c, mine, rcount, rtype);
     } else {
-        tc_bind own = c.b;   /* the input may be the send buffer: same type */
-        rc = tc_pack_elems(in, count, &own, c.packed, comm);
-        /* published even after a failure: the peers wait for every slot */
-        publish(slot_of(&c, sh->node_rank), c.packed, c.n, c.seq);
-    }
-    /* every rank evaluates c_0 op (c_1 op (... op c_{n-1})): bitwise the
-     * same result everywhere, MPI's order for non-commutative operations */
-    for (int r = sh->node_size - 1; r >= 0; r--) {
-        int rc2 = fold(&c, r, r == sh->node_size - 1);
+        rc = publish_input(&c, sbuf, scount, stype);
+        /* the own block from our slot: a local copy, our own cache */
+        int rc2 = collect_typed(&c, me, mine);
         if (rc == MPI_SUCCESS) rc = rc2;
     }
-    if (c.typed) free(c.typed + c.b.true_lb);
+    for (int i = 1; i < p; i++) {   /* from the next rank on: readers spread over the slots */
+        int r = (me + i) % p;
+        int rc2 = collect_typed(&c, r, c.b.base + (MPI_Aint)r * block);
+        if (rc == MPI_SUCCESS) rc = rc2;
+    }
+    finish(&c, 1);
+    return rc;
+}
+
+int tc_shm_inline_bcast(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, void *buf, int count, MPI_Datatype type,
+                        int root)
+{
+    inline_call c;
+    int rc = start(&c, sh, comm, buf, count, type);
+    if (rc != MPI_SUCCESS || c.n == 0) return rc;
+    if ((rc = scratch(&c, ws, 0)) != MPI_SUCCESS) return rc;
+    if ((rc = begin(&c)) != MPI_SUCCESS) return rc;
+    int me = sh->node_rank;
+    if (me == root) {
+        rc = publish_input(&c, buf, count, type);
+        finish(&c, sh->node_size == 1);
+    } else {
+        rc = collect_typed(&c, root, buf);
+        finish(&c, sh->node_size == 2);   /* the root is every other rank */
+    }
     return rc;
 }

@@ -15,11 +15,12 @@
  *   to 0, wait for rank r's lines of this call and fold them into the
  *   result: c_0 op (c_1 op (... op c_{p-1})).  There is no step 3: nobody
  *   waits for readers (the slots alternate between two parities; see
- *   src/exec/shm_inline.c for why that is safe).
+ *   src/exec/shm_inline.c for why that is safe; after a bcast or reduce
+ *   "shm_inline" a rank checks the others' done lines before step 1).
  * Cost (p ranks, n bytes): n/56 line writes; (p-1) n/56 line reads, the
  *   first of each peer one transfer latency, the rest pipelined; (p-1) n
  *   gamma.  Every rank reduces the whole vector p-1 times: for small n only.
- * Memory: node-shared 2 p ceil(n/56) lines; n bytes of private scratch.
+ * Memory: node-shared 2 p (ceil(n/56) + 1) lines; n bytes of private scratch.
  * Restrictions: every rank on one node, node-shared memory.  Every rank
  *   evaluates the same expression, so the results are bitwise identical and
  *   non-commutative operations keep MPI's order.
