@@ -280,19 +280,22 @@ static int native_times(const cal *c, double *us)
  * the formula says without it. */
 static int call_cost(const cal *c, MPI_Comm comm, tc_shm_model *m)
 {
-    enum { WARM = 3, REPS = 15 };
-    double in = 1.0, out = 0, t[REPS] = { 0 };
+    enum { WARM = 3, BATCHES = 5, BATCH = 32 };
+    double in = 1.0, out = 0, t[BATCHES] = { 0 };
     int rc = MPI_SUCCESS;
     tc_explain_quiet(1);
     for (int k = 0; k < WARM && rc == MPI_SUCCESS; k++)
         rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
-    if (rc == MPI_SUCCESS) rc = PMPI_Barrier(c->comm);
-    for (int k = 0; k < REPS && rc == MPI_SUCCESS; k++) {
+    /* batches of back-to-back calls: a call's own cost, not the ranks'
+     * skew after a barrier (which single timed calls mostly measure) */
+    for (int k = 0; k < BATCHES && rc == MPI_SUCCESS; k++) {
+        if ((rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS) break;
         double t0 = now_us();
-        rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
-        t[k] = now_us() - t0;
+        for (int i = 0; i < BATCH && rc == MPI_SUCCESS; i++)
+            rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+        t[k] = (now_us() - t0) / BATCH;
     }
-    double us = median(t, REPS);
+    double us = median(t, BATCHES);
     tc_explain_quiet(0);
     tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .size = c->size, .scount = 1, .rcount = 1, .commutative = 1,
                   .node_shm = 1 };

@@ -22,17 +22,12 @@
  * other collectives): no rule here; the cost model (cost_model.c) names an
  * entry where it predicts a gain over native beyond its margin, else native.
  *
- * allreduce, one node, np 2 (topocoll-bench, not oversubscribed, Open MPI
- * 4.1.4, `mpiexec --bind-to core -np 2`, 8 B .. 16 MiB; docs/allreduce.md):
- * below 8 KiB no schedule beats the MPI library's own (0.36-0.9 us; the
- * shared-memory ones tie within noise), so the library's serves; from
- * 8 KiB the shared-memory tiled reduce (Li, Hoefler, Snir 2013) with one
- * tile per rank is fastest (0.33-0.88x native).  Other cases (np > 2, several
- * nodes) were not measured without oversubscription: the library's own.
- * In the MPI layer the calibrated memory model (src/select/shm_model.h)
- * chooses one-node allreduce instead of these rules whenever this built-in
- * table is in force and nothing is forced; the rule below serves the
- * MPI-free consumers and a forced entry that declines.
+ * allreduce, one node: the calibrated memory model (src/select/shm_model.h)
+ * chooses in the MPI layer wherever no built-in allreduce rule serves the
+ * call (the built-in table in force, nothing forced); the one rule here
+ * covers what the model cannot see: vectors beyond the caches at np 2
+ * (single copy).  Several nodes: from 1 MiB the hierarchical entry of the
+ * emulated cluster's measurements (the last rule).
  *
  * reduce and bcast, one node, np 2 (same conditions, 8 B .. 16 MiB, three
  * or four runs on a machine at load average 13-23): the shared-memory
@@ -94,11 +89,16 @@ static const tc_rule rules[] = {
     { ALLGATHER, OVERSUB, .min_np = 2, .max_np = 8, .max_nodes = 1, .min_bytes = 1 * MiB,
       .candidates = { "ring", "linear", NULL },
       .note = "np <= 8, >= 1 MiB: ring (0.49-1.0x at np 2-4)" },
-    /* allreduce */
-    { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
-      .candidates = { "shm_tiled_naive", NULL },
-      .note = "one node, np 2, >= 8 KiB: shared-memory tiled reduce, one tile per rank (0.33-0.88x "
-              "native measured at np 2, 8 KiB - 16 MiB)" },
+    /* allreduce, one node, np 2: vectors beyond the caches, where the memory model (which
+     * calibrates its bandwidths in cache) keeps the copy-in tiled reduce at 1.03-1.07x native:
+     * single copy reads each vector once (topocoll-bench, np 2 bound to cores, two runs on the
+     * 2-core development machine: 0.71-0.78x native at 2 and 8 MiB; the fastest entry from
+     * 256 KiB at np 2 on a 16-core machine).  Below 2 MiB, and where cross-memory attach is
+     * unavailable (the entry declines), the model chooses. */
+    { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 2 * MiB,
+      .candidates = { "shm_tiled_naive_cma", NULL },
+      .note = "one node, np 2, >= 2 MiB: single-copy tiled reduce, one tile per rank (0.71-0.78x native "
+              "at 2-8 MiB, two runs)" },
     /* reduce and bcast, one node, np 4-8: measured at np 8 bound to cores on a 16-core
      * machine without oversubscription (Open MPI 4.1.6, one socket; docs/allreduce.md,
      * "Measured on a 16-core machine"); np 2 keeps the rules above */
