@@ -144,9 +144,13 @@ void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
 int tc_shm_lines_reserve(tc_shm *sh, size_t lines)
 {
     if (lines <= sh->line_cap) return MPI_SUCCESS;
-    /* as tc_shm_reserve: everyone of the node grows at the same call */
-    int rc = PMPI_Barrier(sh->node_comm);
+    /* as tc_shm_reserve: everyone of the node grows at the same call, to the
+     * node's largest need (a barrier too), so that ranks whose counts do
+     * not match (the user's error) still agree on the slots' layout */
+    uint64_t need = lines;
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, sh->node_comm);
     if (rc != MPI_SUCCESS) return rc;
+    lines = (size_t)need;
     if (sh->line_win != MPI_WIN_NULL && (rc = PMPI_Win_free(&sh->line_win)) != MPI_SUCCESS) return rc;
     sh->line_cap = 0;
     size_t cap = lines < 16 ? 16 : lines;

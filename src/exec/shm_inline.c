@@ -43,6 +43,12 @@
  * Sequence numbers only grow, and by the rule a slot cannot hold call s + 2
  * while a reader of call s looks at it, so "at least s" means "s".
  *
+ * Sizes.  The first line's word carries the writer's byte count beside the
+ * sequence number (first_word): readers wait for the first line, then for
+ * the last line they want, so counts that differ between ranks (the user's
+ * error) cost a truncation error (more published than expected) or a short
+ * copy (fewer), never a wait for a line nobody writes.
+ *
  * Growth.  tc_shm_lines_reserve replaces the slots (sequence 0, done lines
  * 0) between two node barriers that every rank reaches in call s after
  * finishing call s - 1: the call needs no check (line_read_all = s - 1) and
@@ -68,28 +74,48 @@ _Static_assert(sizeof(inline_line) == LINE, "an inline line is one cache line");
 
 /* ---- lines ------------------------------------------------------------------ */
 
-/* Full lines copy a constant 56 bytes (inlined moves), the last line the rest. */
+/* The first line's word also says how many bytes the writer published:
+ * the sequence number shifted left by SIZE_BITS, the size (saturated) below
+ * it.  A reader whose count differs from the writer's (the user's error:
+ * signatures that do not match) then never waits for a line that will not
+ * come, and can report a truncation as a receive would. */
+#define SIZE_BITS 24
+#define SIZE_MAX_BYTES (((int64_t)1 << SIZE_BITS) - 1)
+
+static uint64_t first_word(uint64_t seq, int64_t n)
+{
+    return seq << SIZE_BITS | (uint64_t)(n < SIZE_MAX_BYTES ? n : SIZE_MAX_BYTES);
+}
+
+/* Full lines copy a constant 56 bytes (inlined moves), the last line the
+ * rest; the first line is stored first, with the size. */
 static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
 {
     int64_t full = (n - 1) / PAYLOAD, i = 0;
     for (; i < full; i++) {
         memcpy(slot[i].data, src + i * PAYLOAD, PAYLOAD);
-        atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
+        atomic_store_explicit(&slot[i].seq, i == 0 ? first_word(seq, n) : seq, memory_order_release);
     }
     memcpy(slot[i].data, src + i * PAYLOAD, (size_t)(n - i * PAYLOAD));
-    atomic_store_explicit(&slot[i].seq, seq, memory_order_release);
+    atomic_store_explicit(&slot[i].seq, i == 0 ? first_word(seq, n) : seq, memory_order_release);
 }
 
-/* A rank's n bytes of call seq.  The writer's release of the last line
- * orders every line before it, so one wait (on the last line) suffices and
- * the copy then streams the lines in, where waiting line by line would
- * pull each line separately while the writer still fills the next. */
-static void collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq)
+/* A rank's bytes of call seq, at most n of them: the first line (its word
+ * gives the writer's size), then the last line wanted, whose release orders
+ * every line before it, so the copy streams the lines in.  Returns the
+ * bytes copied; *truncated when the writer published more than n. */
+static int64_t collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq, int *truncated)
 {
-    int64_t full = (n - 1) / PAYLOAD, i = 0;
-    tc_shm_wait_for(sh, &slot[full].seq, seq);
+    tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS);
+    int64_t theirs = (int64_t)(atomic_load_explicit(&slot[0].seq, memory_order_acquire) & SIZE_MAX_BYTES);
+    if (theirs == SIZE_MAX_BYTES) theirs = n;   /* saturated: cannot tell, take ours */
+    if (theirs > n) *truncated = 1;
+    int64_t m = theirs < n ? theirs : n, full = m > 0 ? (m - 1) / PAYLOAD : 0, i = 0;
+    if (m == 0) return 0;
+    if (full > 0) tc_shm_wait_for(sh, &slot[full].seq, seq);
     for (; i < full; i++) memcpy(dst + i * PAYLOAD, slot[i].data, PAYLOAD);
-    memcpy(dst + i * PAYLOAD, slot[i].data, (size_t)(n - i * PAYLOAD));
+    memcpy(dst + i * PAYLOAD, slot[i].data, (size_t)(m - i * PAYLOAD));
+    return m;
 }
 
 /* ---- one call: sequence number, slots, reuse --------------------------------- */
@@ -158,15 +184,19 @@ static void finish(const inline_call *c, int read_all)
     if (read_all) sh->line_read_all = c->seq;
 }
 
-/* Rank r's bytes of this call into typed elements at dst (c->b's type). */
+/* Rank r's bytes of this call into typed elements at dst (c->b's type):
+ * MPI_ERR_TRUNCATE where r published more than this rank expects (fewer:
+ * the rest of dst is left as it was, as a short receive leaves it). */
 static int collect_typed(const inline_call *c, int r, char *dst)
 {
+    int truncated = 0, rc = MPI_SUCCESS;
     if (c->b.contiguous) {
-        collect(c->sh, slot_of(c, r), dst, c->n, c->seq);
-        return MPI_SUCCESS;
+        collect(c->sh, slot_of(c, r), dst, c->n, c->seq, &truncated);
+    } else {
+        int64_t got = collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq, &truncated);
+        rc = tc_unpack_elems(c->packed, dst, c->b.size > 0 ? got / c->b.size : 0, &c->b, c->comm);
     }
-    collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq);
-    return tc_unpack_elems(c->packed, dst, c->count, &c->b, c->comm);
+    return truncated ? MPI_ERR_TRUNCATE : rc;
 }
 
 /* Scratch: n packed bytes (the workspace's staging buffer), and with typed
@@ -206,7 +236,9 @@ static int publish_input(const inline_call *c, const void *in, int count, MPI_Da
 static int fold(inline_call *c, int r, int first)
 {
     if (first) return collect_typed(c, r, c->b.base);
-    collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq);
+    int truncated = 0;
+    if (collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq, &truncated) != c->n || truncated)
+        return MPI_ERR_TRUNCATE;   /* counts that do not match: nothing to reduce with */
     const char *in = c->packed;
     MPI_Aint in_extent = (MPI_Aint)c->b.size;
     if (!c->b.contiguous) {

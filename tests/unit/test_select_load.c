@@ -140,9 +140,14 @@ static void builtin_one_node(void)
     CHECK(strcmp(name, "recursive_doubling") == 0 && r_ded >= 0 && r_ded != r_over &&
               tc_default_table()->rules[r_ded].load == TC_LOAD_DEDICATED && strstr(why, "set aside"),
           "allgather np 2 dedicated, 64 KiB: %s (%s)", name, why);
-    /* np 2 dedicated below 8 KiB: no rule (every entry was within 5 % of native) */
+    /* np 2 dedicated below 2 KiB: the inline shared-memory rule, after the
+     * oversubscribed rules set aside; from 2 to 8 KiB no rule */
     name = choose(TOPOCOLL_ALLGATHER, two, 64, TC_LOAD_DEDICATED, &rule, why, sizeof why);
-    CHECK(rule < 0, "allgather np 2 dedicated, 64 B: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "shm_inline") == 0 && rule >= 0 && tc_default_table()->rules[rule].load == TC_LOAD_DEDICATED &&
+              strstr(why, "set aside"),
+          "allgather np 2 dedicated, 64 B: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLGATHER, two, 4096, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allgather np 2 dedicated, 4 KiB: rule %d, %s (%s)", rule, name, why);
     tc_topo_free(one);
     tc_topo_free(two);
 }
