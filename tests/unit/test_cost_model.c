@@ -15,6 +15,7 @@
 #include "select/select.h"
 #include "topo/topo.h"
 #include "../common/harness.h"
+#include "../common/topo_spec.h"
 
 static tc_args args_of(topocoll_coll coll, int size, int64_t bytes)
 {
@@ -28,16 +29,7 @@ static tc_args args_of(topocoll_coll coll, int size, int64_t bytes)
     return a;
 }
 
-static tc_topo *spec(const char *s, int size)
-{
-    char err[200];
-    tc_topo *t = tc_topo_from_spec(s, size, err, sizeof err);
-    if (!t) {
-        fprintf(stderr, "spec %s: %s\n", s, err);
-        exit(2);
-    }
-    return t;
-}
+static tc_topo *spec(const char *s, int size) { return tc_test_topo(s, size); }
 
 static int close_to(double x, double y)
 {

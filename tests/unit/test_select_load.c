@@ -16,6 +16,7 @@
 #include "select/select.h"
 #include "topo/topo.h"
 #include "../common/harness.h"
+#include "../common/topo_spec.h"
 
 static const int loads[3] = { TC_LOAD_ANY, TC_LOAD_OVERSUBSCRIBED, TC_LOAD_DEDICATED };
 
@@ -33,16 +34,7 @@ static tc_args args_of(topocoll_coll coll, int size, int64_t bytes, int load)
     return a;
 }
 
-static tc_topo *spec(const char *s, int size)
-{
-    char err[200];
-    tc_topo *t = tc_topo_from_spec(s, size, err, sizeof err);
-    if (!t) {
-        fprintf(stderr, "spec %s: %s\n", s, err);
-        exit(2);
-    }
-    return t;
-}
+static tc_topo *spec(const char *s, int size) { return tc_test_topo(s, size); }
 
 /* The name chosen for (coll, layout, bytes, load), the rule, the text. */
 static const char *choose(topocoll_coll coll, const tc_topo *t, int64_t bytes, int load, int *rule, char *why,
