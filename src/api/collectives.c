@@ -577,19 +577,17 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
 {
     *used = NULL;
     if (al->req & TC_REQ_NODE_COUNTS) return run_uncached(x, al, c, a);   /* schedule or composition */
-    /* a direct reduce reduces at the root only: the op is checked everywhere */
-    if ((al->req & TC_REQ_DIRECT) && c->d->reduction) {
-        int rc = check_op(c);
-        if (rc != MPI_SUCCESS) return rc;
-    }
+    /* topocoll's own reductions check the op on every rank before anything
+     * moves (a direct reduce reduces at the root only); the library's own
+     * collective checks it itself */
+    int rc = MPI_SUCCESS;
+    if (c->d->reduction && !(al->req & TC_REQ_NATIVE) && (rc = check_op(c)) != MPI_SUCCESS) return rc;
     if (!al->generate) return run_unscheduled(x, al, c);
     const tc_coll_desc *d = c->d;
     MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
     tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
                          d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
                          a->commutative };
-    int rc = MPI_SUCCESS;
-    if (d->reduction && (rc = check_op(c)) != MPI_SUCCESS) return rc;
     if (d->vcounts) return run_uncached(x, al, c, a);
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;

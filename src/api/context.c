@@ -197,6 +197,12 @@ int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op)
     return rc;
 }
 
+/* Shared-memory waits spin only where every rank has a processing unit. */
+static int shm_spins(const tc_ctx *c)
+{
+    return c->load.load == TC_LOAD_DEDICATED;
+}
+
 static int ctx_new(MPI_Comm comm, tc_ctx **out)
 {
     tc_ctx *c = calloc(1, sizeof *c);
@@ -209,9 +215,7 @@ static int ctx_new(MPI_Comm comm, tc_ctx **out)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
-    /* shared-memory waits spin only where every rank has a processing unit */
-    int spin = c->load.load == TC_LOAD_DEDICATED;
-    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, spin, &c->node_shm);
+    if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     if (rc != MPI_SUCCESS) {
         (void)ctx_free(c);   /* rc is the error reported */
         return rc;
@@ -266,7 +270,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
      * communicator is made even when freeing the old one failed */
     int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
-    rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, c->load.load == TC_LOAD_DEDICATED, &c->node_shm);
+    rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 

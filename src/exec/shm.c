@@ -131,14 +131,16 @@ void tc_shm_wait(tc_shm *sh, int src)
     tc_shm_wait_for(sh, flag_at(sh, sh->node_rank, src), ++sh->waits_seen[src]);
 }
 
-void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
+uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
 {
     long budget = sh->spins;
-    for (long spins = 0; atomic_load_explicit(f, memory_order_acquire) < want; spins++) {
+    uint64_t seen;
+    for (long spins = 0; (seen = atomic_load_explicit(f, memory_order_acquire)) < want; spins++) {
         if (spins < budget) continue;   /* no pause instruction: it adds ~40 ns to every wake-up */
         sched_yield();
         if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
     }
+    return seen;
 }
 
 int tc_shm_lines_reserve(tc_shm *sh, size_t lines)

@@ -65,8 +65,9 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
 char *tc_shm_next_half(tc_shm *sh);
 void tc_shm_signal(tc_shm *sh, int dst_node_rank);
 void tc_shm_wait(tc_shm *sh, int src_node_rank);
-/* Spin (the node's waiting policy) until *f >= want; acquire. */
-void tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);
+/* Spin (the node's waiting policy) until *f >= want; acquire.  Returns the
+ * value seen. */
+uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);
 /* Make the inline slots hold `lines` 64-byte lines per rank and parity
  * (collective over the node when they grow; new slots read as sequence 0). */
 int tc_shm_lines_reserve(tc_shm *sh, size_t lines);

@@ -106,8 +106,7 @@ static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
  * bytes copied; *truncated when the writer published more than n. */
 static int64_t collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq, int *truncated)
 {
-    tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS);
-    int64_t theirs = (int64_t)(atomic_load_explicit(&slot[0].seq, memory_order_acquire) & SIZE_MAX_BYTES);
+    int64_t theirs = (int64_t)(tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS) & SIZE_MAX_BYTES);
     if (theirs == SIZE_MAX_BYTES) theirs = n;   /* saturated: cannot tell, take ours */
     if (theirs > n) *truncated = 1;
     int64_t m = theirs < n ? theirs : n, full = m > 0 ? (m - 1) / PAYLOAD : 0, i = 0;
