@@ -95,6 +95,16 @@ static const tc_rule rules[] = {
      * 2-core development machine: 0.71-0.78x native at 2 and 8 MiB; the fastest entry from
      * 256 KiB at np 2 on a 16-core machine).  Below 2 MiB, and where cross-memory attach is
      * unavailable (the entry declines), the model chooses. */
+    /* allreduce, one node, np 2, small vectors: the inline shared-memory lines (the call's
+     * sequence number inside the data's line: one line transfer per peer).  topocoll-bench
+     * np 2 bound to cores on the 2-core development machine, four runs: 0.91-1.01x native
+     * at 8-128 B and 0.63-0.66x at 512 B, where the memory model's choice (calibrated per
+     * context, each entry's predicted time within a few tens of nanoseconds of the
+     * others') gave 1.07-1.29x at 8-128 B and 0.85-1.12x at 512 B. */
+    { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .max_bytes = 1 * KiB,
+      .candidates = { "shm_inline", NULL },
+      .note = "one node, np 2, < 1 KiB: inline shared-memory lines (0.91-1.01x native at 8-128 B, "
+              "0.63-0.66x at 512 B)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 2 * MiB,
       .candidates = { "shm_tiled_naive_cma", NULL },
       .note = "one node, np 2, >= 2 MiB: single-copy tiled reduce, one tile per rank (0.71-0.78x native "
