@@ -97,27 +97,28 @@ static const tc_rule rules[] = {
      * unavailable (the entry declines), the model chooses. */
     /* allreduce, one node, dedicated, small vectors: the inline shared-memory lines (the
      * call's sequence number inside the data's line: one line transfer per peer) below
-     * 256 B, then (np 2) the dissemination rounds or (np 4-16) the socket-aware fan-in-4
-     * tree with a reader per socket.  topocoll-bench bound to cores, Open MPI: on the 2-core
-     * development machine (np 2, four runs) shm_inline 0.91-1.01x native at 8-128 B,
-     * dissemination 0.64-0.68x at 512 B; on a 16-core machine (Open MPI 4.1.6, one run of
-     * 5 repetitions at np 2, of 3 at np 8 and 16) shm_inline 0.76-0.94x (np 2), 0.48-0.61x
-     * (np 8) and 0.54-0.69x (np 16) at 8-128 B, dissemination 0.72x (np 2) and shm_rb4_2s
-     * 0.59-0.60x (np 8, 16) at 512 B, where the memory model's per-context choice (the
-     * entries' predictions within a few tens of nanoseconds of each other) gave 1.07-1.29x
-     * (np 2, development machine) and 1.01-1.05x (np 8, 16) at 8-64 B. */
+     * 256 B, then to 4 KiB (np 2) the dissemination rounds or (np 4-16) the socket-aware
+     * fan-in-4 tree with a reader per socket.  topocoll-bench bound to cores, Open MPI: on
+     * the 2-core development machine (np 2, four runs) shm_inline 0.91-1.01x native at
+     * 8-128 B, dissemination 0.56-0.68x at 512 B - 2 KiB; on a 16-core machine (Open MPI
+     * 4.1.6, one socket; two runs of 5 repetitions at np 2, 4, 8, 16; docs/allreduce.md)
+     * shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination 0.71-0.82x (np 2) and shm_rb4_2s
+     * 0.49-0.79x (np 4-16) at 256 B - 2 KiB, where the memory model's per-context choice
+     * (the entries' predictions within a few tens of nanoseconds of each other) gave
+     * 1.07-1.29x (np 2, development machine) and 1.01-1.05x (np 8, 16) at 8-64 B and up to
+     * 0.96x at 1 KiB (np 16) where the tree took 0.61x. */
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 16, .max_nodes = 1, .max_bytes = 256,
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2-16, < 256 B: inline shared-memory lines (0.91-1.01x native at np 2 on 2 cores; "
               "0.48-0.94x at np 2-16 on 16 cores)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 256,
-      .max_bytes = 1 * KiB, .candidates = { "shm_dissemination", NULL },
-      .note = "one node, np 2, 256 B - 1 KiB: dissemination through node-shared memory (0.64-0.72x native at "
-              "512 B on 2 and 16 cores)" },
+      .max_bytes = 4 * KiB, .candidates = { "shm_dissemination", NULL },
+      .note = "one node, np 2, 256 B - 4 KiB: dissemination through node-shared memory (0.56-0.68x native at "
+              "512 B - 2 KiB on 2 cores, 0.71-0.82x on 16 cores)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 4, .max_np = 16, .max_nodes = 1, .min_bytes = 256,
-      .max_bytes = 1 * KiB, .candidates = { "shm_rb4_2s", NULL },
-      .note = "one node, np 4-16, 256 B - 1 KiB: socket-aware fan-in-4 tree, a reader per socket (0.59-0.60x "
-              "native at 512 B, np 8 and 16 on 16 cores)" },
+      .max_bytes = 4 * KiB, .candidates = { "shm_rb4_2s", NULL },
+      .note = "one node, np 4-16, 256 B - 4 KiB: socket-aware fan-in-4 tree, a reader per socket (0.49-0.79x "
+              "native at np 4, 8 and 16 on 16 cores)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 2 * MiB,
       .candidates = { "shm_tiled_naive_cma", NULL },
       .note = "one node, np 2, >= 2 MiB: single-copy tiled reduce, one tile per rank (0.71-0.78x native "
