@@ -65,8 +65,10 @@ static void condition(void)
 /* Every built-in rule is classified: one rank (a local copy) and the
  * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes: the
  * links decide, not the cores) and the alltoall across nodes (measured on
- * the emulated cluster, whose hosts each see every core) for any machine,
- * every other measured rule
+ * the emulated cluster's hosts, which each see every core, for any machine;
+ * the shared-memory one for oversubscribed machines, as the emulated cluster
+ * is when its hosts are counted as the one machine they are), every other
+ * measured rule
  * for the machines it was measured on. */
 static void builtin_classified(void)
 {
@@ -75,7 +77,7 @@ static void builtin_classified(void)
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
         int local = r->max_np == 1 || (r->min_nodes >= 2 && r->min_bytes >= 1024 * 1024) ||
-                    (r->min_nodes >= 2 && r->coll == TOPOCOLL_ALLTOALL);
+                    (r->min_nodes >= 2 && r->coll == TOPOCOLL_ALLTOALL && r->load != TC_LOAD_OVERSUBSCRIBED);
         CHECK(local ? r->load == TC_LOAD_ANY : r->load == TC_LOAD_OVERSUBSCRIBED || r->load == TC_LOAD_DEDICATED,
               "built-in rule %d (%s, np %d..%d): load %d", i, tc_coll_name(r->coll), r->min_np, r->max_np, r->load);
         any += r->load == TC_LOAD_ANY;
@@ -154,6 +156,19 @@ static void builtin_one_node(void)
     CHECK(rule < 0, "allreduce np 2 dedicated, 4 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, two, 8, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
     CHECK(rule < 0, "allreduce np 2 oversubscribed, 8 B: rule %d, %s (%s)", rule, name, why);
+    /* alltoall over 4 nodes of 2: on an oversubscribed machine the shared-memory
+     * leaders below 16 KiB blocks; on a dedicated one the two point-to-point
+     * leaders below 4 KiB, then no rule */
+    tc_topo *four = spec("4x2", 8);
+    name = choose(TOPOCOLL_ALLTOALL, four, 8192, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h1_shm") == 0, "alltoall 4x2 oversubscribed, 8 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLTOALL, four, 16384, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(rule < 0, "alltoall 4x2 oversubscribed, 16 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLTOALL, four, 1024, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 dedicated, 1 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLTOALL, four, 8192, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "alltoall 4x2 dedicated, 8 KiB: rule %d, %s (%s)", rule, name, why);
+    tc_topo_free(four);
     /* np 8 dedicated: inline below 256 B, the tree at 512 B; oversubscribed: no rule */
     name = choose(TOPOCOLL_ALLREDUCE, one, 64, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "shm_inline") == 0, "allreduce np 8 dedicated, 64 B: rule %d, %s (%s)", rule, name, why);
