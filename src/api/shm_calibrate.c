@@ -473,7 +473,7 @@ const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm
 {
     *rc = MPI_SUCCESS;
     if (!tc_shm_model_applies(a, x->topo) || tc_config_get()->force[TOPOCOLL_ALLREDUCE] ||
-        tc_select_table() != tc_default_table())
+        !tc_select_builtin_in_force())
         return NULL;
     if (pthread_once(&keyval_once, make_keyval) != 0 || keyval == MPI_KEYVAL_INVALID) return NULL;
     void *val = NULL;

@@ -62,6 +62,9 @@ static const centry table[] = {
       "1 or 0: treat the machine as oversubscribed (more ranks than processing units on a node) or not, "
       "instead of detecting it; selects the rules measured so (docs/selection.md); read at communicator "
       "context creation" },
+    { "TOPOCOLL_TEST_BOOT_ID", T_STR, NULL, (size_t)-1,
+      "for tests: this process's machine, instead of the kernel's boot id (ranks with equal ids are counted "
+      "as one machine by the load detection, docs/selection.md)" },
 };
 
 /* Loaded once with pthread_once (not C11 call_once: ThreadSanitizer, which

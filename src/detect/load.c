@@ -1,10 +1,13 @@
 /*
- * Whether the machine is oversubscribed: does some shared-memory node run
+ * Whether the machine is oversubscribed: does some physical machine run
  * more of the communicator's ranks than the processing units they may use?
  *
- * Per real node (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), whatever virtual
- * topology TOPOCOLL_TOPOLOGY sets: time-sharing happens on the real machine)
- * the ranks on it are counted against the union of their allowed cpusets
+ * Per physical machine (the ranks whose kernel boot id is the same,
+ * src/topo/machine.h: the emulated hosts of one machine, network namespaces
+ * with a shared-memory node each, are one machine; where the boot id cannot
+ * be read, the real shared-memory node of MPI_Comm_split_type, whatever
+ * virtual topology TOPOCOLL_TOPOLOGY sets: time-sharing happens on the real
+ * machine) the ranks on it are counted against the union of their allowed cpusets
  * (hwloc_get_cpubind of the process: its binding, which for an unbound
  * process is what the OS, a container or a batch system's cgroup allows;
  * restricted to the PUs the topology knows).  The union, not the machine's
@@ -27,6 +30,7 @@
 
 #include "coll/coll.h"
 #include "core/config.h"
+#include "topo/machine.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -81,8 +85,9 @@ static int popcount_words(const unsigned long *w, int n)
     return c;
 }
 
-/* The verdict of this rank's node: ranks on it against the union of their
- * PUs (collective over node); *ranks and *pus for the description. */
+/* The verdict of this rank's machine: ranks on it against the union of
+ * their PUs (collective over node, the machine's ranks); *ranks and *pus
+ * for the description. */
 static int node_verdict(MPI_Comm node, int *verdict, int *ranks, int *pus)
 {
     unsigned long words[MAX_WORDS];
@@ -126,9 +131,52 @@ static void describe(tc_load_info *out, int verdict, int from_env)
     else if (verdict == V_UNKNOWN)
         snprintf(out->desc, sizeof out->desc, "unknown (hwloc cannot tell the allowed processing units)");
     else
-        snprintf(out->desc, sizeof out->desc, "%s (this node: %d rank%s on %d processing unit%s)",
+        snprintf(out->desc, sizeof out->desc, "%s (this machine: %d rank%s on %d processing unit%s)",
                  verdict == V_OVERSUB ? "oversubscribed" : "dedicated", out->ranks,
                  out->ranks == 1 ? "" : "s", out->pus, out->pus == 1 ? "" : "s");
+}
+
+/* The first rank (in comm) of this rank's shared-memory node: the node's
+ * name where the boot id cannot be read. */
+static int node_leader(MPI_Comm comm, int *leader)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int rank = 0, rc = PMPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return rc;
+    *leader = rank;
+    rc = PMPI_Allreduce(&rank, leader, 1, MPI_INT, MPI_MIN, node);
+    int rc2 = PMPI_Comm_free(&node);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* The ranks of comm on this rank's physical machine, as a new communicator
+ * (collective over comm). */
+static int machine_comm(MPI_Comm comm, MPI_Comm *machine)
+{
+    int size = 0, rank = 0, leader = 0;
+    int rc = PMPI_Comm_size(comm, &size);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS) rc = node_leader(comm, &leader);
+    if (rc != MPI_SUCCESS) return rc;
+    char boot[TC_MACHINE_KEY], key[TC_MACHINE_KEY];
+    (void)tc_machine_boot_id(boot, sizeof boot);
+    tc_machine_key(key, boot, leader);
+    char *keys = malloc((size_t)size * TC_MACHINE_KEY);
+    int *color = malloc((size_t)size * sizeof *color);
+    /* the same calls on every rank: a rank out of memory still takes part, as its own machine */
+    int ok = keys && color;
+    rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    int mine = rank;
+    if (rc == MPI_SUCCESS && ok) {
+        rc = PMPI_Allgather(key, TC_MACHINE_KEY, MPI_CHAR, keys, TC_MACHINE_KEY, MPI_CHAR, comm);
+        if (rc == MPI_SUCCESS && tc_machine_groups(keys, size, color) == 0) mine = color[rank];
+    }
+    free(keys);
+    free(color);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!ok) return MPI_ERR_NO_MEM;
+    return PMPI_Comm_split(comm, mine, rank, machine);
 }
 
 int tc_detect_load(MPI_Comm comm, tc_load_info *out)
@@ -138,11 +186,11 @@ int tc_detect_load(MPI_Comm comm, tc_load_info *out)
     if (forced >= 0) {
         mine = forced ? V_OVERSUB : V_DEDICATED;
     } else {
-        MPI_Comm node = MPI_COMM_NULL;
-        rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm machine = MPI_COMM_NULL;
+        rc = machine_comm(comm, &machine);
         if (rc != MPI_SUCCESS) return rc;
-        rc = node_verdict(node, &mine, &out->ranks, &out->pus);
-        int rc2 = PMPI_Comm_free(&node);
+        rc = node_verdict(machine, &mine, &out->ranks, &out->pus);
+        int rc2 = PMPI_Comm_free(&machine);
         if (rc == MPI_SUCCESS) rc = rc2;
         if (rc != MPI_SUCCESS) return rc;
     }

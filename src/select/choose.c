@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/config.h"
 #include "select/select.h"
@@ -35,18 +36,18 @@ const tc_algo *tc_forced_algo(topocoll_coll coll, int *unknown)
 }
 
 /* The table's choice, or the memory model's where it applies: one-node
- * allreduce under the built-in table (a tuning file wins over the model)
- * where no built-in rule serves the call: the built-in allreduce rules
- * cover what the model cannot see (vectors beyond the caches, whose
- * bandwidths it calibrates in cache). */
+ * allreduce with the built-in rules in force (no tuning file, or one
+ * layered over them; nothing forced) where no rule of either layer serves
+ * the call: the built-in allreduce rules cover what the model cannot see
+ * (vectors beyond the caches, whose bandwidths it calibrates in cache). */
 static const tc_algo *by_table_or_model(const tc_args *a, const tc_topo *t, int64_t bytes,
                                         const tc_shm_model *m, char *why, size_t whylen)
 {
-    if (m && tc_shm_model_applies(a, t) && tc_select_table() == tc_default_table()) {
-        int rule = -1;
-        const tc_algo *al = tc_select_rule(a, t, bytes, why, whylen, &rule);
-        if (rule >= 0) return al;
-        return tc_shm_model_select(m, a, t, bytes, why, whylen);
+    if (m && tc_shm_model_applies(a, t) && tc_select_builtin_in_force()) {
+        tc_decision d;
+        if (tc_select_by_rules(a, t, bytes, why, whylen, &d)) return d.algo;
+        size_t used = why ? strlen(why) : 0;
+        return tc_shm_model_select(m, a, t, bytes, why ? why + used : NULL, why ? whylen - used : 0);
     }
     return tc_select(a, t, bytes, why, whylen);
 }

@@ -11,7 +11,8 @@
  * Table 1: intra-node aggregation, inter-leader exchange, distribution) and
  * the flat costs of Jain, Lau, Kale, "Collectives on Two-tier Direct
  * Networks" (2012, Table 2: (p-1)/p n beta for allgather, 2 (p-1)/p n beta
- * for broadcast, (p-1)/p (2 n beta + n gamma) for reduce).
+ * for broadcast, (p-1)/p (2 n beta + n gamma) for reduce; and the two-tier
+ * costs of the same table for the two-tier entries).
  *
  * A prediction walks the algorithm's steps on the call's topology: a step
  * costs alpha + bytes x beta of the farthest level any of its pairs crosses,
@@ -20,8 +21,10 @@
  * predicted as the best of the flat algorithms the MPI libraries implement
  * (their own selection is assumed to be good); the model names an entry only
  * where its predicted time is below native's divided by the margin (1.3 by
- * default): where it is unsure, native stays.  Entries without a formula are
- * never the model's choice.
+ * default): where it is unsure, native stays.  Every collective has
+ * formulas (allgatherv and alltoallv at regular counts); entries without
+ * one (on one node: the shared-memory and hierarchical ones; composed
+ * entries) are never the model's choice.
  *
  * MPI-free; the parameters come from the built-in values or from a tuning
  * file's "_model" section (topocoll-tune fits them).

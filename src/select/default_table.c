@@ -201,7 +201,7 @@ static const tc_rule rules[] = {
               "(emulated cluster 4x2: 0.52-0.86x native)" },
 };
 
-static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL };
+static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL, 0 };
 
 const tc_table *tc_default_table(void)
 {

@@ -5,7 +5,10 @@
  * candidate that accepts the arguments serves the call.  Candidates that
  * decline are logged; when all decline, the next matching rule is tried,
  * and "native" ends every search.  The built-in table is default_table.c;
- * TOPOCOLL_TUNING_FILE replaces it with a JSON file (tuning.c).
+ * TOPOCOLL_TUNING_FILE (a JSON file, tuning.c) is a layer over it: the
+ * file's rules first, then, where no rule of the file serves the call, the
+ * built-in rules, then the cost model, then native.  A file with
+ * "replace_builtin": true replaces the built-in table instead.
  */
 #ifndef TC_SELECT_H
 #define TC_SELECT_H
@@ -44,15 +47,42 @@ typedef struct tc_table {
      * "_model" section; NULL: the built-in ones.  The model serves the calls
      * that no rule matches, before native. */
     const struct tc_model_params *model;
+    /* A tuning file's "replace_builtin": true: its rules alone (no built-in
+     * layer beneath them). */
+    int replace_builtin;
 } tc_table;
+
+/* The layer that decided a call (tc_decision.layer). */
+typedef enum {
+    TC_LAYER_FILE = 0,     /* a rule of the tuning file */
+    TC_LAYER_BUILTIN,      /* a built-in rule */
+    TC_LAYER_MODEL,        /* the cost model (or the one-node memory model) */
+    TC_LAYER_NATIVE        /* nothing else served: native */
+} tc_layer;
+
+typedef struct tc_decision {
+    const tc_algo *algo;
+    tc_layer layer;
+    const tc_table *table;  /* the table of the rule that served, NULL for model and native */
+    int rule;               /* its index in that table, -1 for model and native */
+} tc_decision;
+
+/* "tuning file", "built-in", "model", "native". */
+const char *tc_layer_name(tc_layer layer);
 
 const tc_table *tc_default_table(void);
 /* Load a JSON table; on error returns NULL and a message in err. */
 tc_table *tc_table_load(const char *path, char *err, size_t errlen);
 void tc_table_free(tc_table *t);
 
-/* The table in force (the tuning file when set and valid). */
+/* The first layer in force: the tuning file when set and valid, else the
+ * built-in table. */
 const tc_table *tc_select_table(void);
+/* The tuning file's table, or NULL when none is loaded. */
+const tc_table *tc_select_file(void);
+/* Whether the built-in rules are consulted (no file, or a file that does
+ * not replace them). */
+int tc_select_builtin_in_force(void);
 
 /* The model parameters of a table (its "_model" section or the built-in ones). */
 const struct tc_model_params *tc_select_model(const tc_table *tab);
@@ -64,10 +94,17 @@ void tc_select_finalize(void);
  * for TOPOCOLL_EXPLAIN naming the rule and every candidate that declined. */
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
                          char *why, size_t whylen);
-/* The same; *rule (when not NULL) receives the index of the rule in the
- * table in force that served the call, -1 when the model or native did. */
+/* The same; *rule (when not NULL) receives the index of the rule that
+ * served the call in its layer's table, -1 when the model or native did. */
 const tc_algo *tc_select_rule(const tc_args *a, const tc_topo *t, int64_t bytes,
                               char *why, size_t whylen, int *rule);
+/* The same, with the layer that decided and the rule's table. */
+tc_decision tc_select_decide(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
+                             size_t whylen);
+/* The rules' layers only (file, then built-in): 1 and *d filled when a rule
+ * served, 0 when none did (the caller's model decides). */
+int tc_select_by_rules(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen,
+                       tc_decision *d);
 
 /* "oversubscribed", "dedicated", or "any" for TC_LOAD_ANY (an unknown call load). */
 const char *tc_load_name(int load);

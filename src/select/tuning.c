@@ -15,6 +15,9 @@
  * "measured", "model", "built-in"), "ratio" (the winner's time over
  * native's, a positive number), "spread" ([q25, q75] over native's median),
  * "evidence" (the measurements behind the rule, any JSON: shown, not read).
+ * "replace_builtin" (top level, optional): true makes the file's rules the
+ * whole table; false or absent layers them over the built-in rules
+ * (select.c).
  * Top-level keys starting with "_" describe the file ("_tuned": how it was
  * measured) and are skipped, except "_model": the cost model's parameters
  * (cost_model.h), every field optional, missing ones built-in:
@@ -265,11 +268,18 @@ tc_table *tc_table_load(const char *path, char *err, size_t len)
         if (!parse_model(model, &t->model, path, err, len)) goto fail;
         t->table.model = &t->model;
     }
+    json_t *repl = json_object_get(root, "replace_builtin");
+    if (repl && !json_is_boolean(repl)) {
+        snprintf(err, len, "%s: \"replace_builtin\" must be true (the file's rules alone) or false (layered "
+                 "over the built-in rules, the default)", path);
+        goto fail;
+    }
+    t->table.replace_builtin = repl && json_is_true(repl);
     size_t total = 0;
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val) {
-        if (key[0] == '_') continue;   /* the file's description */
+        if (key[0] == '_' || !strcmp(key, "replace_builtin")) continue;   /* the file's description */
         if (tc_coll_from_name(key) < 0) {
             snprintf(err, len, "%s: unknown collective \"%s\"", path, key);
             goto fail;
@@ -283,7 +293,7 @@ tc_table *tc_table_load(const char *path, char *err, size_t len)
     t->rules = calloc(total ? total : 1, sizeof *t->rules);
     if (!t->rules) { snprintf(err, len, "out of memory"); goto fail; }
     json_object_foreach(root, key, val) {
-        if (key[0] == '_') continue;
+        if (key[0] == '_' || !strcmp(key, "replace_builtin")) continue;
         topocoll_coll coll = (topocoll_coll)tc_coll_from_name(key);
         for (size_t i = 0; i < json_array_size(val); i++)
             if (!parse_rule(json_array_get(val, i), coll, &t->rules[t->table.nrules++], err, len, path, key, i))

@@ -93,11 +93,11 @@ case "$mode" in
     ;;
   detect)
     run -; expect "detected ($np ranks, $pus processing units)" "$detected" "$out"
-    printf '%s\n' "$out" | grep -q "^load: [01] $detected (this node: $np ranks on $pus processing units)" ||
+    printf '%s\n' "$out" | grep -q "^load: [01] $detected (this machine: $np ranks on $pus processing units)" ||
       fail "detected: the description does not count $np ranks on $pus processing units"
     if command -v taskset > /dev/null; then
       run - taskset -c 0; expect "on one processing unit" oversubscribed "$out"
-      printf '%s\n' "$out" | grep -q "^load: 1 oversubscribed (this node: $np ranks on 1 processing unit)" ||
+      printf '%s\n' "$out" | grep -q "^load: 1 oversubscribed (this machine: $np ranks on 1 processing unit)" ||
         fail "one processing unit: the description does not count it"
     fi
     ;;

@@ -88,7 +88,7 @@ for line in open(out):
             and r["bytes"][0] <= b and (r["bytes"][1] == 0 or b < r["bytes"][1])]
     assert want, "no rule for %s" % line
     assert algo == want[0]["algorithms"][0], "chose %s, the file says %s" % (algo, want[0]["algorithms"][0])
-    assert why.startswith(path + " rule"), "not from the file: %s" % why
+    assert why.startswith("tuning file " + path + " rule"), "not from the file: %s" % why
     seen.add(b)
 assert seen == {8, 4096}, "explain lines for sizes %s" % sorted(seen)
 PY

@@ -66,8 +66,7 @@ static void predictions(void)
     CHECK(close_to(pw, 3 * (m->alpha[0] + n * m->beta[0])), "alltoall pairwise: %g", pw);
     /* larger messages cost more; an entry without a formula has none */
     CHECK(predict(m, TOPOCOLL_ALLGATHER, "ring", two, 2000) > ring, "cost does not grow with size");
-    CHECK(predict(m, TOPOCOLL_ALLGATHER, "gather_bcast", two, 1000) < 0, "gather_bcast has a formula");
-    CHECK(predict(m, TOPOCOLL_SCATTER, "binomial", two, 1000) < 0, "scatter has a formula");
+    CHECK(predict(m, TOPOCOLL_ALLTOALL, "bridge", two, 1000) < 0, "a composed entry has a formula");
     tc_args a = args_of(TOPOCOLL_ALLGATHER, 4, 1000);
     double nat = tc_model_native(m, &a, two, 1000);
     CHECK(close_to(nat, fmin(fmin(rd, ring), predict(m, TOPOCOLL_ALLGATHER, "bruck", two, 1000))) ||
@@ -77,20 +76,79 @@ static void predictions(void)
     tc_topo_free(two);
 }
 
+/* The formulas added for gather, scatter, reduce_scatter_block, allgatherv
+ * and alltoallv (regular counts), gather_bcast, the multi-leader
+ * hierarchical allgather and the two-tier entries, against steps counted by
+ * hand.  "2x4": 2 nodes of 4 ranks (one socket each); "2x2x2": 2 nodes of 2
+ * sockets of 2 ranks. */
+static void more_predictions(void)
+{
+    const tc_model_params *m = tc_model_builtin();
+    tc_topo *flat = tc_topo_flat(4), *two = spec("2x2", 4), *x24 = spec("2x4", 8), *x222 = spec("2x2x2", 8);
+    const double n = 1000, a0 = m->alpha[0], a1 = m->alpha[1], a2 = m->alpha[2], b0 = m->beta[0], b1 = m->beta[1],
+                 b2 = m->beta[2], g = m->gamma;
+    struct { topocoll_coll coll; const char *name; const tc_topo *t; double want; } c[] = {
+        /* binomial tree from 0: 0->1 and 2->3 of one block, then 0->2 of two */
+        { TOPOCOLL_GATHER, "binomial", flat, 2 * a0 + 3 * n * b0 },
+        { TOPOCOLL_SCATTER, "binomial", flat, 2 * a0 + 3 * n * b0 },
+        { TOPOCOLL_GATHER, "binomial", two, a0 + n * b0 + a2 + 2 * n * b2 },
+        { TOPOCOLL_REDUCE_SCATTER_BLOCK, "pairwise", flat, 3 * (a0 + n * b0) + 3 * n * g },
+        { TOPOCOLL_ALLGATHERV, "ring", flat, 3 * (a0 + n * b0) },
+        { TOPOCOLL_ALLTOALLV, "pairwise", flat, 3 * (a0 + n * b0) },
+        /* gather as above, then a binomial bcast of 4 blocks */
+        { TOPOCOLL_ALLGATHER, "gather_bcast", flat, 4 * a0 + 11 * n * b0 },
+        /* one leader: 3 gathered, log 2 = 1 exchange of 4 blocks, bcast in 2 steps of 8 and the copy */
+        { TOPOCOLL_ALLGATHER, "h1_gather_rd_bcast", x24, 3 * (a0 + n * b0) + a2 + 4 * n * b2 + 2 * (a0 + 8 * n * b0) +
+                                                       8 * n * b0 },
+        /* two leaders per node: groups of 2, 4 leaders (2 rd steps, 3 x 2 blocks each, both leaders
+         * of a node on its link), bcast in 1 step of 8 blocks and the copy */
+        { TOPOCOLL_ALLGATHER, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
+          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+        { TOPOCOLL_ALLGATHERV, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
+          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+        /* two-tier, 4 units (ranks) per supernode, 2 supernodes, N = 8 blocks: L1 (N/4 + N/8) on
+         * each of a leader's 3 links, L2 N/2 on the one link; 3 + 1 + 3 messages */
+        { TOPOCOLL_ALLGATHER, "twotier", x24, 6 * a0 + a2 + 9 * n * b0 + 4 * n * b2 },
+        { TOPOCOLL_SCATTER, "twotier", x24, 6 * a0 + a2 + 6 * n * b0 + 4 * n * b2 },
+        { TOPOCOLL_GATHER, "twotier", x24, 6 * a0 + a2 + 6 * n * b0 + 4 * n * b2 },
+        /* reduce of n: L1 n/4 on 3 links, L2 twice n/2, 2 n gamma */
+        { TOPOCOLL_REDUCE, "twotier", x24, 6 * a0 + 2 * a2 + 0.75 * n * b0 + n * b2 + 2 * n * g },
+        /* bcast, base: the whole buffer twice over 3 L1 links, once over L2 */
+        { TOPOCOLL_BCAST, "twotier", x24, 6 * a0 + a2 + 6 * n * b0 + n * b2 },
+        /* units = sockets on 2x2x2: 2 units of 2 ranks, L1 between the sockets; the core hops */
+        { TOPOCOLL_ALLGATHER, "twotier_sockets", x222, 2 * a1 + a2 + 6 * n * b1 + 4 * n * b2 + 2 * a0 + 9 * n * b0 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        double got = predict(m, c[i].coll, c[i].name, c[i].t, 1000);
+        CHECK(close_to(got, c[i].want), "%s %s on %d ranks: %g, wanted %g", tc_coll_name(c[i].coll), c[i].name,
+              c[i].t->size, got, c[i].want);
+    }
+    /* the two-tier entries have no formula on one node (one supernode) */
+    CHECK(predict(m, TOPOCOLL_SCATTER, "twotier", flat, 1000) < 0, "two-tier scatter on one node has a formula");
+    /* every collective has a native prediction */
+    for (int k = 0; k < TOPOCOLL_NCOLL; k++) {
+        tc_args a = args_of((topocoll_coll)k, 8, 4096);
+        CHECK(tc_model_native(m, &a, x24, 4096) > 0, "%s: no native prediction", tc_coll_name((topocoll_coll)k));
+    }
+    tc_topo_free(flat);
+    tc_topo_free(two);
+    tc_topo_free(x24);
+    tc_topo_free(x222);
+}
+
 /* Native wherever the predicted gain is below the margin; a hierarchical
  * entry where many ranks per node share a slow network. */
 static void choices(void)
 {
     const tc_model_params *m = tc_model_builtin();
     tc_topo *flat = tc_topo_flat(8), *two = spec("2x2", 4), *big = spec("8x16", 128);
-    topocoll_coll colls[] = { TOPOCOLL_ALLGATHER, TOPOCOLL_BCAST, TOPOCOLL_REDUCE, TOPOCOLL_ALLREDUCE,
-                              TOPOCOLL_ALLTOALL };
-    for (int c = 0; c < 5; c++)
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++)
         for (int64_t n = 8; n <= (1 << 20); n *= 16) {
-            tc_args a = args_of(colls[c], 8, n);
+            topocoll_coll colls[1] = { (topocoll_coll)c };
+            tc_args a = args_of(colls[0], 8, n);
             tc_model_pick pk = tc_model_choose(m, &a, flat, n);
             CHECK(!pk.algo && pk.native_s > 0, "%s one node, %lld B: %s instead of native",
-                  tc_coll_name(colls[c]), (long long)n, pk.algo ? pk.algo->name : "no prediction");
+                  tc_coll_name(colls[0]), (long long)n, pk.algo ? pk.algo->name : "no prediction");
         }
     /* one node, many ranks: no hierarchical formula there, native */
     tc_topo *flat64 = tc_topo_flat(64);
@@ -125,10 +183,17 @@ static void choices(void)
     a.rank = 0;
     const tc_algo *al = tc_select(&a, big, 2048, why, sizeof why);
     CHECK(al == pk.algo && strstr(why, "model"), "tc_select, np 128: %s (%s)", al ? al->name : "-", why);
-    a = args_of(TOPOCOLL_BCAST, 128, 65536);
-    al = tc_select(&a, big, 65536, why, sizeof why);
-    CHECK(al && strcmp(al->name, "native") == 0 && strstr(why, "margin"), "bcast np 128: %s (%s)",
-          al ? al->name : "-", why);
+    /* allgather of 8 B on 4 nodes of 2 x 4: the hierarchical entry predicted faster than native
+     * but within 1.3x (the model is unsure): native */
+    tc_topo *mid = spec("4x2x4", 32);
+    a = args_of(TOPOCOLL_ALLGATHER, 32, 8);
+    pk2 = tc_model_choose(m, &a, mid, 8);
+    al = tc_select(&a, mid, 8, why, sizeof why);
+    CHECK(pk2.algo_s > 0 && pk2.native_s > pk2.algo_s && pk2.native_s < m->margin * pk2.algo_s && al &&
+              strcmp(al->name, "native") == 0 && strstr(why, "margin"),
+          "allgather 4x2x4, 8 B: %s (%s; native %g, best %s %g)", al ? al->name : "-", why, pk2.native_s, pk2.best,
+          pk2.algo_s);
+    tc_topo_free(mid);
     tc_topo_free(flat);
     tc_topo_free(two);
     tc_topo_free(big);
@@ -194,6 +259,7 @@ int main(void)
 {
     unsetenv("TOPOCOLL_TUNING_FILE");   /* tc_select below reads the built-in table */
     predictions();
+    more_predictions();
     choices();
     tuning_file();
     tc_select_finalize();

@@ -130,6 +130,22 @@ int main(void)
     expect_error("{ \"allgather\": [ {\"algorithms\": [\"ring\"], \"oversubscription\": true} ] }",
                  "unknown field \"oversubscription\"");
 
+    /* "replace_builtin": the file alone (true) or over the built-in rules (false, absent) */
+    char path4[] = "/tmp/topocoll_tuning_XXXXXX";
+    if ((fd = mkstemp(path4)) >= 0) close(fd);
+    const char *const repl[3] = { "", "\"replace_builtin\": false, ", "\"replace_builtin\": true, " };
+    for (int k = 0; k < 3; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "{ %s\"allgather\": [ {\"algorithms\": [\"ring\"]} ] }", repl[k]);
+        write_file(path4, text);
+        t = tc_table_load(path4, err, sizeof err);
+        CHECK(t && t->nrules == 1 && t->replace_builtin == (k == 2), "%s: %s", text, t ? "replace_builtin" : err);
+        tc_table_free(t);
+    }
+    unlink(path4);
+    expect_error("{ \"replace_builtin\": 1, \"allgather\": [] }", "\"replace_builtin\" must be true");
+    expect_error("{ \"replace_builtin\": \"yes\" }", "\"replace_builtin\" must be true");
+
     char missing[] = "/nonexistent/topocoll.json";
     t = tc_table_load(missing, err, sizeof err);
     CHECK(!t && strstr(err, missing), "missing file accepted");

@@ -86,18 +86,9 @@ static void print_range(long long lo, long long hi)
 
 static void print_model(const tc_table *t);
 
-static void print_selection(void)
+/* The rows of one layer's rules. */
+static void print_rules(const tc_table *t, tc_layer layer)
 {
-    const tc_table *t = tc_select_table();
-    printf("# Selection table (%s)\n\nOrigin: \"measured\" (topocoll-tune on this machine, with the first "
-           "candidate's time over native's and its spread), \"built-in\" (the library's table, from the "
-           "measurements its note names), \"model\" (where no rule matches: the cost model's choice, "
-           "below).  Machines: the rule serves oversubscribed machines only (some node runs more ranks than "
-           "processing units), dedicated ones only, or any (detected per communicator; "
-           "TOPOCOLL_OVERSUBSCRIBED=0|1 overrides).\n\n"
-           "| # | collective | np | nodes | pow2 only | bytes per rank | machines | candidates | origin | "
-           "ratio to native (spread) | why |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|\n", t->source);
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
         char np[32];
@@ -106,18 +97,42 @@ static void print_selection(void)
         char nodes[32];
         if (r->max_nodes) snprintf(nodes, sizeof nodes, "%d..%d", r->min_nodes, r->max_nodes);
         else snprintf(nodes, sizeof nodes, "%d..inf", r->min_nodes > 1 ? r->min_nodes : 1);
-        printf("| %d | %s | %s | %s | %s | ", i, tc_coll_name(r->coll), np, nodes, r->pow2_only ? "yes" : "no");
+        printf("| %s | %d | %s | %s | %s | %s | ", tc_layer_name(layer), i, tc_coll_name(r->coll), np, nodes,
+               r->pow2_only ? "yes" : "no");
         print_range(r->min_bytes, r->max_bytes);
         printf(" | %s | ", tc_load_name(r->load));
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++)
             printf("%s`%s`", k ? ", " : "", r->candidates[k]);
-        printf(" | %s | ", r->origin ? r->origin : strcmp(t->source, "built-in") == 0 ? "built-in" : "tuning file");
+        printf(" | %s | ", r->origin ? r->origin : layer == TC_LAYER_BUILTIN ? "built-in" : "tuning file");
         if (r->ratio > 0 && r->spread_hi > 0) printf("%.2fx (%.2f-%.2f)", r->ratio, r->spread_lo, r->spread_hi);
         else if (r->ratio > 0) printf("%.2fx", r->ratio);
         else printf("-");
         printf(" | %s |\n", r->note ? r->note : "");
     }
-    print_model(t);
+}
+
+static void print_selection(void)
+{
+    const tc_table *file = tc_select_file();
+    printf("# Selection table (%s)\n\n", !file ? "built-in" : file->replace_builtin
+           ? "the tuning file alone: \"replace_builtin\": true" : "the tuning file over the built-in table");
+    if (file)
+        printf("Tuning file: %s.  %s\n\n", file->source, file->replace_builtin
+               ? "Its rules replace the built-in ones."
+               : "Its rules come first; a call that none of them serves goes to the built-in rules, then "
+                 "the cost model, then native.");
+    printf("Layer: \"tuning file\" or \"built-in\" (the library's table).  Origin: \"measured\" "
+           "(topocoll-tune on this machine, with the first candidate's time over native's and its spread), "
+           "\"built-in\" (from the measurements its note names).  Where no rule serves, the cost model "
+           "decides (below).  Machines: the rule serves oversubscribed machines only (some machine runs more "
+           "ranks than processing units), dedicated ones only, or any (detected per communicator; "
+           "TOPOCOLL_OVERSUBSCRIBED=0|1 overrides).\n\n"
+           "| layer | # | collective | np | nodes | pow2 only | bytes per rank | machines | candidates | origin | "
+           "ratio to native (spread) | why |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (file) print_rules(file, TC_LAYER_FILE);
+    if (tc_select_builtin_in_force()) print_rules(tc_default_table(), TC_LAYER_BUILTIN);
+    print_model(tc_select_table());
 }
 
 static int layout_size(const char *layout);
@@ -147,20 +162,20 @@ static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_top
     a.commutative = 1;
     a.node_shm = 1;
     a.load = load;
-    int idx = -1;
     char by[96];
-    const tc_algo *al = tc_select_rule(&a, t, n, NULL, 0, &idx);
-    if (idx >= 0 && idx < tab->nrules) {
-        const tc_rule *ru = &tab->rules[idx];
-        snprintf(by, sizeof by, "rule %d (%s)", idx,
-                 ru->origin ? ru->origin : strcmp(tab->source, "built-in") == 0 ? "built-in" : "tuning file");
-    } else {
-        idx = -1;
-    }
+    tc_decision d = tc_select_decide(&a, t, n, NULL, 0);
+    const tc_algo *al = d.algo;
     tc_model_pick pk = tc_model_choose(tc_select_model(tab), &a, t, n);
-    if (idx < 0)
-        snprintf(by, sizeof by, "%s", al && strcmp(al->name, "native") ? "model"
+    if (d.rule >= 0) {
+        const tc_rule *ru = &d.table->rules[d.rule];
+        if (d.layer == TC_LAYER_FILE)
+            snprintf(by, sizeof by, "tuning file rule %d (%s)", d.rule, ru->origin ? ru->origin : "tuning file");
+        else
+            snprintf(by, sizeof by, "built-in rule %d", d.rule);
+    } else {
+        snprintf(by, sizeof by, "%s", d.layer == TC_LAYER_MODEL ? "model"
                                       : pk.native_s > 0 ? "model: native" : "native (no formula)");
+    }
     printf("| %s | %lld | `%s` | %s | ", tc_coll_name(coll), (long long)n, al ? al->name : "-", by);
     if (pk.native_s > 0 && pk.algo_s > 0)
         printf("%.3g | `%s` %.3g | %.2fx |\n", pk.native_s * 1e6, pk.best, pk.algo_s * 1e6,
