@@ -80,7 +80,7 @@ static void layered(const tc_topo *two)
     CHECK(strcmp(name_of(d), "h1_shm_rd_shm") == 0 && d.layer == TC_LAYER_BUILTIN && d.table == tc_default_table() &&
               strstr(why, "no rule of the tuning file") && strstr(why, "built-in rule"),
           "allgather 64 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
-    d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_ANY, why, sizeof why);
+    d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_DEDICATED, why, sizeof why);
     CHECK(strcmp(name_of(d), "h2_p2p") == 0 && d.layer == TC_LAYER_BUILTIN && d.rule >= 0,
           "alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
     /* the file's native bcast rule covers every size at np 4 */
