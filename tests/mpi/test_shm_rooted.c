@@ -3,15 +3,16 @@
  * barrier between them, changing roots and counts (so the node-shared
  * window's layout changes from call to call), one rank lagging now and
  * then, interleaved with another shared-memory collective (allreduce
- * shm_tiled_naive, or h1_shm_rd on several nodes): bcasts alone, reduces alone, then both.  The node-shared window alternates two halves between
+ * shm_tiled_naive, or h1_shm_rd on several nodes): bcasts alone, reduces
+ * alone, then both.  The node-shared window alternates two halves between
  * calls, so a rank that ran ahead two calls would overwrite data a slower
  * rank still reads unless every call ends only after every rank has started
  * it (src/algo/shm_rooted.h); every result is checked.  Each shared-memory
  * entry (reduce shm_tree*, shm_tiled*, bcast shm_*) runs the sequence on a
  * virtual node of two sockets and on the detected topology; the
  * multi-node families' shared-memory instances (reduce "hierarchical"
- * h1_shm, h2_shm, h4_shm; bcast h_bin_shm1, h_sa_shm2) run it on two
- * virtual nodes of two sockets, block and cyclic (each node's window
+ * h1_shm, h2_shm, h4_shm; bcast h_bin_shm1, h_sa_shm2, h_bin_shm2) run it on
+ * two virtual nodes of two sockets, block and cyclic (each node's window
  * alternates its halves the same way).  Ends with "N passed, M failed".
  */
 #define _POSIX_C_SOURCE 200809L

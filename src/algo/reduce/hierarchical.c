@@ -23,7 +23,10 @@
  *      its result ends in the leader's accumulator.  Release as shm_tree:
  *      every rank raises the flag of the node's segment-0 leader when it
  *      starts, that leader raises every rank's flag once all have come, and
- *      every rank waits for it before it returns (src/algo/shm_rooted.h).
+ *      every rank waits for it before it returns (src/algo/shm_rooted.h);
+ *      with several leaders before the second segment's tree instead,
+ *      where that leader may be a child whose flag it waits for (flags
+ *      count: the release must be consumed first).
  *      node=p2p: per segment, a binomial reduction among the node's ranks
  *      towards the segment's leader.
  *   2. Per segment, a binomial reduction among the segment's leaders (one
