@@ -43,6 +43,7 @@ extern const tc_algo tc_allreduce_shm_inline;
 
 /* One-node shared-memory reduce and bcast (Li, Hoefler, Snir 2013). */
 extern const tc_family tc_reduce_shm_tree, tc_reduce_shm_tiled, tc_bcast_shm;
+extern const tc_family tc_reduce_hierarchical, tc_bcast_hierarchical;
 /* Small one-node allgather, bcast and reduce: the inline protocol of allreduce shm_inline. */
 extern const tc_algo tc_allgather_shm_inline, tc_bcast_shm_inline, tc_reduce_shm_inline;
 
@@ -68,6 +69,7 @@ static const tc_catalog_row bcast[] = {
     ALGO(tc_bcast_native),
     FAMILY(tc_bcast_shm),                  /* shm:stages=1|2,chunk=all|64k|512k (one node) */
     ALGO(tc_bcast_shm_inline),             /* no schedule: src/exec/shm_inline.c */
+    FAMILY(tc_bcast_hierarchical),         /* hierarchical:x=binomial|scatter_allgather,node=shm1|shm2|p2p */
     END,
 };
 
@@ -94,6 +96,7 @@ static const tc_catalog_row reduce[] = {
     FAMILY(tc_reduce_shm_tree),            /* shm_tree:fanin=2|4|8 (one node) */
     FAMILY(tc_reduce_shm_tiled),           /* shm_tiled:tiles=naive|cyclic,tile=2k|16k|128k (one node) */
     ALGO(tc_reduce_shm_inline),            /* no schedule: src/exec/shm_inline.c */
+    FAMILY(tc_reduce_hierarchical),        /* hierarchical:leaders=1|2|4,node=shm|p2p */
     END,
 };
 

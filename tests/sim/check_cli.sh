@@ -108,6 +108,18 @@ expect_run() {
   fi
 }
 
+# The multi-node rooted families (reduce h1_shm .. h4_p2p, bcast h_bin_shm1 ..
+# h_sa_p2p): the simulator takes their schedules (node-shared phases inside
+# the network nodes) and its checks pass, block and cyclic.
+for map in "" "--map 6x3/cyclic"; do
+  # shellcheck disable=SC2086
+  expect_run "reduce hierarchical $map" '/check: ok/ { n++ } END { exit n != 6 }' \
+    --network twotier:2x3x3 --levels node $map --coll reduce --algos 'h?_*' --bytes 1K --check
+  # shellcheck disable=SC2086
+  expect_run "bcast hierarchical $map" '/check: ok/ { n++ } END { exit n != 6 }' \
+    --network twotier:2x3x3 --levels node $map --coll bcast --algos 'h_*' --bytes 1K --check
+done
+
 # an absurd bandwidth (1e-300 GB/s): ring on 2x2x1 at 1 byte per core puts
 # 3 bytes on every link, 3 / 1e-291 = 3e+291 s, printed with its unit
 expect_run "absurd bandwidth keeps the unit" '/^  L1 / { ok = ($NF == "s" && $(NF-1) == "3e+291") } END { exit !ok }' \

@@ -47,7 +47,7 @@ enum { B_ONE, B_TWO };
  * this rank is the list's root (the last rank, holding the list's result). */
 static int fanin_tree(tc_sched *s, const tc_args *a, const int *L, int m, int i, int F)
 {
-    return tc_shm_fanin_tree(s, a, NSLOTS, L, m, i, F, 0, ar_slot_all(a, NSLOTS, a->rank, 0));
+    return tc_shm_fanin_tree(s, a, NSLOTS, NULL, L, m, i, F, 0, ar_slot_all(a, NSLOTS, a->rank, 0));
 }
 
 /* Step 4 (the open round holds R's last reduce, or the others' last signal). */

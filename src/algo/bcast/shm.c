@@ -21,6 +21,8 @@
  *   all have come), and the root waits for them before the last chunk's
  *   flags, so no rank returns before every rank has started the call (the
  *   window's halves alternate between calls: src/algo/shm_rooted.h).
+ *   The steps are tc_shm_bcast_node (src/algo/shm_rooted.c), which the
+ *   node phase of bcast "hierarchical" shares.
  * Cost (p ranks, s sockets, n bytes, K = ceil(n / C) chunks): root n copy
  *   + (K + 1) flag rounds; stages=1: p-1 readers of the root's slot (across
  *   sockets); stages=2: s-1 readers across sockets, the rest read inside
@@ -33,121 +35,14 @@
  */
 #include <stdio.h>
 
-#include "algo/catalog.h"
+#include "algo/shm_rooted.h"
 
 static const int64_t chunk_sizes[] = { 0, 65536, 524288 };
-
-/* The broadcast's shape, for one rank. */
-typedef struct bc {
-    int64_t n, C;     /* bytes, chunk (n when unchunked) */
-    int nchunks;
-    int two;          /* stages=2 with several sockets */
-    int rsock;        /* the root's socket (two) */
-} bc;
-
-static int reader_of(const tc_topo *t, const bc *b, int root, int sock)
-{
-    return sock == b->rsock ? root : tc_topo_sock_members(t, sock)[0];
-}
-
-/* Socket sock's slot, chunk k (stages=1: the one slot, sock 0). */
-static tc_region slot(const bc *b, int sock, int k)
-{
-    int64_t lo = (int64_t)k * b->C, hi = lo + b->C < b->n ? lo + b->C : b->n;
-    return tc_reg(TC_BUF_SHM, (int64_t)sock * b->n + lo, hi - lo);
-}
-
-static tc_region user(const bc *b, int k)
-{
-    int64_t lo = (int64_t)k * b->C, hi = lo + b->C < b->n ? lo + b->C : b->n;
-    return tc_reg(TC_BUF_RECV, lo, hi - lo);
-}
-
-/* Those the root signals per chunk: stages=1 everyone; stages=2 the other
- * sockets' readers and its own socket's ranks. */
-static int root_target(const tc_topo *t, const bc *b, int root, int q)
-{
-    if (q == root) return 0;
-    if (!b->two) return 1;
-    int sq = t->sock_of[q];
-    return sq == b->rsock || reader_of(t, b, root, sq) == q;
-}
-
-static void root_part(tc_sched *s, const tc_args *a, const tc_topo *t, const bc *b)
-{
-    int me = a->rank, ss = b->two ? b->rsock : 0;
-    for (int k = 0; k < b->nchunks; k++) {
-        tc_sched_copy(s, user(b, k), slot(b, ss, k));
-        if (k == b->nchunks - 1) {   /* the arrivals, before the last flags */
-            for (int q = 0; q < a->size; q++)
-                if (root_target(t, b, me, q)) tc_sched_wait(s, q);
-            tc_sched_round(s);
-        }
-        for (int q = 0; q < a->size; q++)
-            if (root_target(t, b, me, q)) tc_sched_signal(s, q);
-        tc_sched_round(s);
-    }
-}
-
-/* A socket's reader (stages=2, not the root): gathers its socket's
- * arrivals, reports them, then relays every chunk into its socket. */
-static void reader_part(tc_sched *s, const tc_args *a, const tc_topo *t, const bc *b)
-{
-    int me = a->rank, sk = t->sock_of[me], m = tc_topo_sock_size(t, sk);
-    const int *M = tc_topo_sock_members(t, sk);
-    for (int i = 0; i < m; i++)
-        if (M[i] != me) tc_sched_wait(s, M[i]);
-    tc_sched_round(s);
-    tc_sched_signal(s, a->root);
-    for (int k = 0; k <= b->nchunks; k++) {
-        if (k > 0) {
-            tc_sched_copy(s, slot(b, b->rsock, k - 1), slot(b, sk, k - 1));
-            tc_sched_copy(s, slot(b, sk, k - 1), user(b, k - 1));
-            for (int i = 0; i < m; i++)
-                if (M[i] != me) tc_sched_signal(s, M[i]);
-        }
-        if (k < b->nchunks) tc_sched_wait(s, a->root);
-        tc_sched_round(s);
-    }
-}
-
-/* Everyone else: arrive at src, then copy each chunk from src's slot. */
-static void leaf_part(tc_sched *s, const bc *b, int src, int ssock)
-{
-    tc_sched_signal(s, src);
-    for (int k = 0; k <= b->nchunks; k++) {
-        if (k > 0) tc_sched_copy(s, slot(b, ssock, k - 1), user(b, k - 1));
-        if (k < b->nchunks) tc_sched_wait(s, src);
-        tc_sched_round(s);
-    }
-}
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int two, int64_t C)
 {
     if (a->size == 1 || a->rcount == 0) return 0;
-    bc b;
-    b.n = a->rcount;
-    b.C = C > 0 && C < b.n ? C : b.n;
-    b.nchunks = (int)((b.n + b.C - 1) / b.C);
-    b.two = two && t->nsockets > 1;
-    b.rsock = t->sock_of[a->root];
-    int me = a->rank, nslots = b.two ? t->nsockets : 1;
-    s->tmp_like = TC_BUF_RECV;
-    tc_sched_need_shm(s, (int64_t)nslots * b.n);
-    if (me == a->root) {
-        tc_sched_shm_home(s, (b.two ? b.rsock : 0) * b.n, b.n);
-        root_part(s, a, t, &b);
-        return 0;
-    }
-    int sk = t->sock_of[me];
-    if (b.two && sk != b.rsock && reader_of(t, &b, a->root, sk) == me) {
-        tc_sched_shm_home(s, (int64_t)sk * b.n, b.n);
-        reader_part(s, a, t, &b);
-    } else if (b.two) {
-        leaf_part(s, &b, reader_of(t, &b, a->root, sk), sk);
-    } else {
-        leaf_part(s, &b, a->root, 0);
-    }
+    tc_shm_bcast_node(s, t, a->rank, a->root, two, a->rcount, C);
     return 0;
 }
 

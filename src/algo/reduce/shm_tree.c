@@ -33,9 +33,7 @@
  * Restrictions: every rank on one node, node-shared memory.
  * Source: Li, Hoefler, Snir 2013, section 3.1 (reduce tree with fan-in).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "algo/shm_rooted.h"
 
@@ -43,68 +41,8 @@
 
 static const int fanins[] = { 2, 4, 8 };
 
-/* The tree's groups: CSR lists in tree order.  Commutative operation:
- * sockets, the root's socket last and the root last in it, so that the
- * result ends at the root; otherwise one group of all ranks in rank order
- * (the result ends at rank p-1). */
-typedef struct tree_groups {
-    int ng;
-    int *start;   /* [ng + 1] */
-    int *ranks;   /* [p] */
-} tree_groups;
-
-static int groups_make(tree_groups *g, const tc_args *a, const tc_topo *t)
-{
-    int p = a->size, root = a->root, socks = a->commutative ? t->nsockets : 1, rs = t->sock_of[root], at = 0;
-    g->ng = socks;
-    g->start = malloc((size_t)(socks + 1) * sizeof *g->start);
-    g->ranks = malloc((size_t)p * sizeof *g->ranks);
-    if (!g->start || !g->ranks) return ENOMEM;
-    for (int k = 0; k < socks; k++) {
-        int sk = socks == 1 ? -1 : k < rs ? k : k < socks - 1 ? k + 1 : rs;   /* rs last */
-        g->start[k] = at;
-        for (int q = 0; q < p; q++)
-            if ((sk < 0 || t->sock_of[q] == sk) && !(a->commutative && q == root)) g->ranks[at++] = q;
-        if (a->commutative && (sk < 0 || sk == rs)) g->ranks[at++] = root;
-    }
-    g->start[socks] = at;
-    return 0;
-}
-
-static void groups_free(tree_groups *g)
-{
-    free(g->start);
-    free(g->ranks);
-}
-
-/* Steps 2-3; returns the rank R holding the result. */
-static int tree(tc_sched *s, const tc_args *a, const tree_groups *g, int F, int64_t off, tc_region acc, int *err)
-{
-    int grp = 0, idx = 0;
-    for (int k = 0; k < g->ng; k++)
-        for (int i = g->start[k]; i < g->start[k + 1]; i++)
-            if (g->ranks[i] == a->rank) {
-                grp = k;
-                idx = i - g->start[k];
-            }
-    int groot = tc_shm_fanin_tree(s, a, NSLOTS, g->ranks + g->start[grp], g->start[grp + 1] - g->start[grp], idx,
-                                  F, off, acc);
-    *err = 0;
-    if (groot && g->ng > 1) {
-        int *roots = malloc((size_t)g->ng * sizeof *roots);
-        if (!roots) {
-            *err = ENOMEM;
-            return 0;
-        }
-        for (int q = 0; q < g->ng; q++) roots[q] = g->ranks[g->start[q + 1] - 1];
-        tc_shm_fanin_tree(s, a, NSLOTS, roots, g->ng, grp, F, off, acc);
-        free(roots);
-    }
-    return g->ranks[g->start[g->ng] - 1];
-}
-
 /* Steps 1-3 chunk by chunk (C elements; the whole vector when C is 0). */
-static int chunks(tc_sched *s, const tc_args *a, const tree_groups *g, int F, int64_t C, tc_region in,
+static int chunks(tc_sched *s, const tc_args *a, const tc_shm_tree *g, int F, int64_t C, tc_region in,
                   tc_region acc, int *R)
 {
     int64_t n = a->scount, step = C > 0 && C < n ? C : n;
@@ -113,7 +51,7 @@ static int chunks(tc_sched *s, const tc_args *a, const tree_groups *g, int F, in
         int64_t cnt = lo + step < n ? step : n - lo;
         tc_region ci = tc_reg(in.buf, in.off + lo, cnt), ca = tc_reg(acc.buf, acc.off + lo, cnt);
         if (ci.buf != ca.buf || ci.off != ca.off) tc_sched_copy(s, ci, ca);
-        *R = tree(s, a, g, F, lo, ca, &rc);
+        *R = tc_shm_tree_reduce(s, a, g, NULL, F, lo, ca, &rc);
         if (lo + step < n) tc_sched_round(s);   /* raise this chunk's flag before the next copy */
     }
     return rc;
@@ -145,8 +83,11 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int6
         return 0;
     }
     ar_shm_layout(s, a, NSLOTS);
-    tree_groups g;
-    int rc = groups_make(&g, a, t);
+    /* Commutative: the sockets, the root's socket last and the root last in
+     * it, so the result ends at the root; otherwise one group of all ranks
+     * in rank order (the result ends at rank p-1). */
+    tc_shm_tree g;
+    int rc = tc_shm_tree_make(&g, t, 0, a->commutative ? root : -1, a->commutative);
     if (!rc) {
         R = g.ranks[a->size - 1];
         if (me == R) release(s, a, R);
@@ -159,7 +100,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int6
         tc_region acc = me == root && R == root ? out : ar_slot_all(a, NSLOTS, me, 0);
         rc = chunks(s, a, &g, F, C, in, acc, &R);
     }
-    groups_free(&g);
+    tc_shm_tree_free(&g);
     if (rc) return rc;
     if (me == R && root != R) tc_sched_signal(s, root);   /* the result is ready */
     if (me != R) tc_sched_wait(s, R);                       /* the release */

@@ -1,0 +1,155 @@
+/*
+ * bcast family "hierarchical:x=X,node=N" (several nodes, any root): the
+ * root sends the buffer to one leader per node, then every node broadcasts
+ * it from its leader.  The node-level shared-memory broadcast is the one-
+ * and two-stage broadcast of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory
+ * Collective Communication for MPI" (2013), section 3.3 (bcast "shm").
+ *
+ * Steps (a node's leader: the root on the root's node, else the node's
+ *   lowest rank; leaders listed in node order starting at the root's node):
+ *   1. Among the leaders: x=binomial, a binomial tree from the root;
+ *      x=scatter_allgather, van de Geijn's broadcast (a binomial scatter of
+ *      P pieces of ceil(n/P), then a ring allgather of the pieces).
+ *   2. node=shm1: the leader copies the buffer into the node-shared window
+ *      and raises every node rank's flag; they copy it out (one stage).
+ *      node=shm2: one reader per other socket of the node copies it into its
+ *      socket's slot and raises its socket's flags (two stages).  Arrival
+ *      flags as bcast "shm": no rank returns before every rank of its node
+ *      has started the call (src/algo/shm_rooted.h).  node=p2p: a binomial
+ *      tree among the node's ranks from the leader.
+ * Cost (P nodes of m ranks, s sockets per node, n bytes): leaders' phase
+ *   binomial ceil(log2 P) (alpha + n beta), scatter_allgather
+ *   (ceil(log2 P) + P - 1) alpha + 2 (P-1)/P n beta; node phase shm1 one
+ *   copy in, m-1 copies out (across sockets) and two flag rounds, shm2 s-1
+ *   cross-socket copies and one more copy and flag on the way, p2p
+ *   ceil(log2 m) (alpha + n beta).
+ * Memory: node=shm1: node-shared n, shm2: s n (twice: the halves alternate
+ *   between calls); no scratch.
+ * Restrictions: node=shm1|shm2 need node-shared memory.  Any root, mapping,
+ *   unequal nodes and sockets.
+ * Source: Li, Hoefler, Snir 2013, section 3.3 (node phase); Thakur,
+ *   Rabenseifner, Gropp 2005 and Barnett et al. 1994 (the leaders'
+ *   binomial and scatter-allgather broadcasts).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "algo/shm_rooted.h"
+#include "blocks/subset.h"
+
+enum { X_BINOMIAL, X_SCATTER_ALLGATHER };
+enum { N_SHM1, N_SHM2, N_P2P };
+
+/* Node nd's leader. */
+static int leader_of(const tc_topo *t, int root, int nd)
+{
+    return nd == t->node_of[root] ? root : tc_topo_node_members(t, nd)[0];
+}
+
+/* Pieces [v, v + k) of P pieces of ceil(n/P), clipped to n. */
+static tc_region pieces(int64_t n, int P, int v, int k)
+{
+    int64_t ps = (n + P - 1) / P, lo = (int64_t)v * ps, hi = (int64_t)(v + k) * ps;
+    if (lo > n) lo = n;
+    if (hi > n) hi = n;
+    return tc_reg(TC_BUF_RECV, lo, hi - lo);
+}
+
+/* Step 1, x=scatter_allgather: binomial scatter from L[0], then a ring
+ * allgather in list order (this rank at position v). */
+static void scatter_allgather(tc_sched *s, const int *L, int P, int v, int64_t n)
+{
+    int kids[32];
+    if (v) {
+        tc_sched_recv(s, L[tc_binom_parent(v)], pieces(n, P, v, tc_binom_subtree(v, P)));
+        tc_sched_round(s);
+    }
+    int nk = tc_binom_children(v, P, kids, 32);
+    for (int i = 0; i < nk; i++) tc_sched_send(s, L[kids[i]], pieces(n, P, kids[i], tc_binom_subtree(kids[i], P)));
+    tc_sched_round(s);
+    for (int i = 1; i < P; i++) {
+        tc_sched_send(s, L[tc_ring_right(v, P)], pieces(n, P, tc_wrap(v - i + 1, P), 1));
+        tc_sched_recv(s, L[tc_ring_left(v, P)], pieces(n, P, tc_wrap(v - i, P), 1));
+        tc_sched_round(s);
+    }
+}
+
+/* Step 1. */
+static int leaders(tc_sched *s, const tc_args *a, const tc_topo *t, int x)
+{
+    int P = t->nnodes, rnode = t->node_of[a->root], node = t->node_of[a->rank];
+    if (P == 1 || leader_of(t, a->root, node) != a->rank) return 0;
+    int *L = malloc((size_t)P * sizeof *L), v = tc_mod(node - rnode, P);
+    if (!L) return ENOMEM;
+    for (int i = 0; i < P; i++) L[i] = leader_of(t, a->root, (rnode + i) % P);
+    tc_region all = tc_reg(TC_BUF_RECV, 0, a->rcount);
+    if (x == X_BINOMIAL) tc_subset_bcast(s, L, P, v, &all, 1);
+    else scatter_allgather(s, L, P, v, a->rcount);
+    free(L);
+    return 0;
+}
+
+/* Step 2, node=p2p: a binomial tree over the node's ranks from its leader. */
+static int node_p2p(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    int node = t->node_of[a->rank], m = tc_topo_node_size(t, node);
+    const int *M = tc_topo_node_members(t, node);
+    int base = t->node_idx[leader_of(t, a->root, node)], v = tc_mod(t->node_idx[a->rank] - base, m);
+    int *L = malloc((size_t)m * sizeof *L);
+    if (!L) return ENOMEM;
+    for (int i = 0; i < m; i++) L[i] = M[(base + i) % m];
+    tc_region all = tc_reg(TC_BUF_RECV, 0, a->rcount);
+    tc_subset_bcast(s, L, m, v, &all, 1);
+    free(L);
+    return 0;
+}
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int x, int node_mode)
+{
+    if (a->size == 1 || a->rcount == 0) return 0;
+    s->tmp_like = TC_BUF_RECV;
+    int rc = leaders(s, a, t, x);
+    if (rc) return rc;
+    if (node_mode == N_P2P) return node_p2p(s, a, t);
+    tc_shm_bcast_node(s, t, a->rank, leader_of(t, a->root, t->node_of[a->rank]), node_mode == N_SHM2,
+                      a->rcount, 0);
+    return 0;
+}
+
+/* ---- the family's catalog row ---------------------------------------------- */
+
+enum { P_X, P_NODE };
+static const char *const x_values[] = { "binomial", "scatter_allgather", NULL };
+static const char *const x_alias[] = { "bin", "sa" };
+static const char *const node_values[] = { "shm1", "shm2", "p2p", NULL };
+static const tc_param_def params[] = {
+    { "x", x_values, X_BINOMIAL },
+    { "node", node_values, N_SHM1 },
+};
+
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    (void)f;
+    static const char *const nt[] = { "one-stage shared-memory", "two-stage shared-memory (a reader per socket)",
+                                      "point-to-point binomial" };
+    snprintf(out->alias, sizeof out->alias, "h_%s_%s", x_alias[v[P_X]], node_values[v[P_NODE]]);
+    snprintf(out->desc, sizeof out->desc, "hierarchical: %s among the node leaders, node-level %s broadcast",
+             v[P_X] == X_BINOMIAL ? "binomial tree" : "scatter + ring allgather", nt[v[P_NODE]]);
+}
+
+static unsigned req_of(const int *v) { return v[P_NODE] == N_P2P ? TC_REQ_NONE : TC_REQ_NODE_SHM; }
+
+static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *v = a->param;
+    return generate(s, a, t, v[P_X], v[P_NODE]);
+}
+
+const tc_family tc_bcast_hierarchical = {
+    .coll = TOPOCOLL_BCAST, .name = "hierarchical",
+    .summary = "root to the node leaders (binomial or scatter + allgather), then node-level broadcast "
+               "(one- or two-stage shared memory, or point-to-point)",
+    .source = __FILE__, .nparams = 2, .params = params, .rule = "",
+    .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+};
