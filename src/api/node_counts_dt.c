@@ -103,6 +103,19 @@ static int root_exchange(const tc_nc_comp *k, char *g, char *o, const int *gd, c
     return rc;
 }
 
+/* The exchange's error as the call reports it: Open MPI 4.1's
+ * MPI_Alltoallw reports a truncated receive (counts that do not match
+ * between nodes: the user's error) as MPI_ERR_IN_STATUS or MPI_ERR_OTHER,
+ * as its MPI_Alltoallv does at times; with valid local arguments, that is
+ * what those classes mean here, and they are reported as MPI_ERR_TRUNCATE,
+ * the class the library's own MPI_Alltoallv gives at the receiver. */
+static int exchange_error(int rc)
+{
+    int cls = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS || PMPI_Error_class(rc, &cls) != MPI_SUCCESS) return rc;
+    return cls == MPI_ERR_IN_STATUS || cls == MPI_ERR_OTHER ? MPI_ERR_TRUNCATE : rc;
+}
+
 /* Gatherv, the roots' exchange, Scatterv; L: the root's rows and chunks
  * (NULL elsewhere); in_t, out_t: my node-sorted types. */
 static int compose(const tc_nc_comp *k, const tc_node_call *c, int *L, char *g, char *o, MPI_Datatype in_t,
@@ -118,7 +131,7 @@ static int compose(const tc_nc_comp *k, const tc_node_call *c, int *L, char *g, 
     /* as the packing composition (node_counts.c): a failed exchange still
      * scatters, one byte more to the other ranks of the node, so that they
      * report the truncation too */
-    int xrc = root ? root_exchange(k, g, o, L + n, L + 3 * n) : MPI_SUCCESS;
+    int xrc = root ? exchange_error(root_exchange(k, g, o, L + n, L + 3 * n)) : MPI_SUCCESS;
     for (int i = 1; xrc != MPI_SUCCESS && i < n; i++)
         if (L[2 * n + i] > 0 && L[2 * n + i] < INT_MAX) L[2 * n + i]++;   /* none where nothing is expected */
     rc = PMPI_Scatterv(o, root ? L + 2 * n : NULL, root ? L + 3 * n : NULL, MPI_BYTE, c->rbuf, theirs > 0, out_t, 0,
