@@ -128,7 +128,7 @@ static const tc_catalog_row alltoall[] = {
 
 extern const tc_algo tc_alltoallv_pairwise, tc_alltoallv_linear, tc_alltoallv_native;
 extern const tc_family tc_alltoallv_hierarchical;
-extern const tc_algo tc_alltoallv_bridge;
+extern const tc_algo tc_alltoallv_bridge, tc_alltoallv_bridge_dt;
 
 static const tc_catalog_row alltoallv[] = {
     ALGO(tc_alltoallv_pairwise),
@@ -136,6 +136,7 @@ static const tc_catalog_row alltoallv[] = {
     ALGO(tc_alltoallv_native),
     FAMILY(tc_alltoallv_hierarchical),     /* hierarchical:leaders=1|2|4 (node counts first) */
     ALGO(tc_alltoallv_bridge),             /* MPI composition (src/api/node_counts.c) */
+    ALGO(tc_alltoallv_bridge_dt),          /* zero-copy composition (src/api/node_counts_dt.c) */
     END,
 };
 

@@ -468,14 +468,19 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         if (nreq) (void)PMPI_Waitall(nreq, reqs, env->ws->stats);
         return rc;
     }
-    for (int i = b; i < e; i++)
-        if (s->ops[i].kind == TC_OP_SIGNAL) tc_shm_signal(env->shm, env->node_idx[s->ops[i].peer]);
+    for (int i = b; i < e; i++) {
+        if (s->ops[i].kind != TC_OP_SIGNAL) continue;
+        if (st->err == MPI_SUCCESS) tc_shm_signal(env->shm, env->node_idx[s->ops[i].peer]);
+        else tc_shm_signal_error(env->shm, env->node_idx[s->ops[i].peer]);
+    }
     if (nreq) {
         if ((rc = wait_all(nreq, env->ws, st)) != MPI_SUCCESS) return rc;
         passed_on(s, b, e, env->ws->stats, st);
     }
     for (int i = b; i < e; i++)
-        if (s->ops[i].kind == TC_OP_WAIT) tc_shm_wait(env->shm, env->node_idx[s->ops[i].peer]);
+        if (s->ops[i].kind == TC_OP_WAIT && tc_shm_wait(env->shm, env->node_idx[s->ops[i].peer]) &&
+            st->err == MPI_SUCCESS)
+            st->err = MPI_ERR_TRUNCATE;   /* passed on with the signal */
     return MPI_SUCCESS;
 }
 

@@ -18,8 +18,10 @@
  * from each rank's own arguments or from rows both sides exchanged before
  * (alltoallv's node counts), and MPI matches messages by envelope, not
  * size; only a part that is empty at one side only (zero-count operations
- * are dropped) can leave a message unmatched.  Ranks fed through
- * node-shared memory (SIGNAL/WAIT) get the data, not the error.  Any other
+ * are dropped) can leave a message unmatched.  A signal raised after a
+ * truncation passes the error on as such a message does
+ * (tc_shm_signal_error: exact where the waiter waits before the signaller
+ * can signal it again in a later call, as in the hierarchical schedules).  Any other
  * error stops the schedule at once: posted requests are cancelled and
  * completed, and the error is returned.
  */

@@ -23,6 +23,10 @@ static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
     return (_Atomic uint64_t *)(void *)(sh->flags + ((size_t)dst * (size_t)sh->node_size + (size_t)src) * LINE);
 }
 
+/* The second word of the flag's line: the call (sh->calls) in which src
+ * raised a signal to dst after a truncation (see tc_shm_signal_error). */
+static _Atomic uint64_t *error_at(const tc_shm *sh, int dst, int src) { return flag_at(sh, dst, src) + 1; }
+
 /* Allocate a shared window of `bytes` on node rank 0; everyone gets its base. */
 static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win, char **base)
 {
@@ -86,8 +90,10 @@ static int create_flags(tc_shm *sh)
     sh->signals_sent = calloc((size_t)sh->node_size, sizeof *sh->signals_sent);
     if (!sh->waits_seen || !sh->signals_sent) return MPI_ERR_NO_MEM;
     /* row dst is written by this rank only at creation: zero our own row */
-    for (int src = 0; src < sh->node_size; src++)
+    for (int src = 0; src < sh->node_size; src++) {
         atomic_store_explicit(flag_at(sh, sh->node_rank, src), 0, memory_order_relaxed);
+        atomic_store_explicit(error_at(sh, sh->node_rank, src), 0, memory_order_relaxed);
+    }
     return PMPI_Barrier(sh->node_comm);
 }
 
@@ -126,9 +132,16 @@ void tc_shm_signal(tc_shm *sh, int dst)
     atomic_store_explicit(flag_at(sh, dst, sh->node_rank), ++sh->signals_sent[dst], memory_order_release);
 }
 
-void tc_shm_wait(tc_shm *sh, int src)
+void tc_shm_signal_error(tc_shm *sh, int dst)
+{
+    atomic_store_explicit(error_at(sh, dst, sh->node_rank), (uint64_t)sh->calls, memory_order_relaxed);
+    tc_shm_signal(sh, dst);
+}
+
+int tc_shm_wait(tc_shm *sh, int src)
 {
     tc_shm_wait_for(sh, flag_at(sh, sh->node_rank, src), ++sh->waits_seen[src]);
+    return atomic_load_explicit(error_at(sh, sh->node_rank, src), memory_order_relaxed) == (uint64_t)sh->calls;
 }
 
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)

@@ -11,7 +11,8 @@
  * (src its only writer), WAIT an acquire spin until flag[me][src] reaches
  * the number of waits on src so far.  Waiting spins when the caller says
  * every rank has a processing unit of its own (the detected load,
- * src/detect/load.c) and yields the CPU soon otherwise.
+ * src/detect/load.c) and yields the CPU soon otherwise.  The line's second
+ * word passes an error on with a signal (tc_shm_signal_error).
  *
  * After the flags, one line per node rank publishes its buffers for the
  * single-copy schedules (cma.h); tc_shm_init also probes cross-memory
@@ -64,7 +65,16 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
 /* The half to use for this call; advances the alternation. */
 char *tc_shm_next_half(tc_shm *sh);
 void tc_shm_signal(tc_shm *sh, int dst_node_rank);
-void tc_shm_wait(tc_shm *sh, int src_node_rank);
+/* A signal that carries an error (the caller's schedule saw a truncation):
+ * the second word of the flag's line gets this call's number (sh->calls,
+ * the same at every rank of the node for the same schedule run) before the
+ * release store. */
+void tc_shm_signal_error(tc_shm *sh, int dst_node_rank);
+/* Wait for src's next signal; returns 1 when that signal's call carried an
+ * error (exact when src cannot raise a signal of its next call before this
+ * wait: the hierarchical schedules, whose signals alternate in direction;
+ * otherwise a later call's error may replace it, and is missed). */
+int tc_shm_wait(tc_shm *sh, int src_node_rank);
 /* Spin (the node's waiting policy) until *f >= want; acquire.  Returns the
  * value seen. */
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);

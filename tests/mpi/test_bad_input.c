@@ -855,7 +855,8 @@ static const mm_layout mm_layouts[] = {
     { "1,1", 2, 1, 0 },   /* two nodes of one rank: every rank leads */
     { "2x2", 4, 3, 0 },   /* dst 0 leads its node (and holds its node-shared memory) */
 };
-static const char *const mm_alltoallv[] = { "native", "pairwise", "linear", "h1", "h2", "h4", "bridge" };
+static const char *const mm_alltoallv[] = { "native", "pairwise", "linear", "h1", "h2", "h4", "h1_shm", "h2_shm",
+                                            "h4_shm", "bridge", "bridge_dt" };
 /* not "native": Open MPI 4.1's own MPI_Alltoall hangs in this case (the
  * rank whose receive truncates returns, the others wait for it) */
 static const char *const mm_alltoall[] = { "pairwise", "linear", "bruck", "h1_p2p", "h2_p2p", "h4_p2p",
