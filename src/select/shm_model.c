@@ -51,6 +51,19 @@
  *                            peer and chunk in step 2, one per peer and 64
  *                            tiles in step 3, where the executor batches;
  *                            the staged chunk is local, so reductions go at R0)
+ *   shm_rbF_Bs_cma           single copy (shm_reduce_bcast_cma.c), no copy-in:
+ *                            an inner node's n / C0 + o, then per tree level
+ *                            (as shm_reduce_bcast): h + (min(F, m) - 1)
+ *                            (n / Ml + n / R0 + c (m + 2 o)), c = ceil(elements
+ *                            / 32768) the chunks (one system call each);
+ *                            broadcast 1stage: 2 hx + n / Mx + m (the read, and
+ *                            the readers' flags back to R); 2stage (s > 1):
+ *                            h1 + n / M1 + 2 h0 + n / M0 + 2 m
+ *   shm_dissemination_cma    ceil(log2 p) rounds of h + n / C0 + n / Ml + n / R0
+ *                            + o + c (m + 2 o) (the upper rank of a pair copies
+ *                            its partial, then reads the other's chunk by
+ *                            chunk; l as shm_dissemination), + h at the end
+ *                            (the last round's readers' flags)
  *   native                   piecewise linear through the measured times
  *
  * Every shm entry adds the fixed cost of a call (call_us): measured as one
@@ -368,6 +381,59 @@ static double tiled_cma(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S
     return t;
 }
 
+/* Chunks of CMA_CHUNK elements in one vector: the system calls of a read
+ * staged chunk by chunk. */
+static double cma_chunks(const tc_shm_shape *sh)
+{
+    int64_t c = div_up(div_up(sh->bytes, sh->esize), CMA_CHUNK);
+    return (double)(c > 0 ? c : 1);
+}
+
+/* One fan-in tree level by level over m members, the children's partials
+ * read by process_vm_readv at level l (shm_reduce_bcast_cma.c). */
+static double tree_cma(const tc_shm_model *mo, const tc_shm_shape *sh, int F, int m, int l)
+{
+    double t = 0, n = (double)sh->bytes, c = cma_chunks(sh);
+    while (m > 1) {
+        int k = m < F ? m : F;
+        t += half_rt(mo, l) +
+             (k - 1) * (xfer(n, mo->cma_gbs[l]) + xfer(n, mo->reduce_gbs[TC_SHM_INTRA]) + c * (mo->cma_call_us + 2 * op_us));
+        m = (m + F - 1) / F;
+    }
+    return t;
+}
+
+/* shm_rbF_Bs_cma: an inner node's copy of its input, the trees, and the
+ * broadcast's reads of the result with their flags back. */
+static double reduce_bcast_cma(const tc_shm_model *m, const tc_shm_shape *sh, int F, int two_stage)
+{
+    int x = cross(sh);
+    double n = (double)sh->bytes, t = copy_in(m, sh) + op_us;
+    if (sh->groups > 1) t += tree_cma(m, sh, F, sh->q, TC_SHM_INTRA) + tree_cma(m, sh, F, sh->groups, TC_SHM_CROSS);
+    else t += tree_cma(m, sh, F, sh->p, x);
+    if (two_stage && sh->s > 1)
+        t += half_rt(m, TC_SHM_CROSS) + xfer(n, m->cma_gbs[TC_SHM_CROSS]) + 2 * half_rt(m, TC_SHM_INTRA) +
+             xfer(n, m->cma_gbs[TC_SHM_INTRA]) + 2 * m->cma_call_us;
+    else
+        t += 2 * half_rt(m, x) + xfer(n, m->cma_gbs[x]) + m->cma_call_us;
+    return t;
+}
+
+/* shm_dissemination_cma: per round, the upper rank of a pair (the slower)
+ * copies its partial and reads the other's chunk by chunk; the last round's
+ * readers' flags at the end. */
+static double dissemination_cma(const tc_shm_model *m, const tc_shm_shape *sh)
+{
+    double t = 0, n = (double)sh->bytes, c = cma_chunks(sh);
+    int rounds = ceil_log(2, sh->p), l = TC_SHM_INTRA;
+    for (int k = 0; k < rounds; k++) {
+        l = sh->s > 1 && (2 << k) > sh->q ? TC_SHM_CROSS : TC_SHM_INTRA;
+        t += half_rt(m, l) + xfer(n, m->copy_gbs[TC_SHM_INTRA]) + xfer(n, m->cma_gbs[l]) +
+             xfer(n, m->reduce_gbs[TC_SHM_INTRA]) + op_us + c * (m->cma_call_us + 2 * op_us);
+    }
+    return t + half_rt(m, l);
+}
+
 /* Tile sizes by their alias suffix (shm_tiled.c: 256, 2k, 16k, 128k elements). */
 static int64_t tile_of(const char *suffix)
 {
@@ -393,12 +459,18 @@ static double formula(const tc_shm_model *m, const char *name, const tc_shm_shap
     }
     if (strcmp(name, "shm_tiled_naive") == 0) return tiled_flat(m, sh, 0);
     if (strcmp(name, "shm_dissemination") == 0) return dissemination(m, sh);
+    if (strcmp(name, "shm_dissemination_cma") == 0) return dissemination_cma(m, sh);
+    int used = 0;
+    if (sscanf(name, "shm_rb%d_%cs_cma%n", &F, &st, &used) == 2 && used == (int)len && F >= 2 &&
+        (st == '1' || st == '2'))
+        return reduce_bcast_cma(m, sh, F, st == '2');
     if (strcmp(name, "shm_inline") == 0) return inline_reads(m, sh);
     if (strncmp(name, "shm_tiled_cyclic_", 17) == 0 && tile_of(name + 17) > 0)
         return tiled_flat(m, sh, tile_of(name + 17));
     if (strncmp(name, "shm_tiled_hier_", 15) == 0 && tile_of(name + 15) > 0)
         return tiled_hier(m, sh, tile_of(name + 15));
-    if (sscanf(name, "shm_rb%d_%cs", &F, &st) == 2 && F >= 2 && (st == '1' || st == '2'))
+    used = 0;
+    if (sscanf(name, "shm_rb%d_%cs%n", &F, &st, &used) == 2 && used == (int)len && F >= 2 && (st == '1' || st == '2'))
         return reduce_bcast(m, sh, F, st == '2');
     return -1;
 }
@@ -432,7 +504,8 @@ static const char *const entries[] = {
     "shm_dissemination", "shm_inline",
     /* single copy: they decline where cross-memory attach is unavailable */
     "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
-    "shm_tiled_cyclic_128k_cma",
+    "shm_tiled_cyclic_128k_cma", "shm_rb2_1s_cma", "shm_rb4_1s_cma", "shm_rb8_1s_cma", "shm_rb2_2s_cma",
+    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 

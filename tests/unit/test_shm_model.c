@@ -18,7 +18,8 @@ static const char *const names[] = {
     "shm_tiled_hier_256", "shm_tiled_hier_2k", "shm_tiled_hier_16k", "shm_tiled_hier_128k",
     "shm_dissemination", "shm_inline",
     "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
-    "shm_tiled_cyclic_128k_cma",
+    "shm_tiled_cyclic_128k_cma", "shm_rb2_1s_cma", "shm_rb4_1s_cma", "shm_rb8_1s_cma", "shm_rb2_2s_cma",
+    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma",
 };
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
@@ -235,6 +236,82 @@ static void test_cma_formulas(void)
     tc_topo_free(d.t);
 }
 
+/* The single-copy tree and dissemination by hand (the values of
+ * test_cma_formulas: h 0.5, 1 GB/s, 3 us per system call, op 0.02). */
+static void test_cma_tree_formulas(void)
+{
+    tc_shm_model m;
+    char err[256];
+    tc_shm_model_defaults(&m);
+    CHECK(tc_shm_model_parse("flag=1,copy=1,reduce=1,cma=1,cma_call=3,op=0.02,call=0", &m, err, sizeof err) == 0,
+          "%s", err);
+    shape_case c = make(1, 2, 1);
+    for (int64_t n = 64; n <= 8192; n *= 2) {
+        set_count(&c.a, n);
+        tc_shm_shape sh = tc_shm_shape_of(&c.a, c.t, n);
+        double x = (double)n / 1e3;
+        /* the root's copy (x + op) + one level (h + read + reduce + a call + 2 ops)
+         * + the broadcast (2 h + read + a call) */
+        CHECK(near(tc_shm_model_predict(&m, "shm_rb2_1s_cma", &sh), x + 0.02 + 0.5 + 2 * x + 3.04 + 1 + x + 3),
+              "rb2 1s cma n=%lld: %g", (long long)n, tc_shm_model_predict(&m, "shm_rb2_1s_cma", &sh));
+        /* one socket: two-stage is one-stage */
+        CHECK(near(tc_shm_model_predict(&m, "shm_rb2_2s_cma", &sh), tc_shm_model_predict(&m, "shm_rb2_1s_cma", &sh)),
+              "rb2 2s cma, one socket");
+        /* one round (h + copy + read + reduce + op + a call + 2 ops) + h */
+        CHECK(near(tc_shm_model_predict(&m, "shm_dissemination_cma", &sh), 0.5 + 3 * x + 0.02 + 3.04 + 0.5),
+              "diss cma n=%lld: %g", (long long)n, tc_shm_model_predict(&m, "shm_dissemination_cma", &sh));
+    }
+    /* 1 MiB of doubles: four chunks of 32768 elements, a call each */
+    set_count(&c.a, 1 << 20);
+    tc_shm_shape sh = tc_shm_shape_of(&c.a, c.t, 1 << 20);
+    double x = 1048.576;
+    CHECK(near(tc_shm_model_predict(&m, "shm_dissemination_cma", &sh), 1 + 3 * x + 0.02 + 4 * 3.04),
+          "diss cma 1 MiB: %g", tc_shm_model_predict(&m, "shm_dissemination_cma", &sh));
+    /* two sockets of 2, cross reads four times slower, cross flags 4 us */
+    CHECK(tc_shm_model_parse("cma_x=0.25,flag_x=4", &m, err, sizeof err) == 0, "%s", err);
+    shape_case d = make(2, 2, 1);
+    set_count(&d.a, 4000);
+    sh = tc_shm_shape_of(&d.a, d.t, 4000);
+    /* copy 4.02; in-socket level 0.5 + 4 + 4 + 3.04; cross level 2 + 16 + 4 + 3.04;
+     * 1s: 2 cross halves + cross read + a call (23); 2s: 2 + 16 + 2 h0 + 4 + 2 calls (29) */
+    double tree = 4.02 + 11.54 + 25.04;
+    CHECK(near(tc_shm_model_predict(&m, "shm_rb2_1s_cma", &sh), tree + 23) &&
+          near(tc_shm_model_predict(&m, "shm_rb2_2s_cma", &sh), tree + 29), "rb2 cma 2 sockets: %g %g",
+          tc_shm_model_predict(&m, "shm_rb2_1s_cma", &sh), tc_shm_model_predict(&m, "shm_rb2_2s_cma", &sh));
+    /* round 0 inside a socket (0.5 + 4 + 4 + 4 + 3.06), round 1 across (2 + 4 + 16 + 4 + 3.06), + h 2 */
+    CHECK(near(tc_shm_model_predict(&m, "shm_dissemination_cma", &sh), 15.56 + 29.06 + 2),
+          "diss cma 2 sockets: %g", tc_shm_model_predict(&m, "shm_dissemination_cma", &sh));
+    CHECK(tc_shm_model_predict(&m, "shm_rb2_1s_cmax", &sh) < 0 && tc_shm_model_predict(&m, "shm_rb2_1sx", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_rb2_3s_cma", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_dissemination_cmax", &sh) < 0, "unknown tree names are not predicted");
+    tc_topo_free(c.t);
+    tc_topo_free(d.t);
+}
+
+/* Where cross-socket flags are dear and copies slow (across sockets: very), the single-copy
+ * two-stage tree (two cross flags, one cross read, no copy-in) is the
+ * model's choice; without cross-memory attach its copy-in form. */
+static void test_cma_tree_choice(void)
+{
+    tc_shm_model m;
+    char err[256], why[512];
+    tc_shm_model_defaults(&m);
+    CHECK(tc_shm_model_parse("flag=1,flag_x=50,copy=5,copy_x=1,reduce=100,cma=100,cma_call=0.5,op=0.02,call=0,native8=500,"
+                             "native2k=600,native16k=700,native256k=3000", &m, err, sizeof err) == 0, "%s", err);
+    shape_case c = make(4, 4, 1);
+    c.a.cma = 1;
+    int64_t n = 65536;
+    set_count(&c.a, n);
+    const tc_algo *al = tc_shm_model_select(&m, &c.a, c.t, n, why, sizeof why);
+    printf("64 KiB, 4 sockets of 4, cma: %s\n", why);
+    CHECK(al && strncmp(al->name, "shm_rb", 6) == 0 && strstr(al->name, "_2s_cma"), "64 KiB with cma: %s (%s)",
+          al ? al->name : "-", why);
+    c.a.cma = 0;
+    al = tc_shm_model_select(&m, &c.a, c.t, n, why, sizeof why);
+    CHECK(al && !strstr(al->name, "_cma"), "64 KiB without cma: %s (%s)", al ? al->name : "-", why);
+    tc_topo_free(c.t);
+}
+
 /* Single copy wins at large n (it moves half the bytes of copy-in) and loses
  * at small n (a system call per peer costs more than the copy it saves);
  * without cross-memory attach the entries decline and are never chosen. */
@@ -336,5 +413,7 @@ int main(void)
     test_choice();
     test_cma_formulas();
     test_cma_choice();
+    test_cma_tree_formulas();
+    test_cma_tree_choice();
     return tc_test_summary();
 }

@@ -211,9 +211,148 @@ static void check_rejects(void)
     }
 }
 
+/* ---- the catalog's tree and dissemination schedules, broken on purpose ----
+ * The real schedule of an entry, rank by rank, with one rank's waits moved
+ * or dropped (early return: with the flags they match): the verifier must
+ * reject each (the unbroken one passes). */
+
+enum { M_NONE, M_UNPUBLISHED, M_OVERWRITE, M_EARLY_RETURN };
+static const tc_algo *victim;
+static int victim_rank, mutation;
+
+/* Is op i of src a WAIT that the mutation takes out of its place? */
+static int moved(const tc_sched *src, int i, int first_read, int last_round_begin, const int *reads_from)
+{
+    const tc_op *op = &src->ops[i];
+    if (op->kind != TC_OP_WAIT) return 0;
+    if (mutation == M_UNPUBLISHED) return i < first_read;                 /* reads before the flags */
+    if (mutation == M_OVERWRITE) return i < last_round_begin && !reads_from[op->peer];   /* no acks */
+    return mutation == M_EARLY_RETURN && i >= last_round_begin;         /* returns at once */
+}
+
+/* The real schedule of rank a->rank (finished), or an error. */
+static int real_schedule(tc_sched *src, const tc_args *a, const tc_topo *t)
+{
+    tc_sched_init(src);
+    int rc = victim->generate(src, a, t);
+    return rc ? rc : tc_sched_finish(src);
+}
+
+/* Early return: does the victim's last round wait on rank r (whose last
+ * signal to the victim, the flag after its last read, is then dropped)? */
+static int victim_waits_last(const tc_args *a, const tc_topo *t, int r)
+{
+    tc_args b = *a;
+    b.rank = victim_rank;
+    tc_sched v;
+    int found = 0;
+    if (real_schedule(&v, &b, t) == 0)
+        for (int i = tc_sched_round_begin(&v, v.nrounds - 1); i < v.nops; i++)
+            found |= v.ops[i].kind == TC_OP_WAIT && v.ops[i].peer == r;
+    tc_sched_free(&v);
+    return found;
+}
+
+static int gen_mutated(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    tc_sched src;
+    int rc = real_schedule(&src, a, t);
+    int *reads_from = calloc((size_t)a->size, sizeof *reads_from);
+    if (rc || !reads_from) {
+        tc_sched_free(&src);
+        free(reads_from);
+        return rc ? rc : 12;
+    }
+    s->tmp_like = src.tmp_like;
+    tc_sched_need_tmp(s, src.tmp_count);
+    tc_sched_need_shm(s, src.shm_count);
+    int first_read = src.nops, last_begin = tc_sched_round_begin(&src, src.nrounds - 1);
+    for (int i = src.nops - 1; i >= 0; i--)
+        if (src.ops[i].kind == TC_OP_RREAD) {
+            first_read = i;
+            reads_from[src.ops[i].peer] = 1;
+        }
+    int mine = a->rank == victim_rank && mutation != M_NONE, drop = -1;
+    if (mutation == M_EARLY_RETURN && !mine && victim_waits_last(a, t, a->rank))
+        for (int i = 0; i < src.nops; i++)
+            if (src.ops[i].kind == TC_OP_SIGNAL && src.ops[i].peer == victim_rank) drop = i;
+    for (int r = 0; r < src.nrounds; r++) {
+        for (int i = tc_sched_round_begin(&src, r); i < tc_sched_round_end(&src, r); i++)
+            if ((!mine || !moved(&src, i, first_read, last_begin, reads_from)) && i != drop)
+                tc_sched_push(s, src.ops[i].kind, src.ops[i].peer, src.ops[i].a, src.ops[i].b);
+        tc_sched_round(s);
+    }
+    for (int i = 0; mine && mutation != M_EARLY_RETURN && i < src.nops; i++)   /* the moved waits, last */
+        if (moved(&src, i, first_read, last_begin, reads_from))
+            tc_sched_push(s, TC_OP_WAIT, src.ops[i].peer, src.ops[i].a, src.ops[i].b);
+    tc_sched_round(s);
+    tc_sched_free(&src);
+    free(reads_from);
+    return 0;
+}
+
+static void check_mutated(const char *entry, int p, const char *spec, int rank, int mut, int in_place,
+                          const char *want)
+{
+    victim = tc_catalog_find(TOPOCOLL_ALLREDUCE, entry);
+    CHECK(victim != NULL, "entry %s", entry);
+    if (!victim) return;
+    victim_rank = rank;
+    mutation = mut;
+    tc_algo al = *victim;
+    al.generate = gen_mutated;
+    char err[256];
+    tc_topo *t = spec ? tc_topo_from_spec(spec, p, err, sizeof err) : tc_topo_flat(p);
+    CHECK(t != NULL, "topology %s", spec ? spec : "flat");
+    if (!t) return;
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.coll = TOPOCOLL_ALLREDUCE;
+    a.size = p;
+    a.scount = a.rcount = 40;
+    a.in_place = in_place;
+    a.commutative = 1;
+    a.node_shm = 1;
+    a.cma = 1;
+    tc_verify_report rep;
+    tc_verify_status st = tc_verify(&al, t, &a, 1, 1, &rep);
+    tc_topo_free(t);
+    if (!want) {
+        CHECK(st == TC_VERIFY_OK, "%s p=%d, rewritten unchanged: %s", entry, p, rep.msg);
+        return;
+    }
+    printf("%s p=%d rank %d %-12s -> %s: %s\n", entry, p, rank,
+           mut == M_UNPUBLISHED ? "unpublished" : mut == M_OVERWRITE ? "overwrite" : "early_return",
+           st == TC_VERIFY_FAIL ? "rejected" : "ACCEPTED (verifier bug)", rep.msg);
+    CHECK(st == TC_VERIFY_FAIL && strstr(rep.msg, want), "%s p=%d rank %d mutation %d not rejected as expected (%s)",
+          entry, p, rank, mut, rep.msg);
+}
+
+static void check_family_rejects(void)
+{
+    static const char *const entries[] = { "shm_rb2_1s_cma", "shm_rb4_2s_cma", "shm_dissemination_cma" };
+    for (int e = 0; e < 3; e++)
+        for (int ip = 0; ip < 2; ip++) {
+            const char *spec = e == 1 ? "1x2x*" : NULL;
+            check_mutated(entries[e], 7, spec, 0, M_NONE, ip, NULL);
+            /* rank 0 is a leaf of the trees and the dissemination's first reader */
+            check_mutated(entries[e], 7, spec, 0, M_UNPUBLISHED, ip, "without ordering after its");
+        }
+    /* the trees' result holder (rank 6) and the dissemination's rank 0 (read
+     * in the last round) return before their readers are done */
+    check_mutated("shm_rb2_1s_cma", 7, NULL, 6, M_EARLY_RETURN, 0, "returns while");
+    check_mutated("shm_rb4_2s_cma", 7, "1x2x*", 6, M_EARLY_RETURN, 1, "returns while");
+    check_mutated("shm_dissemination_cma", 7, NULL, 0, M_EARLY_RETURN, 0, "returns while");
+    /* the dissemination's rank 0 reuses a scratch half (p = 16: its third
+     * partial overwrites its first) without the flags of that half's readers */
+    check_mutated("shm_dissemination_cma", 16, NULL, 0, M_NONE, 0, NULL);
+    check_mutated("shm_dissemination_cma", 16, NULL, 0, M_OVERWRITE, 0, "overwrites its tmp");
+}
+
 int main(void)
 {
     check_rejects();
+    check_family_rejects();
     sweep();
     return tc_test_summary();
 }

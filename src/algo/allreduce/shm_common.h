@@ -118,6 +118,10 @@ static inline int ar_tile(const tc_args *a, int kind, int64_t S, int idx, int m,
 /* The single-copy form of the tiled family (shm_tiled_cma.c). */
 int ar_tiled_cma(tc_sched *s, const tc_args *a, const tc_topo *t, int kind, int64_t S);
 
+/* The single-copy form of the reduce-broadcast family, fan-in F, two-stage
+ * broadcast when two (shm_reduce_bcast_cma.c; p > 1). */
+int ar_reduce_bcast_cma(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int two);
+
 /* Copy the input into this rank's slot 0 (in the open round). */
 static inline void ar_copy_in(tc_sched *s, const tc_args *a, int nslots)
 {

@@ -1,8 +1,10 @@
 /*
- * allreduce family "shm_reduce_bcast:fanin=F,bcast=B" (one node): the
+ * allreduce family "shm_reduce_bcast:fanin=F,bcast=B,copy=C" (one node): the
  * reduce-broadcast algorithm of Li, Hoefler, Snir, "NUMA-Aware
  * Shared-Memory Collective Communication for MPI" (2013), section 3, with
- * processes instead of threads (copy-in: shm_common.h).
+ * processes instead of threads.  This file is copy=in (shm_common.h);
+ * copy=cma, the single-copy form that reads the peers' own buffers, is
+ * shm_reduce_bcast_cma.c.
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
  *   buffer.  2. Tree reduction with fan-in F inside each socket: in the
@@ -111,34 +113,50 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int 
 
 /* ---- the family's catalog row ---------------------------------------------- */
 
-enum { P_FANIN, P_BCAST };
+enum { P_FANIN, P_BCAST, P_COPY };
+enum { COPY_IN, COPY_CMA };
 static const char *const fanin_values[] = { "2", "4", "8", NULL };
 static const char *const bcast_values[] = { "1stage", "2stage", NULL };
+static const char *const copy_values[] = { "in", "cma", NULL };
 static const tc_param_def params[] = {
     { "fanin", fanin_values, 1 },
     { "bcast", bcast_values, B_TWO },
+    { "copy", copy_values, COPY_IN },
 };
+/* copy outermost: the copy-in instances first, in their old order */
+static const int order[] = { P_COPY, P_FANIN, P_BCAST };
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
-    snprintf(out->alias, sizeof out->alias, "shm_rb%s_%s", fanin_values[v[P_FANIN]],
-             v[P_BCAST] == B_ONE ? "1s" : "2s");
-    snprintf(out->desc, sizeof out->desc,
-             "shared memory (copy-in), socket-aware reduce tree of fan-in %s, %s broadcast",
-             fanin_values[v[P_FANIN]], v[P_BCAST] == B_ONE ? "one-stage" : "two-stage (a reader per socket)");
+    int cma = v[P_COPY] == COPY_CMA;
+    if (cma) out->source = "src/algo/allreduce/shm_reduce_bcast_cma.c";
+    snprintf(out->alias, sizeof out->alias, "shm_rb%s_%s%s", fanin_values[v[P_FANIN]],
+             v[P_BCAST] == B_ONE ? "1s" : "2s", cma ? "_cma" : "");
+    snprintf(out->desc, sizeof out->desc, "%s, socket-aware reduce tree of fan-in %s, %s broadcast",
+             cma ? "single copy (process_vm_readv)" : "shared memory (copy-in)", fanin_values[v[P_FANIN]],
+             v[P_BCAST] == B_ONE ? "one-stage" : "two-stage (a reader per socket)");
 }
 
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
+    if (v[P_COPY] == COPY_CMA && a->size > 1)
+        return ar_reduce_bcast_cma(s, a, t, fanins[v[P_FANIN]], v[P_BCAST] == B_TWO);
     return generate(s, a, t, fanins[v[P_FANIN]], v[P_BCAST] == B_TWO);
+}
+
+static unsigned req_of(const int *v)
+{
+    return v[P_COPY] == COPY_CMA ? TC_REQ_CMA : 0;
 }
 
 const tc_family tc_allreduce_shm_reduce_bcast = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "shm_reduce_bcast",
-    .summary = "node-shared memory (copy-in): socket-aware fan-in reduce tree, one- or two-stage broadcast "
+    .summary = "node-shared memory (copy-in) or single copy (copy=cma: process_vm_readv of the "
+               "peers' buffers): socket-aware fan-in reduce tree, one- or two-stage broadcast "
                "(Li, Hoefler, Snir 2013)",
-    .source = __FILE__, .nparams = 2, .params = params, .rule = "",
-    .describe = describe, .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE, .generate = family_generate,
+    .source = __FILE__, .nparams = 3, .params = params, .order = order, .rule = "",
+    .describe = describe, .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE, .req_of = req_of,
+    .generate = family_generate,
 };
