@@ -181,6 +181,7 @@ static int detect_from_spec(MPI_Comm comm, const char *spec, tc_topo **out)
         fprintf(stderr, "topocoll: TOPOCOLL_TOPOLOGY describes MPI_COMM_WORLD, but the "
                         "communicator holds processes outside it\n");
     if (rc == MPI_SUCCESS) {
+        (*out)->virtual_nodes = 1;
         if (csize == wsize)
             snprintf((*out)->desc, sizeof (*out)->desc, "%.250s", world->desc);
         else
@@ -275,7 +276,10 @@ int tc_topo_spec_for_comm(MPI_Comm comm, const char *spec, tc_topo **out)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &rank);
     if (rc != MPI_SUCCESS) return err_class(rc);
     *out = tc_topo_from_spec_oom(spec, size, err, sizeof err, &oom);
-    if (*out) return MPI_SUCCESS;
+    if (*out) {
+        (*out)->virtual_nodes = 1;
+        return MPI_SUCCESS;
+    }
     if (rank == 0) fprintf(stderr, "topocoll: %s\n", err);
     return oom ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
 }

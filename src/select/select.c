@@ -147,7 +147,7 @@ static int matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t
     return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&
            t->nnodes >= r->min_nodes && (!r->max_nodes || t->nnodes <= r->max_nodes) &&
            (!r->pow2_only || tc_is_pow2(a->size)) && bytes >= r->min_bytes &&
-           (!r->max_bytes || bytes < r->max_bytes);
+           (!r->max_bytes || bytes < r->max_bytes) && (!r->real_nodes || !t->virtual_nodes);
 }
 
 static void append(char *buf, size_t len, const char *fmt, const char *s1, const char *s2)

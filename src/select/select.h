@@ -37,6 +37,11 @@ typedef struct tc_rule {
      * with a condition serves only calls whose tc_args.load is the same
      * or unknown. */
     int load;
+    /* 1: the rule serves only where the topology's nodes are the machines the
+     * job runs on (detected), not virtual nodes of a spec on one machine:
+     * for rules measured where network links were the bottleneck, which a
+     * virtual topology does not have. */
+    int real_nodes;
 } tc_rule;
 
 typedef struct tc_table {

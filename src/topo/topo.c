@@ -316,6 +316,7 @@ tc_topo *tc_topo_dup(const tc_topo *t)
     memcpy(d->desc, t->desc, sizeof d->desc);
     d->desc[sizeof d->desc - 1] = '\0';
     d->node_order_ident = t->node_order_ident;
+    d->virtual_nodes = t->virtual_nodes;
     d->sock_order_ident = t->sock_order_ident;
     d->node_of = dup_ints(t->node_of, n);
     d->sock_of = dup_ints(t->sock_of, n);

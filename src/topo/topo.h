@@ -44,6 +44,9 @@ typedef struct tc_topo {
     int *node_sock_start; /* [nnodes+1] first global socket of each node */
     char desc[256];    /* human description ("spec 2x2x2/cyclic", "detected ...") */
     int node_order_ident; /* 1: node_ranks[i] == i for every i (block mapping) */
+    int virtual_nodes;    /* 1: the nodes come from a virtual-topology spec given to the
+                           * running job (TOPOCOLL_TOPOLOGY, topocoll_set_topology),
+                           * not from the machines it runs on */
     int sock_order_ident; /* 1: sock_ranks[i] == i for every i */
     struct tc_topo_view *_Atomic views; /* derived views, cached (tc_topo_get_view) */
 } tc_topo;

@@ -182,6 +182,37 @@ static void builtin_one_node(void)
     tc_topo_free(two);
 }
 
+/* The rules measured across real links (allreduce from 4 MiB, alltoall across
+ * nodes) serve detected nodes, not the virtual nodes of a spec given to the
+ * job; the rules measured on virtual layouts (allgather, main job) serve both. */
+static void builtin_real_nodes(void)
+{
+    tc_topo *four = spec("4x2", 8), *two = spec("2x2", 4);
+    char why[512];
+    int rule;
+    const int64_t big = 4 << 20;
+    const char *name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h1_shm_rsa") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLTOALL, four, 1024, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 detected, 1 KiB: rule %d, %s (%s)", rule, name, why);
+    four->virtual_nodes = 1;
+    name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allreduce 4x2 virtual, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    for (int l = 0; l < 3; l++) {
+        name = choose(TOPOCOLL_ALLTOALL, four, 1024, loads[l], &rule, why, sizeof why);
+        CHECK(rule < 0, "alltoall 4x2 virtual, 1 KiB, load %s: rule %d, %s (%s)", tc_load_name(loads[l]), rule,
+              name, why);
+    }
+    two->virtual_nodes = 1;
+    name = choose(TOPOCOLL_ALLGATHER, two, 64, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "linear") == 0, "allgather 2x2 virtual, 64 B: rule %d, %s (%s)", rule, name, why);
+    tc_topo *copy = tc_topo_dup(four);
+    CHECK(copy && copy->virtual_nodes == 1, "a copy keeps the virtual nodes");
+    tc_topo_free(copy);
+    tc_topo_free(four);
+    tc_topo_free(two);
+}
+
 /* A tuning file with the same range twice, once per condition. */
 static void tuning_file(void)
 {
@@ -222,6 +253,7 @@ int main(void)
     builtin_classified();
     builtin_main_job();
     builtin_one_node();
+    builtin_real_nodes();
     tuning_file();
     return tc_test_summary();
 }

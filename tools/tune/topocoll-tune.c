@@ -45,6 +45,7 @@ typedef struct tuner {
     json_t *state;               /* rank 0 */
     double t0, deadline;         /* MPI_Wtime; deadline 0: none */
     int measured, skipped, total, done;
+    int screened;                /* (comm, coll) groups screened so far */
     double measured_wall;        /* seconds spent in measured points */
     int stop;
     group_est est[TUNE_MAX_COMMS][TOPOCOLL_NCOLL];
@@ -151,10 +152,38 @@ static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, 
         if (keep[e] == 2) keep[e] = 3;   /* 3: kept from an earlier size */
 }
 
-/* One screened size: every applicable entry, a few short batches.  Updates the
- * estimates and keep[] (rank 0).  0, or -1 when the buffers failed. */
+#define SCREEN_CHUNK 8
+
+/* Runs the screen's batches of names[0..n) in chunks of SCREEN_CHUNK entries,
+ * native first, until `limit` seconds have passed (0: no limit; rank 0
+ * decides, so every rank stops after the same chunk).  Entries left out keep
+ * nb 0 and are not kept. */
+static void screen_batches(tune_size *z, const char **names, int n, double *bt, int *nb, int *bad, double limit)
+{
+    int nat = -1;
+    for (int e = 0; e < n; e++)
+        if (strcmp(names[e], "native") == 0) nat = e;
+    if (nat >= 0) tune_run_batches(z, names + nat, 1, SCREEN_BATCHES, 1000, bt + nat * SCREEN_BATCHES,
+                                   SCREEN_BATCHES, nb + nat, bad + nat);
+    double w0 = MPI_Wtime();
+    for (int off = 0; off < n; off += SCREEN_CHUNK) {
+        int stop = z->rank == 0 && limit > 0 && MPI_Wtime() - w0 > limit;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, z->comm);
+        if (stop) break;
+        int k = n - off < SCREEN_CHUNK ? n - off : SCREEN_CHUNK;
+        int was = nat >= off && nat < off + k ? bad[nat] : 0;
+        if (nat >= off && nat < off + k) bad[nat] = 1;   /* native ran first */
+        tune_run_batches(z, names + off, k, SCREEN_BATCHES, 1000, bt + off * SCREEN_BATCHES, SCREEN_BATCHES,
+                         nb + off, bad + off);
+        if (nat >= off && nat < off + k) bad[nat] = was;
+    }
+}
+
+/* One screened size: every applicable entry (within `limit` seconds, 0: no
+ * limit), a few short batches.  Updates the estimates and keep[] (rank 0).
+ * 0, or -1 when the buffers failed. */
 static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
-                       size_t bytes, int *keep)
+                       size_t bytes, int *keep, double limit)
 {
     tune_size z;
     int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
@@ -166,10 +195,10 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
         tune_applicable(comm, bc, bytes, names, n, ok);
         for (int e = 0; e < n; e++) bad[e] = !ok[e];
         double w0 = MPI_Wtime();
-        tune_run_batches(&z, names, n, SCREEN_BATCHES, 1000, bt, SCREEN_BATCHES, nb, bad);
+        screen_batches(&z, names, n, bt, nb, bad, limit);
         double wall = MPI_Wtime() - w0;
         int calls = 0;
-        for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * SCREEN_BATCHES : 0;
+        for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * nb[e] : 0;
         if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
         if (t->rank == 0) screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
         tune_size_close(&z);
@@ -195,6 +224,21 @@ static char *bcast_string(MPI_Comm comm, const char *s, int rank)
     return buf;
 }
 
+/* Seconds that screening one size of a group may take (0: no limit): under a
+ * budget, half of this group's share of the time left (the time left over
+ * the groups not yet screened, this one included), so that one collective's
+ * screen on a slow network cannot spend the budget of all (on the emulated
+ * cluster, allgather's 150 entries at 1 MiB took 12 minutes).  The smallest
+ * size is screened whole: it is cheap and gives the estimates.  Rank 0's
+ * value is the one used. */
+static double screen_limit(const tuner *t, int first)
+{
+    if (!t->deadline || first) return 0;
+    int groups = t->total / (t->o.nsizes > 0 ? t->o.nsizes : 1) - t->screened;
+    double share = (t->deadline - MPI_Wtime()) / (groups > 0 ? groups : 1);
+    return share > 0.002 ? share / 2 : 0.001;
+}
+
 /* Rank 0's shortlist (from the state, or screened now) as a comma list. */
 static char *shortlist(tuner *t, tune_comm *c, const bench_coll *bc)
 {
@@ -215,10 +259,13 @@ static char *shortlist(tuner *t, tune_comm *c, const bench_coll *bc)
     size_t sample[3] = { t->o.sizes[0], t->o.sizes[t->o.nsizes / 2], t->o.sizes[t->o.nsizes - 1] };
     note(t, "screening %s on %s (every applicable entry, a few short batches per size)", coll, c->name);
     for (int s = 0; names && keep && s < 3; s++) {
+        if (s > 0 && sample[s] == sample[s - 1]) continue;
         int over = t->rank == 0 && t->deadline && MPI_Wtime() > t->deadline;
         MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
-        if (!over && (s == 0 || sample[s] != sample[s - 1])) screen_size(t, c, bc, names, n, sample[s], keep);
+        if (over) break;
+        screen_size(t, c, bc, names, n, sample[s], keep, screen_limit(t, s == 0));
     }
+    t->screened++;
     json_t *arr = json_array();
     for (int e = 0; t->rank == 0 && names && keep && e < n; e++)
         if (keep[e]) {
