@@ -163,20 +163,23 @@ static void screen_batches(tune_size *z, const char **names, int n, double *bt, 
     int nat = -1;
     for (int e = 0; e < n; e++)
         if (strcmp(names[e], "native") == 0) nat = e;
-    if (nat >= 0) tune_run_batches(z, names + nat, 1, SCREEN_BATCHES, 1000, bt + nat * SCREEN_BATCHES,
-                                   SCREEN_BATCHES, nb + nat, bad + nat);
+    int nat_bad = 0;
+    if (nat >= 0) {
+        tune_run_batches(z, names + nat, 1, SCREEN_BATCHES, 1000, bt + nat * SCREEN_BATCHES, SCREEN_BATCHES,
+                         nb + nat, bad + nat);
+        nat_bad = bad[nat];
+        bad[nat] = 1;   /* done: the chunks below pass it by */
+    }
     double w0 = MPI_Wtime();
     for (int off = 0; off < n; off += SCREEN_CHUNK) {
         int stop = z->rank == 0 && limit > 0 && MPI_Wtime() - w0 > limit;
         MPI_Bcast(&stop, 1, MPI_INT, 0, z->comm);
         if (stop) break;
         int k = n - off < SCREEN_CHUNK ? n - off : SCREEN_CHUNK;
-        int was = nat >= off && nat < off + k ? bad[nat] : 0;
-        if (nat >= off && nat < off + k) bad[nat] = 1;   /* native ran first */
         tune_run_batches(z, names + off, k, SCREEN_BATCHES, 1000, bt + off * SCREEN_BATCHES, SCREEN_BATCHES,
                          nb + off, bad + off);
-        if (nat >= off && nat < off + k) bad[nat] = was;
     }
+    if (nat >= 0) bad[nat] = nat_bad;
 }
 
 /* One screened size: every applicable entry (within `limit` seconds, 0: no

@@ -31,31 +31,13 @@
  * Source: Li, Hoefler, Snir 2013, section 3.4 (dissemination); the
  *   canonical grouping is this library's.
  */
+#include "algo/allreduce/dissemination_blocks.h"
 #include "algo/allreduce/shm_common.h"
 
 #define NSLOTS 2
 
-/* First rank of the sibling block of u at level k (>= p: none). */
-static int sibling(int u, int k) { return ((u >> k) ^ 1) << k; }
-
-/* The slot holding P_k(u). */
-static int loc(int u, int k, int p)
-{
-    int l = 0;
-    for (int j = 0; j < k; j++)
-        if (sibling(u, j) < p) l = 1 - l;
-    return l;
-}
-
-/* Rank u's flags after computing P_{k+1} (or, k = -1, copying in P_0): the
- * ranks of the sibling block at level k+1 when u is its block's first rank. */
-static void ready(tc_sched *s, int u, int k, int p, int L)
-{
-    int lv = k + 1;
-    if (lv >= L || u % (1 << lv) != 0) return;
-    int w = u ^ (1 << lv);
-    for (int q = w; q < w + (1 << lv) && q < p; q++) tc_sched_signal(s, q);
-}
+/* The slot holding P_k(u): the slots alternate with every partial computed. */
+static int loc(int u, int k, int p) { return diss_combined(u, k, p) % 2; }
 
 /* Rank u waits, at the end of the round that computes P_{k+1}, for what round
  * k+1 needs: the sibling's partial, and the acknowledgements of the readers of
@@ -66,13 +48,13 @@ static void waits(tc_sched *s, int u, int k, int p, int L)
         int w = u ^ (1 << k);
         for (int q = w; q < w + (1 << k) && q < p; q++) tc_sched_wait(s, q);
     }
-    if (k + 1 < L && sibling(u, k + 1) < p) tc_sched_wait(s, sibling(u, k + 1));
+    if (k + 1 < L && diss_sibling(u, k + 1) < p) tc_sched_wait(s, diss_sibling(u, k + 1));
 }
 
 /* Round k: P_{k+1}(u) from P_k(u) and the sibling's P_k. */
 static void combine(tc_sched *s, const tc_args *a, int k, int L)
 {
-    int u = a->rank, p = a->size, w = sibling(u, k), lu = loc(u, k, p);
+    int u = a->rank, p = a->size, w = diss_sibling(u, k), lu = loc(u, k, p);
     tc_region own = ar_slot_all(a, NSLOTS, u, lu);
     tc_region out = k == L - 1 ? tc_reg(TC_BUF_RECV, 0, a->scount) : ar_slot_all(a, NSLOTS, u, 1 - lu);
     if (w >= p) {   /* no sibling: the partial stays (the last round copies it out) */
@@ -101,12 +83,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     }
     ar_shm_layout(s, a, NSLOTS);
     ar_copy_in(s, a, NSLOTS);
-    ready(s, u, -1, p, L);
+    diss_ready(s, u, -1, p, L);
     waits(s, u, -1, p, L);
     tc_sched_round(s);
     for (int k = 0; k < L; k++) {
         combine(s, a, k, L);
-        ready(s, u, k, p, L);
+        diss_ready(s, u, k, p, L);
         waits(s, u, k, p, L);
         tc_sched_round(s);
     }

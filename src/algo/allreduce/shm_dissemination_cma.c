@@ -45,27 +45,16 @@
  * Source: Li, Hoefler, Snir 2013, section 3.4 (dissemination), threads
  *   reading each other's vectors; the canonical grouping is this library's.
  */
+#include "algo/allreduce/dissemination_blocks.h"
 #include "algo/allreduce/shm_common.h"
 
 /* Elements per scratch chunk (as shm_tiled_cma.c). */
 #define CHUNK ((int64_t)32768)
 
-/* First rank of the sibling block of u at level k (>= p: none). */
-static int sibling(int u, int k) { return ((u >> k) ^ 1) << k; }
-
-/* Partials rank u computed in rounds 0..k-1. */
-static int combined(int u, int k, int p)
-{
-    int c = 0;
-    for (int j = 0; j < k; j++)
-        if (sibling(u, j) < p) c++;
-    return c;
-}
-
 /* Where P_k(u) lives (in u's own buffers). */
 static tc_region partial(const tc_args *a, int u, int k)
 {
-    int c = combined(u, k, a->size);
+    int c = diss_combined(u, k, a->size);
     if (c == 0) return tc_reg(a->in_place ? TC_BUF_RECV : TC_BUF_SEND, 0, a->scount);
     return tc_reg(TC_BUF_TMP, (int64_t)((c - 1) % 2) * a->scount, a->scount);
 }
@@ -77,17 +66,7 @@ static tc_region stage(const tc_args *a, int64_t len) { return tc_reg(TC_BUF_TMP
  * the input that the sibling block reads in that round)? */
 static int result_staged(const tc_args *a, int L)
 {
-    return a->in_place && combined(a->rank, L - 1, a->size) == 0;
-}
-
-/* Rank u's flags after computing P_{k+1} (or, k = -1, at the start): the
- * ranks of the sibling block at level k+1 when u is its block's first rank. */
-static void ready(tc_sched *s, int u, int k, int p, int L)
-{
-    int lv = k + 1;
-    if (lv >= L || u % (1 << lv) != 0) return;
-    int w = u ^ (1 << lv);
-    for (int q = w; q < w + (1 << lv) && q < p; q++) tc_sched_signal(s, q);
+    return a->in_place && diss_combined(a->rank, L - 1, a->size) == 0;
 }
 
 /* At the end of round k: the flags of the readers of u's P_k (every round,
@@ -98,7 +77,7 @@ static void waits(tc_sched *s, int u, int k, int p, int L)
         int w = u ^ (1 << k);
         for (int q = w; q < w + (1 << k) && q < p; q++) tc_sched_wait(s, q);
     }
-    if (k + 1 < L && sibling(u, k + 1) < p) tc_sched_wait(s, sibling(u, k + 1));
+    if (k + 1 < L && diss_sibling(u, k + 1) < p) tc_sched_wait(s, diss_sibling(u, k + 1));
 }
 
 /* out = other op out, other read from w chunk by chunk. */
@@ -114,9 +93,9 @@ static void read_reduce(tc_sched *s, const tc_args *a, int w, tc_region other, t
 /* Round k: P_{k+1}(u) from P_k(u) and the sibling's P_k. */
 static void combine(tc_sched *s, const tc_args *a, int k, int L)
 {
-    int u = a->rank, p = a->size, w = sibling(u, k);
+    int u = a->rank, p = a->size, w = diss_sibling(u, k);
     tc_region own = partial(a, u, k), out;
-    if (k < L - 1) out = tc_reg(TC_BUF_TMP, (int64_t)(combined(u, k, p) % 2) * a->scount, a->scount);
+    if (k < L - 1) out = tc_reg(TC_BUF_TMP, (int64_t)(diss_combined(u, k, p) % 2) * a->scount, a->scount);
     else out = result_staged(a, L) ? tc_reg(TC_BUF_TMP, 0, a->scount) : tc_reg(TC_BUF_RECV, 0, a->scount);
     if (w >= p) {   /* no sibling: the partial stays (the last round copies it out) */
         if (k == L - 1 && (own.buf != out.buf || own.off != out.off)) tc_sched_copy(s, own, out);
@@ -144,12 +123,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     }
     s->tmp_like = TC_BUF_SEND;
     tc_sched_need_tmp(s, 2 * a->scount + (a->scount < CHUNK ? a->scount : CHUNK));
-    ready(s, u, -1, p, L);
+    diss_ready(s, u, -1, p, L);
     waits(s, u, -1, p, L);
     tc_sched_round(s);
     for (int k = 0; k < L; k++) {
         combine(s, a, k, L);
-        ready(s, u, k, p, L);
+        diss_ready(s, u, k, p, L);
         waits(s, u, k, p, L);
         tc_sched_round(s);
     }
