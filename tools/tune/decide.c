@@ -8,7 +8,10 @@
  * native stays.  Adjacent sizes of one (collective, communicator) with the
  * same winner become one rule whose byte range reaches halfway (geometric
  * mean) to the neighbouring measured sizes, the first from 0 and the last
- * without bound.  Every rule keeps its evidence: per measured size the
+ * halfway to the size the grid would measure next (the last two sizes' step
+ * again; x2 for a single size): beyond that nothing was measured, so the
+ * built-in rules and the model decide there, not a rule stretched from the
+ * largest size a time budget let the tune reach.  Every rule keeps its evidence: per measured size the
  * winner's ratio to native's median and its spread (q25, q75 over native's
  * median).  A point that says whether it was measured oversubscribed
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
@@ -68,6 +71,17 @@ static size_t boundary(size_t a, size_t b)
     return m;
 }
 
+/* Where the rule of the largest measured size ends: halfway to the size the
+ * grid would have measured next. */
+static size_t grid_end(json_t **pts, int n)
+{
+    size_t last = (size_t)json_integer_value(json_object_get(pts[n - 1], "bytes"));
+    size_t prev = n > 1 ? (size_t)json_integer_value(json_object_get(pts[n - 2], "bytes")) : 0;
+    double step = prev > 0 && prev < last ? (double)last / (double)prev : 2.0;
+    if ((double)last * step >= (double)SIZE_MAX / 2) return 0;   /* no bound */
+    return boundary(last, (size_t)llround((double)last * step));
+}
+
 static int cmp_bytes(const void *x, const void *y)
 {
     json_int_t a = json_integer_value(json_object_get(*(json_t *const *)x, "bytes"));
@@ -80,7 +94,7 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
 {
     size_t lo = i == 0 ? 0 : boundary((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
                                       (size_t)json_integer_value(json_object_get(pts[i], "bytes")));
-    size_t hi = j == n - 1 ? 0 : boundary((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
+    size_t hi = j == n - 1 ? grid_end(pts, n) : boundary((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
                                           (size_t)json_integer_value(json_object_get(pts[j + 1], "bytes")));
     json_int_t np = json_integer_value(json_object_get(pts[i], "np"));
     json_int_t nodes = json_integer_value(json_object_get(pts[i], "nodes"));

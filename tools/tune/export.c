@@ -12,7 +12,8 @@
  *   number of collectives; per collective: its id (coll_base_functions.h),
  *   number of communicator sizes; per size: the size, the number of message
  *   rules; per rule: message size (from which it holds), algorithm id,
- *   fan-in/out (0: default), segment size (0).  A communicator-size rule holds
+ *   fan-in/out (0: default), segment size (0); above the largest size
+ *   tuned (the last rule's bound), algorithm 0 again.  A communicator-size rule holds
  *   from its size up to the next one, so every tuned size is followed by one
  *   of size + 1 that hands back to the fixed decision.  Message sizes are
  *   Open MPI's: bytes per rank x p for allgather, gather, scatter, alltoall
@@ -23,7 +24,7 @@
  * error at its first call, so the export is MPICH's own selection (the base)
  * in which the "comm_type=intra" tree of every tuned collective becomes
  *   "comm_size<N": base tree, "comm_size<=N": { "<size key><hi": leaf, ...,
- *   "<size key>=any": leaf }, ..., "comm_size=any": base tree
+ *   "<size key>=any": base tree }, ..., "comm_size=any": base tree
  * with leaves "algorithm=MPIR_...", or the base tree where topocoll says
  * native.  Size keys are MPICH's (avg_msg_size: bytes per rank;
  * total_msg_size: bytes per rank x p).
@@ -169,6 +170,12 @@ static void ompi_comm_rules(FILE *f, const lib_coll *lc, json_t *rules, int np, 
         from[m] = m == 0 ? 0 : (long long)range_at(at[k], "bytes", 0) * (lc->times_p ? np : 1);
         m++;
     }
+    /* above the measured grid (the last rule's bound): back to the fixed decision */
+    long long end = n ? (long long)range_at(at[n - 1], "bytes", 1) * (lc->times_p ? np : 1) : 0;
+    if (end > 0 && m > 0 && ids[m - 1] != 0 && m < 256) {
+        ids[m] = 0;
+        from[m++] = end;
+    }
     fprintf(f, "%d  # communicator size\n%d  # message sizes\n", np, m);
     for (int k = 0; k < m; k++)
         fprintf(f, "%lld %d 0 0  # from %lld bytes: %s\n", from[k], ids[k], from[k],
@@ -228,11 +235,15 @@ static json_t *mpich_np_tree(const lib_coll *lc, json_t *rules, int np, json_t *
     for (int k = 0; k < n; k++) {
         char key[96];
         long long hi = (long long)range_at(at[k], "bytes", 1) * (lc->times_p ? np : 1);
-        if (k + 1 == n || hi == 0) snprintf(key, sizeof key, "%s=any", lc->mpich_key);
+        if (hi == 0) snprintf(key, sizeof key, "%s=any", lc->mpich_key);
         else snprintf(key, sizeof key, "%s<%lld", lc->mpich_key, hi);
         json_object_set_new(tree, key, mpich_leaf(lc, at[k], base_intra));
-        if (k + 1 == n || hi == 0) break;
+        if (hi == 0) return tree;
     }
+    /* above the measured grid: MPICH's own selection */
+    char any[96];
+    snprintf(any, sizeof any, "%s=any", lc->mpich_key);
+    json_object_set_new(tree, any, json_deep_copy(base_intra));
     return tree;
 }
 

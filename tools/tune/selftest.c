@@ -116,8 +116,11 @@ static void test_table(void)
         CHECK(at(r1, "bytes", 0) == 181 && at(r1, "bytes", 1) == 1448 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
               "512 stays native over [181, 1448)");
-        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 0, "the last rule has no upper bound");
-        CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 0, "the half layout: np 2");
+        /* the grid's step x8 again past 4096: halfway to 32768 */
+        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 11585,
+              "the last rule ends halfway to the next grid size (got %lld)", (long long)at(r2, "bytes", 1));
+        CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 11,
+              "the half layout: np 2, one size: up to x sqrt 2");
         CHECK(strcmp(json_string_value(json_object_get(r0, "origin")), "measured") == 0, "origin measured");
     }
     json_decref(t);
@@ -207,6 +210,25 @@ static void test_exports(void)
     CHECK(json_object_get(rest, "algorithm=MPIR_Allgather_intra_brucks") != NULL,
           "mpich: no MPICH counterpart: the base's own tree");
     json_decref(m);
+    /* a grid that ended at 1 KiB with ring winning: above it both libraries decide again */
+    json_t *bounded = json_pack("{s:[{s:[i,i], s:[i,i], s:[i,i], s:[s]}]}", "allgather", "np", 4, 4, "nodes", 1, 1,
+                                "bytes", 0, 1024, "algorithms", "ring");
+    CHECK(tune_export_ompi(bounded, path, err, sizeof err) == 0, "ompi export, bounded (%s)", err);
+    f = fopen(path, "r");
+    n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    CHECK(strstr(text, "2  # message sizes\n0 4 0 0") && strstr(text, "\n4096 0 0 0"),
+          "ompi: ring up to the grid's end (1 KiB x 4), then the fixed decision:\n%s", text);
+    CHECK(tune_export_mpich(bounded, base, path, err, sizeof err) == 0, "mpich export, bounded (%s)", err);
+    m = tune_state_load_json(path, err, sizeof err);
+    json_t *np4 = json_object_get(json_object_get(json_object_get(m, "collective=allgather"), "comm_type=intra"),
+                                  "comm_size<=4");
+    CHECK(json_object_get(json_object_get(np4, "total_msg_size<4096"), "algorithm=MPIR_Allgather_intra_ring") &&
+              json_object_get(json_object_get(np4, "total_msg_size=any"), "algorithm=MPIR_Allgather_intra_brucks"),
+          "mpich: ring below 4096 total bytes, the base's tree above");
+    json_decref(m);
+    json_decref(bounded);
     json_decref(base);
     json_decref(t);
     remove(path);
