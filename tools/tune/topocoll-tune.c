@@ -44,8 +44,8 @@ typedef struct tuner {
     tune_comm comms[TUNE_MAX_COMMS];
     json_t *state;               /* rank 0 */
     double t0, deadline;         /* MPI_Wtime; deadline 0: none */
+    double group_deadline;       /* this (comm, coll) group's share at this level; 0: none */
     int measured, skipped, total, done;
-    int screened;                /* (comm, coll) groups screened so far */
     double measured_wall;        /* seconds spent in measured points */
     int stop;
     group_est est[TUNE_MAX_COMMS][TOPOCOLL_NCOLL];
@@ -228,17 +228,15 @@ static char *bcast_string(MPI_Comm comm, const char *s, int rank)
 }
 
 /* Seconds that screening one size of a group may take (0: no limit): under a
- * budget, half of this group's share of the time left (the time left over
- * the groups not yet screened, this one included), so that one collective's
- * screen on a slow network cannot spend the budget of all (on the emulated
- * cluster, allgather's 150 entries at 1 MiB took 12 minutes).  The smallest
- * size is screened whole: it is cheap and gives the estimates.  Rank 0's
- * value is the one used. */
+ * budget, half of this group's share of the time left (run_all), so that one
+ * collective's screen on a slow network cannot spend the budget of all (on
+ * the emulated cluster, allgather's 150 entries at 1 MiB took 12 minutes).
+ * The smallest size is screened whole: it is cheap and gives the estimates.
+ * Rank 0's value is the one used. */
 static double screen_limit(const tuner *t, int first)
 {
-    if (!t->deadline || first) return 0;
-    int groups = t->total / (t->o.nsizes > 0 ? t->o.nsizes : 1) - t->screened;
-    double share = (t->deadline - MPI_Wtime()) / (groups > 0 ? groups : 1);
+    if (!t->group_deadline || first) return 0;
+    double share = t->group_deadline - MPI_Wtime();
     return share > 0.002 ? share / 2 : 0.001;
 }
 
@@ -268,7 +266,6 @@ static char *shortlist(tuner *t, tune_comm *c, const bench_coll *bc)
         if (over) break;
         screen_size(t, c, bc, names, n, sample[s], keep, screen_limit(t, s == 0));
     }
-    t->screened++;
     json_t *arr = json_array();
     for (int e = 0; t->rank == 0 && names && keep && e < n; e++)
         if (keep[e]) {
@@ -347,7 +344,7 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
     for (int e = 0; e < n; e++) bad[e] = !ok[e];
     tune_run_batches(&z, names, n, t->o.reps, 0, bt, stride, nb, bad);
     int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
-               (!t->deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->deadline);
+               (!t->group_deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->group_deadline);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
     if (more) tune_run_batches(&z, names, n, t->o.max_reps - t->o.reps, t->o.reps, bt, stride, nb, bad);
     int calls = 0;
@@ -400,14 +397,15 @@ static void progress(tuner *t, const tune_comm *c, const char *coll, size_t byte
             left[0] ? " (budget " : "", left, left[0] ? ")" : "");
 }
 
-/* Rank 0: 0 measure, 1 already in the state, 2 over the budget. */
+/* Rank 0: 0 measure, 1 already in the state, 2 over the group's share of
+ * the budget. */
 static int point_verdict(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
 {
     if (tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes)) return 1;
-    if (!t->deadline) return 0;
+    if (!t->group_deadline) return 0;
     double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
     double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
-    return MPI_Wtime() + cost > t->deadline ? 2 : 0;
+    return MPI_Wtime() + cost > t->group_deadline ? 2 : 0;
 }
 
 /* One level of the grid for one (comm, coll) on the members of c. */
@@ -445,30 +443,43 @@ static int bench_supported(topocoll_coll coll)
     return bench_coll_get(coll) != NULL && topocoll_coll_name(coll) != NULL;
 }
 
+static int tuned_group(const tuner *t, int ci, int k)
+{
+    return t->comms[ci].member && bench_supported((topocoll_coll)k) &&
+           tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k));
+}
+
 /* Every level, comm and collective; non-members of a comm wait for the
- * stop flag that rank 0 broadcasts after it. */
+ * stop flag that rank 0 broadcasts after it.  Under a budget every group
+ * (comm, collective) of a level gets an equal share of the time left when
+ * its turn comes (what a group leaves unused passes to the next): before,
+ * the groups first in the list spent the budget and the last collectives
+ * (allreduce, alltoall) were not measured at all on the emulated cluster.
+ * Level 0 may use the whole budget; what it leaves goes to levels 1 and 2. */
 static void run_all(tuner *t)
 {
     for (int k = 0; k < TOPOCOLL_NCOLL; k++)
         if (tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k)) && !bench_supported((topocoll_coll)k))
             note(t, "%s has no benchmark entry yet: not tuned%s", topocoll_coll_name((topocoll_coll)k), "");
+    int groups = 0;
     for (int ci = 0; ci < t->o.ncomms; ci++)
-        for (int k = 0; k < TOPOCOLL_NCOLL; k++)
-            if (t->comms[ci].member && bench_supported((topocoll_coll)k) &&
-                tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k)))
-                t->total += t->o.nsizes;
+        for (int k = 0; k < TOPOCOLL_NCOLL; k++) groups += tuned_group(t, ci, k);
+    t->total = groups * t->o.nsizes;
     MPI_Bcast(&t->total, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int level = 0; level < 3; level++)
+    for (int level = 0; level < 3; level++) {
+        int left = groups;
         for (int ci = 0; ci < t->o.ncomms; ci++) {
             tune_comm *c = &t->comms[ci];
             for (int k = 0; c->member && k < TOPOCOLL_NCOLL; k++) {
-                topocoll_coll coll = (topocoll_coll)k;
-                if (bench_supported(coll) && tune_coll_selected(&t->o, topocoll_coll_name(coll)))
-                    run_level(t, c, bench_coll_get(coll), level);
+                if (!tuned_group(t, ci, k)) continue;
+                t->group_deadline = t->deadline ? MPI_Wtime() + (t->deadline - MPI_Wtime()) / left : 0;
+                left--;
+                run_level(t, c, bench_coll_get((topocoll_coll)k), level);
             }
             MPI_Bcast(&t->stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
             MPI_Bcast(&t->done, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
+    }
 }
 
 /* ---- setup and output ------------------------------------------------------------- */
