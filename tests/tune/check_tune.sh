@@ -108,7 +108,8 @@ open('$dir/first','w').write(json.dumps(s['points'][0]))" && ok "--stop-after 1:
   python3 -c "
 import json
 s=json.load(open('$dir/r.json.state')); assert len(s['points'])==3, len(s['points'])
-first=json.load(open('$dir/first')); assert s['points'][0]==first, 'the measured point changed'
+first=json.load(open('$dir/first')); p0=dict(s['points'][0]); p0.pop('confirm', None)
+assert p0==first, 'the measured point changed'   # a switch there may since have been measured again
 t=json.load(open('$dir/r.json')); assert t['_tuned']['complete'] is True
 assert sorted(k for k in t if not k.startswith('_'))==['reduce']
 assert sorted({b for r in t['reduce'] for e in r['evidence'] for b in [e[0]]})==[8,64,512]" \

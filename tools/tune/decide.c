@@ -15,7 +15,10 @@
  * winner's ratio to native's median and its spread (q25, q75 over native's
  * median).  A point that says whether it was measured oversubscribed
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
- * true or false, so the rule serves that kind of machine only.
+ * true or false, so the rule serves that kind of machine only.  A switch
+ * whose point was measured again ("confirm": native and the winner alone)
+ * stands only if the win passes the same test there; otherwise native stays
+ * and the rule's note says so.
  */
 #include <math.h>
 #include <stdint.h>
@@ -61,6 +64,44 @@ int tune_decide_point(json_t *entries, double margin, tune_choice *c)
     return 0;
 }
 
+int tune_decide_confirmed(json_t *point, double margin, tune_choice *c)
+{
+    if (tune_decide_point(json_object_get(point, "entries"), margin, c) != 0) return -1;
+    c->confirmed = 0;
+    c->refuted = NULL;
+    json_t *again = json_object_get(point, "confirm");
+    if (!c->switched || !json_is_object(again)) return 0;
+    tune_stat nat, win;
+    if (stat_of(json_object_get(again, "native"), &nat) == 0 && stat_of(json_object_get(again, c->winner), &win) == 0 &&
+        win.hi * (1.0 + margin) < nat.lo) {
+        c->confirmed = 1;
+        return 0;
+    }
+    /* measured again, the win was inside the noise: native stays */
+    tune_stat first;
+    if (stat_of(json_object_get(json_object_get(point, "entries"), "native"), &first) != 0) return -1;
+    c->refuted = c->winner;
+    c->winner = "native";
+    c->switched = 0;
+    c->ratio = 1.0;
+    c->lo = first.lo / first.med;
+    c->hi = first.hi / first.med;
+    return 0;
+}
+
+void tune_confirm_counts(json_t *state, double margin, int *held, int *refuted)
+{
+    size_t i;
+    json_t *p;
+    *held = *refuted = 0;
+    json_array_foreach(json_object_get(state, "points"), i, p) {
+        tune_choice ch;
+        if (!json_object_get(p, "confirm") || tune_decide_confirmed(p, margin, &ch) != 0) continue;
+        *held += ch.confirmed;
+        *refuted += ch.refuted != NULL;
+    }
+}
+
 /* The boundary between measured sizes a < b: their geometric mean, in (a, b]. */
 static size_t boundary(size_t a, size_t b)
 {
@@ -99,23 +140,30 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
     json_int_t np = json_integer_value(json_object_get(pts[i], "np"));
     json_int_t nodes = json_integer_value(json_object_get(pts[i], "nodes"));
     double worst = 0, slo = 1e300, shi = 0;
+    int held = 0, refuted = 0;
     json_t *ev = json_array();
     for (int k = i; k <= j; k++) {
+        held += ch[k].confirmed;
+        refuted += ch[k].refuted != NULL;
         worst = fmax(worst, ch[k].ratio);
         slo = fmin(slo, ch[k].lo);
         shi = fmax(shi, ch[k].hi);
         json_array_append_new(ev, json_pack("[I, f, f, f]", json_integer_value(json_object_get(pts[k], "bytes")),
                                             ch[k].ratio, ch[k].lo, ch[k].hi));
     }
-    char a[32], b[32], note[300];
+    char a[32], b[32], note[400], again[96] = "";
+    if (held) snprintf(again, sizeof again, "; measured again at %d size%s: held", held, held == 1 ? "" : "s");
+    if (refuted)
+        snprintf(again, sizeof again, "; a switch at %d size%s did not hold when measured again", refuted,
+                 refuted == 1 ? "" : "s");
     bench_format_size((size_t)json_integer_value(json_object_get(pts[i], "bytes")), a, sizeof a);
     bench_format_size((size_t)json_integer_value(json_object_get(pts[j], "bytes")), b, sizeof b);
     json_t *over = json_object_get(pts[i], "oversubscribed");
-    snprintf(note, sizeof note, "measured (%s, np %lld, %lld node%s%s), %s%s%s: %s %.2fx native at worst%s",
+    snprintf(note, sizeof note, "measured (%s, np %lld, %lld node%s%s), %s%s%s: %s %.2fx native at worst%s%s",
              json_string_value(json_object_get(pts[i], "comm")), (long long)np, (long long)nodes,
              nodes == 1 ? "" : "s", !json_is_boolean(over) ? "" : json_is_true(over) ? ", oversubscribed" : ", dedicated",
              a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
-             ch[i].switched ? "" : " (nothing beat it beyond the noise)");
+             ch[i].switched ? "" : " (nothing beat it beyond the noise)", again);
     json_t *rule = json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
                              "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
                              ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,
@@ -140,7 +188,7 @@ static int group_rules(json_t *group, json_t *out, double margin, char *err, siz
     qsort(pts, (size_t)n, sizeof *pts, cmp_bytes);
     int m = 0;   /* points with a decision (native measured) */
     for (int k = 0; k < n; k++)
-        if (tune_decide_point(json_object_get(pts[k], "entries"), margin, &ch[m]) == 0) pts[m++] = pts[k];
+        if (tune_decide_confirmed(pts[k], margin, &ch[m]) == 0) pts[m++] = pts[k];
     for (int i = 0, j; i < m; i = j + 1) {
         for (j = i; j + 1 < m && strcmp(ch[j + 1].winner, ch[i].winner) == 0;) j++;
         json_t *r = make_rule(pts, ch, i, j, m);

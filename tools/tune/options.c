@@ -40,6 +40,9 @@ void tune_usage(FILE *f)
 "      --margin F        a switch needs entry q75 x (1 + F) < native q25 (default 0.03)\n"
 "      --noise F         relative spread (q75 - q25) / median that repeats a point\n"
 "                        (default 0.10)\n"
+"      --no-confirm      keep every switch as first measured (default: each switch\n"
+"                        away from native is measured again, native and the winner\n"
+"                        alone, and stands only if it passes the noise test twice)\n"
 "      --state FILE      state written as the run goes (default <output>.state;\n"
 "                        with --from, <TABLE>.state)\n"
 "      --resume          continue from the state file: measured points are kept\n"
@@ -166,7 +169,7 @@ static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err
 }
 
 enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
-       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT };
+       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT, O_NOCONFIRM };
 
 static const struct option longopts[] = {
     { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
@@ -176,7 +179,7 @@ static const struct option longopts[] = {
     { "noise", 1, NULL, O_NOISE }, { "state", 1, NULL, O_STATE }, { "resume", 0, NULL, O_RESUME },
     { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
     { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
-    { "report", 1, NULL, O_REPORT },
+    { "report", 1, NULL, O_REPORT }, { "no-confirm", 0, NULL, O_NOCONFIRM },
     { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -224,6 +227,7 @@ static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, 
         o->state = strdup(arg);
         return o->state ? nonempty("--state", arg, err, len) : -1;
     case O_RESUME: o->resume = 1; return 0;
+    case O_NOCONFIRM: o->no_confirm = 1; return 0;
     case O_STOP: return parse_int("--stop-after", arg, 1, 1000000, &o->stop_after, err, len);
     case O_OMPI: o->export_ompi = arg; return nonempty("--export-ompi", arg, err, len);
     case O_MPICH: o->export_mpich = arg; return nonempty("--export-mpich", arg, err, len);

@@ -89,6 +89,51 @@ static void test_load(void)
     json_decref(s);
 }
 
+/* A point whose fast entry wins the first measurement by ratio; "confirm"
+ * holds native and the entry measured again, the entry at again x native. */
+static json_t *confirmed_point(double ratio, double again)
+{
+    json_t *p = json_pack("{s:s, s:i, s:i, s:s, s:I, s:{s:{s:f, s:f, s:f, s:i}, s:{s:f, s:f, s:f, s:i}}}",
+                          "comm", "world", "np", 4, "nodes", 1, "coll", "allgather", "bytes", (json_int_t)64,
+                          "entries", "native", "median", 10.0, "q25", 9.9, "q75", 10.1, "batches", 5, "ring",
+                          "median", 10.0 * ratio, "q25", 9.9 * ratio, "q75", 10.1 * ratio, "batches", 5);
+    json_object_set_new(p, "confirm", json_pack("{s:{s:f, s:f, s:f, s:i}, s:{s:f, s:f, s:f, s:i}}", "native",
+                                                "median", 10.0, "q25", 9.9, "q75", 10.1, "batches", 5, "ring",
+                                                "median", 10.0 * again, "q25", 9.9 * again, "q75",
+                                                10.1 * again, "batches", 5));
+    return p;
+}
+
+static void test_confirm(void)
+{
+    tune_choice c;
+    json_t *held = confirmed_point(0.5, 0.6), *gone = confirmed_point(0.5, 1.0);
+    CHECK(tune_decide_confirmed(held, 0.03, &c) == 0 && c.switched && c.confirmed && !c.refuted &&
+              strcmp(c.winner, "ring") == 0 && fabs(c.ratio - 0.5) < 1e-9,
+          "a switch that wins again stands, with its first ratio");
+    CHECK(tune_decide_confirmed(gone, 0.03, &c) == 0 && !c.switched && !c.confirmed && c.refuted &&
+              strcmp(c.refuted, "ring") == 0 && strcmp(c.winner, "native") == 0,
+          "a switch inside the noise when measured again: native stays");
+    json_object_del(gone, "confirm");
+    CHECK(tune_decide_confirmed(gone, 0.03, &c) == 0 && c.switched && !c.confirmed && !c.refuted,
+          "without a second measurement the switch stands as measured");
+    char err[256] = "";
+    json_t *s = tune_state_new();
+    json_array_append_new(json_object_get(s, "points"), confirmed_point(0.5, 1.0));
+    int h = -1, r = -1;
+    tune_confirm_counts(s, 0.03, &h, &r);
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r0 = json_array_get(json_object_get(t, "allgather"), 0);
+    CHECK(h == 0 && r == 1 && r0 &&
+              strcmp(json_string_value(json_array_get(json_object_get(r0, "algorithms"), 0)), "native") == 0 &&
+              strstr(json_string_value(json_object_get(r0, "note")), "did not hold"),
+          "the table keeps native where the switch did not hold, and says so (%s)", err);
+    json_decref(t);
+    json_decref(s);
+    json_decref(held);
+    json_decref(gone);
+}
+
 static json_int_t at(json_t *rule, const char *key, int i)
 {
     return json_integer_value(json_array_get(json_object_get(rule, key), (size_t)i));
@@ -238,6 +283,7 @@ int main(void)
 {
     test_decide();
     test_table();
+    test_confirm();
     test_load();
     test_options();
     test_state();

@@ -44,6 +44,7 @@ typedef struct tune_opts {
     double margin;            /* --margin: the win must exceed the noise by this (0.03) */
     double noise;             /* --noise: relative spread that makes a point noisy (0.10) */
     int keep;                 /* --keep: entries besides native kept by the screen (4) */
+    int no_confirm;           /* --no-confirm: no second measurement of the switches */
     const char *export_ompi;  /* --export-ompi FILE */
     const char *export_mpich; /* --export-mpich FILE */
     const char *mpich_base;   /* --mpich-base FILE: the MPICH default selection */
@@ -80,10 +81,18 @@ typedef struct tune_choice {
     const char *winner;
     double ratio, lo, hi;
     int switched;             /* 1 when the winner is not native */
+    int confirmed;            /* 1: the switch passed the noise test again ("confirm") */
+    const char *refuted;      /* the entry whose switch did not pass it again, or NULL */
 } tune_choice;
 
 /* Decides one point of the state file (its "entries" object). */
 int tune_decide_point(json_t *entries, double margin, tune_choice *c);
+/* Decides one point (a state file's point object): its entries, then, where
+ * they switch and the point has a "confirm" (native and the winner measured
+ * again), the switch stands only if it passes the noise test there too. */
+int tune_decide_confirmed(json_t *point, double margin, tune_choice *c);
+/* Switches in the state that were measured again: *held stood, *refuted did not. */
+void tune_confirm_counts(json_t *state, double margin, int *held, int *refuted);
 
 /* The TOPOCOLL_TUNING_FILE table from the state's points: rules per
  * (collective, comm layout), adjacent sizes with the same winner merged.
