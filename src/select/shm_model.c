@@ -51,6 +51,16 @@
  *                            peer and chunk in step 2, one per peer and 64
  *                            tiles in step 3, where the executor batches;
  *                            the staged chunk is local, so reductions go at R0)
+ *   shm_tiled_hier_S_cma     single copy (shm_tiled_cma.c), several groups:
+ *                            (3 + L) h1 (L = ceil(log2 s) tree levels, a
+ *                            barrier each) + step 2 inside the socket:
+ *                            share_q (q-1) (1/M0 + 1/R0) + c (q-1) (m + 2 o)
+ *                            (share_q, k tiles: the busiest rank's of the
+ *                            tiles dealt among q; c their chunks) + L levels
+ *                            of share_q (1/M1 + 1/R0) + c (m + 2 o) + step 4:
+ *                            n / M1 + q ceil(k / 64) m + q k o (a reader in
+ *                            another socket than the result); one group: as
+ *                            shm_tiled_cyclic_S_cma
  *   shm_rbF_Bs_cma           single copy (shm_reduce_bcast_cma.c), no copy-in:
  *                            an inner node's n / C0 + o, then per tree level
  *                            (as shm_reduce_bcast): h + (min(F, m) - 1)
@@ -381,6 +391,30 @@ static double tiled_cma(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S
     return t;
 }
 
+/* shm_tiled_hier_S_cma with several groups (shm_tiled_cma.c): step 2 over
+ * the socket's q ranks, the tree's levels across the sockets (the child
+ * socket's partial of each own tile read and reduced), step 4 the whole
+ * result read from the last socket's q members (the busiest reader is in
+ * another socket); a barrier per step and per level.  One group: as cyclic. */
+static double tiled_hier_cma(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S)
+{
+    if (sh->groups <= 1) return tiled_cma(m, sh, S);
+    double tiles, share, n = (double)sh->bytes, peers = sh->q - 1;
+    dealt(sh, S, sh->q, &tiles, &share);
+    int64_t share_el = div_up((int64_t)share, sh->esize);
+    double chunks = tiles * (double)div_up(S < share_el ? S : share_el, CMA_CHUNK);
+    double per_chunk = m->cma_call_us + 2 * op_us;
+    int levels = ceil_log(2, sh->groups);
+    double t = (3 + levels) * half_rt(m, TC_SHM_CROSS);
+    t += xfer(share * peers, m->cma_gbs[TC_SHM_INTRA]) + xfer(share * peers, m->reduce_gbs[TC_SHM_INTRA]) +
+         chunks * peers * per_chunk;
+    t += levels * (xfer(share, m->cma_gbs[TC_SHM_CROSS]) + xfer(share, m->reduce_gbs[TC_SHM_INTRA]) +
+                   chunks * per_chunk);
+    t += xfer(n, m->cma_gbs[TC_SHM_CROSS]) + sh->q * (double)div_up((int64_t)tiles, CMA_BATCH) * m->cma_call_us +
+         sh->q * tiles * op_us;
+    return t;
+}
+
 /* Chunks of CMA_CHUNK elements in one vector: the system calls of a read
  * staged chunk by chunk. */
 static double cma_chunks(const tc_shm_shape *sh)
@@ -450,12 +484,14 @@ static double formula(const tc_shm_model *m, const char *name, const tc_shm_shap
     char st = 0;
     size_t len = strlen(name);
     if (strcmp(name, "shm_tiled_naive_cma") == 0) return tiled_cma(m, sh, 0);
-    if (len > 21 && strncmp(name, "shm_tiled_cyclic_", 17) == 0 && strcmp(name + len - 4, "_cma") == 0) {
+    size_t pre = strncmp(name, "shm_tiled_cyclic_", 17) == 0 ? 17 : strncmp(name, "shm_tiled_hier_", 15) == 0 ? 15 : 0;
+    if (pre && len > pre + 4 && strcmp(name + len - 4, "_cma") == 0) {
         char tile[8];
-        if (len - 21 >= sizeof tile) return -1;
-        memcpy(tile, name + 17, len - 21);
-        tile[len - 21] = '\0';
-        return tile_of(tile) > 0 ? tiled_cma(m, sh, tile_of(tile)) : -1;
+        if (len - pre - 4 >= sizeof tile) return -1;
+        memcpy(tile, name + pre, len - pre - 4);
+        tile[len - pre - 4] = '\0';
+        if (tile_of(tile) <= 0) return -1;
+        return pre == 17 ? tiled_cma(m, sh, tile_of(tile)) : tiled_hier_cma(m, sh, tile_of(tile));
     }
     if (strcmp(name, "shm_tiled_naive") == 0) return tiled_flat(m, sh, 0);
     if (strcmp(name, "shm_dissemination") == 0) return dissemination(m, sh);
@@ -505,7 +541,8 @@ static const char *const entries[] = {
     /* single copy: they decline where cross-memory attach is unavailable */
     "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
     "shm_tiled_cyclic_128k_cma", "shm_rb2_1s_cma", "shm_rb4_1s_cma", "shm_rb8_1s_cma", "shm_rb2_2s_cma",
-    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma",
+    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma", "shm_tiled_hier_256_cma",
+    "shm_tiled_hier_2k_cma", "shm_tiled_hier_16k_cma", "shm_tiled_hier_128k_cma",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 

@@ -76,7 +76,8 @@ tc_shm_shape tc_shm_shape_of(const tc_args *a, const tc_topo *t, int64_t bytes);
 
 /* Predicted microseconds of the entry named name (an alias such as
  * "shm_tiled_naive", "shm_rb4_2s", "shm_tiled_hier_16k", "shm_dissemination",
- * "shm_tiled_cyclic_2k_cma", "shm_rb4_2s_cma", "shm_dissemination_cma"),
+ * "shm_tiled_cyclic_2k_cma", "shm_tiled_hier_16k_cma", "shm_rb4_2s_cma",
+ * "shm_dissemination_cma"),
  * or a negative value when the model does not know the name. */
 double tc_shm_model_predict(const tc_shm_model *m, const char *name, const tc_shm_shape *sh);
 

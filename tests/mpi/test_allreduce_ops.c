@@ -32,9 +32,20 @@
  * detected one (one node here: the shared-memory entries), 2 virtual nodes
  * (cyclic), and at np >= 4 2 nodes x 2 sockets (random).
  *
- * Usage: test_allreduce_ops [--sample=K] (K > 1: every K-th pair, rotating
- * with np).  Ends with "N passed, M failed".
+ * Usage: test_allreduce_ops [--sample=K] [--entries=PATTERNS] [--topology=SPEC]...
+ *   --sample=K        K > 1: every K-th pair, rotating with np;
+ *   --entries=PATTERNS  only the catalog entries whose name matches one of
+ *                     the comma-separated shell patterns (fnmatch), and not
+ *                     the selected path; at least one of them must apply to
+ *                     some case of every mapping;
+ *   --topology=SPEC   (repeatable) these mappings instead of the three above
+ *                     ("detected": the detected topology), e.g. one node of
+ *                     two sockets (1x2x*) for the socket-aware one-node
+ *                     entries.
+ * Ends with "N passed, M failed".
  */
+#define _POSIX_C_SOURCE 200809L
+#include <fnmatch.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +62,19 @@
 #define MAXCOUNT 1500
 
 static int wrank, wsize, sample = 1;
+static const char *entries;   /* --entries: comma-separated patterns, or NULL (every entry and auto) */
+
+/* Does entry name (NULL: the selected path) run under --entries? */
+static int chosen(const char *name)
+{
+    if (!entries) return 1;
+    if (!name) return 0;
+    char buf[512], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", entries);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (fnmatch(t, name, 0) == 0) return 1;
+    return 0;
+}
 
 /* Scalar kinds of the data fields. */
 enum { S_I8, S_U8, S_I16, S_U16, S_I32, S_U32, S_I64, S_U64, S_F32, S_F64, S_LD, S_BOOL };
@@ -306,6 +330,7 @@ static void run_mapping(const char *spec)
     long served = 0;
     for (int a = -1; a < na; a++) {
         const char *name = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, a);
+        if (!chosen(name)) continue;
         for (int t = 0; t < ncases; t++) {
             unsigned pair = (unsigned)(a + 1) * 131u + (unsigned)t;
             if (sample > 1 && (pair + (unsigned)wsize) % (unsigned)sample != 0) continue;
@@ -329,17 +354,30 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    for (int i = 1; i < argc; i++)
+    const char *specs[8];
+    int nspecs = 0;
+    for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--sample=", 9) == 0) sample = atoi(argv[i] + 9) > 1 ? atoi(argv[i] + 9) : 1;
+        else if (strncmp(argv[i], "--entries=", 10) == 0) entries = argv[i] + 10;
+        else if (strncmp(argv[i], "--topology=", 11) == 0 && nspecs < 8) specs[nspecs++] = argv[i] + 11;
+        else {
+            if (wrank == 0) fprintf(stderr, "unknown argument %s\n", argv[i]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     build_cases();
     size_t most = (size_t)MAXCOUNT * 32 + GUARD;
     sbuf = malloc(most), rbuf = malloc(most), ref = malloc(most);
     if (!sbuf || !rbuf || !ref) MPI_Abort(MPI_COMM_WORLD, 2);
     if (wrank == 0) printf("%d op/type cases x %d allreduce entries (and auto)\n", ncases,
                            topocoll_algorithm_count(TOPOCOLL_ALLREDUCE));
-    run_mapping(NULL);
-    if (wsize >= 2) run_mapping("2x*/cyclic");
-    if (wsize >= 4) run_mapping("2x2x*/random:5");
+    if (wrank == 0 && entries) printf("entries: %s\n", entries);
+    for (int i = 0; i < nspecs; i++) run_mapping(strcmp(specs[i], "detected") ? specs[i] : NULL);
+    if (nspecs == 0) {
+        run_mapping(NULL);
+        if (wsize >= 2) run_mapping("2x*/cyclic");
+        if (wsize >= 4) run_mapping("2x2x*/random:5");
+    }
     free(sbuf), free(rbuf), free(ref);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();

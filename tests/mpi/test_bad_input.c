@@ -21,7 +21,8 @@
  * entries on virtual topologies, where every rank must return); the
  * reductions' op cases through every reduce,
  * reduce_scatter_block and allreduce algorithm (and alltoall's cases through
- * every alltoall algorithm) forced by name too.  The class is asserted
+ * every alltoall algorithm) forced by name too, allreduce's one-node entries
+ * again on one node of two sockets.  The class is asserted
  * at every rank, a watchdog turns a hang into a failure naming the case
  * (BAD_INPUT_CASE_TIMEOUT seconds, default 30), and the classes returned
  * are counted (BAD_INPUT_ONLY=text runs only the table's cases whose name
@@ -776,6 +777,38 @@ static void colls_teardown(void)
 /* ==== end of the collective cases ==== */
 
 #ifndef BAD_INPUT_MPI_NAMES
+/* allreduce's cases through each one-node entry (its declared domain says
+ * "one node") on one node of two sockets, where the socket-aware schedules
+ * (shm_tiled_hier, the shm_rb trees, single copy or copy-in) have two
+ * groups: np >= 2. */
+static void forced_allreduce_sockets(void)
+{
+    if (wsize < 2) return;
+    MPI_Comm probe;
+    MPI_Comm_dup(MPI_COMM_WORLD, &probe);
+    g_topology = "1x2x*/cyclic";
+    topocoll_set_topology(probe, g_topology);
+    for (int i = 0; i < topocoll_algorithm_count(TOPOCOLL_ALLREDUCE); i++) {
+        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, i), *why = NULL;
+        const char *req = topocoll_algorithm_requirements(TOPOCOLL_ALLREDUCE, i);
+        char label[160];
+        if (!name || !req || !strstr(req, "one node")) continue;
+        if (topocoll_applicable(TOPOCOLL_ALLREDUCE, name, CNT, MPI_FLOAT, CNT, MPI_FLOAT, MPI_SUM, 0, probe,
+                                &why) != 1) {
+            if (wrank == 0)
+                printf("allreduce %s declines the valid call on \"%s\" at np=%d (%s): not checked\n", name,
+                       g_topology, wsize, why ? why : "no reason");
+            continue;
+        }
+        snprintf(label, sizeof label, "(algorithm %s, one node of two sockets)", name);
+        g_force[AR] = name;
+        every_case(AR, label, 1);
+        g_force[AR] = NULL;
+    }
+    g_topology = NULL;
+    MPI_Comm_free(&probe);
+}
+
 /* The reductions' cases at every rank through each algorithm forced by name
  * (binomial, rabenseifner, the two-tier ones...): none may leave a rank
  * without the error another rank gets. */
@@ -810,6 +843,7 @@ static void forced_reductions(void)
     }
     g_topology = NULL;
     MPI_Comm_free(&probe);
+    forced_allreduce_sockets();
 }
 
 /* alltoall's cases at every rank through each of its algorithms forced by

@@ -120,6 +120,16 @@ for map in "" "--map 6x3/cyclic"; do
     --network twotier:2x3x3 --levels node $map --coll bcast --algos 'h_*' --bytes 1K --check
 done
 
+# The hierarchical allreduce with single-copy node phases (h1_cma_rd ..
+# h4_cma_ring): the simulator takes their schedules (the cross-memory reads
+# inside a network node are local operations) and its checks pass, block
+# and cyclic.
+for map in "" "--map 6x3/cyclic"; do
+  # shellcheck disable=SC2086
+  expect_run "allreduce hierarchical single copy $map" '/check: ok/ { n++ } END { exit n != 9 }' \
+    --network twotier:2x3x3 --levels node $map --coll allreduce --algos 'h?_cma_*' --bytes 1K --check
+done
+
 # an absurd bandwidth (1e-300 GB/s): ring on 2x2x1 at 1 byte per core puts
 # 3 bytes on every link, 3 / 1e-291 = 3e+291 s, printed with its unit
 expect_run "absurd bandwidth keeps the unit" '/^  L1 / { ok = ($NF == "s" && $(NF-1) == "3e+291") } END { exit !ok }' \

@@ -19,7 +19,8 @@ static const char *const names[] = {
     "shm_dissemination", "shm_inline",
     "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
     "shm_tiled_cyclic_128k_cma", "shm_rb2_1s_cma", "shm_rb4_1s_cma", "shm_rb8_1s_cma", "shm_rb2_2s_cma",
-    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma",
+    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma", "shm_tiled_hier_256_cma", "shm_tiled_hier_2k_cma",
+    "shm_tiled_hier_16k_cma", "shm_tiled_hier_128k_cma",
 };
 #define NNAMES ((int)(sizeof names / sizeof names[0]))
 
@@ -230,10 +231,48 @@ static void test_cma_formulas(void)
     CHECK(near(tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh), 6 + 9 + 3 + 9.12 + 9 + 9.06),
           "naive cma 2 sockets: %g", tc_shm_model_predict(&m, "shm_tiled_naive_cma", &sh));
     CHECK(tc_shm_model_predict(&m, "shm_tiled_cyclic_3k_cma", &sh) < 0 &&
-          tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_tiled_hier_3k_cma", &sh) < 0 &&
+          tc_shm_model_predict(&m, "shm_tiled_hier__cma", &sh) < 0 &&
           tc_shm_model_predict(&m, "shm_tiled_naive_cmax", &sh) < 0, "unknown cma names are not predicted");
     tc_topo_free(c.t);
     tc_topo_free(d.t);
+}
+
+/* The single-copy hierarchical tiles by hand (the values of
+ * test_cma_formulas, cross reads four times slower, cross flags 4 us). */
+static void test_cma_hier_formulas(void)
+{
+    tc_shm_model m;
+    char err[256];
+    tc_shm_model_defaults(&m);
+    CHECK(tc_shm_model_parse("flag=1,copy=1,reduce=1,cma=1,cma_call=3,op=0.02,call=0,cma_x=0.25,flag_x=4", &m, err,
+                             sizeof err) == 0, "%s", err);
+    shape_case d = make(2, 2, 1);
+    set_count(&d.a, 4000);
+    tc_shm_shape sh = tc_shm_shape_of(&d.a, d.t, 4000);
+    /* 4000 B of doubles in tiles of 256 (2048 B): two tiles, one per socket
+     * rank.  4 cross signals (3 barriers + 1 level: 8) + step 2: 2048 B read
+     * from the socket's other rank and reduced (4.096) + one call and 2 ops
+     * (3.04) + the level: 2048 B read across (8.192) and reduced (2.048) +
+     * 3.04 + step 4: the whole 4000 B read across (16), one call per owner
+     * (2 x 3) and one op per tile (2 x 0.02) */
+    double want = 8 + 4.096 + 3.04 + 8.192 + 2.048 + 3.04 + 16 + 6 + 0.04;
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &sh), want), "hier 256 cma 2 sockets: %g, want %g",
+          tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &sh), want);
+    /* four sockets of 2: two levels, one more barrier and one more level */
+    shape_case e = make(4, 2, 1);
+    set_count(&e.a, 4000);
+    tc_shm_shape she = tc_shm_shape_of(&e.a, e.t, 4000);
+    CHECK(near(tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &she), want + 2 + 8.192 + 2.048 + 3.04),
+          "hier 256 cma 4 sockets: %g", tc_shm_model_predict(&m, "shm_tiled_hier_256_cma", &she));
+    /* one group (a non-commutative operation): as the cyclic tiles */
+    d.a.commutative = 0;
+    sh = tc_shm_shape_of(&d.a, d.t, 4000);
+    CHECK(sh.groups == 1 && near(tc_shm_model_predict(&m, "shm_tiled_hier_2k_cma", &sh),
+                                 tc_shm_model_predict(&m, "shm_tiled_cyclic_2k_cma", &sh)),
+          "non-commutative hier cma: %g", tc_shm_model_predict(&m, "shm_tiled_hier_2k_cma", &sh));
+    tc_topo_free(d.t);
+    tc_topo_free(e.t);
 }
 
 /* The single-copy tree and dissemination by hand (the values of
@@ -415,5 +454,6 @@ int main(void)
     test_cma_choice();
     test_cma_tree_formulas();
     test_cma_tree_choice();
+    test_cma_hier_formulas();
     return tc_test_summary();
 }

@@ -26,7 +26,8 @@ static const char *const entries[] = {
     "shm_tiled_hier_128k", "shm_dissemination",
     "shm_tiled_naive_cma", "shm_tiled_cyclic_256_cma", "shm_tiled_cyclic_2k_cma", "shm_tiled_cyclic_16k_cma",
     "shm_tiled_cyclic_128k_cma", "shm_rb2_1s_cma", "shm_rb4_1s_cma", "shm_rb8_1s_cma", "shm_rb2_2s_cma",
-    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma",
+    "shm_rb4_2s_cma", "shm_rb8_2s_cma", "shm_dissemination_cma", "shm_tiled_hier_256_cma", "shm_tiled_hier_2k_cma",
+    "shm_tiled_hier_16k_cma", "shm_tiled_hier_128k_cma",
 };
 #define NENTRIES ((int)(sizeof entries / sizeof entries[0]))
 

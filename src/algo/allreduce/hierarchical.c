@@ -15,25 +15,36 @@
  *      shared buffer; a node barrier (flags); each leader reduces its
  *      segments over the node's slots in rank order into the last rank's
  *      slot and copies them to its receive buffer.  node=p2p: every rank
- *      sends each segment to its leader, which combines them.
+ *      sends each segment to its leader, which combines them.  node=cma
+ *      (single copy, hierarchical_cma.c): each leader reads its segments
+ *      from the node's ranks' own input buffers with process_vm_readv,
+ *      chunk by chunk, and combines them in rank order into its receive
+ *      buffer.
  *   2. For each segment (in order), its leaders (one per node, node order)
  *      allreduce it in their receive buffers: x=rd recursive doubling,
  *      x=rsa reduce-scatter + allgather (Rabenseifner), x=ring.
  *   3. node=shm: leaders write their segments into the last rank's slot; a
  *      node barrier; every rank copies the segments it does not lead.
  *      node=p2p: each leader sends its segments to the node's other ranks.
+ *      node=cma: every rank reads the segments it does not lead from their
+ *      leaders' receive buffers, then raises the leaders' flags.
  *   Each element is combined once on a node and the leaders' exchange gives
  *   every leader the same bits (subset.h), so all ranks hold bitwise-
  *   identical results.
  * Cost (P nodes of m ranks, n elements): node phase shm n copy + (m-1) n / K
  *   gamma per leader, p2p (m-1) messages of n/K per leader; leaders' phase
  *   that of X on P ranks with n/K elements (K leaders cross the network at
- *   once); distribution shm n copy, p2p (m-1) messages of n/K per leader.
+ *   once); distribution shm n copy, p2p (m-1) messages of n/K per leader;
+ *   node=cma: no copy-in or copy-out, (m-1) n / K read by process_vm_readv
+ *   and (m-1) n / K gamma per leader, n (a leader (K-1) n / K) read per rank
+ *   in the distribution.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
- *   calls); scratch n/K (x) plus, node=p2p, (m-1) n/K per led segment.
+ *   calls); scratch n/K (x) plus, node=p2p, (m-1) n/K per led segment;
+ *   node=cma: no node-shared data, scratch as hierarchical_cma.c says.
  * Restrictions: commutative operations (a node's ranks need not be
- *   consecutive); node=shm needs node-shared memory.  Any mapping, unequal
- *   nodes.
+ *   consecutive); node=shm needs node-shared memory; node=cma node-shared
+ *   flags, cross-memory attach and contiguous datatypes.  Any mapping,
+ *   unequal nodes.
  * Source: Kandalla et al. 2009 (multiple leaders); Li, Hoefler, Snir 2013
  *   (node-level shared-memory reduction and broadcast); Rabenseifner 2004
  *   and Thakur, Rabenseifner, Gropp 2005 (the leaders' exchanges).
@@ -42,43 +53,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "algo/allreduce/subset.h"
 #include "algo/allreduce/common.h"
+#include "algo/allreduce/hierarchical.h"
+#include "algo/allreduce/subset.h"
 
-enum { N_SHM, N_P2P };
 enum { X_RD, X_RSA, X_RING };
 static const int leader_counts[] = { 1, 2, 4 };
 
-typedef struct hctx {
-    const tc_args *a;
-    const tc_topo *t;
-    int K, node_mode, x;
-    int node, m, mi;          /* this rank's node, its size, this rank's index */
-    const int *M;             /* the node's ranks */
-    int64_t n;
-} hctx;
+static int64_t slot_base(const ar_hier *h, int idx) { return (int64_t)idx * h->n; }
 
-static int64_t seg_lo(const hctx *h, int j)
-{
-    int64_t per = h->n / h->K, extra = h->n % h->K;
-    return (int64_t)j * per + (j < extra ? j : extra);
-}
-
-static tc_region seg(const hctx *h, int buf, int64_t base, int j)
-{
-    return tc_reg(buf, base + seg_lo(h, j), seg_lo(h, j + 1) - seg_lo(h, j));
-}
-
-/* Segment j's leader on node nd. */
-static int leader(const hctx *h, int nd, int j)
-{
-    int m = tc_topo_node_size(h->t, nd);
-    return h->t->node_ranks[h->t->node_start[nd] + (int)((int64_t)j * m / h->K)];
-}
-
-static int64_t slot_base(const hctx *h, int idx) { return (int64_t)idx * h->n; }
-
-static void node_barrier(tc_sched *s, const hctx *h)
+static void node_barrier(tc_sched *s, const ar_hier *h)
 {
     for (int i = 0; i < h->m; i++)
         if (i != h->mi) tc_sched_signal(s, h->M[i]);
@@ -87,49 +71,50 @@ static void node_barrier(tc_sched *s, const hctx *h)
     tc_sched_round(s);
 }
 
-static int input_buf(const hctx *h) { return h->a->in_place ? TC_BUF_RECV : TC_BUF_SEND; }
-
 /* Step 1 (shm). */
-static void reduce_shm(tc_sched *s, const hctx *h)
+static void reduce_shm(tc_sched *s, const ar_hier *h)
 {
     int last = h->m - 1;
-    tc_sched_copy(s, tc_reg(input_buf(h), 0, h->n), tc_reg(TC_BUF_SHM, slot_base(h, h->mi), h->n));
+    tc_sched_copy(s, tc_reg(ar_hier_input(h), 0, h->n), tc_reg(TC_BUF_SHM, slot_base(h, h->mi), h->n));
     node_barrier(s, h);
     for (int j = 0; j < h->K; j++) {
-        if (leader(h, h->node, j) != h->a->rank) continue;
+        if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int i = last - 1; i >= 0; i--)
-            tc_sched_reduce(s, seg(h, TC_BUF_SHM, slot_base(h, i), j), seg(h, TC_BUF_SHM, slot_base(h, last), j));
-        tc_sched_copy(s, seg(h, TC_BUF_SHM, slot_base(h, last), j), seg(h, TC_BUF_RECV, 0, j));
+            tc_sched_reduce(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, i), j),
+                            ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j));
+        tc_sched_copy(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j), ar_hier_seg(h, TC_BUF_RECV, 0, j));
     }
     tc_sched_round(s);
 }
 
 /* Step 1 (p2p): the leader receives the other ranks' segment into scratch
  * (after the leaders' exchange area of n elements). */
-static void reduce_p2p(tc_sched *s, const hctx *h)
+static void reduce_p2p(tc_sched *s, const ar_hier *h)
 {
     int64_t top = h->n;
     for (int j = 0; j < h->K; j++) {
-        int l = leader(h, h->node, j);
+        int l = ar_hier_leader(h, h->node, j);
         if (l != h->a->rank) {
-            tc_sched_send(s, l, seg(h, input_buf(h), 0, j));
+            tc_sched_send(s, l, ar_hier_seg(h, ar_hier_input(h), 0, j));
             continue;
         }
-        if (!h->a->in_place) tc_sched_copy(s, seg(h, TC_BUF_SEND, 0, j), seg(h, TC_BUF_RECV, 0, j));
+        if (!h->a->in_place)
+            tc_sched_copy(s, ar_hier_seg(h, TC_BUF_SEND, 0, j), ar_hier_seg(h, TC_BUF_RECV, 0, j));
         for (int i = 0; i < h->m; i++)
             if (i != h->mi) {
-                tc_sched_recv(s, h->M[i], seg(h, TC_BUF_TMP, top - seg_lo(h, j), j));
-                top += seg_lo(h, j + 1) - seg_lo(h, j);
+                tc_sched_recv(s, h->M[i], ar_hier_seg(h, TC_BUF_TMP, top - ar_hier_seg_lo(h, j), j));
+                top += ar_hier_seg_lo(h, j + 1) - ar_hier_seg_lo(h, j);
             }
     }
     tc_sched_round(s);
     top = h->n;
     for (int j = 0; j < h->K; j++) {
-        if (leader(h, h->node, j) != h->a->rank) continue;
+        if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int i = 0; i < h->m; i++)
             if (i != h->mi) {
-                tc_sched_reduce(s, seg(h, TC_BUF_TMP, top - seg_lo(h, j), j), seg(h, TC_BUF_RECV, 0, j));
-                top += seg_lo(h, j + 1) - seg_lo(h, j);
+                tc_sched_reduce(s, ar_hier_seg(h, TC_BUF_TMP, top - ar_hier_seg_lo(h, j), j),
+                                ar_hier_seg(h, TC_BUF_RECV, 0, j));
+                top += ar_hier_seg_lo(h, j + 1) - ar_hier_seg_lo(h, j);
             }
     }
     tc_sched_need_tmp(s, top);
@@ -137,15 +122,15 @@ static void reduce_p2p(tc_sched *s, const hctx *h)
 }
 
 /* Step 2. */
-static int exchange(tc_sched *s, const hctx *h)
+static int exchange(tc_sched *s, const ar_hier *h)
 {
     int P = h->t->nnodes;
     int *L = malloc((size_t)P * sizeof *L);
     if (!L) return ENOMEM;
     for (int j = 0; j < h->K; j++) {
-        if (leader(h, h->node, j) != h->a->rank) continue;
-        for (int nd = 0; nd < P; nd++) L[nd] = leader(h, nd, j);
-        ar_sub x = { L, P, h->node, seg(h, TC_BUF_RECV, 0, j), 0 };
+        if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
+        for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
+        ar_sub x = { L, P, h->node, ar_hier_seg(h, TC_BUF_RECV, 0, j), 0 };
         if (h->x == X_RD) ar_sub_rd(s, &x);
         else if (h->x == X_RSA) ar_sub_rsa(s, &x);
         else ar_sub_ring(s, &x);
@@ -155,43 +140,52 @@ static int exchange(tc_sched *s, const hctx *h)
 }
 
 /* Step 3. */
-static void distribute(tc_sched *s, const hctx *h)
+static void distribute(tc_sched *s, const ar_hier *h)
 {
     int last = h->m - 1;
-    if (h->node_mode == N_P2P) {
+    if (h->node_mode == AR_NODE_CMA) {
+        ar_hier_distribute_cma(s, h);
+        return;
+    }
+    if (h->node_mode == AR_NODE_P2P) {
         for (int j = 0; j < h->K; j++) {
-            int l = leader(h, h->node, j);
-            if (l != h->a->rank) tc_sched_recv(s, l, seg(h, TC_BUF_RECV, 0, j));
+            int l = ar_hier_leader(h, h->node, j);
+            if (l != h->a->rank) tc_sched_recv(s, l, ar_hier_seg(h, TC_BUF_RECV, 0, j));
             else
                 for (int i = 0; i < h->m; i++)
-                    if (i != h->mi) tc_sched_send(s, h->M[i], seg(h, TC_BUF_RECV, 0, j));
+                    if (i != h->mi) tc_sched_send(s, h->M[i], ar_hier_seg(h, TC_BUF_RECV, 0, j));
         }
         tc_sched_round(s);
         return;
     }
     for (int j = 0; j < h->K; j++)
-        if (leader(h, h->node, j) == h->a->rank)
-            tc_sched_copy(s, seg(h, TC_BUF_RECV, 0, j), seg(h, TC_BUF_SHM, slot_base(h, last), j));
+        if (ar_hier_leader(h, h->node, j) == h->a->rank)
+            tc_sched_copy(s, ar_hier_seg(h, TC_BUF_RECV, 0, j),
+                          ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j));
     node_barrier(s, h);
     for (int j = 0; j < h->K; j++)
-        if (leader(h, h->node, j) != h->a->rank)
-            tc_sched_copy(s, seg(h, TC_BUF_SHM, slot_base(h, last), j), seg(h, TC_BUF_RECV, 0, j));
+        if (ar_hier_leader(h, h->node, j) != h->a->rank)
+            tc_sched_copy(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j),
+                          ar_hier_seg(h, TC_BUF_RECV, 0, j));
     tc_sched_round(s);
 }
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int node_mode, int x)
 {
-    hctx h = { a, t, K, node_mode, x, 0, 0, 0, NULL, a->scount };
+    ar_hier h = { a, t, K, node_mode, x, 0, 0, 0, NULL, a->scount };
     h.node = t->node_of[a->rank];
     h.m = tc_topo_node_size(t, h.node);
     h.mi = t->node_idx[a->rank];
     h.M = t->node_ranks + t->node_start[h.node];
     s->tmp_like = TC_BUF_SEND;
     tc_sched_need_tmp(s, h.n);
-    if (node_mode == N_SHM) {
+    if (node_mode == AR_NODE_SHM) {
         tc_sched_need_shm(s, (int64_t)h.m * h.n);
         tc_sched_shm_home(s, slot_base(&h, h.mi), h.n);
         reduce_shm(s, &h);
+    } else if (node_mode == AR_NODE_CMA) {
+        tc_sched_need_tmp(s, ar_hier_cma_tmp(&h));
+        ar_hier_reduce_cma(s, &h);
     } else {
         reduce_p2p(s, &h);
     }
@@ -205,11 +199,11 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
 
 enum { P_LEADERS, P_NODE, P_X };
 static const char *const leaders_values[] = { "1", "2", "4", NULL };
-static const char *const node_values[] = { "shm", "p2p", NULL };
+static const char *const node_values[] = { "shm", "p2p", "cma", NULL };
 static const char *const x_values[] = { "rd", "rsa", "ring", NULL };
 static const tc_param_def params[] = {
     { "leaders", leaders_values, 0 },
-    { "node", node_values, N_SHM },
+    { "node", node_values, AR_NODE_SHM },
     { "x", x_values, X_RD },
 };
 
@@ -217,17 +211,22 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
     static const char *const xt[] = { "recursive doubling", "reduce-scatter + allgather", "ring" };
+    static const char *const nt[] = { "shared-memory", "point-to-point", "single-copy (process_vm_readv)" };
+    if (v[P_NODE] == AR_NODE_CMA) out->source = "src/algo/allreduce/hierarchical_cma.c";
     snprintf(out->alias, sizeof out->alias, "h%s_%s_%s", leaders_values[v[P_LEADERS]], node_values[v[P_NODE]],
              x_values[v[P_X]]);
     snprintf(out->desc, sizeof out->desc,
              "hierarchical, %s leader%s per node (1/%s of the vector each): node-level %s reduction, "
              "leaders' %s, node-level %s broadcast", leaders_values[v[P_LEADERS]],
              v[P_LEADERS] ? "s" : "", leaders_values[v[P_LEADERS]],
-             v[P_NODE] == N_SHM ? "shared-memory" : "point-to-point", xt[v[P_X]],
-             v[P_NODE] == N_SHM ? "shared-memory" : "point-to-point");
+             nt[v[P_NODE]], xt[v[P_X]], v[P_NODE] == AR_NODE_CMA ? "single-copy" : nt[v[P_NODE]]);
 }
 
-static unsigned req_of(const int *v) { return v[P_NODE] == N_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
+static unsigned req_of(const int *v)
+{
+    if (v[P_NODE] == AR_NODE_CMA) return TC_REQ_NODE_SHM | TC_REQ_CMA;
+    return v[P_NODE] == AR_NODE_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE;
+}
 
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -238,7 +237,8 @@ static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 const tc_family tc_allreduce_hierarchical = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "hierarchical",
     .summary = "node-level reduction, leaders' allreduce (1, 2 or 4 leaders per node, each carrying its "
-               "share of the vector), node-level broadcast",
+               "share of the vector), node-level broadcast; node phases through the node-shared window, "
+               "point-to-point, or single copy (node=cma: process_vm_readv of the peers' buffers)",
     .source = __FILE__, .nparams = 3, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_COMMUTATIVE, .req_of = req_of, .generate = family_generate,
 };

@@ -3,7 +3,8 @@
  * reduction of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013), section 3.2, with processes instead of
  * threads.  This file is copy=in (shm_common.h); copy=cma, the single-copy
- * form that reads the peers' own buffers, is shm_tiled_cma.c.
+ * form that reads the peers' own buffers (every tile assignment), is
+ * shm_tiled_cma.c.
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
  *   buffer; a barrier (every rank raises every other rank's flag and waits
@@ -113,8 +114,7 @@ static const int order[] = { P_COPY, P_TILES, P_TILE };
 
 static const char *invalid(const int *v)
 {
-    if (v[P_TILES] == T_NAIVE && v[P_TILE] != 1) return "tiles=naive has one tile per rank (no tile size)";
-    return v[P_TILES] == T_HIER && v[P_COPY] == COPY_CMA ? "tiles=hier has no single-copy form" : NULL;
+    return v[P_TILES] == T_NAIVE && v[P_TILE] != 1 ? "tiles=naive has one tile per rank (no tile size)" : NULL;
 }
 
 static void describe_cma(const int *v, tc_instance_text *out)
@@ -126,10 +126,11 @@ static void describe_cma(const int *v, tc_instance_text *out)
                  "single copy (process_vm_readv), tiled reduce: one contiguous tile per rank");
         return;
     }
-    snprintf(out->alias, sizeof out->alias, "shm_tiled_cyclic_%s_cma", tile_values[v[P_TILE]]);
-    snprintf(out->desc, sizeof out->desc,
-             "single copy (process_vm_readv), tiled reduce: tiles of %s elements dealt round-robin "
-             "over the ranks", tile_values[v[P_TILE]]);
+    snprintf(out->alias, sizeof out->alias, "shm_tiled_%s_%s_cma", tiles_values[v[P_TILES]], tile_values[v[P_TILE]]);
+    snprintf(out->desc, sizeof out->desc, "single copy (process_vm_readv), tiled reduce: tiles of %s elements dealt %s",
+             tile_values[v[P_TILE]],
+             v[P_TILES] == T_CYCLIC ? "round-robin over the ranks"
+                                    : "round-robin inside each socket, binomial tree across sockets");
 }
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
@@ -171,7 +172,7 @@ const tc_family tc_allreduce_shm_tiled = {
                "peers' buffers): every rank reduces its tiles across all contributions "
                "(naive, cyclic, hierarchical; Li, Hoefler, Snir 2013)",
     .source = __FILE__, .nparams = 3, .params = params, .order = order, .invalid = invalid,
-    .rule = "tiles=naive takes no tile size (tile=2k); tiles=hier has no single-copy form (copy=in)",
+    .rule = "tiles=naive takes no tile size (tile=2k)",
     .describe = describe, .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE, .req_of = req_of,
     .generate = family_generate,
 };
