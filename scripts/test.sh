@@ -56,8 +56,9 @@ build() {
 
 # The verifier sweeps (label verify) link no MPI: they run once, in the
 # Open MPI build; the MPICH build runs everything else.
-# ctest -j2: the MPI-free tests run two at a time; every other test is
-# RUN_SERIAL (tests/CMakeLists.txt), so MPI runs never overlap anything.
+# ctest -j2: tests of one process (the MPI-free ones, np 1 MPI runs) share
+# the two slots; an MPI run of np >= 2 asks for both (PROCESSORS, see the end
+# of tests/CMakeLists.txt), so it never overlaps anything.
 for flavor in openmpi mpich; do
   echo "==== $flavor"
   if build "$flavor" "$flavor"; then
