@@ -4,7 +4,8 @@
 #   scripts/build.sh openmpi|mpich [extra cmake arguments...]
 #
 # Builds in build-<flavour> at the repository root (BUILD_DIR overrides it).
-# Later -D arguments win, e.g. -DTOPOCOLL_WERROR=OFF.
+# Later -D arguments win, e.g. -DTOPOCOLL_WERROR=OFF.  BUILD_TARGETS (names
+# separated by spaces) builds only those targets and what they need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,4 +21,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B "$dir" -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec" \
       -DTOPOCOLL_WERROR=ON "$@"
-cmake --build "$dir" -j "$jobs"
+read -ra targets <<<"${BUILD_TARGETS:-}"
+if [ ${#targets[@]} -gt 0 ]; then
+  cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+else
+  cmake --build "$dir" -j "$jobs"
+fi

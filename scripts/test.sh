@@ -56,8 +56,9 @@ build() {
 
 # The verifier sweeps (label verify) link no MPI: they run once, in the
 # Open MPI build; the MPICH build runs everything else.
-# ctest -j2: the MPI-free tests run two at a time; every other test is
-# RUN_SERIAL (tests/CMakeLists.txt), so MPI runs never overlap anything.
+# ctest -j2: tests of one process (the MPI-free ones, np 1 MPI runs) share
+# the two slots; an MPI run of np >= 2 asks for both (PROCESSORS, see the end
+# of tests/CMakeLists.txt), so it never overlaps anything.
 for flavor in openmpi mpich; do
   echo "==== $flavor"
   if build "$flavor" "$flavor"; then
@@ -79,8 +80,12 @@ fi
 # slower here); MPI runs with leak checking off (Open MPI's own allocations
 # at exit are not ours; docs/bench.md shows the benchmark under valgrind with
 # tools/bench/valgrind-mpi.supp for leaks there).
+# The sanitizer builds build only the programs their tests run (the clang
+# build above compiles everything with -Werror): topocoll_local_tests (labels
+# unit and verify, tests/CMakeLists.txt) and the MPI programs below.
 echo "==== openmpi, address + undefined sanitizers"
-if build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
+if BUILD_TARGETS="topocoll_local_tests test_matrix test_alltoallv test_bad_input topocoll-bench" \
+   build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
   TOPOCOLL_VERIFY_STRIDE=4 ctest_run openmpi-asan-local build-openmpi-asan -j2 -L "unit|verify"
   ASAN_OPTIONS=detect_leaks=0 ctest_run openmpi-asan-mpi build-openmpi-asan \
     -R "openmpi_(allgather_matrix_np(3|4)|alltoallv_np4|bad_input_np2|bench_np4|allreduce_ops_(tiled_hier|hier)_cma_np4)$"
@@ -91,7 +96,8 @@ fi
 # MPI; the test sets TSAN_OPTIONS with tests/tsan.supp (reports inside the
 # MPI library and its runtime only), any report fails it.
 echo "==== openmpi, thread sanitizer"
-if build openmpi-tsan openmpi -DTOPOCOLL_SANITIZE=thread -DTOPOCOLL_BUILD_TOOLS=OFF; then
+if BUILD_TARGETS="topocoll_local_tests test_threads" \
+   build openmpi-tsan openmpi -DTOPOCOLL_SANITIZE=thread -DTOPOCOLL_BUILD_TOOLS=OFF; then
   ctest_run openmpi-tsan build-openmpi-tsan -j2 -R "^unit_|^openmpi_threads_np2$"
 fi
 

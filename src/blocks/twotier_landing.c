@@ -28,15 +28,16 @@ static int landed(const tt_plan *pl, int t, int i)
 }
 
 /* What local unit i of supernode t owns of t's own segment after stage 2:
- * 1 with its range [*x, *y), else 0. */
+ * 1 with its range [*x, *y), else 0.  O(1): stage 4 asks for every unit of
+ * the supernode on every unit (a scan of the owners made the generator
+ * quadratic in the units of a supernode). */
 static int own_range(const tt_red *R, int t, int i, int64_t *x, int64_t *y)
 {
-    int u = R->pl->unit_first[t] + i;
-    for (int k = 0; k < tt_red_owners(R, t, t); k++)
-        if (tt_red_owner_unit(R, t, t, k) == u) {
-            tt_red_owner_range(R, t, t, k, x, y);
-            return 1;
-        }
+    int k = tt_red_owner_index(R, t, t, i);
+    if (k >= 0) {
+        tt_red_owner_range(R, t, t, k, x, y);
+        return 1;
+    }
     *x = *y = 0;
     return 0;
 }

@@ -31,6 +31,15 @@ static int owner_unit(const tt_red *R, int t, int sg, int k)
     return R->pl->unit_first[t] + (S >= n ? sg % n : sg + k * S);
 }
 
+/* Which owner of segment sg in supernode t local unit i is (the k with
+ * owner_unit(R, t, sg, k) = unit_first[t] + i), or -1: none. */
+static int owner_index(const tt_red *R, int t, int sg, int i)
+{
+    int n = tt_nunits(R->pl, t), S = R->pl->S;
+    if (S >= n) return i == sg % n ? 0 : -1;
+    return i >= sg && (i - sg) % S == 0 ? (i - sg) / S : -1;
+}
+
 static void owner_range(const tt_red *R, int t, int sg, int k, int64_t *x, int64_t *y)
 {
     int c = owners(R, t, sg);
@@ -45,6 +54,7 @@ void tt_red_home_range(const tt_red *R, int sg, int k, int64_t *x, int64_t *y)
 { owner_range(R, sg, sg, k, x, y); }
 int tt_red_owners(const tt_red *R, int t, int sg) { return owners(R, t, sg); }
 int tt_red_owner_unit(const tt_red *R, int t, int sg, int k) { return owner_unit(R, t, sg, k); }
+int tt_red_owner_index(const tt_red *R, int t, int sg, int i) { return owner_index(R, t, sg, i); }
 void tt_red_owner_range(const tt_red *R, int t, int sg, int k, int64_t *x, int64_t *y)
 { owner_range(R, t, sg, k, x, y); }
 

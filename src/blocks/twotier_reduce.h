@@ -71,11 +71,13 @@ void tt_red_home_range(const tt_red *R, int sg, int k, int64_t *x, int64_t *y);
 
 /* Stage 2's ownership, for the landing variant (twotier_landing.h): in
  * supernode t, segment sg has tt_red_owners() owners; the k-th is unit
- * tt_red_owner_unit() and owns [*x, *y).  tt_red_owned: the (segment, k)
+ * tt_red_owner_unit() and owns [*x, *y); local unit i of t is owner
+ * tt_red_owner_index() (-1: none; O(1)).  tt_red_owned: the (segment, k)
  * pairs local unit i of t owns, in segment order: how many, the first in
  * *sg0, *k0, and the step between their segments. */
 int tt_red_owners(const tt_red *R, int t, int sg);
 int tt_red_owner_unit(const tt_red *R, int t, int sg, int k);
+int tt_red_owner_index(const tt_red *R, int t, int sg, int i);
 void tt_red_owner_range(const tt_red *R, int t, int sg, int k, int64_t *x, int64_t *y);
 int tt_red_owned(const tt_red *R, int t, int i, int *sg0, int *k0, int *step);
 

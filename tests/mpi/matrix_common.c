@@ -106,16 +106,6 @@ int tm_err_class(int rc)
     return cls;
 }
 
-uint32_t tm_fmix32(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
-    return h;
-}
-
 long long tm_first_diff(const unsigned char *a, const unsigned char *b, size_t n)
 {
     if (memcmp(a, b, n) == 0) return -1;

@@ -43,8 +43,17 @@ void tm_set_key(int64_t *keys, int k, long long detail, int wrank, int wsize);
 void tm_errstr(int rc, char *out, int len);
 int tm_err_class(int rc);
 
-/* A 32-bit finaliser (MurmurHash3's): the test data. */
-uint32_t tm_fmix32(uint32_t h);
+/* A 32-bit finaliser (MurmurHash3's): the test data (inline: the matrix
+ * hashes every element of every rank's data). */
+static inline uint32_t tm_fmix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h;
+}
 
 /* First differing byte of a and b, -1 when equal. */
 long long tm_first_diff(const unsigned char *a, const unsigned char *b, size_t n);

@@ -5,7 +5,8 @@
  * copies and reductions in pieces).  Run at np 1 and np 2; each case holds
  * at most about 6.5 GiB over all ranks, one case at a time (each on its own
  * duplicate of MPI_COMM_WORLD, freed at the end so that topocoll's scratch
- * and shared memory go with it).
+ * and shared memory go with it; the test's own buffers are two slots
+ * mapped once and reused, see alloc_guarded).
  *
  *   allgather, default selection, 2^28 MPI_DOUBLE (2 GiB per buffer)    np 1
  *   reduce, TOPOCOLL_REDUCE=binomial, 2^28+1 MPI_DOUBLE, MPI_SUM         np 1
@@ -43,12 +44,14 @@
  * allreduce_shm_tiled_naive, allreduce_ring).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <mpi.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "topocoll.h"
 #include "core/config.h"
@@ -71,15 +74,49 @@ static unsigned char bval(int r, int64_t i)
                            (unsigned)r * 101u);
 }
 
-static void *alloc_guarded(size_t bytes, const char *what)
+/* The cases' buffers: two slots (a case uses at most two buffers at once),
+ * each mapped once, as large as the largest case, and reused by every case.
+ * Fresh multi-GiB allocations per case spent most of the run in the kernel
+ * faulting in and zeroing pages (each case still writes every byte it
+ * checks: inputs filled, receive buffers set to 0xff, guards rewritten);
+ * transparent huge pages, where the kernel offers them on request, cut the
+ * faults further.  topocoll's own scratch and shared memory are still
+ * allocated and freed per case, by the library. */
+#define SLOT_MIN ((size_t)5 << 29)   /* 2.5 GiB: the strided cases' 2^31 + 2^28 bytes */
+/* Slot 1 starts this far into its mapping: two buffers at the same offset
+ * in their pages (fresh mappings are page aligned) contend for the same
+ * cache sets in a loop over both, which made the executor case's fill
+ * several times slower. */
+#define SLOT_SKEW 2112
+static struct slot { unsigned char *p; size_t cap; } slots[2];
+
+static void *alloc_guarded(int slot, size_t bytes, const char *what)
 {
-    unsigned char *p = malloc(bytes + GUARD);
-    if (!p) {
-        fprintf(stderr, "rank %d: cannot allocate %zu bytes for %s\n", wrank, bytes + GUARD, what);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    struct slot *sl = &slots[slot];
+    size_t need = bytes + GUARD + (size_t)slot * SLOT_SKEW;
+    if (sl->cap < need) {
+        if (sl->p) munmap(sl->p, sl->cap);
+        size_t cap = need > SLOT_MIN ? need : SLOT_MIN;
+        void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            fprintf(stderr, "rank %d: cannot map %zu bytes for %s\n", wrank, cap, what);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, cap, MADV_HUGEPAGE);   /* refused: only slower */
+#endif
+        sl->p = p;
+        sl->cap = cap;
     }
-    memset(p + bytes, GUARD_BYTE, GUARD);
-    return p;
+    unsigned char *at = sl->p + slot * SLOT_SKEW;
+    memset(at + bytes, GUARD_BYTE, GUARD);
+    return at;
+}
+
+static void release_slots(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (slots[i].p) munmap(slots[i].p, slots[i].cap);
 }
 
 static int guard_intact(const void *buf, size_t bytes)
@@ -183,7 +220,7 @@ static void allgather_default(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
     size_t rbytes = (size_t)n * (size_t)wsize * sizeof(double);
-    double *s = alloc_guarded((size_t)n * sizeof(double), "send"), *r = alloc_guarded(rbytes, "recv");
+    double *s = alloc_guarded(0, (size_t)n * sizeof(double), "send"), *r = alloc_guarded(1, rbytes, "recv");
     for (int64_t i = 0; i < n; i++) s[i] = dval(wrank, i);
     memset(r, 0xff, rbytes);
     int rc = topocoll_allgather(s, (int)n, MPI_DOUBLE, r, (int)n, MPI_DOUBLE, comm);
@@ -191,8 +228,6 @@ static void allgather_default(int64_t n)
     char what[96];
     snprintf(what, sizeof what, "allgather default %lld doubles", (long long)n);
     verdict(what, rc, NULL, bad, guard_intact(r, rbytes), comm);
-    free(s);
-    free(r);
     MPI_Comm_free(&comm);
 }
 
@@ -200,7 +235,7 @@ static void reduce_forced(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
     size_t bytes = (size_t)n * sizeof(double);
-    double *s = alloc_guarded(bytes, "send"), *r = wrank == 0 ? alloc_guarded(bytes, "recv") : NULL;
+    double *s = alloc_guarded(0, bytes, "send"), *r = wrank == 0 ? alloc_guarded(1, bytes, "recv") : NULL;
     for (int64_t i = 0; i < n; i++) s[i] = dval(wrank, i);
     if (r) memset(r, 0xff, bytes);
     force("TOPOCOLL_REDUCE", "binomial");
@@ -210,8 +245,6 @@ static void reduce_forced(int64_t n)
     char what[96];
     snprintf(what, sizeof what, "reduce TOPOCOLL_REDUCE=binomial %lld doubles", (long long)n);
     verdict(what, rc, "binomial", bad, !r || guard_intact(r, bytes), comm);
-    free(s);
-    free(r);
     MPI_Comm_free(&comm);
 }
 
@@ -219,7 +252,7 @@ static void bcast_forced(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
     size_t bytes = (size_t)n * sizeof(double);
-    double *b = alloc_guarded(bytes, "buffer");
+    double *b = alloc_guarded(0, bytes, "buffer");
     if (wrank == 0)
         for (int64_t i = 0; i < n; i++) b[i] = dval(0, i);
     else
@@ -231,7 +264,6 @@ static void bcast_forced(int64_t n)
     char what[96];
     snprintf(what, sizeof what, "bcast TOPOCOLL_BCAST=binomial %lld doubles", (long long)n);
     verdict(what, rc, "binomial", bad, guard_intact(b, bytes), comm);
-    free(b);
     MPI_Comm_free(&comm);
 }
 
@@ -272,7 +304,7 @@ static void allgather_strided(int64_t n)
     MPI_Comm comm = fresh_comm();
     MPI_Datatype strided = strided_type();
     size_t bytes = (size_t)(n * SPAN_EXTENT) * sizeof(double);
-    double *s = alloc_guarded(bytes, "send"), *r = alloc_guarded(bytes, "recv");
+    double *s = alloc_guarded(0, bytes, "send"), *r = alloc_guarded(1, bytes, "recv");
     memset(s, 0xff, bytes);
     memset(r, 0xff, bytes);
     for (int64_t e = 0; e < n; e++)
@@ -282,8 +314,6 @@ static void allgather_strided(int64_t n)
     char what[96];
     snprintf(what, sizeof what, "allgather default %lld strided elements", (long long)n);
     verdict(what, rc, NULL, bad, guard_intact(r, bytes), comm);
-    free(s);
-    free(r);
     MPI_Type_free(&strided);
     MPI_Comm_free(&comm);
 }
@@ -298,7 +328,7 @@ static void bcast_strided(int64_t n)
     int contiguous_root = wsize > 1 && wrank == 0;
     int64_t span = contiguous_root ? SPAN_USED : SPAN_EXTENT;
     size_t bytes = (size_t)(n * span) * sizeof(double);
-    double *b = alloc_guarded(bytes, "buffer");
+    double *b = alloc_guarded(0, bytes, "buffer");
     memset(b, 0xff, bytes);
     for (int64_t e = 0; e < n && wrank == 0; e++)
         for (int j = 0; j < SPAN_USED; j++) b[e * span + j] = dval(0, e * SPAN_USED + j);
@@ -310,7 +340,6 @@ static void bcast_strided(int64_t n)
     snprintf(what, sizeof what, "bcast binomial %lld strided elements (%s root)", (long long)n,
              wsize > 1 ? "contiguous" : "strided");
     verdict(what, rc, "binomial", bad, guard_intact(b, bytes), comm);
-    free(b);
     MPI_Type_free(&strided);
     MPI_Comm_free(&comm);
 }
@@ -326,7 +355,7 @@ static void allgather_huge_type(int64_t n, const char *forced)
     MPI_Type_contiguous((int)n, MPI_DOUBLE, &huge);
     MPI_Type_commit(&huge);
     size_t bytes = (size_t)n * sizeof(double);
-    double *s = alloc_guarded(bytes, "send"), *r = alloc_guarded(bytes, "recv");
+    double *s = alloc_guarded(0, bytes, "send"), *r = alloc_guarded(1, bytes, "recv");
     for (int64_t i = 0; i < n; i++) s[i] = dval(wrank, i);
     memset(r, 0xff, bytes);
     const char *why = "";
@@ -340,8 +369,6 @@ static void allgather_huge_type(int64_t n, const char *forced)
     snprintf(what, sizeof what, "allgather of 1 element of %lld doubles, %s%s", (long long)n,
              forced ? "forced " : "default selection", forced ? forced : "");
     verdict(what, rc, "native", bad, guard_intact(r, bytes), comm);
-    free(s);
-    free(r);
     MPI_Type_free(&huge);
     MPI_Comm_free(&comm);
 }
@@ -368,7 +395,7 @@ static long exec_check(const unsigned char *b, int64_t n, int bxor)
 static void executor_reduce(int64_t n)
 {
     MPI_Comm comm = fresh_comm();
-    unsigned char *a = alloc_guarded((size_t)n, "a"), *b = alloc_guarded((size_t)n, "b");
+    unsigned char *a = alloc_guarded(0, (size_t)n, "a"), *b = alloc_guarded(1, (size_t)n, "b");
     for (int64_t i = 0; i < n; i++) {
         a[i] = bval(0, i) & 0x7f;
         b[i] = bval(1, i) & 0x7f;
@@ -397,8 +424,6 @@ static void executor_reduce(int64_t n)
     }
     tc_sched_free(&s);
     tc_workspace_free(&ws);
-    free(a);
-    free(b);
     MPI_Comm_free(&comm);
 }
 
@@ -413,7 +438,7 @@ static void allgather_shm(int64_t n, MPI_Datatype type)
     int tsize;
     MPI_Type_size(type, &tsize);
     size_t rbytes = (size_t)n * (size_t)wsize * (size_t)tsize;
-    void *r = alloc_guarded(rbytes, "recv");
+    void *r = alloc_guarded(0, rbytes, "recv");
     memset(r, 0xff, rbytes);
     for (int64_t i = 0; i < n; i++) {
         if (type == MPI_DOUBLE) ((double *)r)[n * wrank + i] = dval(wrank, i);
@@ -429,7 +454,6 @@ static void allgather_shm(int64_t n, MPI_Datatype type)
     snprintf(what, sizeof what, "allgather h1_shm_rd_shm in place %lld %s per rank", (long long)n,
              type == MPI_DOUBLE ? "doubles" : "bytes");
     verdict(what, rc, "h1_shm_rd_shm", bad, guard_intact(r, rbytes), comm);
-    free(r);
     MPI_Comm_free(&comm);
 }
 
@@ -438,7 +462,18 @@ static void allgather_shm(int64_t n, MPI_Datatype type)
  * the local kernel; more: a contiguous datatype and a user-defined
  * commutative sum, which MPI allows on derived types and the MPI library
  * applies), and the closed-form sum checked at every element. */
-static int ival(int r, int64_t j) { return (int)(j % 1000003) - 500000 + 3 * r; }
+/* Int j of rank r: (j mod IVAL_PERIOD) - 500000 + 3 r, written and checked
+ * a period at a time (no division per int: the loops vectorise). */
+#define IVAL_PERIOD 1000003
+
+static void fill_ints(int *b, int64_t nints, int r)
+{
+    for (int64_t base = 0; base < nints; base += IVAL_PERIOD) {
+        int len = nints - base < IVAL_PERIOD ? (int)(nints - base) : IVAL_PERIOD;
+        int *x = b + base;
+        for (int m = 0; m < len; m++) x[m] = m - 500000 + 3 * r;
+    }
+}
 
 static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -451,10 +486,17 @@ static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 static long check_allreduce_sum(const int *b, int64_t nints)
 {
     long bad = 0;
-    for (int64_t j = 0; j < nints; j++) {
-        int want = wsize * ((int)(j % 1000003) - 500000) + 3 * wsize * (wsize - 1) / 2;
-        if (b[j] != want && bad++ < 3)
-            fprintf(stderr, "rank %d: int %lld is %d, expected %d\n", wrank, (long long)j, b[j], want);
+    const int c = 3 * wsize * (wsize - 1) / 2;
+    for (int64_t base = 0; base < nints; base += IVAL_PERIOD) {
+        int len = nints - base < IVAL_PERIOD ? (int)(nints - base) : IVAL_PERIOD;
+        const int *x = b + base;
+        long run = 0;
+        for (int m = 0; m < len; m++) run += x[m] != wsize * (m - 500000) + c;
+        for (int m = 0; run && m < len && bad < 3; m++)   /* name the first three */
+            if (x[m] != wsize * (m - 500000) + c)
+                fprintf(stderr, "rank %d: int %lld is %d, expected %d\n", wrank, (long long)(base + m), x[m],
+                        wsize * (m - 500000) + c);
+        bad += run;
     }
     return bad;
 }
@@ -470,15 +512,14 @@ static void allreduce_forced(const char *algo, int64_t nints, int per_elem)
         MPI_Op_create(int_sum, 1, &op);
     }
     size_t bytes = (size_t)nints * sizeof(int);
-    int *b = alloc_guarded(bytes, "buffer");
-    for (int64_t j = 0; j < nints; j++) b[j] = ival(wrank, j);
+    int *b = alloc_guarded(0, bytes, "buffer");
+    fill_ints(b, nints, wrank);
     int rc = topocoll_allreduce_algorithm(algo, MPI_IN_PLACE, b, (int)(nints / per_elem), type, op, comm);
     long bad = rc == MPI_SUCCESS ? check_allreduce_sum(b, nints) : 0;
     char what[128];
     snprintf(what, sizeof what, "allreduce %s in place, %s, %lld elements of %d ints (%lld bytes per rank)", algo,
              per_elem > 1 ? "user sum" : "MPI_SUM", (long long)(nints / per_elem), per_elem, (long long)bytes);
     verdict(what, rc, algo, bad, guard_intact(b, bytes), comm);
-    free(b);
     if (per_elem > 1) {
         MPI_Type_free(&type);
         MPI_Op_free(&op);
@@ -534,6 +575,7 @@ int main(int argc, char **argv)
         allreduce_forced("shm_tiled_naive", (int64_t)2049 << 18, 1 << 18);
     if (wsize == 2 && named(argc, argv, "allreduce_ring"))
         allreduce_forced("ring", ((int64_t)1 << 29) + ((int64_t)1 << 18), 1);
+    release_slots();
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;

@@ -34,6 +34,11 @@
 typedef struct sweep_stats { long declined; } sweep_stats;
 static sweep_stats sweep_stat;
 
+/* Set while a sweep walks cases without checking them, so that the cases it
+ * does check (and the TOPOCOLL_VERIFY_STRIDE sample) are the ones a whole
+ * run checks there: verify_collectives run in parts. */
+static int sweep_dry;
+
 /* The requirements case a does not meet, from the flags' documented meaning. */
 static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
 {
@@ -104,7 +109,7 @@ static int sweep_runs(const tc_algo *al, long point)
 static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc_args a,
                        int u_send, int u_recv)
 {
-    if (sweep_skip()) return;
+    if (sweep_skip() || sweep_dry) return;
     a.coll = al->coll;
     a.size = t->size;
     a.node_shm = 1;
@@ -132,6 +137,7 @@ static void sweep_case(const tc_algo *al, const tc_topo *t, const char *spec, tc
  * gives node-shared memory): tc_algo_accepts with a->node_shm as given. */
 static void domain_case(const tc_algo *al, const tc_topo *t, tc_args a)
 {
+    if (sweep_dry) return;
     a.coll = al->coll;
     a.size = t->size;
     const char *why = "";
