@@ -9,7 +9,9 @@
  * same winner become one rule whose byte range reaches halfway (geometric
  * mean) to the neighbouring measured sizes, the first from 0 and the last
  * halfway to the size the grid would measure next (the last two sizes' step
- * again; x2 for a single size): beyond that nothing was measured, so the
+ * again, at most x4, so a rule reaches at most twice the largest measured
+ * size even where a budget left only every 4th size; x2 for a single size):
+ * beyond that nothing was measured, so the
  * built-in rules and the model decide there, not a rule stretched from the
  * largest size a time budget let the tune reach.  Every rule keeps its evidence: per measured size the
  * winner's ratio to native's median and its spread (q25, q75 over native's
@@ -119,6 +121,7 @@ static size_t grid_end(json_t **pts, int n)
     size_t last = (size_t)json_integer_value(json_object_get(pts[n - 1], "bytes"));
     size_t prev = n > 1 ? (size_t)json_integer_value(json_object_get(pts[n - 2], "bytes")) : 0;
     double step = prev > 0 && prev < last ? (double)last / (double)prev : 2.0;
+    if (step > 4.0) step = 4.0;
     if ((double)last * step >= (double)SIZE_MAX / 2) return 0;   /* no bound */
     return boundary(last, (size_t)llround((double)last * step));
 }

@@ -161,8 +161,8 @@ static void test_table(void)
         CHECK(at(r1, "bytes", 0) == 181 && at(r1, "bytes", 1) == 1448 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
               "512 stays native over [181, 1448)");
-        /* the grid's step x8 again past 4096: halfway to 32768 */
-        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 11585,
+        /* the grid's step (x8) again past 4096, capped at x4: halfway to 16384 */
+        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 8192,
               "the last rule ends halfway to the next grid size (got %lld)", (long long)at(r2, "bytes", 1));
         CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 11,
               "the half layout: np 2, one size: up to x sqrt 2");
