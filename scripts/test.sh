@@ -84,7 +84,7 @@ fi
 # build above compiles everything with -Werror): topocoll_local_tests (labels
 # unit and verify, tests/CMakeLists.txt) and the MPI programs below.
 echo "==== openmpi, address + undefined sanitizers"
-if BUILD_TARGETS="topocoll_local_tests test_matrix test_alltoallv test_bad_input topocoll-bench" \
+if BUILD_TARGETS="topocoll_local_tests test_matrix test_alltoallv test_bad_input test_allreduce_ops topocoll-bench" \
    build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
   TOPOCOLL_VERIFY_STRIDE=4 ctest_run openmpi-asan-local build-openmpi-asan -j2 -L "unit|verify"
   ASAN_OPTIONS=detect_leaks=0 ctest_run openmpi-asan-mpi build-openmpi-asan \
