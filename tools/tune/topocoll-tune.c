@@ -481,6 +481,21 @@ static int tuned_group(const tuner *t, int ci, int k)
            tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k));
 }
 
+static int tuned_groups(const tuner *t)
+{
+    int groups = 0;
+    for (int ci = 0; ci < t->o.ncomms; ci++)
+        for (int k = 0; k < TOPOCOLL_NCOLL; k++) groups += tuned_group(t, ci, k);
+    return groups;
+}
+
+/* The next group's deadline: an equal share of the time left over the
+ * `left` groups still to run in this pass (0: no budget). */
+static double share_deadline(const tuner *t, int left)
+{
+    return t->deadline ? MPI_Wtime() + (t->deadline - MPI_Wtime()) / left : 0;
+}
+
 /* ---- the confirmation pass ------------------------------------------------------- */
 
 /* Rank 0: "bytes:winner,..." of the points of (comm, coll) whose decision
@@ -562,16 +577,12 @@ static void confirm_group(tuner *t, tune_comm *c, const bench_coll *bc)
 
 static void run_confirm(tuner *t)
 {
-    int groups = 0;
-    for (int ci = 0; ci < t->o.ncomms; ci++)
-        for (int k = 0; k < TOPOCOLL_NCOLL; k++) groups += tuned_group(t, ci, k);
-    int left = groups;
+    int left = tuned_groups(t);
     for (int ci = 0; ci < t->o.ncomms; ci++) {
         tune_comm *c = &t->comms[ci];
         for (int k = 0; c->member && k < TOPOCOLL_NCOLL; k++) {
             if (!tuned_group(t, ci, k)) continue;
-            t->group_deadline = t->deadline ? MPI_Wtime() + (t->deadline - MPI_Wtime()) / left : 0;
-            left--;
+            t->group_deadline = share_deadline(t, left--);
             confirm_group(t, c, bench_coll_get((topocoll_coll)k));
         }
     }
@@ -589,9 +600,7 @@ static void run_all(tuner *t)
     for (int k = 0; k < TOPOCOLL_NCOLL; k++)
         if (tune_coll_selected(&t->o, topocoll_coll_name((topocoll_coll)k)) && !bench_supported((topocoll_coll)k))
             note(t, "%s has no benchmark entry yet: not tuned%s", topocoll_coll_name((topocoll_coll)k), "");
-    int groups = 0;
-    for (int ci = 0; ci < t->o.ncomms; ci++)
-        for (int k = 0; k < TOPOCOLL_NCOLL; k++) groups += tuned_group(t, ci, k);
+    int groups = tuned_groups(t);
     t->total = groups * t->o.nsizes;
     MPI_Bcast(&t->total, 1, MPI_INT, 0, MPI_COMM_WORLD);
     double end = t->deadline;   /* the levels leave the confirmation its share */
@@ -602,8 +611,7 @@ static void run_all(tuner *t)
             tune_comm *c = &t->comms[ci];
             for (int k = 0; c->member && k < TOPOCOLL_NCOLL; k++) {
                 if (!tuned_group(t, ci, k)) continue;
-                t->group_deadline = t->deadline ? MPI_Wtime() + (t->deadline - MPI_Wtime()) / left : 0;
-                left--;
+                t->group_deadline = share_deadline(t, left--);
                 run_level(t, c, bench_coll_get((topocoll_coll)k), level);
             }
             MPI_Bcast(&t->stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
