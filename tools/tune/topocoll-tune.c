@@ -10,8 +10,8 @@
  *         of every entry the catalog's domain check accepts; native, the
  *         fastest entry of each family and the --keep fastest entries that
  *         were faster than native go on
- *       measure: the grid's sizes coarse to fine (every 4th size and the
- *         largest first, then every 2nd, then the rest), each point with
+ *       measure: the grid's sizes coarse to fine (the largest size, then
+ *         every 4th, then every 2nd, then the rest), each point with
  *         --reps interleaved batches of the shortlist (more when noisy)
  *   decide (decide.c) and write the table; exports (export.c).
  *
@@ -406,6 +406,19 @@ static int level_of(int i, int n)
     return i % 4 == 0 || i == n - 1 ? 0 : i % 2 == 0 ? 1 : 2;
 }
 
+/* The k-th size index a level visits.  Level 0 takes the largest size
+ * first, then the others smallest first: the largest is where links and
+ * memory decide and the wins are largest, and under a budget the share of
+ * a group otherwise ran out on the cheap small sizes before reaching it
+ * (bcast and allreduce on the emulated cluster).  Smaller sizes still fit
+ * after it, since a point that would overrun the share is left out and the
+ * next, cheaper one is tried.  Levels 1 and 2 go smallest first. */
+static int level_size_index(int k, int n, int level)
+{
+    if (level != 0) return k;
+    return k == 0 ? n - 1 : k - 1;
+}
+
 static void progress(tuner *t, const tune_comm *c, const char *coll, size_t bytes, int nent)
 {
     char sz[32], eta[32], left[32] = "";
@@ -453,7 +466,8 @@ static void run_level(tuner *t, tune_comm *c, const bench_coll *bc, int level)
     char *list = shortlist(t, c, bc);
     const char **names = calloc(strlen(list ? list : "") / 2 + 2, sizeof *names);
     int n = names && list ? split_list(list, names, (int)strlen(list) / 2 + 1) : 0;
-    for (int i = 0; i < t->o.nsizes && !t->stop; i++) {
+    for (int k = 0; k < t->o.nsizes && !t->stop; k++) {
+        int i = level_size_index(k, t->o.nsizes, level);
         if (level_of(i, t->o.nsizes) != level) continue;
         size_t bytes = t->o.sizes[i];
         int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, n) : 0;
