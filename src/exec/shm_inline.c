@@ -218,8 +218,9 @@ static int scratch(inline_call *c, tc_workspace *ws, int typed)
  * published even after a packing failure: the readers wait for the slot. */
 static int publish_input(const inline_call *c, const void *in, int count, MPI_Datatype type)
 {
-    tc_bind own;
-    int rc = tc_bind_type(&own, (void *)in, type);
+    tc_bind own = c->b;   /* the call's type: the same layout at another address */
+    own.base = (char *)in;
+    int rc = type == c->b.type ? MPI_SUCCESS : tc_bind_type(&own, (void *)in, type);
     if (rc == MPI_SUCCESS && own.contiguous) {
         publish_mine(c, in);
         return MPI_SUCCESS;
@@ -252,10 +253,9 @@ static int fold(inline_call *c, int r, int first)
 /* c_0 op (c_1 op (... op c_{n-1})) into c->b.base: bitwise the same result
  * wherever it is evaluated, MPI's order for non-commutative operations.
  * Every slot is read whatever fails. */
-static int fold_all(inline_call *c, MPI_Op op, MPI_Datatype type)
+static int fold_all(inline_call *c)
 {
     int rc = MPI_SUCCESS;
-    tc_reduce_kernel_find(op, type, &c->k);
     for (int r = c->sh->node_size - 1; r >= 0; r--) {
         int rc2 = fold(c, r, r == c->sh->node_size - 1);
         if (rc == MPI_SUCCESS) rc = rc2;
@@ -273,12 +273,48 @@ static int start(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int coun
     return MPI_SUCCESS;
 }
 
+/* The reduction kernel of (op, type) from a one-entry cache per thread.  The
+ * answer depends only on which predefined handles op and type are, and those
+ * never change: a user op or derived type whose freed handle comes back as
+ * another finds "no kernel" again, as a fresh look-up would. */
+static void kernel_of(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
+{
+    static _Thread_local tc_reduce_kernel last;
+    static _Thread_local int have;
+    if (!have || last.op != op || last.type != type) {
+        tc_reduce_kernel_find(op, type, &last);
+        have = 1;
+    }
+    *k = last;
+}
+
+/* start() for a reduction: a type the kernels know is a predefined scalar of
+ * k.elem dense bytes, bound without asking the MPI library (three calls per
+ * binding, a visible part of an 8-byte call); any other type as start(). */
+static int start_reduction(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type,
+                           MPI_Op op)
+{
+    tc_reduce_kernel k;
+    kernel_of(op, type, &k);
+    if (!k.elem) {
+        int rc = start(c, sh, comm, base, count, type);
+        c->k = k;
+        return rc;
+    }
+    *c = (inline_call){ .sh = sh, .comm = comm, .count = count, .k = k };
+    MPI_Aint elem = (MPI_Aint)k.elem;
+    c->b = (tc_bind){ .base = base, .type = type, .extent = elem, .true_lb = 0, .true_extent = elem,
+                      .size = (int)elem, .contiguous = 1, .packed = 0 };
+    c->n = count > 0 ? (int64_t)count * elem : 0;
+    return MPI_SUCCESS;
+}
+
 /* Every rank publishes; the ranks with `reads` fold every slot into rbuf. */
 static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf, int count,
                        MPI_Datatype type, MPI_Op op, int reads)
 {
     inline_call c;
-    int rc = start(&c, sh, comm, rbuf, count, type);
+    int rc = start_reduction(&c, sh, comm, rbuf, count, type, op);
     if (rc != MPI_SUCCESS || c.n == 0) return rc;
     if ((rc = scratch(&c, ws, reads)) != MPI_SUCCESS) return rc;
     if ((rc = begin(&c)) != MPI_SUCCESS) {
@@ -287,7 +323,7 @@ static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *
     }
     rc = publish_input(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, type);
     if (reads) {
-        int rc2 = fold_all(&c, op, type);
+        int rc2 = fold_all(&c);
         if (rc == MPI_SUCCESS) rc = rc2;
     }
     finish(&c, reads || sh->node_size == 1);

@@ -6,7 +6,11 @@
  *     "points": [ { "comm": "world", "np": 4, "nodes": 2, "coll": "allgather",
  *                   "bytes": 8, "entries": { "native": { "median": 12.5,
  *                   "q25": 12.1, "q75": 13.0, "batches": 5 }, ... } }, ... ],
- *     "shortlists": { "world/allgather": ["native", "linear", ...] } }
+ *     "shortlists": { "world/allgather": ["native", "linear", ...] },
+ *     "screened": { "world/allgather": { "1048576": ["ring", ...] } } }
+ *
+ * "screened" (optional) lists, per screened size, the entries that beat
+ * native there, fastest first: what a point narrowed for the budget keeps.
  *
  * Times are microseconds.
  */
@@ -98,4 +102,46 @@ void tune_state_set_shortlist(json_t *state, const char *comm, const char *coll,
     char key[128];
     key_of(key, sizeof key, comm, coll);
     json_object_set(json_object_get(state, "shortlists"), key, names);
+}
+
+void tune_state_set_screened(json_t *state, const char *comm, const char *coll, size_t bytes, json_t *names)
+{
+    char key[128], size[32];
+    key_of(key, sizeof key, comm, coll);
+    snprintf(size, sizeof size, "%zu", bytes);
+    json_t *all = json_object_get(state, "screened");
+    if (!json_is_object(all)) {
+        all = json_object();
+        json_object_set_new(state, "screened", all);
+    }
+    json_t *group = json_object_get(all, key);
+    if (!json_is_object(group)) {
+        group = json_object();
+        json_object_set_new(all, key, group);
+    }
+    json_object_set(group, size, names);
+}
+
+/* |log(a / b)|, sizes >= 1 */
+static double size_distance(size_t a, size_t b)
+{
+    double r = (double)(a ? a : 1) / (double)(b ? b : 1);
+    return r >= 1 ? r : 1 / r;
+}
+
+json_t *tune_state_screened(json_t *state, const char *comm, const char *coll, size_t bytes)
+{
+    char key[128];
+    key_of(key, sizeof key, comm, coll);
+    json_t *group = json_object_get(json_object_get(state, "screened"), key), *best = NULL, *v;
+    double best_d = 0;
+    const char *size;
+    json_object_foreach(group, size, v) {
+        char *end;
+        unsigned long long b = strtoull(size, &end, 10);
+        if (*end || !json_is_array(v)) continue;
+        double d = size_distance((size_t)b, bytes);
+        if (!best || d < best_d) best = v, best_d = d;
+    }
+    return best;
 }

@@ -152,6 +152,31 @@ static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, 
         if (keep[e] == 2) keep[e] = 3;   /* 3: kept from an earlier size */
 }
 
+/* Rank 0: the entries that beat native at one screened size, fastest first
+ * (a new JSON array). */
+static json_t *screen_ranking(const char **names, const int *bad, const double *bt, const int *nb, int n)
+{
+    json_t *arr = json_array();
+    int nat = -1;
+    for (int e = 0; e < n; e++)
+        if (strcmp(names[e], "native") == 0 && !bad[e] && nb[e]) nat = e;
+    double tn = nat >= 0 ? screen_time(bt, nb, nat) : -1;
+    char *taken = calloc((size_t)(n ? n : 1), 1);
+    for (;;) {
+        int best = -1;
+        for (int e = 0; taken && tn > 0 && e < n; e++) {
+            double te = screen_time(bt, nb, e);
+            if (bad[e] || e == nat || taken[e] || te < 0 || te >= tn) continue;
+            if (best < 0 || te < screen_time(bt, nb, best)) best = e;
+        }
+        if (best < 0) break;
+        taken[best] = 1;
+        json_array_append_new(arr, json_string(names[best]));
+    }
+    free(taken);
+    return arr;
+}
+
 #define SCREEN_CHUNK 8
 
 /* Runs the screen's batches of names[0..n) in chunks of SCREEN_CHUNK entries,
@@ -203,7 +228,11 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
         int calls = 0;
         for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * nb[e] : 0;
         if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
-        if (t->rank == 0) screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
+        if (t->rank == 0) {
+            screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
+            tune_state_set_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes,
+                                    screen_ranking(names, bad, bt, nb, n));
+        }
         tune_size_close(&z);
         rc = 0;
     }
@@ -437,20 +466,91 @@ static void progress(tuner *t, const tune_comm *c, const char *coll, size_t byte
 
 /* Rank 0: would measuring nent entries at bytes overrun the group's share
  * of the budget (estimated seconds per call times calls)? */
-static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
+static int over_share_reps(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent, int reps)
 {
     if (!t->group_deadline) return 0;
     double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
-    double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
+    double cost = call < 0 ? 0 : call * nent * reps * tune_calls_per_batch(bc, bytes, c->np);
     return MPI_Wtime() + cost > t->group_deadline;
 }
 
+static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
+{
+    return over_share_reps(t, c, bc, bytes, nent, t->o.reps);
+}
+
+/* At most this many entries besides native in a point narrowed for the
+ * budget, and the fewest batches it may take (quartiles need 3). */
+#define NARROW_MAX 3
+#define NARROW_MIN_REPS 3
+
+static int listed(const char **names, int n, const char *name)
+{
+    for (int e = 0; e < n; e++)
+        if (strcmp(names[e], name) == 0) return 1;
+    return 0;
+}
+
+/* Rank 0: a point that does not fit in the group's share with the whole
+ * shortlist, narrowed to native and the entries the screen found fastest at
+ * the nearest screened size (those of the shortlist, at most NARROW_MAX),
+ * as many as fit.  Writes the comma list to buf; returns the number of
+ * entries, 0 when not even one besides native fits (the point is left out).
+ * On the emulated cluster the shortlists hold 9-13 entries and the 1 MiB
+ * points of allgather and bcast did not fit whole, yet the large sizes are
+ * where the links decide and the wins are. */
+static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char **names, int n,
+                        int reps, char *buf, size_t len)
+{
+    json_t *ranked = tune_state_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes), *v;
+    size_t i;
+    int k = 0;
+    if (!listed(names, n, "native")) return 0;
+    snprintf(buf, len, "native");
+    json_array_foreach(ranked, i, v) {
+        const char *name = json_string_value(v);
+        if (k >= NARROW_MAX || !name || !listed(names, n, name) || over_share_reps(t, c, bc, bytes, k + 2, reps))
+            break;
+        size_t at = strlen(buf);
+        if (at + strlen(name) + 2 > len) break;
+        snprintf(buf + at, len - at, ",%s", name);
+        k++;
+    }
+    return k > 0 ? k + 1 : 0;
+}
+
 /* Rank 0: 0 measure, 1 already in the state, 2 over the group's share of
- * the budget. */
-static int point_verdict(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
+ * the budget, 3 narrowed to fit (the list in buf), 4 narrowed and with
+ * NARROW_MIN_REPS batches only (an allgather of 1 MiB per rank takes 0.18 s
+ * per call on the emulated cluster: 10 s for native and one entry). */
+static int point_verdict(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char **names, int nent,
+                         char *buf, size_t len)
 {
     if (tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes)) return 1;
-    return over_share(t, c, bc, bytes, nent) ? 2 : 0;
+    if (!over_share(t, c, bc, bytes, nent)) return 0;
+    if (nent > 2 && narrow_point(t, c, bc, bytes, names, nent, t->o.reps, buf, len)) return 3;
+    if (t->o.reps > NARROW_MIN_REPS && narrow_point(t, c, bc, bytes, names, nent, NARROW_MIN_REPS, buf, len))
+        return 4;
+    return 2;
+}
+
+/* A point narrowed for the budget: the list rank 0 chose, on every rank;
+ * reps batches. */
+static void measure_narrowed(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char *list0, int reps)
+{
+    char *list = bcast_string(c->comm, list0, t->rank);
+    const char *few[NARROW_MAX + 1];
+    int k = list ? split_list(list, few, NARROW_MAX + 1) : 0, full = t->o.reps;
+    t->o.reps = reps;
+    if (k > 1) {
+        if (t->rank == 0 && !t->o.quiet)
+            fprintf(stderr, TUNE_PROG ": next point narrowed for the budget to the screen's fastest: %s (%d batches)\n",
+                    list0, reps);
+        progress(t, c, topocoll_coll_name(bc->coll), bytes, k);
+        measure_point(t, c, bc, few, k, bytes);
+    }
+    t->o.reps = full;
+    free(list);
 }
 
 /* One level of the grid for one (comm, coll) on the members of c. */
@@ -470,13 +570,16 @@ static void run_level(tuner *t, tune_comm *c, const bench_coll *bc, int level)
         int i = level_size_index(k, t->o.nsizes, level);
         if (level_of(i, t->o.nsizes) != level) continue;
         size_t bytes = t->o.sizes[i];
-        int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, n) : 0;
+        char few[1024] = "";
+        int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, names, n, few, sizeof few) : 0;
         MPI_Bcast(&v, 1, MPI_INT, 0, c->comm);
         if (v == 0) {
             progress(t, c, coll, bytes, n);
             measure_point(t, c, bc, names, n, bytes);
-            t->stop = t->o.stop_after && t->measured >= t->o.stop_after;
+        } else if (v >= 3) {
+            measure_narrowed(t, c, bc, bytes, few, v == 4 ? NARROW_MIN_REPS : t->o.reps);
         }
+        if (v != 1 && v != 2) t->stop = t->o.stop_after && t->measured >= t->o.stop_after;
         t->skipped += v == 2;
         t->done++;
     }
@@ -514,26 +617,47 @@ static double share_deadline(const tuner *t, int left)
 
 /* Rank 0: "bytes:winner,..." of the points of (comm, coll) whose decision
  * switches away from native and that have no confirmation yet. */
+typedef struct switch_point { long long bytes; const char *winner; double hi; } switch_point;
+
+/* The most doubtful first: the higher the winner's upper quartile (relative
+ * to native's median), the closer the win is to the noise. */
+static int more_doubtful(const void *a, const void *b)
+{
+    double x = ((const switch_point *)a)->hi, y = ((const switch_point *)b)->hi;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Rank 0: "bytes:winner,..." of the group's switches not yet measured again,
+ * the most doubtful first, so that a budget that runs out leaves the clearest
+ * wins unconfirmed (on the emulated cluster bcast's 1 MiB switch, 0.31x with
+ * quartiles 0.31-0.32, came first in size order and took the share that the
+ * 2 KiB one, 0.80x with 0.77-0.83, needed; that one then lost 1.14-1.35x in
+ * the benchmark). */
 static void switched_points(const tuner *t, const char *comm, const char *coll, char *buf, size_t len)
 {
-    size_t i, used = 0;
+    size_t i, used = 0, n = 0, cap = json_array_size(json_object_get(t->state, "points"));
+    switch_point *sw = calloc(cap ? cap : 1, sizeof *sw);
     json_t *p;
     buf[0] = '\0';
     json_array_foreach(json_object_get(t->state, "points"), i, p) {
         const char *pc = json_string_value(json_object_get(p, "comm"));
         const char *pl = json_string_value(json_object_get(p, "coll"));
         tune_choice ch;
-        if (!pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0 || json_object_get(p, "confirm") ||
+        if (!sw || !pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0 || json_object_get(p, "confirm") ||
             tune_decide_point(json_object_get(p, "entries"), t->o.margin, &ch) != 0 || !ch.switched)
             continue;
-        int k = snprintf(buf + used, len - used, "%s%lld:%s", used ? "," : "",
-                         (long long)json_integer_value(json_object_get(p, "bytes")), ch.winner);
+        sw[n++] = (switch_point){ (long long)json_integer_value(json_object_get(p, "bytes")), ch.winner, ch.hi };
+    }
+    if (sw) qsort(sw, n, sizeof *sw, more_doubtful);
+    for (i = 0; sw && i < n; i++) {
+        int k = snprintf(buf + used, len - used, "%s%lld:%s", used ? "," : "", sw[i].bytes, sw[i].winner);
         if (k < 0 || (size_t)k >= len - used) {   /* does not fit: the rest stays unconfirmed */
             buf[used] = '\0';
-            return;
+            break;
         }
         used += (size_t)k;
     }
+    free(sw);
 }
 
 /* Native and the winner of one switched point measured again, by
