@@ -152,8 +152,9 @@ static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, 
         if (keep[e] == 2) keep[e] = 3;   /* 3: kept from an earlier size */
 }
 
-/* Rank 0: the entries that beat native at one screened size, fastest first
- * (a new JSON array). */
+/* Rank 0: native and the entries that beat it at one screened size, fastest
+ * first, each with its screen time (seconds per call): a new JSON array of
+ * [name, seconds] pairs, native's first. */
 static json_t *screen_ranking(const char **names, const int *bad, const double *bt, const int *nb, int n)
 {
     json_t *arr = json_array();
@@ -161,6 +162,7 @@ static json_t *screen_ranking(const char **names, const int *bad, const double *
     for (int e = 0; e < n; e++)
         if (strcmp(names[e], "native") == 0 && !bad[e] && nb[e]) nat = e;
     double tn = nat >= 0 ? screen_time(bt, nb, nat) : -1;
+    if (tn > 0) json_array_append_new(arr, json_pack("[s, f]", "native", tn));
     char *taken = calloc((size_t)(n ? n : 1), 1);
     for (;;) {
         int best = -1;
@@ -171,7 +173,7 @@ static json_t *screen_ranking(const char **names, const int *bad, const double *
         }
         if (best < 0) break;
         taken[best] = 1;
-        json_array_append_new(arr, json_string(names[best]));
+        json_array_append_new(arr, json_pack("[s, f]", names[best], screen_time(bt, nb, best)));
     }
     free(taken);
     return arr;
@@ -257,7 +259,8 @@ static char *bcast_string(MPI_Comm comm, const char *s, int rank)
 }
 
 /* Seconds that screening one size of a group may take (0: no limit): under a
- * budget, half of this group's share of the time left (run_all), so that one
+ * budget, a third of this group's share of the time left (run_all), so that
+ * the measurement keeps at least 4/9 of the share and one
  * collective's screen on a slow network cannot spend the budget of all (on
  * the emulated cluster, allgather's 150 entries at 1 MiB took 12 minutes).
  * The smallest size is screened whole: it is cheap and gives the estimates.
@@ -266,7 +269,7 @@ static double screen_limit(const tuner *t, int first)
 {
     if (!t->group_deadline || first) return 0;
     double share = t->group_deadline - MPI_Wtime();
-    return share > 0.002 ? share / 2 : 0.001;
+    return share > 0.003 ? share / 3 : 0.001;
 }
 
 /* Rank 0's shortlist (from the state, or screened now) as a comma list. */
@@ -494,25 +497,31 @@ static int listed(const char **names, int n, const char *name)
 /* Rank 0: a point that does not fit in the group's share with the whole
  * shortlist, narrowed to native and the entries the screen found fastest at
  * the nearest screened size (those of the shortlist, at most NARROW_MAX),
- * as many as fit.  Writes the comma list to buf; returns the number of
- * entries, 0 when not even one besides native fits (the point is left out).
- * On the emulated cluster the shortlists hold 9-13 entries and the 1 MiB
- * points of allgather and bcast did not fit whole, yet the large sizes are
- * where the links decide and the wins are. */
+ * as many as fit with reps batches, each costed by its own screen time
+ * (the group's mean per call, which the slowest entries inflate, would
+ * leave out the very points narrowing is for).  Writes the comma list to
+ * buf; returns the number of entries, 0 when not even one besides native
+ * fits (the point is left out).  On the emulated cluster the shortlists
+ * hold 9-13 entries and the 1 MiB points of allgather, bcast and alltoall
+ * did not fit whole, yet the large sizes are where the links decide. */
 static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char **names, int n,
                         int reps, char *buf, size_t len)
 {
     json_t *ranked = tune_state_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes), *v;
     size_t i;
     int k = 0;
-    if (!listed(names, n, "native")) return 0;
+    double calls = (double)reps * tune_calls_per_batch(bc, bytes, c->np), cost = 0;
+    if (!listed(names, n, "native") || !t->group_deadline) return 0;
     snprintf(buf, len, "native");
     json_array_foreach(ranked, i, v) {
-        const char *name = json_string_value(v);
-        if (k >= NARROW_MAX || !name || !listed(names, n, name) || over_share_reps(t, c, bc, bytes, k + 2, reps))
-            break;
+        const char *name = json_string_value(json_array_get(v, 0));
+        double sec = json_number_value(json_array_get(v, 1));
+        if (!name || !listed(names, n, name)) continue;
+        if (MPI_Wtime() + cost + sec * calls > t->group_deadline) break;
+        cost += sec * calls;
+        if (strcmp(name, "native") == 0) continue;
         size_t at = strlen(buf);
-        if (at + strlen(name) + 2 > len) break;
+        if (k >= NARROW_MAX || at + strlen(name) + 2 > len) break;
         snprintf(buf + at, len - at, ",%s", name);
         k++;
     }
