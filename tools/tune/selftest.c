@@ -217,6 +217,27 @@ static void test_state(void)
     json_decref(s);
 }
 
+/* The screen's rankings: the one of the screened size nearest (by ratio) is
+ * what a narrowed point uses; a state without any gives none. */
+static void test_screened(void)
+{
+    json_t *s = tune_state_new();
+    CHECK(tune_state_screened(s, "world", "bcast", 1024) == NULL, "no ranking in a fresh state");
+    json_t *small = json_pack("[[s, f], [s, f]]", "native", 10.0, "binomial", 5.0);
+    json_t *large = json_pack("[[s, f], [s, f], [s, f]]", "native", 2e5, "ring", 7e4, "twotier", 1e5);
+    tune_state_set_screened(s, "world", "bcast", 8, small);
+    tune_state_set_screened(s, "world", "bcast", 1 << 20, large);
+    json_decref(small);
+    json_decref(large);
+    json_t *r = tune_state_screened(s, "world", "bcast", 512 << 10);
+    CHECK(json_array_size(r) == 3 && strcmp(json_string_value(json_array_get(json_array_get(r, 1), 0)), "ring") == 0,
+          "512 KiB takes the 1 MiB ranking");
+    r = tune_state_screened(s, "world", "bcast", 64);
+    CHECK(json_array_size(r) == 2, "64 B takes the 8 B ranking");
+    CHECK(tune_state_screened(s, "world", "reduce", 64) == NULL, "another collective has none");
+    json_decref(s);
+}
+
 static json_t *fixture(void)
 {
     return json_pack("{s:[{s:[i,i], s:[i,i], s:[i,i], s:[s]}, {s:[i,i], s:[i,i], s:[i,i], s:[s]}], s:{s:s}}",
@@ -287,6 +308,7 @@ int main(void)
     test_load();
     test_options();
     test_state();
+    test_screened();
     test_exports();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

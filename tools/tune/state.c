@@ -7,12 +7,12 @@
  *                   "bytes": 8, "entries": { "native": { "median": 12.5,
  *                   "q25": 12.1, "q75": 13.0, "batches": 5 }, ... } }, ... ],
  *     "shortlists": { "world/allgather": ["native", "linear", ...] },
- *     "screened": { "world/allgather": { "1048576": [["native", 0.18],
- *                   ["ring", 0.07], ...] } } }
+ *     "screened": { "world/allgather": { "1048576": [["native", 184000.0],
+ *                   ["ring", 77800.0], ...] } } }
  *
  * "screened" (optional) lists, per screened size, native and the entries
- * that beat it there, fastest first, with their screen times (seconds per
- * call): what a point narrowed for the budget keeps, and its cost.
+ * that beat it there, fastest first, with their screen times (per call):
+ * what a point narrowed for the budget keeps, and its cost.
  *
  * Times are microseconds.
  */

@@ -153,8 +153,8 @@ static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, 
 }
 
 /* Rank 0: native and the entries that beat it at one screened size, fastest
- * first, each with its screen time (seconds per call): a new JSON array of
- * [name, seconds] pairs, native's first. */
+ * first, each with its screen time (microseconds per call, as every time in
+ * the state): a new JSON array of [name, us] pairs, native's first. */
 static json_t *screen_ranking(const char **names, const int *bad, const double *bt, const int *nb, int n)
 {
     json_t *arr = json_array();
@@ -232,8 +232,9 @@ static int screen_size(tuner *t, tune_comm *c, const bench_coll *bc, const char 
         if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
         if (t->rank == 0) {
             screen_pick(t, bc->coll, names, bad, bt, nb, n, keep);
-            tune_state_set_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes,
-                                    screen_ranking(names, bad, bt, nb, n));
+            json_t *ranking = screen_ranking(names, bad, bt, nb, n);
+            tune_state_set_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes, ranking);
+            json_decref(ranking);
         }
         tune_size_close(&z);
         rc = 0;
@@ -515,7 +516,7 @@ static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t byt
     snprintf(buf, len, "native");
     json_array_foreach(ranked, i, v) {
         const char *name = json_string_value(json_array_get(v, 0));
-        double sec = json_number_value(json_array_get(v, 1));
+        double sec = json_number_value(json_array_get(v, 1)) * 1e-6;   /* stored in microseconds */
         if (!name || !listed(names, n, name)) continue;
         if (MPI_Wtime() + cost + sec * calls > t->group_deadline) break;
         cost += sec * calls;

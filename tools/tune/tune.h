@@ -112,7 +112,7 @@ json_t *tune_state_point(json_t *state, const char *comm, const char *coll, size
 json_t *tune_state_shortlist(json_t *state, const char *comm, const char *coll);
 void tune_state_set_shortlist(json_t *state, const char *comm, const char *coll, json_t *names);
 /* Native and the entries that beat it at the screened size nearest to bytes
- * (a JSON array of [name, seconds per call], native first, then fastest
+ * (a JSON array of [name, microseconds per call], native first, then fastest
  * first), or NULL; and setting one size's list. */
 json_t *tune_state_screened(json_t *state, const char *comm, const char *coll, size_t bytes);
 void tune_state_set_screened(json_t *state, const char *comm, const char *coll, size_t bytes, json_t *names);
