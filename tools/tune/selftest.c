@@ -154,19 +154,43 @@ static void test_table(void)
     if (json_array_size(r) == 4) {
         json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1), *r2 = json_array_get(r, 2),
                *r3 = json_array_get(r, 3);
-        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 181 && json_array_size(json_object_get(r0, "evidence")) == 2,
-              "8 and 64 merge into [0, 181)");
+        /* 64 and 512 are x8 apart: halfway (181) is beyond twice 64, the
+         * reach of a win under 2x; the sizes between get no rule */
+        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 128 && json_array_size(json_object_get(r0, "evidence")) == 2,
+              "8 and 64 merge into [0, 128) (got %lld)", (long long)at(r0, "bytes", 1));
         CHECK(strcmp(json_string_value(json_array_get(json_object_get(r0, "algorithms"), 0)), "ring") == 0 &&
               fabs(json_real_value(json_object_get(r0, "ratio")) - 0.6) < 1e-9, "ring, worst ratio 0.6");
-        CHECK(at(r1, "bytes", 0) == 181 && at(r1, "bytes", 1) == 1448 &&
+        CHECK(at(r1, "bytes", 0) == 256 && at(r1, "bytes", 1) == 1024 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
-              "512 stays native over [181, 1448)");
+              "512 stays native over [256, 1024)");
         /* the grid's step (x8) again past 4096, capped at x4: halfway to 16384 */
-        CHECK(at(r2, "bytes", 0) == 1448 && at(r2, "bytes", 1) == 8192,
-              "the last rule ends halfway to the next grid size (got %lld)", (long long)at(r2, "bytes", 1));
+        CHECK(at(r2, "bytes", 0) == 2048 && at(r2, "bytes", 1) == 8192,
+              "the last rule ends halfway to the next grid size (got %lld - %lld)", (long long)at(r2, "bytes", 0),
+              (long long)at(r2, "bytes", 1));
         CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 11,
               "the half layout: np 2, one size: up to x sqrt 2");
         CHECK(strcmp(json_string_value(json_object_get(r0, "origin")), "measured") == 0, "origin measured");
+    }
+    json_decref(t);
+    json_decref(s);
+}
+
+/* A win of 2x or more reaches 4x beyond its measured size, a smaller one 2x. */
+static void test_reach(void)
+{
+    char err[256] = "";
+    json_t *s = tune_state_new();
+    add_point(s, "world", 8, 32768, "h2_cma_rd", 0.65);
+    add_point(s, "world", 8, 1048576, "twotier", 0.3);
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 2, "2 rules (got %zu) %s", json_array_size(r), err);
+    if (json_array_size(r) == 2) {
+        json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1);
+        CHECK(at(r0, "bytes", 1) == 65536, "0.65x at 32 KiB reaches 64 KiB (got %lld)", (long long)at(r0, "bytes", 1));
+        CHECK(at(r1, "bytes", 0) == 262144 && at(r1, "bytes", 1) == 2097152,
+              "0.3x at 1 MiB reaches down to 256 KiB (got %lld - %lld)", (long long)at(r1, "bytes", 0),
+              (long long)at(r1, "bytes", 1));
     }
     json_decref(t);
     json_decref(s);
@@ -304,6 +328,7 @@ int main(void)
 {
     test_decide();
     test_table();
+    test_reach();
     test_confirm();
     test_load();
     test_options();
