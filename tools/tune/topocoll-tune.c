@@ -814,6 +814,8 @@ static int setup_options(tuner *t, int argc, char **argv)
 }
 
 /* Topology, communicators and the state; -1 to go on, else the exit status. */
+static void seed_estimates(tuner *t);
+
 static int setup_run(tuner *t)
 {
     int ok = 1, gok = 0;
@@ -836,9 +838,50 @@ static int setup_run(tuner *t)
         else if (t->o.resume && !t->o.quiet)
             fprintf(stderr, TUNE_PROG ": resuming from %s (%zu points measured)\n", t->o.state,
                     json_array_size(json_object_get(t->state, "points")));
+        if (ok) seed_estimates(t);
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return ok ? -1 : 1;
+}
+
+/* One estimate from the state: native's microseconds per call on the
+ * communicator named comm, for collective coll at bytes. */
+static void seed_one(tuner *t, const char *comm, size_t clen, const char *coll, json_int_t bytes, double us)
+{
+    int k = coll ? topocoll_coll_from_name(coll) : -1;
+    for (int ci = 0; comm && k >= 0 && k < TOPOCOLL_NCOLL && us > 0 && bytes > 0 && ci < t->o.ncomms; ci++)
+        if (strlen(t->comms[ci].name) == clen && strncmp(t->comms[ci].name, comm, clen) == 0)
+            est_add(&t->est[ci][k], (size_t)bytes, us * 1e-6);
+}
+
+/* Rank 0, resuming: the seconds per call of native at the sizes already
+ * screened or measured, so that the budget costs the points left before a
+ * screen runs again (a resumed run does not screen what its state has);
+ * without them every point looked free, and a resumed run with one second
+ * left measured a 1 MiB allgather. */
+static void seed_estimates(tuner *t)
+{
+    size_t i;
+    json_t *p, *sizes;
+    const char *key, *size;
+    json_object_foreach(json_object_get(t->state, "screened"), key, sizes) {
+        const char *slash = strchr(key, '/');
+        json_t *ranked;
+        if (!slash) continue;
+        json_object_foreach(sizes, size, ranked) {
+            json_t *first = json_array_get(ranked, 0);
+            const char *name = json_string_value(json_array_get(first, 0));
+            if (name && strcmp(name, "native") == 0)
+                seed_one(t, key, (size_t)(slash - key), slash + 1, (json_int_t)strtoll(size, NULL, 10),
+                         json_number_value(json_array_get(first, 1)));
+        }
+    }
+    json_array_foreach(json_object_get(t->state, "points"), i, p) {
+        const char *comm = json_string_value(json_object_get(p, "comm"));
+        json_t *nat = json_object_get(json_object_get(p, "entries"), "native");
+        seed_one(t, comm, comm ? strlen(comm) : 0, json_string_value(json_object_get(p, "coll")),
+                 json_integer_value(json_object_get(p, "bytes")), json_number_value(json_object_get(nat, "median")));
+    }
 }
 
 /* The cost model's parameters (pingpong.c), once per tune: kept in the
