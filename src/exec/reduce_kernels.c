@@ -206,7 +206,7 @@ static void probe(void)
         }
 }
 
-void tc_reduce_kernel_find(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
+static void kernel_lookup(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
 {
     int row = op_row(op);
     k->op = op;
@@ -225,6 +225,23 @@ void tc_reduce_kernel_find(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
             k->align = k->elem;   /* natural alignment of 1..8-byte scalars on the supported ABIs */
             return;
         }
+}
+
+/* The look-up above scans the predefined types on every call; a one-entry
+ * cache per thread keeps a run of calls on one (op, type) (every call of an
+ * application's loop, a visible part of an 8-byte allreduce) to a compare.
+ * The answer depends only on which predefined handles op and type are, and
+ * those never change: a user op or derived type whose freed handle comes
+ * back as another finds "no kernel" again, as a fresh look-up would. */
+void tc_reduce_kernel_find(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
+{
+    static _Thread_local tc_reduce_kernel last;
+    static _Thread_local int have;
+    if (!have || last.op != op || last.type != type) {
+        kernel_lookup(op, type, &last);
+        have = 1;
+    }
+    *k = last;
 }
 
 /* Can the kernel take these regions (aligned, dense, apart)? */

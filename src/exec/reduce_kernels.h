@@ -49,7 +49,8 @@ typedef struct tc_reduce_kernel {
     tc_reduce_fn fn;
     tc_reduce_fn table_fn;  /* the table's kernel, also where the library differs (tests) */
     int library_differs;    /* the probe found the MPI library computes otherwise: fn NULL */
-    size_t elem;        /* element size in bytes (when fn is set) */
+    size_t elem;        /* element size in bytes of a type the kernels know (set even where the
+                         * library serves, fn NULL); 0 for any other type or op */
     size_t align;       /* required alignment of both addresses (when fn is set) */
 } tc_reduce_kernel;
 

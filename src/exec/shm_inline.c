@@ -263,49 +263,24 @@ static int fold_all(inline_call *c)
     return rc;
 }
 
-/* The common start of a call on count elements of type bound at base. */
-static int start(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type)
+/* The common start of a call on count elements of type bound at base; k:
+ * a reduction's kernel, or NULL.  A type the kernels know is a predefined
+ * scalar of k->elem dense bytes, bound without asking the MPI library
+ * (three calls per binding, a visible part of an 8-byte call). */
+static int start(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type,
+                 const tc_reduce_kernel *k)
 {
     *c = (inline_call){ .sh = sh, .comm = comm, .count = count };
-    int rc = tc_bind_type(&c->b, base, type);
-    if (rc != MPI_SUCCESS) return rc;
+    if (k) c->k = *k;
+    if (k && k->elem) {
+        MPI_Aint elem = (MPI_Aint)k->elem;
+        c->b = (tc_bind){ .base = base, .type = type, .extent = elem, .true_extent = elem, .size = (int)elem,
+                          .contiguous = 1 };
+    } else {
+        int rc = tc_bind_type(&c->b, base, type);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     c->n = count > 0 ? (int64_t)count * c->b.size : 0;
-    return MPI_SUCCESS;
-}
-
-/* The reduction kernel of (op, type) from a one-entry cache per thread.  The
- * answer depends only on which predefined handles op and type are, and those
- * never change: a user op or derived type whose freed handle comes back as
- * another finds "no kernel" again, as a fresh look-up would. */
-static void kernel_of(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
-{
-    static _Thread_local tc_reduce_kernel last;
-    static _Thread_local int have;
-    if (!have || last.op != op || last.type != type) {
-        tc_reduce_kernel_find(op, type, &last);
-        have = 1;
-    }
-    *k = last;
-}
-
-/* start() for a reduction: a type the kernels know is a predefined scalar of
- * k.elem dense bytes, bound without asking the MPI library (three calls per
- * binding, a visible part of an 8-byte call); any other type as start(). */
-static int start_reduction(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type,
-                           MPI_Op op)
-{
-    tc_reduce_kernel k;
-    kernel_of(op, type, &k);
-    if (!k.elem) {
-        int rc = start(c, sh, comm, base, count, type);
-        c->k = k;
-        return rc;
-    }
-    *c = (inline_call){ .sh = sh, .comm = comm, .count = count, .k = k };
-    MPI_Aint elem = (MPI_Aint)k.elem;
-    c->b = (tc_bind){ .base = base, .type = type, .extent = elem, .true_lb = 0, .true_extent = elem,
-                      .size = (int)elem, .contiguous = 1, .packed = 0 };
-    c->n = count > 0 ? (int64_t)count * elem : 0;
     return MPI_SUCCESS;
 }
 
@@ -314,7 +289,9 @@ static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *
                        MPI_Datatype type, MPI_Op op, int reads)
 {
     inline_call c;
-    int rc = start_reduction(&c, sh, comm, rbuf, count, type, op);
+    tc_reduce_kernel k;
+    tc_reduce_kernel_find(op, type, &k);
+    int rc = start(&c, sh, comm, rbuf, count, type, &k);
     if (rc != MPI_SUCCESS || c.n == 0) return rc;
     if ((rc = scratch(&c, ws, reads)) != MPI_SUCCESS) return rc;
     if ((rc = begin(&c)) != MPI_SUCCESS) {
@@ -349,7 +326,7 @@ int tc_shm_inline_allgather(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const v
                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype)
 {
     inline_call c;
-    int rc = start(&c, sh, comm, rbuf, rcount, rtype);
+    int rc = start(&c, sh, comm, rbuf, rcount, rtype, NULL);
     if (rc != MPI_SUCCESS || c.n == 0) return rc;
     if ((rc = scratch(&c, ws, 0)) != MPI_SUCCESS) return rc;
     if ((rc = begin(&c)) != MPI_SUCCESS) return rc;
@@ -377,7 +354,7 @@ int tc_shm_inline_bcast(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, void *buf, 
                         int root)
 {
     inline_call c;
-    int rc = start(&c, sh, comm, buf, count, type);
+    int rc = start(&c, sh, comm, buf, count, type, NULL);
     if (rc != MPI_SUCCESS || c.n == 0) return rc;
     if ((rc = scratch(&c, ws, 0)) != MPI_SUCCESS) return rc;
     if ((rc = begin(&c)) != MPI_SUCCESS) return rc;

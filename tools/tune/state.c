@@ -124,18 +124,25 @@ void tune_state_set_screened(json_t *state, const char *comm, const char *coll, 
     json_object_set(group, size, names);
 }
 
-/* |log(a / b)|, sizes >= 1 */
+/* How far apart two sizes are: the larger over the smaller (which orders
+ * as |log(a / b)|), sizes taken as at least 1. */
 static double size_distance(size_t a, size_t b)
 {
     double r = (double)(a ? a : 1) / (double)(b ? b : 1);
     return r >= 1 ? r : 1 / r;
 }
 
-json_t *tune_state_screened(json_t *state, const char *comm, const char *coll, size_t bytes)
+json_t *tune_state_screened_sizes(json_t *state, const char *comm, const char *coll)
 {
     char key[128];
     key_of(key, sizeof key, comm, coll);
-    json_t *group = json_object_get(json_object_get(state, "screened"), key), *best = NULL, *v;
+    json_t *group = json_object_get(json_object_get(state, "screened"), key);
+    return json_is_object(group) ? group : NULL;
+}
+
+json_t *tune_state_screened(json_t *state, const char *comm, const char *coll, size_t bytes)
+{
+    json_t *group = tune_state_screened_sizes(state, comm, coll), *best = NULL, *v;
     double best_d = 0;
     const char *size;
     json_object_foreach(group, size, v) {

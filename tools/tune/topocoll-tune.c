@@ -470,17 +470,12 @@ static void progress(tuner *t, const tune_comm *c, const char *coll, size_t byte
 
 /* Rank 0: would measuring nent entries at bytes overrun the group's share
  * of the budget (estimated seconds per call times calls)? */
-static int over_share_reps(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent, int reps)
+static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
 {
     if (!t->group_deadline) return 0;
     double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
-    double cost = call < 0 ? 0 : call * nent * reps * tune_calls_per_batch(bc, bytes, c->np);
+    double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
     return MPI_Wtime() + cost > t->group_deadline;
-}
-
-static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
-{
-    return over_share_reps(t, c, bc, bytes, nent, t->o.reps);
 }
 
 /* At most this many entries besides native in a point narrowed for the
@@ -625,8 +620,6 @@ static double share_deadline(const tuner *t, int left)
 
 /* ---- the confirmation pass ------------------------------------------------------- */
 
-/* Rank 0: "bytes:winner,..." of the points of (comm, coll) whose decision
- * switches away from native and that have no confirmation yet. */
 typedef struct switch_point { long long bytes; const char *winner; double hi; } switch_point;
 
 /* The most doubtful first: the higher the winner's upper quartile (relative
@@ -637,8 +630,9 @@ static int more_doubtful(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Rank 0: "bytes:winner,..." of the group's switches not yet measured again,
- * the most doubtful first, so that a budget that runs out leaves the clearest
+/* Rank 0: "bytes:winner,..." of the points of (comm, coll) whose decision
+ * switches away from native and that were not measured again yet, the most
+ * doubtful first, so that a budget that runs out leaves the clearest
  * wins unconfirmed (on the emulated cluster bcast's 1 MiB switch, 0.31x with
  * quartiles 0.31-0.32, came first in size order and took the share that the
  * 2 KiB one, 0.80x with 0.77-0.83, needed; that one then lost 1.14-1.35x in
@@ -813,9 +807,38 @@ static int setup_options(tuner *t, int argc, char **argv)
     return 2;
 }
 
-/* Topology, communicators and the state; -1 to go on, else the exit status. */
-static void seed_estimates(tuner *t);
+/* Rank 0, resuming: the seconds per call of native at the sizes already
+ * screened or measured, so that the budget costs the points left before a
+ * screen runs again (a resumed run does not screen what its state has);
+ * without them every point looked free, and a resumed run with one second
+ * left measured a 1 MiB allgather. */
+static void seed_estimates(tuner *t)
+{
+    for (int ci = 0; ci < t->o.ncomms; ci++)
+        for (int k = 0; k < TOPOCOLL_NCOLL; k++) {
+            const char *comm = t->comms[ci].name, *coll = topocoll_coll_name((topocoll_coll)k), *size;
+            group_est *g = &t->est[ci][k];
+            json_t *ranked, *p;
+            size_t i;
+            json_object_foreach(tune_state_screened_sizes(t->state, comm, coll), size, ranked) {
+                json_t *first = json_array_get(ranked, 0);   /* native's, when it was screened */
+                const char *name = json_string_value(json_array_get(first, 0));
+                double us = json_number_value(json_array_get(first, 1));
+                if (name && strcmp(name, "native") == 0 && us > 0)
+                    est_add(g, (size_t)strtoull(size, NULL, 10), us * 1e-6);
+            }
+            json_array_foreach(json_object_get(t->state, "points"), i, p) {
+                const char *pc = json_string_value(json_object_get(p, "comm"));
+                const char *pl = json_string_value(json_object_get(p, "coll"));
+                double us = json_number_value(json_object_get(json_object_get(json_object_get(p, "entries"), "native"),
+                                                              "median"));
+                if (pc && pl && strcmp(pc, comm) == 0 && strcmp(pl, coll) == 0 && us > 0)
+                    est_add(g, (size_t)json_integer_value(json_object_get(p, "bytes")), us * 1e-6);
+            }
+        }
+}
 
+/* Topology, communicators and the state; -1 to go on, else the exit status. */
 static int setup_run(tuner *t)
 {
     int ok = 1, gok = 0;
@@ -842,46 +865,6 @@ static int setup_run(tuner *t)
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return ok ? -1 : 1;
-}
-
-/* One estimate from the state: native's microseconds per call on the
- * communicator named comm, for collective coll at bytes. */
-static void seed_one(tuner *t, const char *comm, size_t clen, const char *coll, json_int_t bytes, double us)
-{
-    int k = coll ? topocoll_coll_from_name(coll) : -1;
-    for (int ci = 0; comm && k >= 0 && k < TOPOCOLL_NCOLL && us > 0 && bytes > 0 && ci < t->o.ncomms; ci++)
-        if (strlen(t->comms[ci].name) == clen && strncmp(t->comms[ci].name, comm, clen) == 0)
-            est_add(&t->est[ci][k], (size_t)bytes, us * 1e-6);
-}
-
-/* Rank 0, resuming: the seconds per call of native at the sizes already
- * screened or measured, so that the budget costs the points left before a
- * screen runs again (a resumed run does not screen what its state has);
- * without them every point looked free, and a resumed run with one second
- * left measured a 1 MiB allgather. */
-static void seed_estimates(tuner *t)
-{
-    size_t i;
-    json_t *p, *sizes;
-    const char *key, *size;
-    json_object_foreach(json_object_get(t->state, "screened"), key, sizes) {
-        const char *slash = strchr(key, '/');
-        json_t *ranked;
-        if (!slash) continue;
-        json_object_foreach(sizes, size, ranked) {
-            json_t *first = json_array_get(ranked, 0);
-            const char *name = json_string_value(json_array_get(first, 0));
-            if (name && strcmp(name, "native") == 0)
-                seed_one(t, key, (size_t)(slash - key), slash + 1, (json_int_t)strtoll(size, NULL, 10),
-                         json_number_value(json_array_get(first, 1)));
-        }
-    }
-    json_array_foreach(json_object_get(t->state, "points"), i, p) {
-        const char *comm = json_string_value(json_object_get(p, "comm"));
-        json_t *nat = json_object_get(json_object_get(p, "entries"), "native");
-        seed_one(t, comm, comm ? strlen(comm) : 0, json_string_value(json_object_get(p, "coll")),
-                 json_integer_value(json_object_get(p, "bytes")), json_number_value(json_object_get(nat, "median")));
-    }
 }
 
 /* The cost model's parameters (pingpong.c), once per tune: kept in the

@@ -115,6 +115,9 @@ void tune_state_set_shortlist(json_t *state, const char *comm, const char *coll,
  * (a JSON array of [name, microseconds per call], native first, then fastest
  * first), or NULL; and setting one size's list. */
 json_t *tune_state_screened(json_t *state, const char *comm, const char *coll, size_t bytes);
+/* Every screened size's list of (comm, coll): an object keyed by the size in
+ * decimal, or NULL. */
+json_t *tune_state_screened_sizes(json_t *state, const char *comm, const char *coll);
 void tune_state_set_screened(json_t *state, const char *comm, const char *coll, size_t bytes, json_t *names);
 /* Loads any JSON file; NULL with err set. */
 json_t *tune_state_load_json(const char *path, char *err, size_t errlen);
