@@ -5,7 +5,7 @@
 #   check_select_load.sh main NP PROGRAM LAUNCH...     (LAUNCH starts NP = 4)
 #     the main job's layout (TOPOCOLL_TOPOLOGY=2x2) with
 #     TOPOCOLL_OVERSUBSCRIBED=1: the built-in rules measured oversubscribed
-#       serve: 64 B by linear, 64 KiB by h1_shm_rd_shm, "(oversubscribed machines)";
+#       serve: 64 B and 64 KiB by linear, "(oversubscribed machines)";
 #     =0: neither serves, both rules are named as set aside ("this one is dedicated");
 #     unset: what detection says: "oversubscribed" when NP is larger than the
 #       processing units this script may use (nproc; the ranks run unbound
@@ -59,10 +59,10 @@ expect() {
   if [ "$mode" = main ] && [ "$load" = oversubscribed ]; then
     printf '%s\n' "$l64" | grep -v -q -e "-> linear (.*built-in rule [0-9]* (oversubscribed machines)" &&
       fail "$what: 64 B not served by linear under the oversubscribed rule"
-    printf '%s\n' "$l64k" | grep -v -q -e "-> h1_shm_rd_shm (.*built-in rule [0-9]* (oversubscribed machines)" &&
-      fail "$what: 64 KiB not served by h1_shm_rd_shm under the oversubscribed rule"
+    printf '%s\n' "$l64k" | grep -v -q -e "-> linear (.*built-in rule [0-9]* (oversubscribed machines)" &&
+      fail "$what: 64 KiB not served by linear under the oversubscribed rule"
   elif [ "$mode" = main ]; then
-    printf '%s\n' "$l64" "$l64k" | grep -q -e "-> linear (" -e "-> h1_shm_rd_shm (" &&
+    printf '%s\n' "$l64" "$l64k" | grep -q -e "-> linear (" &&
       fail "$what: an oversubscribed rule's entry served a dedicated machine"
     printf '%s\n' "$l64" "$l64k" | grep -v -q "is for oversubscribed machines, set aside (this one is dedicated)" &&
       fail "$what: a call whose explain line does not name the rule set aside"

@@ -95,7 +95,7 @@ static void builtin_main_job(void)
     tc_topo *two = spec("2x2", 4);
     char why[512];
     int rule;
-    const int64_t sizes[2] = { 64, 65536 };
+    const int64_t sizes[2] = { 64, 16384 };
     const char *const want[2] = { "linear", "h1_shm_rd_shm" };
     for (int s = 0; s < 2; s++) {
         for (int l = 0; l < 2; l++) {

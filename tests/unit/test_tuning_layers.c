@@ -76,10 +76,10 @@ static void layered(const tc_topo *two)
     CHECK(strcmp(name_of(d), "native") == 0 && d.layer == TC_LAYER_FILE && d.rule == 1,
           "allgather 256 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
     /* not measured: the built-in rules, as without a file */
-    d = decide(TOPOCOLL_ALLGATHER, two, 65536, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
+    d = decide(TOPOCOLL_ALLGATHER, two, 16384, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
     CHECK(strcmp(name_of(d), "h1_shm_rd_shm") == 0 && d.layer == TC_LAYER_BUILTIN && d.table == tc_default_table() &&
               strstr(why, "no rule of the tuning file") && strstr(why, "built-in rule"),
-          "allgather 64 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+          "allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
     d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_DEDICATED, why, sizeof why);
     CHECK(strcmp(name_of(d), "h2_p2p") == 0 && d.layer == TC_LAYER_BUILTIN && d.rule >= 0,
           "alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
@@ -102,9 +102,9 @@ static void replaced(const tc_topo *two)
     tc_decision d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_ANY, why, sizeof why);
     CHECK(strcmp(name_of(d), "h2_p2p") != 0 && d.layer != TC_LAYER_BUILTIN && !strstr(why, "built-in rule"),
           "replaced, alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
-    d = decide(TOPOCOLL_ALLGATHER, two, 65536, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
+    d = decide(TOPOCOLL_ALLGATHER, two, 16384, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
     CHECK(strcmp(name_of(d), "h1_shm_rd_shm") != 0 && d.layer != TC_LAYER_BUILTIN,
-          "replaced, allgather 64 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+          "replaced, allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
 }
 
 static void without_file(const tc_topo *two)

@@ -2,10 +2,17 @@
  * topocoll-tune: from measured points to selection rules.  No MPI.
  *
  * The noise test.  Every entry of a point has batch times (median, q25,
- * q75 over batches).  An entry may replace native only when its q75, raised
- * by the margin, is below native's q25: the win is larger than both spreads
- * together.  Among such entries the lowest median wins; where none passes,
- * native stays.  Adjacent sizes of one (collective, communicator) with the
+ * q75 over batches).  The base is what the library would run there without
+ * a tuning file (the point's "builtin": the built-in table's rule, else the
+ * cost model's choice), measured among the entries, unless native beats it
+ * beyond the noise; else native.  An entry may replace the base only when
+ * its q75, raised by the margin, is below the base's q25: the win is larger
+ * than both spreads together.  Among such entries the lowest median wins;
+ * where none passes, the base stays.  So a tune confirms or refutes the
+ * built-in choices instead of overriding them with native wherever a noisy
+ * machine cannot tell them apart (the main job, 4 ranks on 2 cores: the
+ * built-in `linear` at 8-128 B, whose launch-to-launch swing of +-15 % is
+ * wider than any difference a single tune can resolve).  Adjacent sizes of one (collective, communicator) with the
  * same winner become one rule whose byte range reaches halfway (geometric
  * mean) to the neighbouring measured sizes, the first from 0 and the last
  * halfway to the size the grid would measure next (the last two sizes' step
@@ -19,8 +26,9 @@
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
  * true or false, so the rule serves that kind of machine only.  A switch
  * whose point was measured again ("confirm": native and the winner alone)
- * stands only if the win passes the same test there; otherwise native stays
- * and the rule's note says so.
+ * stands only if the win passes the same test there against the base
+ * (measured again with it); otherwise the base stays and the rule's note
+ * says so.
  */
 #include <math.h>
 #include <stdint.h>
@@ -43,51 +51,73 @@ static int stat_of(json_t *e, tune_stat *s)
     return s->med > 0 && s->lo > 0 && s->lo <= s->med && s->med <= s->hi ? 0 : -1;
 }
 
-int tune_decide_point(json_t *entries, double margin, tune_choice *c)
+/* Beats: x wins over y beyond both spreads and the margin. */
+static int beats(const tune_stat *x, const tune_stat *y, double margin)
 {
-    tune_stat nat, st, best = { 0, 0, 0, 0 };
+    return x->hi * (1.0 + margin) < y->lo;
+}
+
+static void set_ratio(tune_choice *c, const tune_stat *w, const tune_stat *nat)
+{
+    c->ratio = w->med / nat->med;
+    c->lo = w->lo / nat->med;
+    c->hi = w->hi / nat->med;
+}
+
+int tune_decide_point(json_t *entries, const char *builtin, double margin, tune_choice *c)
+{
+    tune_stat nat, st, base, best = { 0, 0, 0, 0 };
     if (stat_of(json_object_get(entries, "native"), &nat) != 0) return -1;
-    c->winner = "native";
+    base = nat;
+    c->base = "native";
+    /* the built-in choice stays the base unless native refutes it */
+    if (builtin && strcmp(builtin, "native") != 0 && stat_of(json_object_get(entries, builtin), &st) == 0 &&
+        !beats(&nat, &st, margin)) {
+        base = st;
+        c->base = json_object_iter_key(json_object_iter_at(entries, builtin));
+    }
+    c->winner = c->base;
     c->switched = 0;
     const char *name;
     json_t *e;
     json_object_foreach(entries, name, e) {
-        if (strcmp(name, "native") == 0 || stat_of(e, &st) != 0) continue;
-        if (st.hi * (1.0 + margin) < nat.lo && (!c->switched || st.med < best.med)) {
+        if (strcmp(name, c->base) == 0 || stat_of(e, &st) != 0) continue;
+        if (beats(&st, &base, margin) && (!c->switched || st.med < best.med)) {
             best = st;
             c->winner = name;
             c->switched = 1;
         }
     }
-    if (!c->switched) best = nat;
-    c->ratio = best.med / nat.med;
-    c->lo = best.lo / nat.med;
-    c->hi = best.hi / nat.med;
+    set_ratio(c, c->switched ? &best : &base, &nat);
     return 0;
 }
 
 int tune_decide_confirmed(json_t *point, double margin, tune_choice *c)
 {
-    if (tune_decide_point(json_object_get(point, "entries"), margin, c) != 0) return -1;
+    json_t *entries = json_object_get(point, "entries");
+    if (tune_decide_point(entries, json_string_value(json_object_get(point, "builtin")), margin, c) != 0)
+        return -1;
     c->confirmed = 0;
     c->refuted = NULL;
     json_t *again = json_object_get(point, "confirm");
     if (!c->switched || !json_is_object(again)) return 0;
-    tune_stat nat, win;
-    if (stat_of(json_object_get(again, "native"), &nat) == 0 && stat_of(json_object_get(again, c->winner), &win) == 0 &&
-        win.hi * (1.0 + margin) < nat.lo) {
+    /* measured again against the base (native where an older state has only it) */
+    tune_stat base, win;
+    int ok = stat_of(json_object_get(again, c->base), &base) == 0 ||
+             stat_of(json_object_get(again, "native"), &base) == 0;
+    if (ok && stat_of(json_object_get(again, c->winner), &win) == 0 && beats(&win, &base, margin)) {
         c->confirmed = 1;
         return 0;
     }
-    /* measured again, the win was inside the noise: native stays */
-    tune_stat first;
-    if (stat_of(json_object_get(json_object_get(point, "entries"), "native"), &first) != 0) return -1;
+    /* measured again, the win was inside the noise: the base stays */
+    tune_stat nat, first;
+    if (stat_of(json_object_get(entries, "native"), &nat) != 0 ||
+        stat_of(json_object_get(entries, c->base), &first) != 0)
+        return -1;
     c->refuted = c->winner;
-    c->winner = "native";
+    c->winner = c->base;
     c->switched = 0;
-    c->ratio = 1.0;
-    c->lo = first.lo / first.med;
-    c->hi = first.hi / first.med;
+    set_ratio(c, &first, &nat);
     return 0;
 }
 
@@ -201,7 +231,10 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
              json_string_value(json_object_get(pts[i], "comm")), (long long)np, (long long)nodes,
              nodes == 1 ? "" : "s", !json_is_boolean(over) ? "" : json_is_true(over) ? ", oversubscribed" : ", dedicated",
              a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
-             ch[i].switched ? "" : " (nothing beat it beyond the noise)", again);
+             ch[i].switched                       ? ""
+             : strcmp(ch[i].winner, "native") == 0 ? " (nothing beat it beyond the noise)"
+                                                   : " (the built-in choice: neither native nor another entry beat it beyond the noise)",
+             again);
     json_t *rule = json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
                              "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
                              ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,

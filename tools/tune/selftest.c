@@ -30,22 +30,61 @@ static void test_decide(void)
     json_t *e = json_object();
     json_object_set_new(e, "native", stat_json(100, 95, 105));
     json_object_set_new(e, "close", stat_json(90, 80, 99));      /* 99 x 1.03 > 95: within the noise */
-    CHECK(tune_decide_point(e, 0.03, &c) == 0 && !c.switched && strcmp(c.winner, "native") == 0,
+    CHECK(tune_decide_point(e, NULL, 0.03, &c) == 0 && !c.switched && strcmp(c.winner, "native") == 0,
           "a win inside the noise must keep native (got %s)", c.winner);
     CHECK(fabs(c.ratio - 1.0) < 1e-12 && fabs(c.lo - 0.95) < 1e-12 && fabs(c.hi - 1.05) < 1e-12,
           "native's ratio 1 and spread 0.95..1.05 (got %g %g %g)", c.ratio, c.lo, c.hi);
     json_object_set_new(e, "clear", stat_json(80, 78, 85));
     json_object_set_new(e, "clearer", stat_json(70, 60, 90));
-    CHECK(tune_decide_point(e, 0.03, &c) == 0 && c.switched && strcmp(c.winner, "clearer") == 0,
+    CHECK(tune_decide_point(e, NULL, 0.03, &c) == 0 && c.switched && strcmp(c.winner, "clearer") == 0,
           "the lowest median among the clear wins (got %s)", c.winner);
     CHECK(fabs(c.ratio - 0.7) < 1e-12 && fabs(c.hi - 0.9) < 1e-12, "ratio 0.7, hi 0.9 (got %g %g)", c.ratio, c.hi);
-    CHECK(tune_decide_point(e, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0,
+    CHECK(tune_decide_point(e, NULL, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0,
           "a larger margin rules out the wider spread (got %s)", c.winner);
     json_object_set_new(e, "broken", stat_json(10, 20, 30));       /* q25 > median: ignored */
-    CHECK(tune_decide_point(e, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0, "malformed entries are ignored");
+    CHECK(tune_decide_point(e, NULL, 0.10, &c) == 0 && strcmp(c.winner, "clear") == 0, "malformed entries are ignored");
     json_object_del(e, "native");
-    CHECK(tune_decide_point(e, 0.03, &c) != 0, "no native: no decision");
+    CHECK(tune_decide_point(e, NULL, 0.03, &c) != 0, "no native: no decision");
     json_decref(e);
+}
+
+/* The built-in choice is the base: it stays unless native or another entry
+ * beats it beyond the noise. */
+static void test_decide_builtin(void)
+{
+    tune_choice c;
+    json_t *e = json_object();
+    json_object_set_new(e, "native", stat_json(100, 95, 105));
+    json_object_set_new(e, "linear", stat_json(103, 96, 110));     /* inside native's noise */
+    json_object_set_new(e, "ring", stat_json(99, 97, 101));        /* not beyond linear's lower quartile */
+    CHECK(tune_decide_point(e, "linear", 0.03, &c) == 0 && !c.switched && strcmp(c.winner, "linear") == 0 &&
+              strcmp(c.base, "linear") == 0 && fabs(c.ratio - 1.03) < 1e-12,
+          "the built-in choice inside the noise stays (got %s, base %s, ratio %g)", c.winner, c.base, c.ratio);
+    CHECK(tune_decide_point(e, NULL, 0.03, &c) == 0 && strcmp(c.winner, "native") == 0 &&
+              strcmp(c.base, "native") == 0,
+          "without a built-in choice native is the base (got %s)", c.winner);
+    json_object_set_new(e, "bruck", stat_json(80, 78, 85));
+    CHECK(tune_decide_point(e, "linear", 0.03, &c) == 0 && c.switched && strcmp(c.winner, "bruck") == 0 &&
+              strcmp(c.base, "linear") == 0 && fabs(c.ratio - 0.8) < 1e-12,
+          "an entry beating the built-in choice beyond the noise wins (got %s)", c.winner);
+    json_object_del(e, "bruck");
+    json_object_set_new(e, "linear", stat_json(130, 125, 135));
+    CHECK(tune_decide_point(e, "linear", 0.03, &c) == 0 && !c.switched && strcmp(c.winner, "native") == 0 &&
+              strcmp(c.base, "native") == 0,
+          "native beating the built-in choice beyond the noise replaces it (got %s)", c.winner);
+    CHECK(tune_decide_point(e, "unmeasured", 0.03, &c) == 0 && strcmp(c.base, "native") == 0,
+          "a built-in choice without measurements: native is the base (got %s)", c.base);
+    json_decref(e);
+    /* measured again: the switch must beat the built-in choice there too */
+    json_t *p = json_pack("{s:s, s:s, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}}", "coll", "allgather", "builtin",
+                          "linear", "entries", "native", stat_json(100, 98, 102), "linear", stat_json(90, 88, 92),
+                          "bruck", stat_json(70, 68, 72), "confirm", "native", stat_json(100, 98, 102), "linear",
+                          stat_json(70, 68, 72), "bruck", stat_json(69, 67, 71));
+    CHECK(tune_decide_confirmed(p, 0.03, &c) == 0 && !c.switched && c.refuted && strcmp(c.winner, "linear") == 0 &&
+              fabs(c.ratio - 0.9) < 1e-12,
+          "a switch that does not beat the built-in choice again: the built-in choice stays (got %s, %g)",
+          c.winner, c.ratio);
+    json_decref(p);
 }
 
 static void add_point(json_t *state, const char *comm, int np, size_t bytes, const char *fast, double ratio)
@@ -327,6 +366,7 @@ static void test_exports(void)
 int main(void)
 {
     test_decide();
+    test_decide_builtin();
     test_table();
     test_reach();
     test_confirm();

@@ -12,7 +12,8 @@
  *         were faster than native go on
  *       measure: the grid's sizes coarse to fine (the largest size, then
  *         every 4th, then every 2nd, then the rest), each point with
- *         --reps interleaved batches of the shortlist (more when noisy)
+ *         --reps interleaved batches of the shortlist and of the entry the
+ *         library chooses there without a tuning file (more when noisy)
  *   decide (decide.c) and write the table; exports (export.c).
  *
  * Rank 0 decides everything (budget, skips, noisy repeats) and broadcasts,
@@ -412,23 +413,65 @@ static void save_state(const tuner *t)
         fprintf(stderr, TUNE_PROG ": warning: cannot write the state file %s\n", t->o.state);
 }
 
-/* Measures one point on the members of c; rank 0 records it in the state. */
+static int listed(const char **names, int n, const char *name)
+{
+    for (int e = 0; e < n; e++)
+        if (strcmp(names[e], name) == 0) return 1;
+    return 0;
+}
+
+/* The entry the library chooses at this point without a tuning file (the
+ * built-in table, then the cost model, then native): one "auto" call on the
+ * members of c, named by topocoll_last_algorithm on rank 0 and broadcast.
+ * "" when it cannot be told (the call failed). */
+static char *builtin_choice(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes)
+{
+    char name[128] = "";
+    tune_size z;
+    MPI_Comm comm = tune_comm_fresh(c);
+    if (comm != MPI_COMM_NULL && tune_size_open(&z, comm, bc, bytes, 1) == 0) {
+        int err = bench_coll_call(bc, "auto", z.sbuf, z.rbuf, bytes, comm), gerr = MPI_ERR_OTHER;
+        if (MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, comm) == MPI_SUCCESS && gerr == MPI_SUCCESS &&
+            t->rank == 0)
+            snprintf(name, sizeof name, "%s", topocoll_last_algorithm());
+        tune_size_close(&z);
+    }
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    return bcast_string(c->comm, name, t->rank);
+}
+
+/* Measures one point on the members of c, the built-in choice among the
+ * entries (added where the shortlist lacks it): it is what the decision
+ * weighs the others against (decide.c); rank 0 records it in the state. */
 static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
                           size_t bytes)
 {
     json_t *entries = NULL;
     int iters = 0;
     double wall = 0;
-    if (measure_entries(t, c, bc, names, n, bytes, &entries, &iters, &wall) != 0) return;
-    t->measured++;
-    t->measured_wall += wall;
-    if (t->rank != 0) return;
-    json_t *pt = json_pack("{s:s, s:i, s:i, s:s, s:I, s:i, s:o}", "comm", c->name, "np", c->np, "nodes",
-                           c->nnodes, "coll", topocoll_coll_name(bc->coll), "bytes", (json_int_t)bytes,
-                           "iters", iters, "entries", entries);
-    if (pt && c->oversub >= 0) json_object_set_new(pt, "oversubscribed", json_boolean(c->oversub));
-    json_array_append_new(json_object_get(t->state, "points"), pt);
-    save_state(t);
+    char *builtin = builtin_choice(t, c, bc, bytes);
+    const char **all = calloc((size_t)n + 1, sizeof *all);
+    int m = n;
+    if (all) {
+        memcpy(all, names, (size_t)n * sizeof *all);
+        if (builtin && builtin[0] && !listed(names, n, builtin)) all[m++] = builtin;
+    }
+    int rc = measure_entries(t, c, bc, all ? all : names, all ? m : n, bytes, &entries, &iters, &wall);
+    free(all);
+    if (rc == 0) {
+        t->measured++;
+        t->measured_wall += wall;
+    }
+    if (rc == 0 && t->rank == 0) {
+        json_t *pt = json_pack("{s:s, s:i, s:i, s:s, s:I, s:i, s:o}", "comm", c->name, "np", c->np, "nodes",
+                               c->nnodes, "coll", topocoll_coll_name(bc->coll), "bytes", (json_int_t)bytes,
+                               "iters", iters, "entries", entries);
+        if (pt && c->oversub >= 0) json_object_set_new(pt, "oversubscribed", json_boolean(c->oversub));
+        if (pt && builtin && builtin[0]) json_object_set_new(pt, "builtin", json_string(builtin));
+        json_array_append_new(json_object_get(t->state, "points"), pt);
+        save_state(t);
+    }
+    free(builtin);
 }
 
 /* ---- the plan ---------------------------------------------------------------------- */
@@ -482,13 +525,6 @@ static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes
  * budget, and the fewest batches it may take (quartiles need 3). */
 #define NARROW_MAX 3
 #define NARROW_MIN_REPS 3
-
-static int listed(const char **names, int n, const char *name)
-{
-    for (int e = 0; e < n; e++)
-        if (strcmp(names[e], name) == 0) return 1;
-    return 0;
-}
 
 /* Rank 0: a point that does not fit in the group's share with the whole
  * shortlist, narrowed to native and the entries the screen found fastest at
@@ -620,7 +656,7 @@ static double share_deadline(const tuner *t, int left)
 
 /* ---- the confirmation pass ------------------------------------------------------- */
 
-typedef struct switch_point { long long bytes; const char *winner; double hi; } switch_point;
+typedef struct switch_point { long long bytes; const char *winner, *base; double hi; } switch_point;
 
 /* The most doubtful first: the higher the winner's upper quartile (relative
  * to native's median), the closer the win is to the noise. */
@@ -630,8 +666,8 @@ static int more_doubtful(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Rank 0: "bytes:winner,..." of the points of (comm, coll) whose decision
- * switches away from native and that were not measured again yet, the most
+/* Rank 0: "bytes:winner:base,..." of the points of (comm, coll) whose
+ * decision switches away from its base (native or the built-in choice) and that were not measured again yet, the most
  * doubtful first, so that a budget that runs out leaves the clearest
  * wins unconfirmed (on the emulated cluster bcast's 1 MiB switch, 0.31x with
  * quartiles 0.31-0.32, came first in size order and took the share that the
@@ -648,13 +684,17 @@ static void switched_points(const tuner *t, const char *comm, const char *coll, 
         const char *pl = json_string_value(json_object_get(p, "coll"));
         tune_choice ch;
         if (!sw || !pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0 || json_object_get(p, "confirm") ||
-            tune_decide_point(json_object_get(p, "entries"), t->o.margin, &ch) != 0 || !ch.switched)
+            tune_decide_point(json_object_get(p, "entries"), json_string_value(json_object_get(p, "builtin")),
+                              t->o.margin, &ch) != 0 ||
+            !ch.switched)
             continue;
-        sw[n++] = (switch_point){ (long long)json_integer_value(json_object_get(p, "bytes")), ch.winner, ch.hi };
+        sw[n++] = (switch_point){ (long long)json_integer_value(json_object_get(p, "bytes")), ch.winner, ch.base,
+                                  ch.hi };
     }
     if (sw) qsort(sw, n, sizeof *sw, more_doubtful);
     for (i = 0; sw && i < n; i++) {
-        int k = snprintf(buf + used, len - used, "%s%lld:%s", used ? "," : "", sw[i].bytes, sw[i].winner);
+        int k = snprintf(buf + used, len - used, "%s%lld:%s:%s", used ? "," : "", sw[i].bytes, sw[i].winner,
+                         sw[i].base);
         if (k < 0 || (size_t)k >= len - used) {   /* does not fit: the rest stays unconfirmed */
             buf[used] = '\0';
             break;
@@ -664,21 +704,24 @@ static void switched_points(const tuner *t, const char *comm, const char *coll, 
     free(sw);
 }
 
-/* Native and the winner of one switched point measured again, by
- * themselves; rank 0 stores their statistics as the point's "confirm". */
-static void confirm_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char *winner)
+/* The base (native, or the built-in choice) and the winner of one switched
+ * point measured again, by themselves (native too, for the ratio); rank 0
+ * stores their statistics as the point's "confirm". */
+static void confirm_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char *winner,
+                          const char *base)
 {
-    const char *names[2] = { "native", winner };
+    const char *names[3] = { "native", winner, base };
+    int n = strcmp(base, "native") == 0 ? 2 : 3;
     json_t *entries = NULL;
     int iters = 0;
     double wall = 0;
     if (t->rank == 0 && !t->o.quiet) {
         char sz[32];
         bench_format_size(bytes, sz, sizeof sz);
-        fprintf(stderr, TUNE_PROG ": confirming %s %s %s: %s against native\n", c->name,
-                topocoll_coll_name(bc->coll), sz, winner);
+        fprintf(stderr, TUNE_PROG ": confirming %s %s %s: %s against %s\n", c->name,
+                topocoll_coll_name(bc->coll), sz, winner, base);
     }
-    if (measure_entries(t, c, bc, names, 2, bytes, &entries, &iters, &wall) != 0) return;
+    if (measure_entries(t, c, bc, names, n, bytes, &entries, &iters, &wall) != 0) return;
     if (t->rank != 0) return;
     json_t *p = tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes);
     if (p) json_object_set_new(p, "confirm", entries);
@@ -694,13 +737,13 @@ static void confirm_group(tuner *t, tune_comm *c, const bench_coll *bc)
     for (char *p = list; p && *p;) {
         char *next = strchr(p, ',');
         if (next) *next++ = '\0';
-        char *colon = strchr(p, ':');
-        if (colon) {
-            *colon = '\0';
+        char *colon = strchr(p, ':'), *base = colon ? strchr(colon + 1, ':') : NULL;
+        if (base) {
+            *colon = *base++ = '\0';
             size_t bytes = (size_t)strtoull(p, NULL, 10);
-            int over = t->rank == 0 && over_share(t, c, bc, bytes, 2);
+            int over = t->rank == 0 && over_share(t, c, bc, bytes, strcmp(base, "native") == 0 ? 2 : 3);
             MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
-            if (!over) confirm_point(t, c, bc, bytes, colon + 1);
+            if (!over) confirm_point(t, c, bc, bytes, colon + 1, base);
         }
         p = next;
     }
@@ -985,6 +1028,11 @@ int main(int argc, char **argv)
 {
     static tuner t;
     int rc;
+    /* the built-in choices the tune weighs are those of the library without a
+     * tuning file: a table loaded now would answer for the built-in one */
+    const char *loaded = getenv("TOPOCOLL_TUNING_FILE");
+    int had_file = loaded && loaded[0];
+    if (had_file) unsetenv("TOPOCOLL_TUNING_FILE");
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, TUNE_PROG ": MPI_Init failed\n");
         return 1;
@@ -993,6 +1041,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &t.np);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if ((rc = setup_options(&t, argc, argv)) >= 0) return finish(&t, rc);
+    if (had_file && t.rank == 0 && !t.o.quiet)
+        fprintf(stderr, TUNE_PROG ": TOPOCOLL_TUNING_FILE set aside while tuning: the tune weighs every "
+                        "entry against the built-in choices\n");
     if (t.o.from) {
         rc = t.rank == 0 ? write_outputs(&t) : 0;
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -74,22 +74,28 @@ typedef struct tune_stat {
     int n;
 } tune_stat;
 
-/* The decision at one point: the winner (native unless an entry beats
- * native's lower quartile with its upper quartile, by the margin), its
- * ratio to native and spread (lo, hi over native's median). */
+/* The decision at one point.  The base is what the winner has to beat: the
+ * library's own choice at the point without a tuning file ("builtin": the
+ * built-in table, then the cost model), measured there, unless native beats
+ * it beyond the noise; otherwise native.  The winner is the base unless an
+ * entry beats the base's lower quartile with its upper quartile, by the
+ * margin; its ratio to native and spread (lo, hi over native's median). */
 typedef struct tune_choice {
     const char *winner;
+    const char *base;         /* "native" or the built-in choice */
     double ratio, lo, hi;
-    int switched;             /* 1 when the winner is not native */
+    int switched;             /* 1 when the winner is not the base */
     int confirmed;            /* 1: the switch passed the noise test again ("confirm") */
     const char *refuted;      /* the entry whose switch did not pass it again, or NULL */
 } tune_choice;
 
-/* Decides one point of the state file (its "entries" object). */
-int tune_decide_point(json_t *entries, double margin, tune_choice *c);
-/* Decides one point (a state file's point object): its entries, then, where
- * they switch and the point has a "confirm" (native and the winner measured
- * again), the switch stands only if it passes the noise test there too. */
+/* Decides one point of the state file from its "entries" object and the
+ * built-in choice (NULL or "native": none). */
+int tune_decide_point(json_t *entries, const char *builtin, double margin, tune_choice *c);
+/* Decides one point (a state file's point object, its "builtin" read): its
+ * entries, then, where they switch and the point has a "confirm" (the base
+ * and the winner measured again), the switch stands only if it passes the
+ * noise test there too. */
 int tune_decide_confirmed(json_t *point, double margin, tune_choice *c);
 /* Switches in the state that were measured again: *held stood, *refuted did not. */
 void tune_confirm_counts(json_t *state, double margin, int *held, int *refuted);
