@@ -70,7 +70,7 @@ static const tc_catalog_row bcast[] = {
     ALGO(tc_bcast_native),
     FAMILY(tc_bcast_shm),                  /* shm:stages=1|2,chunk=all|64k|512k (one node) */
     ALGO(tc_bcast_shm_inline),             /* no schedule: src/exec/shm_inline.c */
-    FAMILY(tc_bcast_hierarchical),         /* hierarchical:x=binomial|scatter_allgather,node=shm1|shm2|p2p */
+    FAMILY(tc_bcast_hierarchical),         /* hierarchical:x=binomial|scatter_allgather|chain_16k|chain_64k,node=shm1|shm2|p2p */
     END,
 };
 
@@ -97,7 +97,7 @@ static const tc_catalog_row reduce[] = {
     FAMILY(tc_reduce_shm_tree),            /* shm_tree:fanin=2|4|8 (one node) */
     FAMILY(tc_reduce_shm_tiled),           /* shm_tiled:tiles=naive|cyclic,tile=2k|16k|128k (one node) */
     ALGO(tc_reduce_shm_inline),            /* no schedule: src/exec/shm_inline.c */
-    FAMILY(tc_reduce_hierarchical),        /* hierarchical:leaders=1|2|4,node=shm|p2p */
+    FAMILY(tc_reduce_hierarchical),        /* hierarchical:leaders=1|2|4,node=shm|p2p,inter=binomial|chain_4k|chain_16k */
     END,
 };
 

@@ -23,12 +23,21 @@ static int family_entry(const tc_algo *al)
 static void run_entry(const tc_algo *al, const tc_topo *t, const char *spec)
 {
     int p = t->size, cand[5] = { 0, 1, p / 2, p - 1, (p * 7 + 3) % p };
-    int64_t counts[5] = { 0, 1, 3, 7 * (int64_t)p + 3, 1001 };
+    /* the pipelined chains (chunks of 4k, 16k or 64k elements) get counts of
+     * several chunks and a partial last one, at p 4 and 7 (the chunk size
+     * is the entry's: 3 chunks of 4k, 2 of 16k, 2 of 64k elements) */
+    int64_t counts[6] = { 0, 1, 3, 7 * (int64_t)p + 3, 1001, 0 };
+    int ncounts = 5;
+    if ((p == 4 || p == 7) && strstr(al->name, "chain")) {
+        counts[5] = strstr(al->name, "chain4k") ? 3 * 4096 + 5 : strstr(al->name, "chain16k") ? 2 * 16384 + 7
+                                                                                            : 2 * 65536 + 9;
+        ncounts = 6;
+    }
     for (int ri = 0; ri < 5; ri++) {
         int dup = 0;
         for (int k = 0; k < ri; k++) dup |= cand[k] == cand[ri];
         if (dup || cand[ri] >= p) continue;
-        for (int ci = 0; ci < 5; ci++)
+        for (int ci = 0; ci < ncounts; ci++)
             for (int ip = 0; ip < (al->coll == TOPOCOLL_BCAST ? 1 : 2); ip++) {
                 tc_args a;
                 memset(&a, 0, sizeof a);

@@ -1017,7 +1017,7 @@ static void summary(const tuner *t)
     int held = 0, refuted = 0;
     tune_confirm_counts(t->state, t->o.margin, &held, &refuted);
     fprintf(stderr, TUNE_PROG ": %d points measured in %s, %d skipped for the budget; switches measured "
-            "again: %d held, %d did not (native stays there); table %s\n",
+            "again: %d held, %d did not (their base stays there); table %s\n",
             t->measured, el, t->skipped, held, refuted, t->o.output);
     if (t->stop)
         fprintf(stderr, TUNE_PROG ": stopped after %d points: continue with --resume (state %s)\n",

@@ -9,7 +9,11 @@
  *   lowest rank; leaders listed in node order starting at the root's node):
  *   1. Among the leaders: x=binomial, a binomial tree from the root;
  *      x=scatter_allgather, van de Geijn's broadcast (a binomial scatter of
- *      P pieces of ceil(n/P), then a ring allgather of the pieces).
+ *      P pieces of ceil(n/P), then a ring allgather of the pieces);
+ *      x=chain_16k, chain_64k: a pipelined chain in node order, in chunks
+ *      of 16k or 64k elements: in round r a leader receives chunk r from
+ *      its predecessor and passes chunk r-1 on, so every node's link
+ *      carries the buffer once in each direction.
  *   2. node=shm1: the leader copies the buffer into the node-shared window
  *      and raises every node rank's flag; they copy it out (one stage).
  *      node=shm2: one reader per other socket of the node copies it into its
@@ -19,7 +23,8 @@
  *      tree among the node's ranks from the leader.
  * Cost (P nodes of m ranks, s sockets per node, n bytes): leaders' phase
  *   binomial ceil(log2 P) (alpha + n beta), scatter_allgather
- *   (ceil(log2 P) + P - 1) alpha + 2 (P-1)/P n beta; node phase shm1 one
+ *   (ceil(log2 P) + P - 1) alpha + 2 (P-1)/P n beta, chain (C + P - 2)
+ *   (alpha + c beta) for C chunks of c elements; node phase shm1 one
  *   copy in, m-1 copies out (across sockets) and two flag rounds, shm2 s-1
  *   cross-socket copies and one more copy and flag on the way, p2p
  *   ceil(log2 m) (alpha + n beta).
@@ -29,7 +34,9 @@
  *   unequal nodes and sockets.
  * Source: Li, Hoefler, Snir 2013, section 3.3 (node phase); Thakur,
  *   Rabenseifner, Gropp 2005 and Barnett et al. 1994 (the leaders'
- *   binomial and scatter-allgather broadcasts).
+ *   binomial and scatter-allgather broadcasts); the pipelined chain is the
+ *   segmented pipeline broadcast of Open MPI's coll_tuned ("pipeline",
+ *   "chain"), here among the leaders only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +45,8 @@
 #include "algo/shm_rooted.h"
 #include "blocks/subset.h"
 
-enum { X_BINOMIAL, X_SCATTER_ALLGATHER };
+enum { X_BINOMIAL, X_SCATTER_ALLGATHER, X_CHAIN_16K, X_CHAIN_64K };
+static const int64_t chain_chunks[] = { 0, 0, 16384, 65536 };   /* elements per chunk */
 enum { N_SHM1, N_SHM2, N_P2P };
 
 /* Node nd's leader. */
@@ -75,6 +83,30 @@ static void scatter_allgather(tc_sched *s, const int *L, int P, int v, int64_t n
     }
 }
 
+/* Step 1, x=chain_*: the chain L[0] -> L[1] -> ... -> L[P-1] (this rank at
+ * position v) in chunks of ch elements: the head sends them all and the
+ * tail receives them all in one round; the others receive chunk r and send
+ * chunk r-1 in round r (different regions: no hazard inside the round). */
+static void chain(tc_sched *s, const int *L, int P, int v, int64_t n, int64_t ch)
+{
+    int C = (int)((n + ch - 1) / ch);
+#define CHUNK(r) tc_reg(TC_BUF_RECV, (int64_t)(r) * ch, (r) == C - 1 ? n - (int64_t)(r) * ch : ch)
+    if (v == 0 || v == P - 1) {
+        for (int r = 0; r < C; r++) {
+            if (v == 0) tc_sched_send(s, L[1], CHUNK(r));
+            else tc_sched_recv(s, L[v - 1], CHUNK(r));
+        }
+        tc_sched_round(s);
+        return;
+    }
+    for (int r = 0; r <= C; r++) {
+        if (r < C) tc_sched_recv(s, L[v - 1], CHUNK(r));
+        if (r >= 1) tc_sched_send(s, L[v + 1], CHUNK(r - 1));
+        tc_sched_round(s);
+    }
+#undef CHUNK
+}
+
 /* Step 1. */
 static int leaders(tc_sched *s, const tc_args *a, const tc_topo *t, int x)
 {
@@ -85,7 +117,8 @@ static int leaders(tc_sched *s, const tc_args *a, const tc_topo *t, int x)
     for (int i = 0; i < P; i++) L[i] = leader_of(t, a->root, (rnode + i) % P);
     tc_region all = tc_reg(TC_BUF_RECV, 0, a->rcount);
     if (x == X_BINOMIAL) tc_subset_bcast(s, L, P, v, &all, 1);
-    else scatter_allgather(s, L, P, v, a->rcount);
+    else if (x == X_SCATTER_ALLGATHER) scatter_allgather(s, L, P, v, a->rcount);
+    else chain(s, L, P, v, a->rcount, chain_chunks[x]);
     free(L);
     return 0;
 }
@@ -120,8 +153,8 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int x, int 
 /* ---- the family's catalog row ---------------------------------------------- */
 
 enum { P_X, P_NODE };
-static const char *const x_values[] = { "binomial", "scatter_allgather", NULL };
-static const char *const x_alias[] = { "bin", "sa" };
+static const char *const x_values[] = { "binomial", "scatter_allgather", "chain_16k", "chain_64k", NULL };
+static const char *const x_alias[] = { "bin", "sa", "chain16k", "chain64k" };
 static const char *const node_values[] = { "shm1", "shm2", "p2p", NULL };
 static const tc_param_def params[] = {
     { "x", x_values, X_BINOMIAL },
@@ -134,8 +167,11 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
     static const char *const nt[] = { "one-stage shared-memory", "two-stage shared-memory (a reader per socket)",
                                       "point-to-point binomial" };
     snprintf(out->alias, sizeof out->alias, "h_%s_%s", x_alias[v[P_X]], node_values[v[P_NODE]]);
+    static const char *const xt[] = { "binomial tree", "scatter + ring allgather",
+                                      "pipelined chain in chunks of 16k elements",
+                                      "pipelined chain in chunks of 64k elements" };
     snprintf(out->desc, sizeof out->desc, "hierarchical: %s among the node leaders, node-level %s broadcast",
-             v[P_X] == X_BINOMIAL ? "binomial tree" : "scatter + ring allgather", nt[v[P_NODE]]);
+             xt[v[P_X]], nt[v[P_NODE]]);
 }
 
 static unsigned req_of(const int *v) { return v[P_NODE] == N_P2P ? TC_REQ_NONE : TC_REQ_NODE_SHM; }
@@ -148,7 +184,7 @@ static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 
 const tc_family tc_bcast_hierarchical = {
     .coll = TOPOCOLL_BCAST, .name = "hierarchical",
-    .summary = "root to the node leaders (binomial or scatter + allgather), then node-level broadcast "
+    .summary = "root to the node leaders (binomial, scatter + allgather or pipelined chain), then node-level broadcast "
                "(one- or two-stage shared memory, or point-to-point)",
     .source = __FILE__, .nparams = 2, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,

@@ -1,9 +1,9 @@
 /*
- * reduce family "hierarchical:leaders=K,node=N" (several nodes, any root):
- * a node-level reduction to the node's leaders, a binomial reduction among
- * the nodes' leaders towards the root, with K leaders per node each
- * carrying 1/K of the vector across the nodes, then the root's node's
- * leaders hand their segments to the root.  The node-level shared-memory
+ * reduce family "hierarchical:leaders=K,node=N,inter=I" (several nodes, any
+ * root): a node-level reduction to the node's leaders, a reduction among
+ * the nodes' leaders towards the root (binomial, or a pipelined chain), with
+ * K leaders per node each carrying 1/K of the vector across the nodes, then
+ * the root's node's leaders hand their segments to the root.  The node-level shared-memory
  * reduction is the socket-aware tree of Li, Hoefler, Snir, "NUMA-Aware
  * Shared-Memory Collective Communication for MPI" (2013), section 3.1
  * (reduce "shm_tree"); the multiple leaders follow Kandalla, Subramoni,
@@ -29,26 +29,38 @@
  *      count: the release must be consumed first).
  *      node=p2p: per segment, a binomial reduction among the node's ranks
  *      towards the segment's leader.
- *   2. Per segment, a binomial reduction among the segment's leaders (one
- *      per node, node order starting at the root's node) towards the root's
- *      node; a leader receives its children's partials into scratch and
- *      combines them into its accumulator.
+ *   2. Per segment, a reduction among the segment's leaders (one per node,
+ *      node order starting at the root's node) towards the root's node.
+ *      inter=binomial: a binomial tree; a leader receives its children's
+ *      partials into scratch and combines them into its accumulator.
+ *      inter=chain_4k, chain_16k: a chain from the last node to the root's
+ *      node in chunks of 4k or 16k elements, pipelined: in round r a leader receives chunk
+ *      r from its successor, combines chunk r-1 into its accumulator and
+ *      sends chunk r-2 on (a round's sends are posted before its local
+ *      reductions run), so every node's link carries the vector once in
+ *      each direction at most, and the root's node receives it once (the
+ *      binomial tree's root receives it ceil(log2 P) times).
  *   3. The root's node's leaders of segments 1..K-1 other than the root
  *      send their segments to the root.
  * Cost (P nodes of m ranks, n elements): node phase shm n copy-in, the
  *   tree's levels of (F-1) n/K gamma per segment and one flag, p2p
  *   ceil(log2 m) (alpha + n/K beta + n/K gamma) per segment; leaders'
- *   phase ceil(log2 P) (alpha + n/K beta + n/K gamma) (K leaders cross the
- *   network at once); gather (K-1) (alpha + n/K beta) at the root.
+ *   phase binomial ceil(log2 P) (alpha + n/K beta + n/K gamma) (K leaders
+ *   cross the network at once), chain (C + 2 (P - 1)) (alpha + c beta + c
+ *   gamma) for C = n/(K c) chunks of c elements (the pipeline's depth: two
+ *   rounds per hop); gather (K-1) (alpha + n/K beta) at the root.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
- *   calls); scratch n (accumulators) + 2 n/K (children's partials).
+ *   calls); scratch n (accumulators) + 2 n/K (children's partials; the
+ *   chain: 2 chunks).
  * Restrictions: commutative operations (the trees combine in no rank
  *   order; keeping canonical order across nodes would need the nodes to be
  *   rank ranges): others are declined.  node=shm needs node-shared memory.
  *   Any root, mapping, unequal nodes and sockets.
  * Source: Li, Hoefler, Snir 2013 (node-level shared-memory reduction);
  *   Kandalla et al. 2009 (multiple leaders); Thakur, Rabenseifner, Gropp
- *   2005 (binomial reduction).
+ *   2005 (binomial reduction); the pipelined chain is the segmented
+ *   pipeline of Open MPI's coll_tuned reduce ("pipeline", "chain") applied
+ *   to the leaders only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,13 +69,15 @@
 #include "algo/shm_rooted.h"
 
 enum { N_SHM, N_P2P };
+enum { I_BINOMIAL, I_CHAIN_4K, I_CHAIN_16K };
+static const int64_t chain_chunks[] = { 0, 4096, 16384 };   /* elements per chunk */
 static const int leader_counts[] = { 1, 2, 4 };
 #define FANIN 4
 
 typedef struct hr {
     const tc_args *a;
     const tc_topo *t;
-    int K, node_mode;
+    int K, node_mode, inter;
     int node, m, mi;          /* this rank's node, its size, this rank's index */
     int rnode, P;             /* the root's node, the node count */
     int64_t n;
@@ -140,6 +154,39 @@ static void binom_reduce(tc_sched *s, const int *L, int k, int v, tc_region in, 
     tc_sched_round(s);
 }
 
+/* Chain reduction over L[0..k) towards L[0] (commutative operation), this
+ * rank at position v, in chunks of ch elements of acc: the last position
+ * sends its chunks; the others receive chunk r from L[v+1] into scratch
+ * (two alternating chunk buffers at tmp_off), combine chunk r-1 into acc
+ * and (but L[0]) send chunk r-2 to L[v-1], all in round r, which the round
+ * semantics allow (sends and receives are posted before the round's local
+ * ops; no region of one op overlaps another's).  Closes its rounds. */
+static void chain_reduce(tc_sched *s, const int *L, int k, int v, tc_region acc, int64_t tmp_off, int64_t ch)
+{
+    int64_t n = acc.cnt;
+    int C = (int)((n + ch - 1) / ch);
+    if (k < 2 || C == 0) return;
+    if (v == k - 1) {
+        for (int r = 0; r < C; r++)
+            tc_sched_send(s, L[v - 1], tc_reg(acc.buf, acc.off + r * ch, r == C - 1 ? n - r * ch : ch));
+        tc_sched_round(s);
+        return;
+    }
+    int last = v > 0 ? C + 2 : C + 1;
+    for (int r = 0; r < last; r++) {
+        if (r < C)
+            tc_sched_recv(s, L[v + 1], tc_reg(TC_BUF_TMP, tmp_off + (r % 2) * ch, r == C - 1 ? n - r * ch : ch));
+        if (r >= 1 && r - 1 < C) {
+            int64_t c = r - 1 == C - 1 ? n - (r - 1) * ch : ch;
+            tc_sched_reduce(s, tc_reg(TC_BUF_TMP, tmp_off + ((r - 1) % 2) * ch, c),
+                            tc_reg(acc.buf, acc.off + (r - 1) * ch, c));
+        }
+        if (v > 0 && r >= 2)
+            tc_sched_send(s, L[v - 1], tc_reg(acc.buf, acc.off + (r - 2) * ch, r - 2 == C - 1 ? n - (r - 2) * ch : ch));
+        tc_sched_round(s);
+    }
+}
+
 /* Step 1 (shm): copy-in, then one shm_tree reduction per segment.  R (the
  * segment-0 leader, root of the first tree) raised every rank's release
  * flag before its reductions; a rank waits for it before the second tree,
@@ -184,6 +231,14 @@ static int node_p2p(tc_sched *s, const hr *h)
     return 0;
 }
 
+/* The chain's chunk: the parameter's element count, at most the first
+ * segment (the scratch holds two of those). */
+static int64_t chain_chunk(const hr *h)
+{
+    int64_t s0 = seg_len(h, 0), c = chain_chunks[h->inter];
+    return s0 < c ? (s0 > 0 ? s0 : 1) : c;
+}
+
 /* Step 2. */
 static int leaders(tc_sched *s, const hr *h)
 {
@@ -192,7 +247,10 @@ static int leaders(tc_sched *s, const hr *h)
     for (int j = 0; j < h->K; j++) {
         if (!leads(h, j)) continue;
         for (int x = 0; x < h->P; x++) L[x] = leader(h, (h->rnode + x) % h->P, j);
-        binom_reduce(s, L, h->P, v, leader_acc(h, j), leader_acc(h, j), h->n);
+        if (h->inter != I_BINOMIAL)
+            chain_reduce(s, L, h->P, v, leader_acc(h, j), h->n, chain_chunk(h));
+        else
+            binom_reduce(s, L, h->P, v, leader_acc(h, j), leader_acc(h, j), h->n);
     }
     free(L);
     return 0;
@@ -236,9 +294,9 @@ static void release_end(tc_sched *s, const hr *h, int R)
     tc_sched_round(s);
 }
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int node_mode)
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int node_mode, int inter)
 {
-    hr h = { a, t, K, node_mode, 0, 0, 0, 0, t->nnodes, a->scount };
+    hr h = { a, t, K, node_mode, inter, 0, 0, 0, 0, t->nnodes, a->scount };
     h.node = t->node_of[a->rank];
     h.m = tc_topo_node_size(t, h.node);
     h.mi = t->node_idx[a->rank];
@@ -268,23 +326,29 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
 
 /* ---- the family's catalog row ---------------------------------------------- */
 
-enum { P_LEADERS, P_NODE };
+enum { P_LEADERS, P_NODE, P_INTER };
 static const char *const leaders_values[] = { "1", "2", "4", NULL };
 static const char *const node_values[] = { "shm", "p2p", NULL };
+static const char *const inter_values[] = { "binomial", "chain_4k", "chain_16k", NULL };
 static const tc_param_def params[] = {
     { "leaders", leaders_values, 0 },
     { "node", node_values, N_SHM },
+    { "inter", inter_values, I_BINOMIAL },
 };
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
-    snprintf(out->alias, sizeof out->alias, "h%s_%s", leaders_values[v[P_LEADERS]], node_values[v[P_NODE]]);
+    snprintf(out->alias, sizeof out->alias, "h%s_%s%s", leaders_values[v[P_LEADERS]], node_values[v[P_NODE]],
+             v[P_INTER] == I_CHAIN_4K ? "_chain4k" : v[P_INTER] == I_CHAIN_16K ? "_chain16k" : "");
     snprintf(out->desc, sizeof out->desc,
              "hierarchical, %s leader%s per node (1/%s of the vector each): node-level %s reduction, "
-             "leaders' binomial reduction towards the root", leaders_values[v[P_LEADERS]],
+             "leaders' %s towards the root", leaders_values[v[P_LEADERS]],
              v[P_LEADERS] ? "s" : "", leaders_values[v[P_LEADERS]],
-             v[P_NODE] == N_SHM ? "shared-memory tree" : "point-to-point binomial");
+             v[P_NODE] == N_SHM ? "shared-memory tree" : "point-to-point binomial",
+             v[P_INTER] == I_CHAIN_4K    ? "pipelined chain reduction in chunks of 4k elements"
+             : v[P_INTER] == I_CHAIN_16K ? "pipelined chain reduction in chunks of 16k elements"
+                                         : "binomial reduction");
 }
 
 static unsigned req_of(const int *v) { return v[P_NODE] == N_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
@@ -292,13 +356,14 @@ static unsigned req_of(const int *v) { return v[P_NODE] == N_SHM ? TC_REQ_NODE_S
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
-    return generate(s, a, t, leader_counts[v[P_LEADERS]], v[P_NODE]);
+    return generate(s, a, t, leader_counts[v[P_LEADERS]], v[P_NODE], v[P_INTER]);
 }
 
 const tc_family tc_reduce_hierarchical = {
     .coll = TOPOCOLL_REDUCE, .name = "hierarchical",
-    .summary = "node-level reduction (shared-memory tree or point-to-point), leaders' binomial reduction "
-               "towards the root (1, 2 or 4 leaders per node, each carrying its share of the vector)",
-    .source = __FILE__, .nparams = 2, .params = params, .rule = "",
+    .summary = "node-level reduction (shared-memory tree or point-to-point), leaders' binomial or pipelined "
+               "chain reduction towards the root (1, 2 or 4 leaders per node, each carrying its share of the "
+               "vector)",
+    .source = __FILE__, .nparams = 3, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_COMMUTATIVE, .req_of = req_of, .generate = family_generate,
 };
