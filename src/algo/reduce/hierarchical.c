@@ -34,21 +34,19 @@
  *      inter=binomial: a binomial tree; a leader receives its children's
  *      partials into scratch and combines them into its accumulator.
  *      inter=chain_4k, chain_16k: a chain from the last node to the root's
- *      node in chunks of 4k or 16k elements, pipelined: in round r a leader receives chunk
- *      r from its successor, combines chunk r-1 into its accumulator and
- *      sends chunk r-2 on (a round's sends are posted before its local
- *      reductions run), so every node's link carries the vector once in
- *      each direction at most, and the root's node receives it once (the
- *      binomial tree's root receives it ceil(log2 P) times).
+ *      node in chunks of 4k or 16k elements, pipelined: a leader receives
+ *      chunk r+1 from its successor while it sends chunk r (combined with
+ *      its own in the round before) on, so every node's link carries the
+ *      vector once in each direction at most and the root's node receives
+ *      it once (the binomial tree's root receives it ceil(log2 P) times).
  *   3. The root's node's leaders of segments 1..K-1 other than the root
  *      send their segments to the root.
  * Cost (P nodes of m ranks, n elements): node phase shm n copy-in, the
  *   tree's levels of (F-1) n/K gamma per segment and one flag, p2p
  *   ceil(log2 m) (alpha + n/K beta + n/K gamma) per segment; leaders'
  *   phase binomial ceil(log2 P) (alpha + n/K beta + n/K gamma) (K leaders
- *   cross the network at once), chain (C + 2 (P - 1)) (alpha + c beta + c
- *   gamma) for C = n/(K c) chunks of c elements (the pipeline's depth: two
- *   rounds per hop); gather (K-1) (alpha + n/K beta) at the root.
+ *   cross the network at once), chain (C + P - 1) (alpha + c beta) + C c
+ *   gamma for C = n/(K c) chunks of c elements; gather (K-1) (alpha + n/K beta) at the root.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
  *   calls); scratch n (accumulators) + 2 n/K (children's partials; the
  *   chain: 2 chunks).
@@ -155,36 +153,39 @@ static void binom_reduce(tc_sched *s, const int *L, int k, int v, tc_region in, 
 }
 
 /* Chain reduction over L[0..k) towards L[0] (commutative operation), this
- * rank at position v, in chunks of ch elements of acc: the last position
- * sends its chunks; the others receive chunk r from L[v+1] into scratch
- * (two alternating chunk buffers at tmp_off), combine chunk r-1 into acc
- * and (but L[0]) send chunk r-2 to L[v-1], all in round r, which the round
- * semantics allow (sends and receives are posted before the round's local
- * ops; no region of one op overlaps another's).  Closes its rounds. */
+ * rank at position v, in chunks of ch elements of acc.  The last position
+ * sends its chunks in one round.  The others receive chunk 0 from L[v+1]
+ * into scratch (two alternating chunk buffers at tmp_off); then per chunk
+ * r, a round that combines it into acc and a round that (but L[0]) sends
+ * it to L[v-1] while chunk r+1 arrives.  A round posts its messages before
+ * its local ops run, so a chunk combined in one round can leave in the
+ * next one at the earliest: with the combine in a round of its own a
+ * chunk spends one transfer per hop, not two.  Closes its rounds. */
 static void chain_reduce(tc_sched *s, const int *L, int k, int v, tc_region acc, int64_t tmp_off, int64_t ch)
 {
     int64_t n = acc.cnt;
     int C = (int)((n + ch - 1) / ch);
     if (k < 2 || C == 0) return;
+#define LEN(r) ((r) == C - 1 ? n - (int64_t)(r) * ch : ch)
+#define PART(r) tc_reg(TC_BUF_TMP, tmp_off + ((r) % 2) * ch, LEN(r))
+#define MINE(r) tc_reg(acc.buf, acc.off + (int64_t)(r) * ch, LEN(r))
     if (v == k - 1) {
-        for (int r = 0; r < C; r++)
-            tc_sched_send(s, L[v - 1], tc_reg(acc.buf, acc.off + r * ch, r == C - 1 ? n - r * ch : ch));
+        for (int r = 0; r < C; r++) tc_sched_send(s, L[v - 1], MINE(r));
         tc_sched_round(s);
         return;
     }
-    int last = v > 0 ? C + 2 : C + 1;
-    for (int r = 0; r < last; r++) {
-        if (r < C)
-            tc_sched_recv(s, L[v + 1], tc_reg(TC_BUF_TMP, tmp_off + (r % 2) * ch, r == C - 1 ? n - r * ch : ch));
-        if (r >= 1 && r - 1 < C) {
-            int64_t c = r - 1 == C - 1 ? n - (r - 1) * ch : ch;
-            tc_sched_reduce(s, tc_reg(TC_BUF_TMP, tmp_off + ((r - 1) % 2) * ch, c),
-                            tc_reg(acc.buf, acc.off + (r - 1) * ch, c));
-        }
-        if (v > 0 && r >= 2)
-            tc_sched_send(s, L[v - 1], tc_reg(acc.buf, acc.off + (r - 2) * ch, r - 2 == C - 1 ? n - (r - 2) * ch : ch));
+    tc_sched_recv(s, L[v + 1], PART(0));
+    tc_sched_round(s);
+    for (int r = 0; r < C; r++) {
+        tc_sched_reduce(s, PART(r), MINE(r));
+        tc_sched_round(s);
+        if (v > 0) tc_sched_send(s, L[v - 1], MINE(r));
+        if (r + 1 < C) tc_sched_recv(s, L[v + 1], PART(r + 1));
         tc_sched_round(s);
     }
+#undef LEN
+#undef PART
+#undef MINE
 }
 
 /* Step 1 (shm): copy-in, then one shm_tree reduction per segment.  R (the
