@@ -108,15 +108,15 @@ expect_run() {
   fi
 }
 
-# The multi-node rooted families (reduce h1_shm .. h4_p2p, bcast h_bin_shm1 ..
-# h_sa_p2p): the simulator takes their schedules (node-shared phases inside
+# The multi-node rooted families (reduce h1_shm .. h4_p2p_chain16k, 18
+# entries; bcast h_bin_shm1 .. h_chain64k_p2p, 12): the simulator takes their schedules (node-shared phases inside
 # the network nodes) and its checks pass, block and cyclic.
 for map in "" "--map 6x3/cyclic"; do
   # shellcheck disable=SC2086
-  expect_run "reduce hierarchical $map" '/check: ok/ { n++ } END { exit n != 6 }' \
+  expect_run "reduce hierarchical $map" '/check: ok/ { n++ } END { exit n != 18 }' \
     --network twotier:2x3x3 --levels node $map --coll reduce --algos 'h?_*' --bytes 1K --check
   # shellcheck disable=SC2086
-  expect_run "bcast hierarchical $map" '/check: ok/ { n++ } END { exit n != 6 }' \
+  expect_run "bcast hierarchical $map" '/check: ok/ { n++ } END { exit n != 12 }' \
     --network twotier:2x3x3 --levels node $map --coll bcast --algos 'h_*' --bytes 1K --check
 done
 

@@ -177,9 +177,12 @@ static double reach_of(const tune_choice *ch, int i, int j)
     return ch[i].switched && worst <= CLEAR_WIN ? REACH_CLEAR : REACH;
 }
 
+/* The size `reach` times the last one is included: [.., cap + 1). A tune
+ * whose budget measured 32 KiB and 1 MiB had left 64 KiB itself, the size
+ * the grid measures next, to the built-in table. */
 static size_t reach_up(size_t last, size_t next, double reach)
 {
-    size_t b = boundary(last, next), cap = (size_t)llround((double)last * reach);
+    size_t b = boundary(last, next), cap = (size_t)llround((double)last * reach) + 1;
     return b < cap ? b : cap;
 }
 

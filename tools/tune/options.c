@@ -46,6 +46,8 @@ void tune_usage(FILE *f)
 "      --state FILE      state written as the run goes (default <output>.state;\n"
 "                        with --from, <TABLE>.state)\n"
 "      --resume          continue from the state file: measured points are kept\n"
+"      --rebuild         measure nothing: write the table (and exports) again from\n"
+"                        the state file, with this version's decision rules\n"
 "      --stop-after N    stop after N measured points (the table is still written)\n"
 "      --export-ompi FILE   also write an Open MPI coll_tuned dynamic rules file\n"
 "      --export-mpich FILE  also write an MPICH selection JSON\n"
@@ -169,7 +171,7 @@ static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err
 }
 
 enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
-       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT, O_NOCONFIRM };
+       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT, O_NOCONFIRM, O_REBUILD };
 
 static const struct option longopts[] = {
     { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
@@ -180,6 +182,7 @@ static const struct option longopts[] = {
     { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
     { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
     { "report", 1, NULL, O_REPORT }, { "no-confirm", 0, NULL, O_NOCONFIRM },
+    { "rebuild", 0, NULL, O_REBUILD },
     { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -227,6 +230,7 @@ static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, 
         o->state = strdup(arg);
         return o->state ? nonempty("--state", arg, err, len) : -1;
     case O_RESUME: o->resume = 1; return 0;
+    case O_REBUILD: o->rebuild = o->resume = 1; return 0;
     case O_NOCONFIRM: o->no_confirm = 1; return 0;
     case O_STOP: return parse_int("--stop-after", arg, 1, 1000000, &o->stop_after, err, len);
     case O_OMPI: o->export_ompi = arg; return nonempty("--export-ompi", arg, err, len);

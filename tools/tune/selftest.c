@@ -195,13 +195,13 @@ static void test_table(void)
                *r3 = json_array_get(r, 3);
         /* 64 and 512 are x8 apart: halfway (181) is beyond twice 64, the
          * reach of a win under 2x; the sizes between get no rule */
-        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 128 && json_array_size(json_object_get(r0, "evidence")) == 2,
-              "8 and 64 merge into [0, 128) (got %lld)", (long long)at(r0, "bytes", 1));
+        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 129 && json_array_size(json_object_get(r0, "evidence")) == 2,
+              "8 and 64 merge into [0, 128] (got %lld)", (long long)at(r0, "bytes", 1));
         CHECK(strcmp(json_string_value(json_array_get(json_object_get(r0, "algorithms"), 0)), "ring") == 0 &&
               fabs(json_real_value(json_object_get(r0, "ratio")) - 0.6) < 1e-9, "ring, worst ratio 0.6");
-        CHECK(at(r1, "bytes", 0) == 256 && at(r1, "bytes", 1) == 1024 &&
+        CHECK(at(r1, "bytes", 0) == 256 && at(r1, "bytes", 1) == 1025 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
-              "512 stays native over [256, 1024)");
+              "512 stays native over [256, 1024]");
         /* the grid's step (x8) again past 4096, capped at x4: halfway to 16384 */
         CHECK(at(r2, "bytes", 0) == 2048 && at(r2, "bytes", 1) == 8192,
               "the last rule ends halfway to the next grid size (got %lld - %lld)", (long long)at(r2, "bytes", 0),
@@ -226,7 +226,8 @@ static void test_reach(void)
     CHECK(json_array_size(r) == 2, "2 rules (got %zu) %s", json_array_size(r), err);
     if (json_array_size(r) == 2) {
         json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1);
-        CHECK(at(r0, "bytes", 1) == 65536, "0.65x at 32 KiB reaches 64 KiB (got %lld)", (long long)at(r0, "bytes", 1));
+        CHECK(at(r0, "bytes", 1) == 65537, "0.65x at 32 KiB reaches 64 KiB, included (got %lld)",
+              (long long)at(r0, "bytes", 1));
         CHECK(at(r1, "bytes", 0) == 262144 && at(r1, "bytes", 1) == 2097152,
               "0.3x at 1 MiB reaches down to 256 KiB (got %lld - %lld)", (long long)at(r1, "bytes", 0),
               (long long)at(r1, "bytes", 1));
@@ -252,6 +253,11 @@ static void test_options(void)
     rc = tune_parse_options(5, a2, &o, err, sizeof err);
     CHECK(rc == TUNE_PARSE_OK && o.ncomms == 3 && tune_coll_selected(&o, "reduce") && !tune_coll_selected(&o, "red"),
           "comms and colls");
+    tune_opts_free(&o);
+    char *a4[] = { "tune", "--rebuild", "-o", "t.json", NULL };
+    rc = tune_parse_options(4, a4, &o, err, sizeof err);
+    CHECK(rc == TUNE_PARSE_OK && o.rebuild && o.resume && strcmp(o.state, "t.json.state") == 0,
+          "--rebuild: from the state file, nothing measured (%s)", err);
     tune_opts_free(&o);
     char *a3[] = { "tune", "--factor", "1", NULL };
     CHECK(tune_parse_options(3, a3, &o, err, sizeof err) == TUNE_PARSE_ERROR && strstr(err, "--factor"), "factor 1");

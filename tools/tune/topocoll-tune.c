@@ -935,7 +935,8 @@ static json_t *table_of(tuner *t, char *err, size_t len)
     json_t *meta = json_pack("{s:s, s:s, s:i, s:s, s:f, s:i, s:b}", "tool", TUNE_PROG, "mpi", lib, "np",
                              t->np, "topology", topo, "margin", t->o.margin, "points",
                              (int)json_array_size(json_object_get(t->state, "points")), "complete",
-                             !t->stop && !t->skipped);
+                             !t->stop && !t->skipped && !t->o.rebuild);
+    if (meta && t->o.rebuild) json_object_set_new(meta, "rebuilt", json_true());   /* from the state alone */
     int over = -1;
     char load[128] = "";
     if (topocoll_oversubscribed(MPI_COMM_WORLD, &over, load, (int)sizeof load) == MPI_SUCCESS && meta) {
@@ -1054,7 +1055,7 @@ int main(int argc, char **argv)
     fit_model(&t);
     t.deadline = t.o.budget_s > 0 ? t.t0 + t.o.budget_s : 0;
     MPI_Bcast(&t.deadline, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    run_all(&t);
+    if (!t.o.rebuild) run_all(&t);
     summary(&t);
     rc = t.rank == 0 ? write_outputs(&t) : 0;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -38,6 +38,7 @@ typedef struct tune_opts {
     const char *output;       /* -o (default topocoll-tuning.json) */
     char *state;              /* --state (default <output>.state) */
     int resume;               /* --resume: continue from the state file */
+    int rebuild;              /* --rebuild: the table from the state, nothing measured */
     int stop_after;           /* --stop-after N measured points (0: no limit) */
     int reps;                 /* batches per entry (default 5) */
     int max_reps;             /* batches a noisy point may grow to (default 2 x reps) */
