@@ -94,6 +94,15 @@ typedef struct tc_sched {
 static inline tc_region tc_reg(int buf, int64_t off, int64_t cnt)
 { tc_region r; r.buf = (int8_t)buf; r.off = off; r.cnt = cnt; return r; }
 
+/* Pipelines: how many chunks of ch elements cover n, and chunk k of region
+ * r (the last one shorter). */
+static inline int tc_nchunks(int64_t n, int64_t ch) { return (int)((n + ch - 1) / ch); }
+static inline tc_region tc_reg_chunk(tc_region r, int64_t ch, int k)
+{
+    int64_t lo = (int64_t)k * ch;
+    return tc_reg(r.buf, r.off + lo, r.cnt - lo < ch ? r.cnt - lo : ch);
+}
+
 void tc_sched_init(tc_sched *s);
 void tc_sched_free(tc_sched *s);
 /* Empty s for reuse, keeping its memory and its consumer settings (drain,

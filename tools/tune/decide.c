@@ -199,6 +199,14 @@ static int cmp_bytes(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Why a rule's entry stands where it did not switch ("" where it did). */
+static const char *kept_why(const tune_choice *c)
+{
+    if (c->switched) return "";
+    if (strcmp(c->winner, "native") == 0) return " (nothing beat it beyond the noise)";
+    return " (the built-in choice: neither native nor another entry beat it beyond the noise)";
+}
+
 /* One rule for points pts[i..j] (sorted by bytes), all with winner ch[i]. */
 static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int n)
 {
@@ -234,10 +242,7 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
              json_string_value(json_object_get(pts[i], "comm")), (long long)np, (long long)nodes,
              nodes == 1 ? "" : "s", !json_is_boolean(over) ? "" : json_is_true(over) ? ", oversubscribed" : ", dedicated",
              a, i == j ? "" : " - ", i == j ? "" : b, ch[i].winner, worst,
-             ch[i].switched                       ? ""
-             : strcmp(ch[i].winner, "native") == 0 ? " (nothing beat it beyond the noise)"
-                                                   : " (the built-in choice: neither native nor another entry beat it beyond the noise)",
-             again);
+             kept_why(&ch[i]), again);
     json_t *rule = json_pack("{s:[I,I], s:[I,I], s:[I,I], s:[s], s:s, s:f, s:[f,f], s:o, s:s}", "np", np, np,
                              "nodes", nodes, nodes, "bytes", (json_int_t)lo, (json_int_t)hi, "algorithms",
                              ch[i].winner, "origin", "measured", "ratio", worst, "spread", slo, shi,

@@ -684,9 +684,7 @@ static void switched_points(const tuner *t, const char *comm, const char *coll, 
         const char *pl = json_string_value(json_object_get(p, "coll"));
         tune_choice ch;
         if (!sw || !pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0 || json_object_get(p, "confirm") ||
-            tune_decide_point(json_object_get(p, "entries"), json_string_value(json_object_get(p, "builtin")),
-                              t->o.margin, &ch) != 0 ||
-            !ch.switched)
+            tune_decide_confirmed(p, t->o.margin, &ch) != 0 || !ch.switched)
             continue;
         sw[n++] = (switch_point){ (long long)json_integer_value(json_object_get(p, "bytes")), ch.winner, ch.base,
                                   ch.hi };
@@ -707,11 +705,19 @@ static void switched_points(const tuner *t, const char *comm, const char *coll, 
 /* The base (native, or the built-in choice) and the winner of one switched
  * point measured again, by themselves (native too, for the ratio); rank 0
  * stores their statistics as the point's "confirm". */
+static int confirm_names(const char *winner, const char *base, const char *names[3])
+{
+    names[0] = "native";
+    names[1] = winner;
+    names[2] = base;
+    return strcmp(base, "native") == 0 ? 2 : 3;
+}
+
 static void confirm_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char *winner,
                           const char *base)
 {
-    const char *names[3] = { "native", winner, base };
-    int n = strcmp(base, "native") == 0 ? 2 : 3;
+    const char *names[3];
+    int n = confirm_names(winner, base, names);
     json_t *entries = NULL;
     int iters = 0;
     double wall = 0;
@@ -741,7 +747,8 @@ static void confirm_group(tuner *t, tune_comm *c, const bench_coll *bc)
         if (base) {
             *colon = *base++ = '\0';
             size_t bytes = (size_t)strtoull(p, NULL, 10);
-            int over = t->rank == 0 && over_share(t, c, bc, bytes, strcmp(base, "native") == 0 ? 2 : 3);
+            const char *names[3];
+            int over = t->rank == 0 && over_share(t, c, bc, bytes, confirm_names(colon + 1, base, names));
             MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
             if (!over) confirm_point(t, c, bc, bytes, colon + 1, base);
         }
@@ -1052,7 +1059,7 @@ int main(int argc, char **argv)
     }
     if ((rc = setup_run(&t)) >= 0) return finish(&t, rc);
     t.t0 = MPI_Wtime();
-    fit_model(&t);
+    if (!t.o.rebuild) fit_model(&t);
     t.deadline = t.o.budget_s > 0 ? t.t0 + t.o.budget_s : 0;
     MPI_Bcast(&t.deadline, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (!t.o.rebuild) run_all(&t);

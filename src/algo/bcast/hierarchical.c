@@ -89,22 +89,21 @@ static void scatter_allgather(tc_sched *s, const int *L, int P, int v, int64_t n
  * chunk r-1 in round r (different regions: no hazard inside the round). */
 static void chain(tc_sched *s, const int *L, int P, int v, int64_t n, int64_t ch)
 {
-    int C = (int)((n + ch - 1) / ch);
-#define CHUNK(r) tc_reg(TC_BUF_RECV, (int64_t)(r) * ch, (r) == C - 1 ? n - (int64_t)(r) * ch : ch)
+    tc_region all = tc_reg(TC_BUF_RECV, 0, n);
+    int C = tc_nchunks(n, ch);
     if (v == 0 || v == P - 1) {
         for (int r = 0; r < C; r++) {
-            if (v == 0) tc_sched_send(s, L[1], CHUNK(r));
-            else tc_sched_recv(s, L[v - 1], CHUNK(r));
+            if (v == 0) tc_sched_send(s, L[1], tc_reg_chunk(all, ch, r));
+            else tc_sched_recv(s, L[v - 1], tc_reg_chunk(all, ch, r));
         }
         tc_sched_round(s);
         return;
     }
     for (int r = 0; r <= C; r++) {
-        if (r < C) tc_sched_recv(s, L[v - 1], CHUNK(r));
-        if (r >= 1) tc_sched_send(s, L[v + 1], CHUNK(r - 1));
+        if (r < C) tc_sched_recv(s, L[v - 1], tc_reg_chunk(all, ch, r));
+        if (r >= 1) tc_sched_send(s, L[v + 1], tc_reg_chunk(all, ch, r - 1));
         tc_sched_round(s);
     }
-#undef CHUNK
 }
 
 /* Step 1. */

@@ -152,6 +152,13 @@ static void binom_reduce(tc_sched *s, const int *L, int k, int v, tc_region in, 
     tc_sched_round(s);
 }
 
+/* Where the successor's chunk r arrives: two alternating chunk buffers of
+ * scratch at tmp_off. */
+static tc_region chain_part(tc_region acc, int64_t tmp_off, int64_t ch, int r)
+{
+    return tc_reg(TC_BUF_TMP, tmp_off + (r % 2) * ch, tc_reg_chunk(acc, ch, r).cnt);
+}
+
 /* Chain reduction over L[0..k) towards L[0] (commutative operation), this
  * rank at position v, in chunks of ch elements of acc.  The last position
  * sends its chunks in one round.  The others receive chunk 0 from L[v+1]
@@ -163,29 +170,22 @@ static void binom_reduce(tc_sched *s, const int *L, int k, int v, tc_region in, 
  * chunk spends one transfer per hop, not two.  Closes its rounds. */
 static void chain_reduce(tc_sched *s, const int *L, int k, int v, tc_region acc, int64_t tmp_off, int64_t ch)
 {
-    int64_t n = acc.cnt;
-    int C = (int)((n + ch - 1) / ch);
+    int C = tc_nchunks(acc.cnt, ch);
     if (k < 2 || C == 0) return;
-#define LEN(r) ((r) == C - 1 ? n - (int64_t)(r) * ch : ch)
-#define PART(r) tc_reg(TC_BUF_TMP, tmp_off + ((r) % 2) * ch, LEN(r))
-#define MINE(r) tc_reg(acc.buf, acc.off + (int64_t)(r) * ch, LEN(r))
     if (v == k - 1) {
-        for (int r = 0; r < C; r++) tc_sched_send(s, L[v - 1], MINE(r));
+        for (int r = 0; r < C; r++) tc_sched_send(s, L[v - 1], tc_reg_chunk(acc, ch, r));
         tc_sched_round(s);
         return;
     }
-    tc_sched_recv(s, L[v + 1], PART(0));
+    tc_sched_recv(s, L[v + 1], chain_part(acc, tmp_off, ch, 0));
     tc_sched_round(s);
     for (int r = 0; r < C; r++) {
-        tc_sched_reduce(s, PART(r), MINE(r));
+        tc_sched_reduce(s, chain_part(acc, tmp_off, ch, r), tc_reg_chunk(acc, ch, r));
         tc_sched_round(s);
-        if (v > 0) tc_sched_send(s, L[v - 1], MINE(r));
-        if (r + 1 < C) tc_sched_recv(s, L[v + 1], PART(r + 1));
+        if (v > 0) tc_sched_send(s, L[v - 1], tc_reg_chunk(acc, ch, r));
+        if (r + 1 < C) tc_sched_recv(s, L[v + 1], chain_part(acc, tmp_off, ch, r + 1));
         tc_sched_round(s);
     }
-#undef LEN
-#undef PART
-#undef MINE
 }
 
 /* Step 1 (shm): copy-in, then one shm_tree reduction per segment.  R (the
