@@ -45,7 +45,10 @@ for r in rules:
     for f in ("np", "nodes", "bytes", "algorithms", "origin", "ratio", "spread", "evidence", "note"):
         assert f in r, "rule without %s: %s" % (f, r)
     assert r["origin"] == "measured"
-    assert r["algorithms"][0] == "native" or r["spread"][1] < 1.0, "a switch that does not beat native: %s" % r
+    # a switch beats native beyond its spread; a built-in choice the tune kept
+    # (nothing beat it, native included) may sit inside native's noise
+    kept = "(the built-in choice: neither native nor another entry beat it" in r["note"]
+    assert r["algorithms"][0] == "native" or kept or r["spread"][1] < 1.0, "a switch that does not beat native: %s" % r
 print("%d rules" % len(rules))
 PY
 }
