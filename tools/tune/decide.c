@@ -315,3 +315,75 @@ json_t *tune_build_table(json_t *state, double margin, char *err, size_t len)
     json_decref(groups);
     return table;
 }
+
+/* ---- where a refining level measures first ---------------------------------------- */
+
+/* What the table would select at the measured point of (comm, coll) nearest
+ * below (dir < 0) or above (dir > 0) `bytes`; its size in *at.  NULL where
+ * no point with a decision lies on that side. */
+static const char *neighbour_choice(json_t *state, const char *comm, const char *coll, size_t bytes, int dir,
+                                    double margin, size_t *at)
+{
+    const char *name = NULL;
+    size_t i;
+    json_t *p;
+    *at = 0;
+    json_array_foreach(json_object_get(state, "points"), i, p) {
+        const char *pc = json_string_value(json_object_get(p, "comm"));
+        const char *pl = json_string_value(json_object_get(p, "coll"));
+        size_t b = (size_t)json_integer_value(json_object_get(p, "bytes"));
+        tune_choice ch;
+        if (!pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0) continue;
+        if (dir < 0 ? b >= bytes || (name && b <= *at) : b <= bytes || (name && b >= *at)) continue;
+        if (tune_decide_confirmed(p, margin, &ch) != 0) continue;
+        name = ch.winner;
+        *at = b;
+    }
+    return name;
+}
+
+/* How urgent measuring `bytes` is (tune.h); *width: the gap's ratio (log),
+ * *off: how far bytes lies from the gap's geometric middle (log scale). */
+static int refine_tier(json_t *state, const char *comm, const char *coll, size_t bytes, double margin,
+                       const char **below, const char **above, double *width, double *off)
+{
+    size_t lo = 0, hi = 0;
+    *below = neighbour_choice(state, comm, coll, bytes, -1, margin, &lo);
+    *above = neighbour_choice(state, comm, coll, bytes, +1, margin, &hi);
+    *width = *off = 0;
+    if (!*below || !*above || strcmp(*below, *above) == 0) return 2;
+    *width = log((double)hi / (double)lo);
+    *off = fabs(log((double)bytes) - 0.5 * (log((double)lo) + log((double)hi)));
+    return strcmp(*below, "native") == 0 || strcmp(*above, "native") == 0 ? 0 : 1;
+}
+
+int tune_refine_gap(json_t *state, const char *comm, const char *coll, size_t bytes, double margin,
+                    const char **below, const char **above)
+{
+    double width, off;
+    return refine_tier(state, comm, coll, bytes, margin, below, above, &width, &off);
+}
+
+int tune_refine_pick(json_t *state, const char *comm, const char *coll, const size_t *sizes, int n,
+                     double margin)
+{
+    int best = -1, best_tier = 3;
+    double best_width = 0, best_off = 0;
+    for (int k = 0; k < n; k++) {
+        double width, off;
+        const char *below, *above;
+        int tier = refine_tier(state, comm, coll, sizes[k], margin, &below, &above, &width, &off);
+        /* tiers 0 and 1: the widest gap first (bisection), inside it the size
+         * nearest its middle; tier 2 keeps the given order (smallest first) */
+        int better = best < 0 || tier < best_tier ||
+                     (tier == best_tier && tier < 2 &&
+                      (width > best_width * (1 + 1e-9) || (width >= best_width * (1 - 1e-9) && off < best_off - 1e-9)));
+        if (better) {
+            best = k;
+            best_tier = tier;
+            best_width = width;
+            best_off = off;
+        }
+    }
+    return best;
+}

@@ -236,6 +236,47 @@ static void test_reach(void)
     json_decref(s);
 }
 
+/* Refining levels measure first where the selection changes between
+ * measured neighbours (a gap with native on one side before a gap between
+ * two switches), the widest gap, the size nearest its middle; else the
+ * smallest. */
+static void test_refine(void)
+{
+    json_t *s = tune_state_new();
+    size_t none[] = { 128, 2048 };
+    CHECK(tune_refine_pick(s, "world", "allgather", none, 2, 0.03) == 0, "no points: the smallest first");
+    CHECK(tune_refine_pick(s, "world", "allgather", none, 0, 0.03) == -1, "no sizes: none");
+    add_point(s, "world", 8, 8, "native", 1.0);
+    add_point(s, "world", 8, 32768, "native", 1.0);
+    add_point(s, "world", 8, 1048576, "chain", 0.5);
+    size_t level[] = { 128, 2048, 65536, 131072, 524288 };
+    int k = tune_refine_pick(s, "world", "allgather", level, 5, 0.03);
+    CHECK(k == 3, "native at 32 KiB, a switch at 1 MiB: 128 KiB first, nearest the gap's middle (got %d)", k);
+    CHECK(tune_refine_pick(s, "other", "allgather", level, 5, 0.03) == 0 &&
+              tune_refine_pick(s, "world", "bcast", level, 5, 0.03) == 0,
+          "another communicator's or collective's points do not count");
+    const char *below = NULL, *above = NULL;
+    CHECK(tune_refine_gap(s, "world", "allgather", 65536, 0.03, &below, &above) == 0 && below && above &&
+              strcmp(below, "native") == 0 && strcmp(above, "chain") == 0,
+          "64 KiB lies between native and chain (the narrowed point measures those two)");
+    CHECK(tune_refine_gap(s, "world", "allgather", 4096, 0.03, &below, &above) == 2 &&
+              tune_refine_gap(s, "world", "allgather", 4 << 20, 0.03, &below, &above) == 2 && above == NULL,
+          "agreeing neighbours, or none above: tier 2");
+    add_point(s, "world", 8, 131072, "chain", 0.6);
+    size_t next[] = { 128, 2048, 65536, 524288 };
+    k = tune_refine_pick(s, "world", "allgather", next, 4, 0.03);
+    CHECK(k == 2, "the boundary narrowed to 32-128 KiB: 64 KiB next (got %d)", k);
+    add_point(s, "world", 8, 65536, "native", 1.0);
+    add_point(s, "world", 8, 2097152, "ring", 0.4);
+    size_t two[] = { 128, 2048, 1500000 };
+    k = tune_refine_pick(s, "world", "allgather", two, 3, 0.03);
+    CHECK(k == 2, "between two switches before the agreeing gaps (got %d)", k);
+    add_point(s, "world", 8, 512, "ring", 0.5);
+    k = tune_refine_pick(s, "world", "allgather", two, 3, 0.03);
+    CHECK(k == 0, "a gap with native on one side before one between two switches (got %d)", k);
+    json_decref(s);
+}
+
 static void test_options(void)
 {
     char err[256] = "";
@@ -375,6 +416,7 @@ int main(void)
     test_decide_builtin();
     test_table();
     test_reach();
+    test_refine();
     test_confirm();
     test_load();
     test_options();

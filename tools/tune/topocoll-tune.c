@@ -45,7 +45,7 @@ typedef struct tuner {
     tune_comm comms[TUNE_MAX_COMMS];
     json_t *state;               /* rank 0 */
     double t0, deadline;         /* MPI_Wtime; deadline 0: none */
-    double group_deadline;       /* this (comm, coll) group's share at this level; 0: none */
+    double group_deadline;       /* this (comm, coll) group's share in this pass; 0: none */
     int measured, skipped, total, done;
     double measured_wall;        /* seconds spent in measured points */
     int stop;
@@ -526,37 +526,69 @@ static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes
 #define NARROW_MAX 3
 #define NARROW_MIN_REPS 3
 
+/* Rank 0: an entry's screen time at the screened size nearest the point
+ * (seconds per call), or `fallback` where the screen did not rank it. */
+static double screen_secs(json_t *ranked, const char *name, double fallback)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(ranked, i, v) {
+        const char *r = json_string_value(json_array_get(v, 0));
+        if (r && strcmp(r, name) == 0) return json_number_value(json_array_get(v, 1)) * 1e-6;   /* stored in us */
+    }
+    return fallback;
+}
+
+/* Rank 0: appends name to order[] unless it is native, not in names[] or there already. */
+static void add_candidate(const char **order, int *no, const char *name, const char **names, int n)
+{
+    if (!name || strcmp(name, "native") == 0 || !listed(names, n, name) || listed(order, *no, name)) return;
+    order[(*no)++] = name;
+}
+
 /* Rank 0: a point that does not fit in the group's share with the whole
- * shortlist, narrowed to native and the entries the screen found fastest at
- * the nearest screened size (those of the shortlist, at most NARROW_MAX),
- * as many as fit with reps batches, each costed by its own screen time
- * (the group's mean per call, which the slowest entries inflate, would
- * leave out the very points narrowing is for).  Writes the comma list to
- * buf; returns the number of entries, 0 when not even one besides native
- * fits (the point is left out).  On the emulated cluster the shortlists
- * hold 9-13 entries and the 1 MiB points of allgather, bcast and alltoall
- * did not fit whole, yet the large sizes are where the links decide. */
+ * shortlist, narrowed to native and at most NARROW_MAX others, as many as
+ * fit with reps batches: first the selections of the measured neighbours
+ * where they differ (the refining pass bisects the boundary between them,
+ * and they are the two that decide it), then the entries the screen found
+ * fastest at the nearest screened size; each costed by its own screen time
+ * (native's where the screen did not rank it; the group's mean per call,
+ * which the slowest entries inflate, would leave out the very points
+ * narrowing is for).  Writes the comma list to buf; returns the number of
+ * entries, 0 when not even one besides native fits (the point is left
+ * out).  On the emulated cluster the shortlists hold 9-13 entries and the
+ * 1 MiB points of allgather, bcast and alltoall did not fit whole, yet the
+ * large sizes are where the links decide. */
 static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, const char **names, int n,
                         int reps, char *buf, size_t len)
 {
-    json_t *ranked = tune_state_screened(t->state, c->name, topocoll_coll_name(bc->coll), bytes), *v;
+    const char *coll = topocoll_coll_name(bc->coll);
+    json_t *ranked = tune_state_screened(t->state, c->name, coll, bytes), *v;
     size_t i;
-    int k = 0;
-    double calls = (double)reps * tune_calls_per_batch(bc, bytes, c->np), cost = 0;
+    int k = 0, no = 0;
+    double calls = (double)reps * tune_calls_per_batch(bc, bytes, c->np);
     if (!listed(names, n, "native") || !t->group_deadline) return 0;
+    double nat = screen_secs(ranked, "native", 0), cost = nat * calls;
+    const char **order = calloc(json_array_size(ranked) + 3, sizeof *order), *below = NULL, *above = NULL;
+    if (!order || MPI_Wtime() + cost > t->group_deadline) {
+        free(order);
+        return 0;
+    }
+    if (tune_refine_gap(t->state, c->name, coll, bytes, t->o.margin, &below, &above) < 2) {
+        add_candidate(order, &no, below, names, n);
+        add_candidate(order, &no, above, names, n);
+    }
+    json_array_foreach(ranked, i, v) add_candidate(order, &no, json_string_value(json_array_get(v, 0)), names, n);
     snprintf(buf, len, "native");
-    json_array_foreach(ranked, i, v) {
-        const char *name = json_string_value(json_array_get(v, 0));
-        double sec = json_number_value(json_array_get(v, 1)) * 1e-6;   /* stored in microseconds */
-        if (!name || !listed(names, n, name)) continue;
-        if (MPI_Wtime() + cost + sec * calls > t->group_deadline) break;
-        cost += sec * calls;
-        if (strcmp(name, "native") == 0) continue;
+    for (int j = 0; j < no && k < NARROW_MAX; j++) {
+        double sec = screen_secs(ranked, order[j], nat);
         size_t at = strlen(buf);
-        if (k >= NARROW_MAX || at + strlen(name) + 2 > len) break;
-        snprintf(buf + at, len - at, ",%s", name);
+        if (MPI_Wtime() + cost + sec * calls > t->group_deadline || at + strlen(order[j]) + 2 > len) break;
+        cost += sec * calls;
+        snprintf(buf + at, len - at, ",%s", order[j]);
         k++;
     }
+    free(order);
     return k > 0 ? k + 1 : 0;
 }
 
@@ -585,7 +617,7 @@ static void measure_narrowed(tuner *t, tune_comm *c, const bench_coll *bc, size_
     t->o.reps = reps;
     if (k > 1) {
         if (t->rank == 0 && !t->o.quiet)
-            fprintf(stderr, TUNE_PROG ": next point narrowed for the budget to the screen's fastest: %s (%d batches)\n",
+            fprintf(stderr, TUNE_PROG ": next point narrowed for the budget to %s (%d batches)\n",
                     list0, reps);
         progress(t, c, topocoll_coll_name(bc->coll), bytes, k);
         measure_point(t, c, bc, few, k, bytes);
@@ -594,36 +626,78 @@ static void measure_narrowed(tuner *t, tune_comm *c, const bench_coll *bc, size_
     free(list);
 }
 
-/* One level of the grid for one (comm, coll) on the members of c. */
-static void run_level(tuner *t, tune_comm *c, const bench_coll *bc, int level)
+/* One size of a pass: measured whole, narrowed, or left out (already in
+ * the state, or over the group's share of the budget). */
+static void visit_size(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n, size_t bytes)
 {
-    const char *coll = topocoll_coll_name(bc->coll);
+    char few[1024] = "";
+    int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, names, n, few, sizeof few) : 0;
+    MPI_Bcast(&v, 1, MPI_INT, 0, c->comm);
+    if (v == 0) {
+        progress(t, c, topocoll_coll_name(bc->coll), bytes, n);
+        measure_point(t, c, bc, names, n, bytes);
+    } else if (v >= 3) {
+        measure_narrowed(t, c, bc, bytes, few, v == 4 ? NARROW_MIN_REPS : t->o.reps);
+    }
+    if (v != 1 && v != 2) t->stop = t->o.stop_after && t->measured >= t->o.stop_after;
+    t->skipped += v == 2;
+    t->done++;
+}
+
+/* The next of the refining pass's sizes left (their grid indices, in
+ * todo[0..left)): rank 0 picks (tune_refine_pick), every rank gets it. */
+static int refine_next(tuner *t, tune_comm *c, const bench_coll *bc, const int *todo, int left)
+{
+    int k = 0;
+    if (t->rank == 0) {
+        size_t *sizes = malloc((size_t)left * sizeof *sizes);
+        for (int j = 0; sizes && j < left; j++) sizes[j] = t->o.sizes[todo[j]];
+        k = sizes ? tune_refine_pick(t->state, c->name, topocoll_coll_name(bc->coll), sizes, left, t->o.margin) : 0;
+        free(sizes);
+        if (k < 0) k = 0;
+    }
+    MPI_Bcast(&k, 1, MPI_INT, 0, c->comm);
+    return k;
+}
+
+/* The grid indices a pass visits, in its order, into todo; returns how
+ * many.  Pass 0: level 0 in level_size_index's order; pass 1 (refining):
+ * level 1 then level 2, each smallest first (refine_next reorders). */
+static int pass_sizes(const tuner *t, int pass, int *todo)
+{
+    int left = 0;
+    for (int level = pass == 0 ? 0 : 1; level <= (pass == 0 ? 0 : 2); level++)
+        for (int k = 0; k < t->o.nsizes; k++) {
+            int i = level_size_index(k, t->o.nsizes, level);
+            if (level_of(i, t->o.nsizes) == level) todo[left++] = i;
+        }
+    return left;
+}
+
+/* One pass over the grid for one (comm, coll) on the members of c: pass 0
+ * the coarse level 0, pass 1 the rest, where the selection changes first. */
+static void run_pass(tuner *t, tune_comm *c, const bench_coll *bc, int pass)
+{
+    int *todo = calloc((size_t)t->o.nsizes + 1, sizeof *todo);
+    int left = todo ? pass_sizes(t, pass, todo) : 0;
     int over = t->deadline && MPI_Wtime() > t->deadline;
     MPI_Bcast(&over, 1, MPI_INT, 0, c->comm);
     if (over || t->stop) {
-        for (int i = 0; i < t->o.nsizes; i++) t->done += level_of(i, t->o.nsizes) == level;
+        t->done += left;
+        free(todo);
         return;
     }
     char *list = shortlist(t, c, bc);
     const char **names = calloc(strlen(list ? list : "") / 2 + 2, sizeof *names);
     int n = names && list ? split_list(list, names, (int)strlen(list) / 2 + 1) : 0;
-    for (int k = 0; k < t->o.nsizes && !t->stop; k++) {
-        int i = level_size_index(k, t->o.nsizes, level);
-        if (level_of(i, t->o.nsizes) != level) continue;
-        size_t bytes = t->o.sizes[i];
-        char few[1024] = "";
-        int v = t->rank == 0 ? point_verdict(t, c, bc, bytes, names, n, few, sizeof few) : 0;
-        MPI_Bcast(&v, 1, MPI_INT, 0, c->comm);
-        if (v == 0) {
-            progress(t, c, coll, bytes, n);
-            measure_point(t, c, bc, names, n, bytes);
-        } else if (v >= 3) {
-            measure_narrowed(t, c, bc, bytes, few, v == 4 ? NARROW_MIN_REPS : t->o.reps);
-        }
-        if (v != 1 && v != 2) t->stop = t->o.stop_after && t->measured >= t->o.stop_after;
-        t->skipped += v == 2;
-        t->done++;
+    while (left > 0 && !t->stop) {
+        int k = pass == 0 ? 0 : refine_next(t, c, bc, todo, left);
+        int i = todo[k];
+        memmove(todo + k, todo + k + 1, (size_t)(left - k - 1) * sizeof *todo);
+        left--;
+        visit_size(t, c, bc, names, n, t->o.sizes[i]);
     }
+    free(todo);
     free(names);
     free(list);
 }
@@ -780,13 +854,14 @@ static void run_confirm(tuner *t)
     }
 }
 
-/* Every level, comm and collective; non-members of a comm wait for the
+/* Both passes, every comm and collective; non-members of a comm wait for the
  * stop flag that rank 0 broadcasts after it.  Under a budget every group
- * (comm, collective) of a level gets an equal share of the time left when
+ * (comm, collective) of a pass gets an equal share of the time left when
  * its turn comes (what a group leaves unused passes to the next): before,
  * the groups first in the list spent the budget and the last collectives
  * (allreduce, alltoall) were not measured at all on the emulated cluster.
- * Level 0 may use the whole budget; what it leaves goes to levels 1 and 2. */
+ * Level 0 may use the whole budget; what it leaves goes to the refining
+ * pass (levels 1 and 2 together). */
 static void run_all(tuner *t)
 {
     for (int k = 0; k < TOPOCOLL_NCOLL; k++)
@@ -795,16 +870,16 @@ static void run_all(tuner *t)
     int groups = tuned_groups(t);
     t->total = groups * t->o.nsizes;
     MPI_Bcast(&t->total, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    double end = t->deadline;   /* the levels leave the confirmation its share */
+    double end = t->deadline;   /* the passes leave the confirmation its share */
     if (end && !t->o.no_confirm) t->deadline = t->t0 + (end - t->t0) * (1 - CONFIRM_SHARE);
-    for (int level = 0; level < 3; level++) {
+    for (int pass = 0; pass < 2; pass++) {
         int left = groups;
         for (int ci = 0; ci < t->o.ncomms; ci++) {
             tune_comm *c = &t->comms[ci];
             for (int k = 0; c->member && k < TOPOCOLL_NCOLL; k++) {
                 if (!tuned_group(t, ci, k)) continue;
                 t->group_deadline = share_deadline(t, left--);
-                run_level(t, c, bench_coll_get((topocoll_coll)k), level);
+                run_pass(t, c, bench_coll_get((topocoll_coll)k), pass);
             }
             MPI_Bcast(&t->stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
             MPI_Bcast(&t->done, 1, MPI_INT, 0, MPI_COMM_WORLD);

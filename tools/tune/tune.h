@@ -98,6 +98,24 @@ int tune_decide_point(json_t *entries, const char *builtin, double margin, tune_
  * and the winner measured again), the switch stands only if it passes the
  * noise test there too. */
 int tune_decide_confirmed(json_t *point, double margin, tune_choice *c);
+/* Where `bytes` lies among the measured points of (comm, coll): 0 when the
+ * nearest measured sizes below and above select different entries and one
+ * of them is native, 1 when they select two different entries, 2 otherwise
+ * (a side without points, or the same selection); *below and *above: the
+ * neighbours' selections (NULL where a side has none). */
+int tune_refine_gap(json_t *state, const char *comm, const char *coll, size_t bytes, double margin,
+                    const char **below, const char **above);
+/* The next size the refining pass (after the coarse level 0) measures for
+ * (comm, coll), as an index into sizes[0..n) (the sizes not visited yet, in
+ * the pass's order), or -1 when n is 0.  First a size of tier 0
+ * (tune_refine_gap: a switch begins or ends in its gap; the widest gap
+ * first, in it the size nearest the geometric middle, so the boundary is
+ * found by bisection), then one of tier 1, then the first of the others.
+ * Before, the finer sizes went smallest first, and under a budget the size
+ * next to a boundary was the one left out (reduce on the emulated cluster:
+ * native at 32 KiB, a pipelined chain at 1 MiB, 64 KiB never measured). */
+int tune_refine_pick(json_t *state, const char *comm, const char *coll, const size_t *sizes, int n,
+                     double margin);
 /* Switches in the state that were measured again: *held stood, *refuted did not. */
 void tune_confirm_counts(json_t *state, double margin, int *held, int *refuted);
 
