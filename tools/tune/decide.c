@@ -14,7 +14,8 @@
  * built-in `linear` at 8-128 B, whose launch-to-launch swing of +-15 % is
  * wider than any difference a single tune can resolve).  Adjacent sizes of one (collective, communicator) with the
  * same winner become one rule whose byte range reaches halfway (geometric
- * mean) to the neighbouring measured sizes, the first from 0 and the last
+ * mean) to the neighbouring measured sizes, the first from 0 (or, where the
+ * grid's smallest size was not measured, from half its own) and the last
  * halfway to the size the grid would measure next (the last two sizes' step
  * again, at most x4, so a rule reaches at most twice the largest measured
  * size even where a budget left only every 4th size; x2 for a single size):
@@ -207,11 +208,25 @@ static const char *kept_why(const tune_choice *c)
     return " (the built-in choice: neither native nor another entry beat it beyond the noise)";
 }
 
+/* Where the rule of the smallest measured size begins: at 0 when that size
+ * is the grid's smallest (grid_min; 0: not recorded, as in older states),
+ * else `reach` below it.  A budget that measured only a collective's 1 MiB
+ * point had stretched that rule down to 0 bytes (the emulated cluster:
+ * alltoall's `linear_w1`, 0.73x at 1 MiB, over the hierarchical entries the
+ * built-in table runs below 8 KiB). */
+static size_t first_floor(size_t first, size_t grid_min, double reach)
+{
+    if (grid_min == 0 || first <= grid_min) return 0;
+    size_t cap = (size_t)llround((double)first / reach);
+    return cap > grid_min ? cap : grid_min;
+}
+
 /* One rule for points pts[i..j] (sorted by bytes), all with winner ch[i]. */
-static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int n)
+static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int n, size_t grid_min)
 {
     double reach = reach_of(ch, i, j);
-    size_t lo = i == 0 ? 0 : reach_down((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
+    size_t lo = i == 0 ? first_floor((size_t)json_integer_value(json_object_get(pts[0], "bytes")), grid_min, reach)
+                       : reach_down((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
                                         (size_t)json_integer_value(json_object_get(pts[i], "bytes")), reach);
     size_t hi = j == n - 1 ? grid_end(pts, n) : reach_up((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
                                                          (size_t)json_integer_value(json_object_get(pts[j + 1], "bytes")),
@@ -253,7 +268,7 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
 }
 
 /* Rules of one group (points of one collective and communicator). */
-static int group_rules(json_t *group, json_t *out, double margin, char *err, size_t len)
+static int group_rules(json_t *group, json_t *out, double margin, size_t grid_min, char *err, size_t len)
 {
     int n = (int)json_array_size(group), rc = 0;
     json_t **pts = calloc((size_t)n + 1, sizeof *pts);
@@ -270,7 +285,7 @@ static int group_rules(json_t *group, json_t *out, double margin, char *err, siz
         if (tune_decide_confirmed(pts[k], margin, &ch[m]) == 0) pts[m++] = pts[k];
     for (int i = 0, j; i < m; i = j + 1) {
         for (j = i; j + 1 < m && strcmp(ch[j + 1].winner, ch[i].winner) == 0;) j++;
-        json_t *r = make_rule(pts, ch, i, j, m);
+        json_t *r = make_rule(pts, ch, i, j, m, grid_min);
         if (!r || json_array_append_new(out, r) != 0) {
             snprintf(err, len, "out of memory");
             rc = -1;
@@ -286,7 +301,7 @@ done:
 json_t *tune_build_table(json_t *state, double margin, char *err, size_t len)
 {
     json_t *groups = json_object(), *table = json_object(), *p;
-    size_t i;
+    size_t i, grid_min = (size_t)json_integer_value(json_object_get(state, "grid_min"));
     char key[160];
     json_array_foreach(json_object_get(state, "points"), i, p) {
         const char *comm = json_string_value(json_object_get(p, "comm"));
@@ -306,7 +321,7 @@ json_t *tune_build_table(json_t *state, double margin, char *err, size_t len)
         snprintf(coll, sizeof coll, "%.*s", (int)strcspn(k, "\n"), k);
         json_t *rules = json_object_get(table, coll);
         if (!rules) json_object_set_new(table, coll, rules = json_array());
-        if (group_rules(g, rules, margin, err, len) != 0) {
+        if (group_rules(g, rules, margin, grid_min, err, len) != 0) {
             json_decref(table);
             table = NULL;
             break;

@@ -234,6 +234,28 @@ static void test_reach(void)
     }
     json_decref(t);
     json_decref(s);
+    /* the grid's smallest size not measured: the first rule begins `reach` below its size */
+    s = tune_state_new();
+    add_point(s, "world", 8, 1048576, "linear_w1", 0.73);
+    t = tune_build_table(s, 0.03, err, sizeof err);
+    r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 1 && at(json_array_get(r, 0), "bytes", 0) == 0,
+          "no grid recorded (an older state): the first rule from 0");
+    json_decref(t);
+    json_object_set_new(s, "grid_min", json_integer(8));
+    t = tune_build_table(s, 0.03, err, sizeof err);
+    r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 1 && at(json_array_get(r, 0), "bytes", 0) == 524288,
+          "only 1 MiB measured of a grid from 8 B: 0.73x reaches down to 512 KiB (got %lld)",
+          r ? (long long)at(json_array_get(r, 0), "bytes", 0) : -1LL);
+    json_decref(t);
+    add_point(s, "world", 8, 8, "native", 1.0);
+    t = tune_build_table(s, 0.03, err, sizeof err);
+    r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 2 && at(json_array_get(r, 0), "bytes", 0) == 0,
+          "the grid's smallest size measured: its rule from 0");
+    json_decref(t);
+    json_decref(s);
 }
 
 /* Refining levels measure first where the selection changes between

@@ -360,39 +360,133 @@ static int noisy(const tuner *t, const char **names, int n, const double *bt, co
     return worst;
 }
 
-/* Measures entries names[0..n) at one size on the members of c, interleaved;
- * on rank 0 *entries gets their statistics; *iters the timed calls per
+/* Racing: after RACE_AFTER interleaved batches, and after every one
+ * after that, an entry whose fastest batch is slower than the leader's
+ * (the lowest median) slowest batch by RACE_GAP stops being measured.  It
+ * cannot be the point's winner: the winner must beat the base by both
+ * spreads and has the lowest median of those that do, and an entry behind
+ * the leader in every batch leaves the leader beating the base whenever it
+ * does.  Native and the built-in choice (the bases) are always measured
+ * in full.  At 1 MiB on the emulated cluster most of a 13-entry shortlist
+ * is 1.5-3x behind the leader, and one point took a collective's whole
+ * share of a 10-minute tune. */
+#define RACE_AFTER 2
+#define RACE_GAP 0.10
+
+/* Rank 0: the fastest (lo) and slowest (hi) of entry e's nb batches. */
+static void batch_range(const double *bt, int stride, int e, int nb, double *lo, double *hi)
+{
+    *lo = 1e300;
+    *hi = 0;
+    for (int b = 0; b < nb; b++) {
+        double x = bt[(size_t)e * (size_t)stride + (size_t)b];
+        if (x < *lo) *lo = x;
+        if (x > *hi) *hi = x;
+    }
+}
+
+/* Rank 0: the live entry with the lowest median, or -1. */
+static int race_leader(const double *bt, int stride, const int *nb, const int *bad, int n)
+{
+    int lead = -1;
+    double best = 0;
+    for (int e = 0; e < n; e++) {
+        if (bad[e] || nb[e] < 1) continue;
+        double *x = malloc((size_t)nb[e] * sizeof *x);
+        if (!x) return -1;
+        memcpy(x, bt + (size_t)e * (size_t)stride, (size_t)nb[e] * sizeof *x);
+        double med = bench_median(x, nb[e]);
+        free(x);
+        if (lead < 0 || med < best) {
+            lead = e;
+            best = med;
+        }
+    }
+    return lead;
+}
+
+/* Drops the entries out of the race (on every rank: rank 0 decides); their
+ * batches so far stay in the statistics.  Returns how many it dropped. */
+static int race_drop(tune_size *z, const char **names, int n, const char *keep, const double *bt, int stride,
+                     const int *nb, int *bad, int *dropped)
+{
+    int *out = calloc((size_t)n, sizeof *out), count = 0;
+    if (!out) return 0;
+    int lead = z->rank == 0 ? race_leader(bt, stride, nb, bad, n) : -1;
+    if (lead >= 0) {
+        double llo, lhi;
+        batch_range(bt, stride, lead, nb[lead], &llo, &lhi);
+        for (int e = 0; e < n; e++) {
+            double lo, hi;
+            if (bad[e] || e == lead || nb[e] < 1 || strcmp(names[e], "native") == 0 || (keep && !strcmp(names[e], keep)))
+                continue;
+            batch_range(bt, stride, e, nb[e], &lo, &hi);
+            out[e] = lo > lhi * (1 + RACE_GAP);
+        }
+    }
+    if (MPI_Bcast(out, n, MPI_INT, 0, z->comm) == MPI_SUCCESS)
+        for (int e = 0; e < n; e++)
+            if (out[e] && !bad[e]) {
+                bad[e] = dropped[e] = 1;
+                count++;
+            }
+    free(out);
+    return count;
+}
+
+/* Batches b0..b1-1 of the live entries, one round at a time, racing after
+ * each round from RACE_AFTER on; ran[e] counts each entry's batches. */
+static void race_batches(tune_size *z, const char **names, int n, const char *keep, int b0, int b1, double *bt,
+                         int stride, int *nb, int *bad, int *dropped, int *ran)
+{
+    for (int b = b0; b < b1; b++) {
+        for (int e = 0; e < n; e++) ran[e] += !bad[e];
+        tune_run_batches(z, names, n, 1, b, bt, stride, nb, bad);
+        if (b + 1 >= RACE_AFTER) race_drop(z, names, n, keep, bt, stride, nb, bad, dropped);
+    }
+}
+
+/* Measures entries names[0..n) at one size on the members of c, interleaved,
+ * racing (above; `keep`, the built-in choice, is never dropped, nor native);
+ * on rank 0 *entries gets their statistics (an entry dropped from the race
+ * with the batches it had, and "raced": true); *iters the timed calls per
  * batch, *wall the seconds it took.  0, or -1 when the size could not be
  * measured. */
 static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
-                           size_t bytes, json_t **entries, int *iters, double *wall_s)
+                           const char *keep, size_t bytes, json_t **entries, int *iters, double *wall_s)
 {
     int rc = -1;
     *entries = NULL;
     int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
-        *nb = calloc((size_t)n, sizeof *nb), stride = t->o.max_reps;
+        *nb = calloc((size_t)n, sizeof *nb), *dropped = calloc((size_t)n, sizeof *dropped),
+        *ran = calloc((size_t)n, sizeof *ran), stride = t->o.max_reps;
     double *bt = calloc((size_t)n * (size_t)stride, sizeof *bt), w0 = MPI_Wtime();
     tune_size z;
     MPI_Comm comm = tune_comm_fresh(c);
-    if (!ok || !bad || !nb || !bt || comm == MPI_COMM_NULL || tune_size_open(&z, comm, bc, bytes, 0) != 0) {
+    if (!ok || !bad || !nb || !dropped || !ran || !bt || comm == MPI_COMM_NULL ||
+        tune_size_open(&z, comm, bc, bytes, 0) != 0) {
         note(t, "%s: no communicator or buffers for this size on some rank, skipped%s",
              topocoll_coll_name(bc->coll), "");
         goto done;
     }
     tune_applicable(comm, bc, bytes, names, n, ok);
     for (int e = 0; e < n; e++) bad[e] = !ok[e];
-    tune_run_batches(&z, names, n, t->o.reps, 0, bt, stride, nb, bad);
+    race_batches(&z, names, n, keep, 0, t->o.reps, bt, stride, nb, bad, dropped, ran);
     int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
                (!t->group_deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->group_deadline);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
-    if (more) tune_run_batches(&z, names, n, t->o.max_reps - t->o.reps, t->o.reps, bt, stride, nb, bad);
+    if (more) race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, ran);
     int calls = 0;
-    for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * (more ? t->o.max_reps : t->o.reps) : 0;
+    for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * ran[e] : 0;
     double wall = MPI_Wtime() - w0;
     if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
     if (t->rank == 0) {
         *entries = json_object();
-        for (int e = 0; e < n; e++) add_stats(*entries, names[e], bt + (size_t)e * (size_t)stride, nb[e]);
+        for (int e = 0; e < n; e++) {
+            add_stats(*entries, names[e], bt + (size_t)e * (size_t)stride, nb[e]);
+            json_t *st = json_object_get(*entries, names[e]);
+            if (st && dropped[e]) json_object_set_new(st, "raced", json_true());
+        }
     }
     *iters = z.iters;
     *wall_s = wall;
@@ -403,6 +497,8 @@ done:
     free(ok);
     free(bad);
     free(nb);
+    free(dropped);
+    free(ran);
     free(bt);
     return rc;
 }
@@ -456,7 +552,7 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
         memcpy(all, names, (size_t)n * sizeof *all);
         if (builtin && builtin[0] && !listed(names, n, builtin)) all[m++] = builtin;
     }
-    int rc = measure_entries(t, c, bc, all ? all : names, all ? m : n, bytes, &entries, &iters, &wall);
+    int rc = measure_entries(t, c, bc, all ? all : names, all ? m : n, builtin, bytes, &entries, &iters, &wall);
     free(all);
     if (rc == 0) {
         t->measured++;
@@ -570,7 +666,7 @@ static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t byt
     if (!listed(names, n, "native") || !t->group_deadline) return 0;
     double nat = screen_secs(ranked, "native", 0), cost = nat * calls;
     const char **order = calloc(json_array_size(ranked) + 3, sizeof *order), *below = NULL, *above = NULL;
-    if (!order || MPI_Wtime() + cost > t->group_deadline) {
+    if (!order || nat <= 0 || MPI_Wtime() + cost > t->group_deadline) {   /* no screen: no estimate */
         free(order);
         return 0;
     }
@@ -583,7 +679,8 @@ static int narrow_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t byt
     for (int j = 0; j < no && k < NARROW_MAX; j++) {
         double sec = screen_secs(ranked, order[j], nat);
         size_t at = strlen(buf);
-        if (MPI_Wtime() + cost + sec * calls > t->group_deadline || at + strlen(order[j]) + 2 > len) break;
+        if (at + strlen(order[j]) + 2 > len) break;
+        if (MPI_Wtime() + cost + sec * calls > t->group_deadline) continue;   /* a cheaper one may fit */
         cost += sec * calls;
         snprintf(buf + at, len - at, ",%s", order[j]);
         k++;
@@ -801,7 +898,7 @@ static void confirm_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t b
         fprintf(stderr, TUNE_PROG ": confirming %s %s %s: %s against %s\n", c->name,
                 topocoll_coll_name(bc->coll), sz, winner, base);
     }
-    if (measure_entries(t, c, bc, names, n, bytes, &entries, &iters, &wall) != 0) return;
+    if (measure_entries(t, c, bc, names, n, base, bytes, &entries, &iters, &wall) != 0) return;
     if (t->rank != 0) return;
     json_t *p = tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes);
     if (p) json_object_set_new(p, "confirm", entries);
@@ -987,6 +1084,10 @@ static int setup_run(tuner *t)
             fprintf(stderr, TUNE_PROG ": resuming from %s (%zu points measured)\n", t->o.state,
                     json_array_size(json_object_get(t->state, "points")));
         if (ok) seed_estimates(t);
+        /* the grid's smallest size: where the table's first rule may begin (decide.c) */
+        json_int_t gmin = json_integer_value(json_object_get(t->state, "grid_min"));
+        if (ok && (gmin <= 0 || (json_int_t)t->o.sizes[0] < gmin))
+            json_object_set_new(t->state, "grid_min", json_integer((json_int_t)t->o.sizes[0]));
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return ok ? -1 : 1;
