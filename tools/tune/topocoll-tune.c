@@ -405,13 +405,14 @@ static int race_leader(const double *bt, int stride, const int *nb, const int *b
     return lead;
 }
 
-/* Drops the entries out of the race (on every rank: rank 0 decides); their
- * batches so far stay in the statistics.  Returns how many it dropped. */
+/* Drops the entries out of the race (on every rank: rank 0 decides; out:
+ * n ints of scratch); their batches so far stay in the statistics.
+ * Returns how many it dropped. */
 static int race_drop(tune_size *z, const char **names, int n, const char *keep, const double *bt, int stride,
-                     const int *nb, int *bad, int *dropped)
+                     const int *nb, int *bad, int *dropped, int *out)
 {
-    int *out = calloc((size_t)n, sizeof *out), count = 0;
-    if (!out) return 0;
+    int count = 0;
+    memset(out, 0, (size_t)n * sizeof *out);
     int lead = z->rank == 0 ? race_leader(bt, stride, nb, bad, n) : -1;
     if (lead >= 0) {
         double llo, lhi;
@@ -430,19 +431,19 @@ static int race_drop(tune_size *z, const char **names, int n, const char *keep, 
                 bad[e] = dropped[e] = 1;
                 count++;
             }
-    free(out);
     return count;
 }
 
 /* Batches b0..b1-1 of the live entries, one round at a time, racing after
- * each round from RACE_AFTER on; ran[e] counts each entry's batches. */
+ * each round from RACE_AFTER on; ran[e] counts each entry's batches (scratch:
+ * n ints). */
 static void race_batches(tune_size *z, const char **names, int n, const char *keep, int b0, int b1, double *bt,
-                         int stride, int *nb, int *bad, int *dropped, int *ran)
+                         int stride, int *nb, int *bad, int *dropped, int *ran, int *scratch)
 {
     for (int b = b0; b < b1; b++) {
         for (int e = 0; e < n; e++) ran[e] += !bad[e];
         tune_run_batches(z, names, n, 1, b, bt, stride, nb, bad);
-        if (b + 1 >= RACE_AFTER) race_drop(z, names, n, keep, bt, stride, nb, bad, dropped);
+        if (b + 1 >= RACE_AFTER) race_drop(z, names, n, keep, bt, stride, nb, bad, dropped, scratch);
     }
 }
 
@@ -459,11 +460,12 @@ static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const c
     *entries = NULL;
     int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
         *nb = calloc((size_t)n, sizeof *nb), *dropped = calloc((size_t)n, sizeof *dropped),
-        *ran = calloc((size_t)n, sizeof *ran), stride = t->o.max_reps;
+        *ran = calloc((size_t)n, sizeof *ran), *scratch = calloc((size_t)n, sizeof *scratch),
+        stride = t->o.max_reps;
     double *bt = calloc((size_t)n * (size_t)stride, sizeof *bt), w0 = MPI_Wtime();
     tune_size z;
     MPI_Comm comm = tune_comm_fresh(c);
-    if (!ok || !bad || !nb || !dropped || !ran || !bt || comm == MPI_COMM_NULL ||
+    if (!ok || !bad || !nb || !dropped || !ran || !scratch || !bt || comm == MPI_COMM_NULL ||
         tune_size_open(&z, comm, bc, bytes, 0) != 0) {
         note(t, "%s: no communicator or buffers for this size on some rank, skipped%s",
              topocoll_coll_name(bc->coll), "");
@@ -471,11 +473,12 @@ static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const c
     }
     tune_applicable(comm, bc, bytes, names, n, ok);
     for (int e = 0; e < n; e++) bad[e] = !ok[e];
-    race_batches(&z, names, n, keep, 0, t->o.reps, bt, stride, nb, bad, dropped, ran);
+    race_batches(&z, names, n, keep, 0, t->o.reps, bt, stride, nb, bad, dropped, ran, scratch);
     int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
                (!t->group_deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->group_deadline);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
-    if (more) race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, ran);
+    if (more)
+        race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, ran, scratch);
     int calls = 0;
     for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * ran[e] : 0;
     double wall = MPI_Wtime() - w0;
@@ -499,6 +502,7 @@ done:
     free(nb);
     free(dropped);
     free(ran);
+    free(scratch);
     free(bt);
     return rc;
 }
