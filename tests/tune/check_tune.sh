@@ -72,6 +72,26 @@ for k, v in t.items():
         for r in v:
             assert r.get("oversubscribed") is want, "rule %s, want oversubscribed %s" % (r, want)
 PY
+  # racing: the bases (native, the built-in choice) run every batch; an entry
+  # out of the race keeps at least the batches before it; the grid's start
+  python3 - "$dir/t.json.state" <<'PY' && ok "state: the bases ran in full, raced entries kept their batches" || bad "race state"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s.get("grid_min") == 8, "grid_min %s, want 8 (--sizes 8,4K)" % s.get("grid_min")
+for p in s["points"]:
+    e = p["entries"]
+    full = e["native"]["batches"]
+    assert not e["native"].get("raced"), "native raced: %s" % p
+    b = p.get("builtin")
+    if b in e:
+        assert not e[b].get("raced") and e[b]["batches"] == full, "built-in choice raced: %s" % p
+    for name, st in e.items():
+        assert st["batches"] <= full, "%s has more batches than native: %s" % (name, p)
+        if st.get("raced"):
+            assert st["batches"] >= 2, "%s left the race before two batches: %s" % (name, p)
+        else:
+            assert st["batches"] == full, "%s stopped without being raced: %s" % (name, p)
+PY
   for coll in allgather bcast; do
     TOPOCOLL_TUNING_FILE=$dir/t.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c $coll \
       -a auto -s 8,4K -r 1 -i 1 -w 0 -q > "$dir/run.out" 2>&1 || { cat "$dir/run.out"; bad "$coll run"; continue; }
