@@ -50,7 +50,6 @@ typedef struct tuner {
     double measured_wall;        /* seconds spent in measured points */
     int stop;
     group_est est[TUNE_MAX_COMMS][TOPOCOLL_NCOLL];
-    double race_ran, race_planned;   /* batches of the entries that race (not the bases): run, planned */
 } tuner;
 
 static void note(const tuner *t, const char *fmt, const char *a, const char *b)
@@ -435,26 +434,6 @@ static int race_drop(tune_size *z, const char **names, int n, const char *keep, 
     return count;
 }
 
-/* The share of their planned batches that the racing entries ran at the
- * points measured so far (1 before any), at least RACE_AFTER of -r. */
-static double race_share(const tuner *t)
-{
-    double f = t->race_planned > 0 ? t->race_ran / t->race_planned : 1.0, low = (double)RACE_AFTER / t->o.reps;
-    return f < low ? low : f > 1 ? 1 : f;
-}
-
-/* Counts a point's racing entries (neither native nor `keep`) into the share. */
-static void race_learn(tuner *t, const char **names, int n, const char *keep, const int *ok, const int *ran)
-{
-    int full = 0;
-    for (int e = 0; e < n; e++) full = ran[e] > full ? ran[e] : full;
-    for (int e = 0; e < n; e++) {
-        if (!ok[e] || strcmp(names[e], "native") == 0 || (keep && strcmp(names[e], keep) == 0)) continue;
-        t->race_ran += ran[e];
-        t->race_planned += full;
-    }
-}
-
 /* Batches b0..b1-1 of the live entries, one round at a time, racing after
  * each round from RACE_AFTER on; ran[e] counts each entry's batches (scratch:
  * n ints). */
@@ -475,7 +454,7 @@ static void race_batches(tune_size *z, const char **names, int n, const char *ke
  * batch, *wall the seconds it took.  0, or -1 when the size could not be
  * measured. */
 static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const char **names, int n,
-                           const char *keep, int learn, size_t bytes, json_t **entries, int *iters, double *wall_s)
+                           const char *keep, size_t bytes, json_t **entries, int *iters, double *wall_s)
 {
     int rc = -1;
     *entries = NULL;
@@ -500,7 +479,6 @@ static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const c
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
     if (more)
         race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, ran, scratch);
-    if (learn) race_learn(t, names, n, keep, ok, ran);
     int calls = 0;
     for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * ran[e] : 0;
     double wall = MPI_Wtime() - w0;
@@ -578,7 +556,7 @@ static void measure_point(tuner *t, tune_comm *c, const bench_coll *bc, const ch
         memcpy(all, names, (size_t)n * sizeof *all);
         if (builtin && builtin[0] && !listed(names, n, builtin)) all[m++] = builtin;
     }
-    int rc = measure_entries(t, c, bc, all ? all : names, all ? m : n, builtin, 1, bytes, &entries, &iters, &wall);
+    int rc = measure_entries(t, c, bc, all ? all : names, all ? m : n, builtin, bytes, &entries, &iters, &wall);
     free(all);
     if (rc == 0) {
         t->measured++;
@@ -634,15 +612,12 @@ static void progress(tuner *t, const tune_comm *c, const char *coll, size_t byte
 }
 
 /* Rank 0: would measuring nent entries at bytes overrun the group's share
- * of the budget (estimated seconds per call times calls; the two bases run
- * every batch, the others the share of theirs that the race left them so
- * far, race_share)? */
+ * of the budget (estimated seconds per call times calls)? */
 static int over_share(tuner *t, tune_comm *c, const bench_coll *bc, size_t bytes, int nent)
 {
     if (!t->group_deadline) return 0;
     double call = est_call(&t->est[c - t->comms][bc->coll], bytes);
-    double entries = nent <= 2 ? nent : 2 + (nent - 2) * race_share(t);
-    double cost = call < 0 ? 0 : call * entries * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
+    double cost = call < 0 ? 0 : call * nent * t->o.reps * tune_calls_per_batch(bc, bytes, c->np);
     return MPI_Wtime() + cost > t->group_deadline;
 }
 
@@ -927,7 +902,7 @@ static void confirm_point(tuner *t, tune_comm *c, const bench_coll *bc, size_t b
         fprintf(stderr, TUNE_PROG ": confirming %s %s %s: %s against %s\n", c->name,
                 topocoll_coll_name(bc->coll), sz, winner, base);
     }
-    if (measure_entries(t, c, bc, names, n, base, 0, bytes, &entries, &iters, &wall) != 0) return;
+    if (measure_entries(t, c, bc, names, n, base, bytes, &entries, &iters, &wall) != 0) return;
     if (t->rank != 0) return;
     json_t *p = tune_state_point(t->state, c->name, topocoll_coll_name(bc->coll), bytes);
     if (p) json_object_set_new(p, "confirm", entries);
