@@ -15,7 +15,8 @@
  * wider than any difference a single tune can resolve).  Adjacent sizes of one (collective, communicator) with the
  * same winner become one rule whose byte range reaches halfway (geometric
  * mean) to the neighbouring measured sizes, the first from 0 (or, where the
- * grid's smallest size was not measured, from half its own) and the last
+ * grid's smallest size was not measured, from its own size over its reach)
+ * and the last
  * halfway to the size the grid would measure next (the last two sizes' step
  * again, at most x4, so a rule reaches at most twice the largest measured
  * size even where a budget left only every 4th size; x2 for a single size):
@@ -349,8 +350,9 @@ static const char *neighbour_choice(json_t *state, const char *comm, const char 
         size_t b = (size_t)json_integer_value(json_object_get(p, "bytes"));
         tune_choice ch;
         if (!pc || !pl || strcmp(pc, comm) != 0 || strcmp(pl, coll) != 0) continue;
-        if (dir < 0 ? b >= bytes || (name && b <= *at) : b <= bytes || (name && b >= *at)) continue;
-        if (tune_decide_confirmed(p, margin, &ch) != 0) continue;
+        int this_side = dir < 0 ? b < bytes : b > bytes;
+        int nearer = !name || (dir < 0 ? b > *at : b < *at);
+        if (!this_side || !nearer || tune_decide_confirmed(p, margin, &ch) != 0) continue;
         name = ch.winner;
         *at = b;
     }
@@ -379,6 +381,19 @@ int tune_refine_gap(json_t *state, const char *comm, const char *coll, size_t by
     return refine_tier(state, comm, coll, bytes, margin, below, above, &width, &off);
 }
 
+/* Is a size of gap (tier, width, off) to be measured before the best so
+ * far?  A lower tier first; in tiers 0 and 1 the wider gap (bisection),
+ * then the size nearer its middle; otherwise the given order stands (ties
+ * within rounding keep the earlier size). */
+static int refine_before(int tier, double width, double off, int best_tier, double best_width, double best_off)
+{
+    const double eps = 1e-9;
+    if (tier != best_tier) return tier < best_tier;
+    if (tier == 2) return 0;
+    if (fabs(width - best_width) > eps * best_width) return width > best_width;
+    return off < best_off - eps;
+}
+
 int tune_refine_pick(json_t *state, const char *comm, const char *coll, const size_t *sizes, int n,
                      double margin)
 {
@@ -388,12 +403,7 @@ int tune_refine_pick(json_t *state, const char *comm, const char *coll, const si
         double width, off;
         const char *below, *above;
         int tier = refine_tier(state, comm, coll, sizes[k], margin, &below, &above, &width, &off);
-        /* tiers 0 and 1: the widest gap first (bisection), inside it the size
-         * nearest its middle; tier 2 keeps the given order (smallest first) */
-        int better = best < 0 || tier < best_tier ||
-                     (tier == best_tier && tier < 2 &&
-                      (width > best_width * (1 + 1e-9) || (width >= best_width * (1 - 1e-9) && off < best_off - 1e-9)));
-        if (better) {
+        if (best < 0 || refine_before(tier, width, off, best_tier, best_width, best_off)) {
             best = k;
             best_tier = tier;
             best_width = width;

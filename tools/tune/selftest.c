@@ -215,6 +215,18 @@ static void test_table(void)
 }
 
 /* A win of 2x or more reaches 4x beyond its measured size, a smaller one 2x. */
+/* Where the first allgather rule of the table built from s begins; -1
+ * unless the table has exactly `rules` of them. */
+static long long first_rule_start(json_t *s, size_t rules)
+{
+    char err[256] = "";
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    long long lo = json_array_size(r) == rules ? (long long)at(json_array_get(r, 0), "bytes", 0) : -1;
+    json_decref(t);
+    return lo;
+}
+
 static void test_reach(void)
 {
     char err[256] = "";
@@ -237,24 +249,14 @@ static void test_reach(void)
     /* the grid's smallest size not measured: the first rule begins `reach` below its size */
     s = tune_state_new();
     add_point(s, "world", 8, 1048576, "linear_w1", 0.73);
-    t = tune_build_table(s, 0.03, err, sizeof err);
-    r = t ? json_object_get(t, "allgather") : NULL;
-    CHECK(json_array_size(r) == 1 && at(json_array_get(r, 0), "bytes", 0) == 0,
-          "no grid recorded (an older state): the first rule from 0");
-    json_decref(t);
+    long long lo = first_rule_start(s, 1);
+    CHECK(lo == 0, "no grid recorded (an older state): the first rule from 0 (got %lld)", lo);
     json_object_set_new(s, "grid_min", json_integer(8));
-    t = tune_build_table(s, 0.03, err, sizeof err);
-    r = t ? json_object_get(t, "allgather") : NULL;
-    CHECK(json_array_size(r) == 1 && at(json_array_get(r, 0), "bytes", 0) == 524288,
-          "only 1 MiB measured of a grid from 8 B: 0.73x reaches down to 512 KiB (got %lld)",
-          r ? (long long)at(json_array_get(r, 0), "bytes", 0) : -1LL);
-    json_decref(t);
+    lo = first_rule_start(s, 1);
+    CHECK(lo == 524288, "only 1 MiB measured of a grid from 8 B: 0.73x reaches down to 512 KiB (got %lld)", lo);
     add_point(s, "world", 8, 8, "native", 1.0);
-    t = tune_build_table(s, 0.03, err, sizeof err);
-    r = t ? json_object_get(t, "allgather") : NULL;
-    CHECK(json_array_size(r) == 2 && at(json_array_get(r, 0), "bytes", 0) == 0,
-          "the grid's smallest size measured: its rule from 0");
-    json_decref(t);
+    lo = first_rule_start(s, 2);
+    CHECK(lo == 0, "the grid's smallest size measured: its rule from 0 (got %lld)", lo);
     json_decref(s);
 }
 

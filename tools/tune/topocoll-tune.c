@@ -406,12 +406,10 @@ static int race_leader(const double *bt, int stride, const int *nb, const int *b
 }
 
 /* Drops the entries out of the race (on every rank: rank 0 decides; out:
- * n ints of scratch); their batches so far stay in the statistics.
- * Returns how many it dropped. */
-static int race_drop(tune_size *z, const char **names, int n, const char *keep, const double *bt, int stride,
+ * n ints of scratch); their batches so far stay in the statistics. */
+static void race_drop(tune_size *z, const char **names, int n, const char *keep, const double *bt, int stride,
                      const int *nb, int *bad, int *dropped, int *out)
 {
-    int count = 0;
     memset(out, 0, (size_t)n * sizeof *out);
     int lead = z->rank == 0 ? race_leader(bt, stride, nb, bad, n) : -1;
     if (lead >= 0) {
@@ -427,21 +425,15 @@ static int race_drop(tune_size *z, const char **names, int n, const char *keep, 
     }
     if (MPI_Bcast(out, n, MPI_INT, 0, z->comm) == MPI_SUCCESS)
         for (int e = 0; e < n; e++)
-            if (out[e] && !bad[e]) {
-                bad[e] = dropped[e] = 1;
-                count++;
-            }
-    return count;
+            if (out[e] && !bad[e]) bad[e] = dropped[e] = 1;
 }
 
 /* Batches b0..b1-1 of the live entries, one round at a time, racing after
- * each round from RACE_AFTER on; ran[e] counts each entry's batches (scratch:
- * n ints). */
+ * each round from RACE_AFTER on (scratch: n ints). */
 static void race_batches(tune_size *z, const char **names, int n, const char *keep, int b0, int b1, double *bt,
-                         int stride, int *nb, int *bad, int *dropped, int *ran, int *scratch)
+                         int stride, int *nb, int *bad, int *dropped, int *scratch)
 {
     for (int b = b0; b < b1; b++) {
-        for (int e = 0; e < n; e++) ran[e] += !bad[e];
         tune_run_batches(z, names, n, 1, b, bt, stride, nb, bad);
         if (b + 1 >= RACE_AFTER) race_drop(z, names, n, keep, bt, stride, nb, bad, dropped, scratch);
     }
@@ -460,12 +452,11 @@ static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const c
     *entries = NULL;
     int *ok = calloc((size_t)n, sizeof *ok), *bad = calloc((size_t)n, sizeof *bad),
         *nb = calloc((size_t)n, sizeof *nb), *dropped = calloc((size_t)n, sizeof *dropped),
-        *ran = calloc((size_t)n, sizeof *ran), *scratch = calloc((size_t)n, sizeof *scratch),
-        stride = t->o.max_reps;
+        *scratch = calloc((size_t)n, sizeof *scratch), stride = t->o.max_reps;
     double *bt = calloc((size_t)n * (size_t)stride, sizeof *bt), w0 = MPI_Wtime();
     tune_size z;
     MPI_Comm comm = tune_comm_fresh(c);
-    if (!ok || !bad || !nb || !dropped || !ran || !scratch || !bt || comm == MPI_COMM_NULL ||
+    if (!ok || !bad || !nb || !dropped || !scratch || !bt || comm == MPI_COMM_NULL ||
         tune_size_open(&z, comm, bc, bytes, 0) != 0) {
         note(t, "%s: no communicator or buffers for this size on some rank, skipped%s",
              topocoll_coll_name(bc->coll), "");
@@ -473,14 +464,14 @@ static int measure_entries(tuner *t, tune_comm *c, const bench_coll *bc, const c
     }
     tune_applicable(comm, bc, bytes, names, n, ok);
     for (int e = 0; e < n; e++) bad[e] = !ok[e];
-    race_batches(&z, names, n, keep, 0, t->o.reps, bt, stride, nb, bad, dropped, ran, scratch);
+    race_batches(&z, names, n, keep, 0, t->o.reps, bt, stride, nb, bad, dropped, scratch);
     int more = t->rank == 0 && t->o.max_reps > t->o.reps && noisy(t, names, n, bt, nb, stride) &&
                (!t->group_deadline || MPI_Wtime() + (MPI_Wtime() - w0) < t->group_deadline);
     MPI_Bcast(&more, 1, MPI_INT, 0, comm);
     if (more)
-        race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, ran, scratch);
-    int calls = 0;
-    for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * ran[e] : 0;
+        race_batches(&z, names, n, keep, t->o.reps, t->o.max_reps, bt, stride, nb, bad, dropped, scratch);
+    int calls = 0;   /* rank 0's count, the one whose estimates are used (as the screen's) */
+    for (int e = 0; e < n; e++) calls += ok[e] ? (z.iters + z.warmup) * nb[e] : 0;
     double wall = MPI_Wtime() - w0;
     if (calls) est_add(&t->est[c - t->comms][bc->coll], bytes, wall / calls);
     if (t->rank == 0) {
@@ -501,7 +492,6 @@ done:
     free(bad);
     free(nb);
     free(dropped);
-    free(ran);
     free(scratch);
     free(bt);
     return rc;
@@ -766,8 +756,8 @@ static int refine_next(tuner *t, tune_comm *c, const bench_coll *bc, const int *
  * level 1 then level 2, each smallest first (refine_next reorders). */
 static int pass_sizes(const tuner *t, int pass, int *todo)
 {
-    int left = 0;
-    for (int level = pass == 0 ? 0 : 1; level <= (pass == 0 ? 0 : 2); level++)
+    int left = 0, first = pass == 0 ? 0 : 1, last = pass == 0 ? 0 : 2;
+    for (int level = first; level <= last; level++)
         for (int k = 0; k < t->o.nsizes; k++) {
             int i = level_size_index(k, t->o.nsizes, level);
             if (level_of(i, t->o.nsizes) == level) todo[left++] = i;
