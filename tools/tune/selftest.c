@@ -193,23 +193,43 @@ static void test_table(void)
     if (json_array_size(r) == 4) {
         json_t *r0 = json_array_get(r, 0), *r1 = json_array_get(r, 1), *r2 = json_array_get(r, 2),
                *r3 = json_array_get(r, 3);
-        /* 64 and 512 are x8 apart: halfway (181) is beyond twice 64, the
-         * reach of a win under 2x; the sizes between get no rule */
-        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 129 && json_array_size(json_object_get(r0, "evidence")) == 2,
-              "8 and 64 merge into [0, 128] (got %lld)", (long long)at(r0, "bytes", 1));
+        /* 64 and 512 are x8 apart, and 512 selects native: the win under 2x
+         * reaches halfway to the next grid size (x sqrt 2: 91), not the
+         * x2 (128) it reaches where no native neighbour lies beyond; the
+         * sizes between get no rule */
+        CHECK(at(r0, "bytes", 0) == 0 && at(r0, "bytes", 1) == 92 && json_array_size(json_object_get(r0, "evidence")) == 2,
+              "8 and 64 merge into [0, 91] (got %lld)", (long long)at(r0, "bytes", 1));
         CHECK(strcmp(json_string_value(json_array_get(json_object_get(r0, "algorithms"), 0)), "ring") == 0 &&
               fabs(json_real_value(json_object_get(r0, "ratio")) - 0.6) < 1e-9, "ring, worst ratio 0.6");
         CHECK(at(r1, "bytes", 0) == 256 && at(r1, "bytes", 1) == 1025 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
               "512 stays native over [256, 1024]");
-        /* the grid's step (x8) again past 4096, capped at x4: halfway to 16384 */
-        CHECK(at(r2, "bytes", 0) == 2048 && at(r2, "bytes", 1) == 8192,
+        /* native below (512): from 4096 / sqrt 2; the grid's step (x8) again
+         * past 4096, capped at x4: halfway to 16384 */
+        CHECK(at(r2, "bytes", 0) == 2896 && at(r2, "bytes", 1) == 8192,
               "the last rule ends halfway to the next grid size (got %lld - %lld)", (long long)at(r2, "bytes", 0),
               (long long)at(r2, "bytes", 1));
         CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 11,
               "the half layout: np 2, one size: up to x sqrt 2");
         CHECK(strcmp(json_string_value(json_object_get(r0, "origin")), "measured") == 0, "origin measured");
     }
+    json_decref(t);
+    json_decref(s);
+}
+
+/* Between two switches (no native neighbour) a win under 2x keeps its x2 reach. */
+static void test_reach_between_switches(void)
+{
+    char err[256] = "";
+    json_t *s = tune_state_new();
+    add_point(s, "world", 4, 8, "ring", 0.6);
+    add_point(s, "world", 4, 512, "bruck", 0.6);
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    CHECK(json_array_size(r) == 2 && at(json_array_get(r, 0), "bytes", 1) == 17 &&
+              at(json_array_get(r, 1), "bytes", 0) == 256,
+          "two switches x64 apart reach x2 towards each other (got %lld, %lld) %s",
+          (long long)at(json_array_get(r, 0), "bytes", 1), (long long)at(json_array_get(r, 1), "bytes", 0), err);
     json_decref(t);
     json_decref(s);
 }
@@ -439,6 +459,7 @@ int main(void)
     test_decide();
     test_decide_builtin();
     test_table();
+    test_reach_between_switches();
     test_reach();
     test_refine();
     test_confirm();
