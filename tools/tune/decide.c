@@ -22,9 +22,9 @@
  * size even where a budget left only every 4th size; x2 for a single size):
  * beyond that nothing was measured, so the
  * built-in rules and the model decide there, not a rule stretched from the
- * largest size a time budget let the tune reach.  Towards a measured
- * neighbour that selects native, a switch that is not a clear win reaches
- * only halfway to the next grid size (reach_towards).  Every rule keeps its evidence: per measured size the
+ * largest size a time budget let the tune reach.  Upwards towards a
+ * measured neighbour that selects native, a switch that is not a clear win
+ * reaches only halfway to the next grid size (reach_up_of).  Every rule keeps its evidence: per measured size the
  * winner's ratio to native's median and its spread (q25, q75 over native's
  * median).  A point that says whether it was measured oversubscribed
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
@@ -181,21 +181,24 @@ static double reach_of(const tune_choice *ch, int i, int j)
     return ch[i].switched && worst <= CLEAR_WIN ? REACH_CLEAR : REACH;
 }
 
-/* Towards a measured neighbour that selects native, a switch that is not a
- * clear win reaches only halfway to the next grid size (NATIVE_SIDE_REACH,
- * a factor sqrt 2): somewhere in that gap the selection returns to native,
- * and native's own algorithm may change there too, so the sizes left
- * between go to the built-in table and the model (native where they are
- * unsure).  On the emulated cluster a 32 KiB allreduce win of 0.58-0.67x
- * (`h1_shm_rd`, 512 KiB native) had reached 64 KiB, where Open MPI's tuned
- * allreduce is faster: 1.13-1.18x native in two runs. */
+/* Upwards, towards a measured neighbour that selects native, a switch that
+ * is not a clear win reaches only halfway to the next grid size
+ * (NATIVE_SIDE_REACH, a factor sqrt 2): somewhere in that gap the
+ * selection returns to native, typically where the MPI library moves to
+ * its bandwidth algorithms, so the sizes left between go to the built-in
+ * table and the model (native where they are unsure).  On the emulated
+ * cluster a 32 KiB allreduce win of 0.58-0.67x (`h1_shm_rd`, 512 KiB
+ * native) had reached 64 KiB, where Open MPI's tuned allreduce is much
+ * faster: 1.13-1.18x native in two runs.  Downwards the reach stays: a
+ * reduce chain's 0.57x at 512 KiB (32 KiB native) held at 256 KiB,
+ * 0.46-0.50x, and a tune that stopped it at 370 KiB left 256 KiB native. */
 #define NATIVE_SIDE_REACH 1.4142135623730951
 
-static double reach_towards(const tune_choice *ch, int i, int j, int neighbour, int n)
+static double reach_up_of(const tune_choice *ch, int i, int j, int n)
 {
     double reach = reach_of(ch, i, j);
-    if (neighbour < 0 || neighbour >= n || reach > REACH || !ch[i].switched) return reach;
-    return strcmp(ch[neighbour].winner, "native") == 0 ? NATIVE_SIDE_REACH : reach;
+    if (j + 1 >= n || reach > REACH || !ch[i].switched) return reach;
+    return strcmp(ch[j + 1].winner, "native") == 0 ? NATIVE_SIDE_REACH : reach;
 }
 
 /* The size `reach` times the last one is included: [.., cap + 1). A tune
@@ -248,10 +251,10 @@ static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int 
                                      reach_of(ch, i, j))
                        : reach_down((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
                                     (size_t)json_integer_value(json_object_get(pts[i], "bytes")),
-                                    reach_towards(ch, i, j, i - 1, n));
+                                    reach_of(ch, i, j));
     size_t hi = j == n - 1 ? grid_end(pts, n) : reach_up((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
                                                          (size_t)json_integer_value(json_object_get(pts[j + 1], "bytes")),
-                                                         reach_towards(ch, i, j, j + 1, n));
+                                                         reach_up_of(ch, i, j, n));
     json_int_t np = json_integer_value(json_object_get(pts[i], "np"));
     json_int_t nodes = json_integer_value(json_object_get(pts[i], "nodes"));
     double worst = 0, slo = 1e300, shi = 0;

@@ -204,9 +204,9 @@ static void test_table(void)
         CHECK(at(r1, "bytes", 0) == 256 && at(r1, "bytes", 1) == 1025 &&
               strcmp(json_string_value(json_array_get(json_object_get(r1, "algorithms"), 0)), "native") == 0,
               "512 stays native over [256, 1024]");
-        /* native below (512): from 4096 / sqrt 2; the grid's step (x8) again
-         * past 4096, capped at x4: halfway to 16384 */
-        CHECK(at(r2, "bytes", 0) == 2896 && at(r2, "bytes", 1) == 8192,
+        /* native below (512), but downwards the reach stays x2: from 2048;
+         * the grid's step (x8) again past 4096, capped at x4: halfway to 16384 */
+        CHECK(at(r2, "bytes", 0) == 2048 && at(r2, "bytes", 1) == 8192,
               "the last rule ends halfway to the next grid size (got %lld - %lld)", (long long)at(r2, "bytes", 0),
               (long long)at(r2, "bytes", 1));
         CHECK(at(r3, "np", 0) == 2 && at(r3, "np", 1) == 2 && at(r3, "bytes", 1) == 11,
