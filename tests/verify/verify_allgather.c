@@ -203,6 +203,59 @@ static void check_rejects(void)
     }
 }
 
+/* ---- the streamed distribution of the shared-memory hierarchical entries ----
+ * h1_shm_rd_shm on 4 nodes of 2: the leader copies blocks out inside the
+ * rounds of its exchange (which post its messages), the member waits once
+ * per step (its group, then each of the 2 exchange rounds) and copies the
+ * first blocks before the exchange has ended.  The verifier above proves the
+ * schedule right; this checks that it streams. */
+static void count_ops(const tc_sched *s, int *rounds_with_comm_and_copy, int *waits, int *copy_rounds)
+{
+    *rounds_with_comm_and_copy = *waits = *copy_rounds = 0;
+    for (int r = 0; r < s->nrounds; r++) {
+        int comm = 0, copy = 0;
+        for (int o = tc_sched_round_begin(s, r); o < tc_sched_round_end(s, r); o++) {
+            int k = s->ops[o].kind;
+            comm |= k == TC_OP_SEND || k == TC_OP_RECV;
+            copy |= k == TC_OP_COPY && s->ops[o].b.buf == TC_BUF_RECV;
+            *waits += k == TC_OP_WAIT;
+        }
+        *rounds_with_comm_and_copy += comm && copy;
+        *copy_rounds += copy;
+    }
+}
+
+static void check_streaming(void)
+{
+    char err[256];
+    tc_topo *t = tc_topo_from_spec("4x2", 8, err, sizeof err);
+    const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLGATHER, "h1_shm_rd_shm");
+    CHECK(t && al, "4x2 topology and h1_shm_rd_shm (%s)", t ? "" : err);
+    if (!t || !al) {
+        tc_topo_free(t);
+        return;
+    }
+    int overlap[2], waits[2], copies[2];
+    for (int r = 0; r < 2; r++) {   /* rank 0 leads node 0, rank 1 is its member */
+        tc_args a = ag_args(4, 4, 0);
+        a.coll = TOPOCOLL_ALLGATHER;
+        a.size = 8;
+        a.rank = r;
+        a.node_shm = 1;
+        tc_sched s;
+        tc_sched_init(&s);
+        int rc = tc_algo_generate(al, &s, &a, t);
+        if (rc == 0) rc = tc_sched_finish(&s);
+        CHECK(rc == 0, "rank %d's schedule", r);
+        count_ops(&s, &overlap[r], &waits[r], &copies[r]);
+        tc_sched_free(&s);
+    }
+    CHECK(overlap[0] == 2, "the leader copies out in both rounds of its exchange (%d)", overlap[0]);
+    CHECK(waits[1] == 3 && copies[1] == 3,
+          "the member waits for 3 steps and copies in 3 rounds (%d waits, %d rounds)", waits[1], copies[1]);
+    tc_topo_free(t);
+}
+
 static const char *specs[] = { "2x*", "3x2x*/cyclic", "4x*/random:11", NULL };
 
 static void sweep_p(void)
@@ -289,6 +342,7 @@ static void sweep_large(void)
 int main(void)
 {
     check_rejects();
+    check_streaming();
     sweep_p();
     sweep_small();
     sweep_large();

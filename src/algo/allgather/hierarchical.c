@@ -19,7 +19,11 @@
  *   dist     distribution: bcast (binomial broadcast of everything), new (only
  *         the blocks the group did not already hold; after ring/rd), shm
  *         (the leader fills the group's shared part and signals; members
- *         read it).
+ *         read it).  With agg=shm the leader's exchange runs in the shared
+ *         part itself and dist=shm streams: after each exchange round that
+ *         received bundles, the leader signals and everyone copies those
+ *         blocks out while the next ones travel (only the last round's
+ *         blocks are copied after the exchange).
  *
  * Steps: data move in the group-major layout (groups one after another,
  * leader first): scratch (TMP) for point-to-point phases, the group's part
@@ -32,7 +36,9 @@
  *   exchange: rd log G alpha + (p-m) n beta, ring (G-1) alpha + (p-m) n beta,
  *   bruck ceil(log G) alpha + (p-m) n beta;
  *   distribution: bcast log m (alpha + p n beta), new log m (alpha +
- *   (p-m) n beta), shm m-1 flags + one copy of p n per member.
+ *   (p-m) n beta), shm m-1 flags + one copy of p n per member (streamed
+ *   after agg=shm: one flag per exchange round, and only the last round's
+ *   blocks copied after the exchange).
  *   Inter-node traffic: only leaders cross nodes; each node's groups
  *   receive p - (group size) blocks each.
  * Memory: p n scratch per rank (none for members with agg=shm and
@@ -173,17 +179,186 @@ static int distribute(tc_sched *s, hctx *h)
     return buf;
 }
 
-/* Group-major positions to rank order, one copy per run of consecutive ranks. */
-static void copy_out(tc_sched *s, const hctx *h, int buf)
+/* Group-major positions [lo, hi) to rank order, one copy per run of
+ * consecutive ranks; the round stays open. */
+static void copy_positions(tc_sched *s, const hctx *h, int buf, int lo, int hi)
 {
-    int p = h->a->size;
-    for (int x = 0; x < p;) {
+    for (int x = lo; x < hi;) {
         int y = x + 1;
-        while (y < p && h->g.members[y] == h->g.members[y - 1] + 1) y++;
+        while (y < hi && h->g.members[y] == h->g.members[y - 1] + 1) y++;
         tc_sched_copy(s, work_pos(h, buf, x, y - x), ag_rbuf(h->a, h->g.members[x], y - x));
         x = y;
     }
+}
+
+static void copy_out(tc_sched *s, const hctx *h, int buf)
+{
+    copy_positions(s, h, buf, 0, h->a->size);
     tc_sched_round(s);
+}
+
+/* ---- dist=shm after agg=shm: the distribution streams with the exchange ----
+ *
+ * The leader's exchange runs in the node-shared buffer, so a bundle is
+ * readable by the group as soon as the round that received it has ended.
+ * The exchange is generated into a scratch schedule and replayed round by
+ * round; into each replayed round (whose messages are posted before its
+ * local operations run) go the leader's copies, to its receive buffer, of
+ * the blocks the previous round received, and a signal to each member.
+ * The members, after the same number of waits, copy the same blocks out of
+ * the shared buffer while the next bundles travel.  The first such step is
+ * the group's own blocks (complete once the leader has seen every member's
+ * signal).  Members compute the steps from the leader's exchange, generated
+ * the same way, so waits and signals match one for one. */
+
+typedef struct landing {
+    int (*span)[2];     /* position ranges [lo, hi) that landed ... */
+    int *step;          /* ... and the step (signal) each belongs to */
+    int n, cap, steps;
+} landing;
+
+static int landing_add(landing *l, int lo, int hi)
+{
+    if (lo >= hi) return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        int (*sp)[2] = realloc(l->span, (size_t)cap * sizeof *sp);
+        if (sp) l->span = sp;
+        int *st = realloc(l->step, (size_t)cap * sizeof *st);
+        if (st) l->step = st;
+        if (!sp || !st) return 1;
+        l->cap = cap;
+    }
+    l->span[l->n][0] = lo;
+    l->span[l->n][1] = hi;
+    l->step[l->n++] = l->steps;
+    return 0;
+}
+
+/* The first position whose block starts at or after element e (group-major). */
+static int position_at(const hctx *h, int64_t e)
+{
+    int lo = 0, hi = h->a->size;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (h->block_off[mid] < e) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* A received SHM region as positions, from its first non-empty block (the
+ * empty blocks before it start where it does: allgatherv's zero counts). */
+static void region_positions(const hctx *h, tc_region r, int *lo, int *hi)
+{
+    *lo = position_at(h, r.off - h->shm_base);
+    *hi = position_at(h, r.off - h->shm_base + r.cnt);
+    while (*lo < *hi && h->block_off[*lo + 1] == h->block_off[*lo]) ++*lo;
+}
+
+/* Does a receive of x land on the group's own blocks?  A leader that folds
+ * onto another (recursive doubling for a number of leaders that is not a
+ * power of two) receives every bundle back, its own too: its group's
+ * blocks are then read once that receive is over, not at step 0. */
+static int receives_own(const hctx *h, const tc_sched *x)
+{
+    int own_lo = h->g.start[h->grp], own_hi = h->g.start[h->grp + 1], lo, hi;
+    for (int o = 0; o < x->nops; o++) {
+        if (x->ops[o].kind != TC_OP_RECV) continue;
+        region_positions(h, x->ops[o].a, &lo, &hi);
+        if (lo < own_hi && hi > own_lo) return 1;
+    }
+    return 0;
+}
+
+/* The leader's exchange into x (every rank of the group generates it). */
+static void leader_exchange(tc_sched *x, const hctx *h)
+{
+    tc_bundles b = { h->g.ngroups, h->g.leaders, h->group_off, h->shm_base, TC_BUF_SHM };
+    if (h->hp->x == X_RD) tc_subset_allgather_rd(x, &b, h->grp);
+    else if (h->hp->x == X_RING) tc_subset_allgather_ring(x, &b, h->grp);
+    else tc_subset_allgather_bruck(x, &b, h->grp);
+}
+
+/* Copies and signals (leader) or copies (member) of one step's spans. */
+static void land_step(tc_sched *s, const hctx *h, const landing *l, int step)
+{
+    for (int k = 0; k < l->n; k++)
+        if (l->step[k] == step) copy_positions(s, h, TC_BUF_SHM, l->span[k][0], l->span[k][1]);
+    if (h->mi == 0)
+        for (int i = 1; i < h->m; i++) tc_sched_signal(s, h->gm[i]);
+}
+
+/* The steps of exchange x as position spans: step 0 the group's own blocks,
+ * then one step per round of x that received bundles. */
+static int landing_of(landing *l, const hctx *h, const tc_sched *x)
+{
+    int rc = receives_own(h, x) ? 0 : landing_add(l, h->g.start[h->grp], h->g.start[h->grp + 1]), lo, hi;
+    l->steps = 1;
+    for (int r = 0; r < x->nrounds && !rc; r++) {
+        int got = 0;
+        for (int o = tc_sched_round_begin(x, r); o < tc_sched_round_end(x, r) && !rc; o++)
+            if (x->ops[o].kind == TC_OP_RECV) {
+                got = 1;
+                region_positions(h, x->ops[o].a, &lo, &hi);
+                rc = landing_add(l, lo, hi);
+            }
+        l->steps += got;
+    }
+    return rc;
+}
+
+/* Leader: the exchange's rounds again, each landing the step that became
+ * ready before it (at most one is pending at a time), then the last. */
+static void stream_leader(tc_sched *s, const hctx *h, const tc_sched *x, const landing *l)
+{
+    int ready = 1, landed = 0;
+    for (int r = 0; r < x->nrounds; r++) {
+        int got = 0;
+        for (int o = tc_sched_round_begin(x, r); o < tc_sched_round_end(x, r); o++) {
+            const tc_op *op = &x->ops[o];
+            if (op->kind == TC_OP_SEND) tc_sched_send(s, op->peer, op->a);
+            else if (op->kind == TC_OP_RECV) tc_sched_recv(s, op->peer, op->a), got = 1;
+        }
+        if (landed < ready) land_step(s, h, l, landed++);
+        tc_sched_round(s);
+        ready += got;
+    }
+    if (landed < ready) {
+        land_step(s, h, l, landed);
+        tc_sched_round(s);
+    }
+}
+
+/* Member: wait for each step's signal, copy its blocks in the next round
+ * (together with the next wait). */
+static void stream_member(tc_sched *s, const hctx *h, const landing *l)
+{
+    int leader = h->gm[0];
+    tc_sched_wait(s, leader);
+    tc_sched_round(s);
+    for (int k = 0; k < l->steps; k++) {
+        land_step(s, h, l, k);
+        if (k + 1 < l->steps) tc_sched_wait(s, leader);
+        tc_sched_round(s);
+    }
+}
+
+static int stream(tc_sched *s, const hctx *h)
+{
+    tc_sched x;
+    landing l = { NULL, NULL, 0, 0, 0 };
+    tc_sched_init(&x);
+    if (h->g.ngroups > 1) leader_exchange(&x, h);
+    int rc = x.err || landing_of(&l, h, &x);
+    if (!rc) {
+        if (h->mi == 0) stream_leader(s, h, &x, &l);
+        else stream_member(s, h, &l);
+    }
+    tc_sched_free(&x);
+    free(l.span);
+    free(l.step);
+    return rc;
 }
 
 static int offsets(hctx *h)
@@ -227,8 +402,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, const hier_
             if (h.mi == 0) tc_sched_shm_home(s, h.shm_base, all);
         }
         aggregate(s, &h);
-        exchange(s, &h);
-        copy_out(s, &h, distribute(s, &h));
+        if (hp->agg == AGG_SHM && hp->dist == D_SHM) {
+            rc = stream(s, &h);
+        } else {
+            exchange(s, &h);
+            copy_out(s, &h, distribute(s, &h));
+        }
     }
     free(h.block_off);
     free(h.group_off);
