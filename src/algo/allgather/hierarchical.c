@@ -293,7 +293,8 @@ static void land_step(tc_sched *s, const hctx *h, const landing *l, int step)
  * then one step per round of x that received bundles. */
 static int landing_of(landing *l, const hctx *h, const tc_sched *x)
 {
-    int rc = receives_own(h, x) ? 0 : landing_add(l, h->g.start[h->grp], h->g.start[h->grp + 1]), lo, hi;
+    int lo, hi, rc = 0;
+    if (!receives_own(h, x)) rc = landing_add(l, h->g.start[h->grp], h->g.start[h->grp + 1]);
     l->steps = 1;
     for (int r = 0; r < x->nrounds && !rc; r++) {
         int got = 0;
@@ -308,6 +309,21 @@ static int landing_of(landing *l, const hctx *h, const tc_sched *x)
     return rc;
 }
 
+/* One op of the scratch schedule into s, through the builders (s's
+ * consumer may drop some kinds). */
+static void replay_op(tc_sched *s, const tc_op *op)
+{
+    switch (op->kind) {
+    case TC_OP_SEND: tc_sched_send(s, op->peer, op->a); break;
+    case TC_OP_RECV: tc_sched_recv(s, op->peer, op->a); break;
+    case TC_OP_COPY: tc_sched_copy(s, op->a, op->b); break;
+    case TC_OP_REDUCE: tc_sched_reduce(s, op->a, op->b); break;
+    case TC_OP_SIGNAL: tc_sched_signal(s, op->peer); break;
+    case TC_OP_WAIT: tc_sched_wait(s, op->peer); break;
+    default: tc_sched_rread(s, op->peer, op->a, op->b); break;
+    }
+}
+
 /* Leader: the exchange's rounds again, each landing the step that became
  * ready before it (at most one is pending at a time), then the last. */
 static void stream_leader(tc_sched *s, const hctx *h, const tc_sched *x, const landing *l)
@@ -317,8 +333,8 @@ static void stream_leader(tc_sched *s, const hctx *h, const tc_sched *x, const l
         int got = 0;
         for (int o = tc_sched_round_begin(x, r); o < tc_sched_round_end(x, r); o++) {
             const tc_op *op = &x->ops[o];
-            if (op->kind == TC_OP_SEND) tc_sched_send(s, op->peer, op->a);
-            else if (op->kind == TC_OP_RECV) tc_sched_recv(s, op->peer, op->a), got = 1;
+            got |= op->kind == TC_OP_RECV;
+            replay_op(s, op);
         }
         if (landed < ready) land_step(s, h, l, landed++);
         tc_sched_round(s);
