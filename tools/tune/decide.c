@@ -24,7 +24,8 @@
  * built-in rules and the model decide there, not a rule stretched from the
  * largest size a time budget let the tune reach.  Upwards towards a
  * measured neighbour that selects native, a switch that is not a clear win
- * reaches only halfway to the next grid size (reach_up_of).  Every rule keeps its evidence: per measured size the
+ * reaches only halfway to the next grid size (reach_up_of).  Every rule
+ * keeps its evidence: per measured size the
  * winner's ratio to native's median and its spread (q25, q75 over native's
  * median).  A point that says whether it was measured oversubscribed
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
@@ -194,9 +195,8 @@ static double reach_of(const tune_choice *ch, int i, int j)
  * 0.46-0.50x, and a tune that stopped it at 370 KiB left 256 KiB native. */
 #define NATIVE_SIDE_REACH 1.4142135623730951
 
-static double reach_up_of(const tune_choice *ch, int i, int j, int n)
+static double reach_up_of(const tune_choice *ch, int i, int j, int n, double reach)
 {
-    double reach = reach_of(ch, i, j);
     if (j + 1 >= n || reach > REACH || !ch[i].switched) return reach;
     return strcmp(ch[j + 1].winner, "native") == 0 ? NATIVE_SIDE_REACH : reach;
 }
@@ -247,14 +247,13 @@ static size_t first_floor(size_t first, size_t grid_min, double reach)
 /* One rule for points pts[i..j] (sorted by bytes), all with winner ch[i]. */
 static json_t *make_rule(json_t **pts, const tune_choice *ch, int i, int j, int n, size_t grid_min)
 {
-    size_t lo = i == 0 ? first_floor((size_t)json_integer_value(json_object_get(pts[0], "bytes")), grid_min,
-                                     reach_of(ch, i, j))
+    double reach = reach_of(ch, i, j);
+    size_t lo = i == 0 ? first_floor((size_t)json_integer_value(json_object_get(pts[0], "bytes")), grid_min, reach)
                        : reach_down((size_t)json_integer_value(json_object_get(pts[i - 1], "bytes")),
-                                    (size_t)json_integer_value(json_object_get(pts[i], "bytes")),
-                                    reach_of(ch, i, j));
+                                    (size_t)json_integer_value(json_object_get(pts[i], "bytes")), reach);
     size_t hi = j == n - 1 ? grid_end(pts, n) : reach_up((size_t)json_integer_value(json_object_get(pts[j], "bytes")),
                                                          (size_t)json_integer_value(json_object_get(pts[j + 1], "bytes")),
-                                                         reach_up_of(ch, i, j, n));
+                                                         reach_up_of(ch, i, j, n, reach));
     json_int_t np = json_integer_value(json_object_get(pts[i], "np"));
     json_int_t nodes = json_integer_value(json_object_get(pts[i], "nodes"));
     double worst = 0, slo = 1e300, shi = 0;
