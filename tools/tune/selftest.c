@@ -217,36 +217,32 @@ static void test_table(void)
     json_decref(s);
 }
 
+/* Where allgather rule `idx` of the table built from s begins (end 0) or
+ * ends (end 1); -1 unless the table has exactly `rules` of them. */
+static long long rule_bound(json_t *s, size_t rules, int idx, int end)
+{
+    char err[256] = "";
+    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
+    json_t *r = t ? json_object_get(t, "allgather") : NULL;
+    long long b = json_array_size(r) == rules ? (long long)at(json_array_get(r, (size_t)idx), "bytes", end) : -1;
+    json_decref(t);
+    return b;
+}
+
+static long long first_rule_start(json_t *s, size_t rules) { return rule_bound(s, rules, 0, 0); }
+
 /* Between two switches (no native neighbour) a win under 2x keeps its x2 reach. */
 static void test_reach_between_switches(void)
 {
-    char err[256] = "";
     json_t *s = tune_state_new();
     add_point(s, "world", 4, 8, "ring", 0.6);
     add_point(s, "world", 4, 512, "bruck", 0.6);
-    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
-    json_t *r = t ? json_object_get(t, "allgather") : NULL;
-    CHECK(json_array_size(r) == 2 && at(json_array_get(r, 0), "bytes", 1) == 17 &&
-              at(json_array_get(r, 1), "bytes", 0) == 256,
-          "two switches x64 apart reach x2 towards each other (got %lld, %lld) %s",
-          (long long)at(json_array_get(r, 0), "bytes", 1), (long long)at(json_array_get(r, 1), "bytes", 0), err);
-    json_decref(t);
+    long long up = rule_bound(s, 2, 0, 1), down = rule_bound(s, 2, 1, 0);
+    CHECK(up == 17 && down == 256, "two switches x64 apart reach x2 towards each other (got %lld, %lld)", up, down);
     json_decref(s);
 }
 
 /* A win of 2x or more reaches 4x beyond its measured size, a smaller one 2x. */
-/* Where the first allgather rule of the table built from s begins; -1
- * unless the table has exactly `rules` of them. */
-static long long first_rule_start(json_t *s, size_t rules)
-{
-    char err[256] = "";
-    json_t *t = tune_build_table(s, 0.03, err, sizeof err);
-    json_t *r = t ? json_object_get(t, "allgather") : NULL;
-    long long lo = json_array_size(r) == rules ? (long long)at(json_array_get(r, 0), "bytes", 0) : -1;
-    json_decref(t);
-    return lo;
-}
-
 static void test_reach(void)
 {
     char err[256] = "";
