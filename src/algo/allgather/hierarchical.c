@@ -211,27 +211,24 @@ static void copy_out(tc_sched *s, const hctx *h, int buf)
  * signal).  Members compute the steps from the leader's exchange, generated
  * the same way, so waits and signals match one for one. */
 
+typedef struct span { int lo, hi, step; } span;   /* positions [lo, hi) landing at step */
+
 typedef struct landing {
-    int (*span)[2];     /* position ranges [lo, hi) that landed ... */
-    int *step;          /* ... and the step (signal) each belongs to */
+    span *sp;
     int n, cap, steps;
 } landing;
 
-static int landing_add(landing *l, int lo, int hi)
+static int landing_add(landing *l, int lo, int hi, int step)
 {
     if (lo >= hi) return 0;
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
-        int (*sp)[2] = realloc(l->span, (size_t)cap * sizeof *sp);
-        if (sp) l->span = sp;
-        int *st = realloc(l->step, (size_t)cap * sizeof *st);
-        if (st) l->step = st;
-        if (!sp || !st) return 1;
+        span *sp = realloc(l->sp, (size_t)cap * sizeof *sp);
+        if (!sp) return 1;
+        l->sp = sp;
         l->cap = cap;
     }
-    l->span[l->n][0] = lo;
-    l->span[l->n][1] = hi;
-    l->step[l->n++] = l->steps;
+    l->sp[l->n++] = (span){ lo, hi, step };
     return 0;
 }
 
@@ -256,21 +253,6 @@ static void region_positions(const hctx *h, tc_region r, int *lo, int *hi)
     while (*lo < *hi && h->block_off[*lo + 1] == h->block_off[*lo]) ++*lo;
 }
 
-/* Does a receive of x land on the group's own blocks?  A leader that folds
- * onto another (recursive doubling for a number of leaders that is not a
- * power of two) receives every bundle back, its own too: its group's
- * blocks are then read once that receive is over, not at step 0. */
-static int receives_own(const hctx *h, const tc_sched *x)
-{
-    int own_lo = h->g.start[h->grp], own_hi = h->g.start[h->grp + 1], lo, hi;
-    for (int o = 0; o < x->nops; o++) {
-        if (x->ops[o].kind != TC_OP_RECV) continue;
-        region_positions(h, x->ops[o].a, &lo, &hi);
-        if (lo < own_hi && hi > own_lo) return 1;
-    }
-    return 0;
-}
-
 /* The leader's exchange into x (every rank of the group generates it). */
 static void leader_exchange(tc_sched *x, const hctx *h)
 {
@@ -284,17 +266,19 @@ static void leader_exchange(tc_sched *x, const hctx *h)
 static void land_step(tc_sched *s, const hctx *h, const landing *l, int step)
 {
     for (int k = 0; k < l->n; k++)
-        if (l->step[k] == step) copy_positions(s, h, TC_BUF_SHM, l->span[k][0], l->span[k][1]);
+        if (l->sp[k].step == step) copy_positions(s, h, TC_BUF_SHM, l->sp[k].lo, l->sp[k].hi);
     if (h->mi == 0)
         for (int i = 1; i < h->m; i++) tc_sched_signal(s, h->gm[i]);
 }
 
-/* The steps of exchange x as position spans: step 0 the group's own blocks,
- * then one step per round of x that received bundles. */
+/* The steps of exchange x as position spans: one step per round of x that
+ * received bundles (1, 2, ...), and step 0 the group's own blocks, unless
+ * a receive lands on them: a leader that folds onto another (recursive
+ * doubling for a number of leaders that is not a power of two) receives
+ * every bundle back, its own too, and its group reads them after that. */
 static int landing_of(landing *l, const hctx *h, const tc_sched *x)
 {
-    int lo, hi, rc = 0;
-    if (!receives_own(h, x)) rc = landing_add(l, h->g.start[h->grp], h->g.start[h->grp + 1]);
+    int own_lo = h->g.start[h->grp], own_hi = h->g.start[h->grp + 1], lo, hi, on_own = 0, rc = 0;
     l->steps = 1;
     for (int r = 0; r < x->nrounds && !rc; r++) {
         int got = 0;
@@ -302,11 +286,13 @@ static int landing_of(landing *l, const hctx *h, const tc_sched *x)
             if (x->ops[o].kind == TC_OP_RECV) {
                 got = 1;
                 region_positions(h, x->ops[o].a, &lo, &hi);
-                rc = landing_add(l, lo, hi);
+                on_own |= lo < own_hi && hi > own_lo;
+                rc = landing_add(l, lo, hi, l->steps);
             }
         l->steps += got;
     }
-    return rc;
+    if (rc || on_own) return rc;
+    return landing_add(l, own_lo, own_hi, 0);
 }
 
 /* One op of the scratch schedule into s, through the builders (s's
@@ -363,7 +349,7 @@ static void stream_member(tc_sched *s, const hctx *h, const landing *l)
 static int stream(tc_sched *s, const hctx *h)
 {
     tc_sched x;
-    landing l = { NULL, NULL, 0, 0, 0 };
+    landing l = { NULL, 0, 0, 0 };
     tc_sched_init(&x);
     if (h->g.ngroups > 1) leader_exchange(&x, h);
     int rc = x.err || landing_of(&l, h, &x);
@@ -372,8 +358,7 @@ static int stream(tc_sched *s, const hctx *h)
         else stream_member(s, h, &l);
     }
     tc_sched_free(&x);
-    free(l.span);
-    free(l.step);
+    free(l.sp);
     return rc;
 }
 
