@@ -37,11 +37,11 @@
 #include "topocoll.h"
 
 static const char *const REGULAR[] = {"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "pairwise",
-                                      "auto", "h1_p2p", "h1_shm", "h2_p2p", "bridge", "bridge_a2a",
-                                      "bridge_w", "bridge_pack"};
+                                      "auto", "h1_p2p", "h1_shm", "h2_p2p", "h2_shm", "bridge",
+                                      "bridge_a2a", "bridge_w", "bridge_pack"};
 static const char *const FIG7[] = {"bridge", "bridge_pack", "bridge_w"};
 static const char *const IRREGULAR[] = {"MPI_Alltoall", "pairwise", "auto", "h1_p2p", "h2_p2p",
-                                        "bridge_w", "bridge_pack"};
+                                        "h2_shm", "bridge_w", "bridge_pack"};
 #define NELEM(a) ((int)(sizeof(a) / sizeof(a)[0]))
 
 static void usage(FILE *f)
