@@ -247,6 +247,10 @@ static void pack_transposed(hx *h)
 {
     for (int B = 0; B < h->t->nnodes; B++) {
         const int *m = tc_topo_node_members(h->t, B);
+        if (h->nA == 1) {   /* a bundle from a node of one rank is in B's rank order */
+            copy_runs(h, B, TC_BUF_SHM, bundle_out_at(h, B), 0);
+            continue;
+        }
         for (int j = 0; j < tc_topo_node_size(h->t, B); j++)
             tc_sched_copy(h->s, a2a_send(h->a, m[j], 1),
                           a2a_blocks(h->a, TC_BUF_SHM, bundle_out_at(h, B) + (int64_t)j * h->nA + h->ia, 1));
