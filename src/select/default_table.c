@@ -215,6 +215,17 @@ static const tc_rule rules[] = {
       .candidates = { "h2_p2p", "h1_p2p", NULL },
       .note = "several nodes, blocks < 4 KiB: hierarchical, two leaders per node, point-to-point "
               "(emulated cluster 4x2: 0.52-0.86x native)" },
+    /* alltoall across nodes, large blocks, where the links decide (any load): at most two sends
+     * and two receives in flight per rank.  The emulated cluster (4 hosts x 2 ranks, 1 Gbit/s,
+     * Open MPI 4.1.4, idle machine), topocoll-bench -s 8K:1M -r 3, two runs against Open MPI's
+     * tuned alltoall and two with HAN raised (HAN has no alltoall of its own): linear_w2
+     * 0.94-0.99x native at 32 KiB, 0.66-0.76x at 64 KiB, 0.73-1.00x from 128 KiB to 1 MiB
+     * (74-82 % of the link bound from 256 KiB); 0.92-1.14x at 16 KiB, so the rule starts at
+     * 32 KiB (docs/alltoall.md, "Large blocks across nodes") */
+    { .coll = TOPOCOLL_ALLTOALL, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .real_nodes = 1,
+      .candidates = { "linear_w2", "pairwise", NULL },
+      .note = "several nodes, blocks >= 32 KiB: direct exchange, two sends and receives in flight "
+              "per rank (emulated cluster 4x2: 0.66-0.76x native at 64 KiB, 0.73-1.00x from 128 KiB)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL, 0 };

@@ -67,9 +67,9 @@ static void condition(void)
  * links decide, not the cores) and the alltoall across nodes (measured on
  * the emulated cluster's hosts, which each see every core, for any machine;
  * the shared-memory one for oversubscribed machines, as the emulated cluster
- * is when its hosts are counted as the one machine they are), every other
- * measured rule
- * for the machines it was measured on. */
+ * is when its hosts are counted as the one machine they are; the large
+ * blocks, where the links decide, for any machine), every other measured
+ * rule for the machines it was measured on. */
 static void builtin_classified(void)
 {
     const tc_table *tab = tc_default_table();
@@ -84,7 +84,7 @@ static void builtin_classified(void)
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 3 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 4 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
@@ -172,6 +172,18 @@ static void builtin_one_node(void)
     CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 dedicated, 1 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLTOALL, four, 8192, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "alltoall 4x2 dedicated, 8 KiB: rule %d, %s (%s)", rule, name, why);
+    /* from blocks of 32 KiB, whatever the load: two sends and receives in flight */
+    for (int l = 0; l < 3; l++) {
+        name = choose(TOPOCOLL_ALLTOALL, four, 16 * 1024, loads[l], &rule, why, sizeof why);
+        CHECK(rule < 0, "alltoall 4x2, 16 KiB, load %s: rule %d, %s (%s)",
+              tc_load_name(loads[l]), rule, name, why);
+        name = choose(TOPOCOLL_ALLTOALL, four, 32 * 1024, loads[l], &rule, why, sizeof why);
+        CHECK(strcmp(name, "linear_w2") == 0, "alltoall 4x2, 32 KiB, load %s: rule %d, %s (%s)",
+              tc_load_name(loads[l]), rule, name, why);
+        name = choose(TOPOCOLL_ALLTOALL, four, (int64_t)1 << 20, loads[l], &rule, why, sizeof why);
+        CHECK(strcmp(name, "linear_w2") == 0, "alltoall 4x2, 1 MiB, load %s: rule %d, %s (%s)",
+              tc_load_name(loads[l]), rule, name, why);
+    }
     tc_topo_free(four);
     /* np 8 dedicated: inline below 256 B, the tree at 512 B; oversubscribed: no rule */
     name = choose(TOPOCOLL_ALLREDUCE, one, 64, TC_LOAD_DEDICATED, &rule, why, sizeof why);
@@ -203,6 +215,9 @@ static void builtin_real_nodes(void)
     for (int l = 0; l < 3; l++) {
         name = choose(TOPOCOLL_ALLTOALL, four, 1024, loads[l], &rule, why, sizeof why);
         CHECK(rule < 0, "alltoall 4x2 virtual, 1 KiB, load %s: rule %d, %s (%s)", tc_load_name(loads[l]), rule,
+              name, why);
+        name = choose(TOPOCOLL_ALLTOALL, four, (int64_t)1 << 20, loads[l], &rule, why, sizeof why);
+        CHECK(rule < 0, "alltoall 4x2 virtual, 1 MiB, load %s: rule %d, %s (%s)", tc_load_name(loads[l]), rule,
               name, why);
     }
     two->virtual_nodes = 1;
