@@ -20,14 +20,13 @@
  * halfway to the size the grid would measure next (the last two sizes' step
  * again, at most x4, so a rule reaches at most twice the largest measured
  * size even where a budget left only every 4th size; x2 for a single size):
- * beyond that nothing was measured, so the
- * built-in rules and the model decide there, not a rule stretched from the
- * largest size a time budget let the tune reach.  Upwards towards a
- * measured neighbour that selects native, a switch that is not a clear win
- * reaches only halfway to the next grid size (reach_up_of).  Every rule
- * keeps its evidence: per measured size the
- * winner's ratio to native's median and its spread (q25, q75 over native's
- * median).  A point that says whether it was measured oversubscribed
+ * beyond that nothing was measured, so the built-in rules and the model
+ * decide there, not a rule stretched from the largest size a time budget
+ * let the tune reach.  Upwards towards a measured neighbour that selects
+ * native, a switch that is not a clear win reaches only halfway to the next
+ * grid size (reach_up_of).  Every rule keeps its evidence: per measured
+ * size the winner's ratio to native's median and its spread (q25, q75 over
+ * native's median).  A point that says whether it was measured oversubscribed
  * (topocoll_oversubscribed at tune time) gives its rule "oversubscribed":
  * true or false, so the rule serves that kind of machine only.  A switch
  * whose point was measured again ("confirm": native and the winner alone)

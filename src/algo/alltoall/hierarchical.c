@@ -123,9 +123,10 @@ static void copy_runs(const hx *h, int B, int buf, int64_t at, int to_user)
     }
 }
 
-/* intra=p2p: leader l's areas in TMP after the pack area, in blocks. */
-static int64_t stage_at(const hx *h) { return h->a->size; }
-static int64_t final_at(const hx *h) { return h->a->size; }
+/* intra=p2p: leader l's areas in TMP after the pack area, in blocks.  The
+ * staging rows [i][B][j] come first; the members' chunks [j][B][i] are
+ * written over them in step 4, once the transposition has read them. */
+static int64_t rows_at(const hx *h) { return h->a->size; }
 static int64_t out_at(const hx *h, int l) { return h->a->size + h->nA * h->R[l]; }
 static int64_t in_at(const hx *h, int l, int B)
 {
@@ -138,7 +139,7 @@ static void pack(hx *h)
 {
     for (int B = 0; B < h->t->nnodes; B++) {
         int l = owner(h, B);
-        if (l == h->lead) copy_runs(h, B, TC_BUF_TMP, stage_at(h) + h->ia * h->R[l] + h->pre[B], 0);
+        if (l == h->lead) copy_runs(h, B, TC_BUF_TMP, rows_at(h) + h->ia * h->R[l] + h->pre[B], 0);
         else copy_runs(h, B, TC_BUF_TMP, h->chunk[l] + h->pre[B], 0);
     }
     tc_sched_round(h->s);
@@ -153,7 +154,7 @@ static void gather(hx *h)
             tc_sched_send(s, leader_rank(h, l), a2a_blocks(h->a, TC_BUF_TMP, h->chunk[l], h->R[l]));
     for (int i = 0; h->lead >= 0 && i < h->nA; i++)
         if (i != h->ia)
-            tc_sched_recv(s, h->memA[i], a2a_blocks(h->a, TC_BUF_TMP, stage_at(h) + i * h->R[h->lead], h->R[h->lead]));
+            tc_sched_recv(s, h->memA[i], a2a_blocks(h->a, TC_BUF_TMP, rows_at(h) + i * h->R[h->lead], h->R[h->lead]));
     tc_sched_round(s);
 }
 
@@ -166,7 +167,7 @@ static void transpose_exchange(hx *h)
         int nB = tc_topo_node_size(h->t, B);
         for (int i = 0; i < h->nA; i++)
             for (int j = 0; j < nB; j++)
-                tc_sched_copy(h->s, a2a_blocks(h->a, TC_BUF_TMP, stage_at(h) + i * h->R[l] + h->pre[B] + j, 1),
+                tc_sched_copy(h->s, a2a_blocks(h->a, TC_BUF_TMP, rows_at(h) + i * h->R[l] + h->pre[B] + j, 1),
                               a2a_blocks(h->a, TC_BUF_TMP, out_at(h, l) + h->nA * h->pre[B] + (int64_t)j * h->nA + i, 1));
     }
     tc_sched_round(h->s);
@@ -191,7 +192,7 @@ static void distribute(hx *h)
             int64_t from = in_at(h, l, B) + (int64_t)j * nB;
             if (j == h->ia) copy_runs(h, B, TC_BUF_TMP, from, 1);
             else tc_sched_copy(h->s, a2a_blocks(h->a, TC_BUF_TMP, from, nB),
-                               a2a_blocks(h->a, TC_BUF_TMP, final_at(h) + j * h->R[l] + h->pre[B], nB));
+                               a2a_blocks(h->a, TC_BUF_TMP, rows_at(h) + j * h->R[l] + h->pre[B], nB));
         }
     }
     tc_sched_round(h->s);   /* the chunks are written before they are sent */
@@ -205,7 +206,7 @@ static void scatter(hx *h)
 {
     for (int j = 0; h->lead >= 0 && j < h->nA; j++)
         if (j != h->ia)
-            tc_sched_send(h->s, h->memA[j], a2a_blocks(h->a, TC_BUF_TMP, final_at(h) + j * h->R[h->lead],
+            tc_sched_send(h->s, h->memA[j], a2a_blocks(h->a, TC_BUF_TMP, rows_at(h) + j * h->R[h->lead],
                                                        h->R[h->lead]));
     for (int l = 0; l < h->kA; l++)
         if (l != h->lead) tc_sched_recv(h->s, leader_rank(h, l), a2a_blocks(h->a, TC_BUF_TMP, h->chunk[l], h->R[l]));
@@ -246,11 +247,11 @@ static int64_t bundle_in_at(const hx *h, int B)
 static void pack_transposed(hx *h)
 {
     for (int B = 0; B < h->t->nnodes; B++) {
-        const int *m = tc_topo_node_members(h->t, B);
         if (h->nA == 1) {   /* a bundle from a node of one rank is in B's rank order */
             copy_runs(h, B, TC_BUF_SHM, bundle_out_at(h, B), 0);
             continue;
         }
+        const int *m = tc_topo_node_members(h->t, B);
         for (int j = 0; j < tc_topo_node_size(h->t, B); j++)
             tc_sched_copy(h->s, a2a_send(h->a, m[j], 1),
                           a2a_blocks(h->a, TC_BUF_SHM, bundle_out_at(h, B) + (int64_t)j * h->nA + h->ia, 1));
