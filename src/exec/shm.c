@@ -178,11 +178,6 @@ int tc_shm_lines_reserve(tc_shm *sh, size_t lines)
     return PMPI_Barrier(sh->node_comm);
 }
 
-unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank)
-{
-    return sh->lines + (((size_t)parity * (size_t)sh->node_size + (size_t)node_rank) * sh->line_cap) * LINE;
-}
-
 static void keep_first(int *first, int rc)
 {
     if (*first == MPI_SUCCESS) *first = rc;

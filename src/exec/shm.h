@@ -81,8 +81,11 @@ uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t w
 /* Make the inline slots hold `lines` 64-byte lines per rank and parity
  * (collective over the node when they grow; new slots read as sequence 0). */
 int tc_shm_lines_reserve(tc_shm *sh, size_t lines);
-/* Rank r's slot of the given parity. */
-unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank);
+/* Rank r's slot of the given parity (inline: on every small call's path). */
+static inline unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank)
+{
+    return sh->lines + (((size_t)parity * (size_t)sh->node_size + (size_t)node_rank) * sh->line_cap) * 64;
+}
 /* Free windows and the node communicator (collective over the node).
  * Releases everything; returns the first MPI error. */
 int tc_shm_free(tc_shm *sh);

@@ -129,6 +129,8 @@ typedef struct inline_call {
     int parity;
     char *packed;           /* n bytes of scratch */
     char *typed;            /* a typed copy for non-contiguous types (malloc) */
+    const char *own_in;     /* this rank's contribution as dense elements in the
+                               user's send buffer, or NULL: read from its slot */
     tc_reduce_kernel k;
 } inline_call;
 
@@ -236,6 +238,8 @@ static int publish_input(const inline_call *c, const void *in, int count, MPI_Da
 static int fold(inline_call *c, int r, int first)
 {
     if (first) return collect_typed(c, r, c->b.base);
+    if (r == c->sh->node_rank && c->own_in)   /* the same bytes as our slot, without the copy */
+        return tc_reduce_local(&c->k, c->own_in, c->b.base, c->count, c->b.extent, c->b.extent);
     int truncated = 0;
     if (collect(c->sh, slot_of(c, r), c->packed, c->n, c->seq, &truncated) != c->n || truncated)
         return MPI_ERR_TRUNCATE;   /* counts that do not match: nothing to reduce with */
@@ -270,12 +274,25 @@ static int fold_all(inline_call *c)
 static int start(inline_call *c, tc_shm *sh, MPI_Comm comm, void *base, int count, MPI_Datatype type,
                  const tc_reduce_kernel *k)
 {
-    *c = (inline_call){ .sh = sh, .comm = comm, .count = count };
+    /* field by field: zeroing the whole struct first (a string store) was
+     * a visible part of an 8-byte call */
+    c->sh = sh;
+    c->comm = comm;
+    c->count = count;
+    c->seq = 0;
+    c->parity = 0;
+    c->packed = c->typed = NULL;
+    c->own_in = NULL;
     if (k) c->k = *k;
     if (k && k->elem) {
         MPI_Aint elem = (MPI_Aint)k->elem;
-        c->b = (tc_bind){ .base = base, .type = type, .extent = elem, .true_extent = elem, .size = (int)elem,
-                          .contiguous = 1 };
+        c->b.base = base;
+        c->b.type = type;
+        c->b.extent = c->b.true_extent = elem;
+        c->b.true_lb = 0;
+        c->b.size = (int)elem;
+        c->b.contiguous = 1;
+        c->b.packed = 0;
     } else {
         int rc = tc_bind_type(&c->b, base, type);
         if (rc != MPI_SUCCESS) return rc;
@@ -299,6 +316,7 @@ static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *
         return rc;
     }
     rc = publish_input(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, type);
+    if (sbuf != MPI_IN_PLACE && c.b.contiguous) c.own_in = sbuf;
     if (reads) {
         int rc2 = fold_all(&c);
         if (rc == MPI_SUCCESS) rc = rc2;

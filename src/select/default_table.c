@@ -107,8 +107,8 @@ static const tc_rule rules[] = {
      * call's sequence number inside the data's line: one line transfer per peer) below
      * 256 B, then to 4 KiB (np 2) the dissemination rounds or (np 4-16) the socket-aware
      * fan-in-4 tree with a reader per socket.  topocoll-bench bound to cores, Open MPI: on
-     * the 2-core development machine (np 2, four runs) shm_inline 0.91-1.01x native at
-     * 8-128 B, dissemination 0.56-0.68x at 512 B - 2 KiB; on a 16-core machine (Open MPI
+     * the 2-core development machine (np 2) shm_inline 0.56-0.92x native at 8-128 B
+     * (median of eight runs 0.61-0.66x), dissemination 0.56-0.68x at 512 B - 2 KiB; on a 16-core machine (Open MPI
      * 4.1.6, one socket; two runs of 5 repetitions at np 2, 4, 8, 16; docs/allreduce.md)
      * shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination 0.71-0.82x (np 2) and shm_rb4_2s
      * 0.49-0.79x (np 4-16) at 256 B - 2 KiB, where the memory model's per-context choice
@@ -117,7 +117,7 @@ static const tc_rule rules[] = {
      * 0.96x at 1 KiB (np 16) where the tree took 0.61x. */
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 16, .max_nodes = 1, .max_bytes = 256,
       .candidates = { "shm_inline", NULL },
-      .note = "one node, np 2-16, < 256 B: inline shared-memory lines (0.91-1.01x native at np 2 on 2 cores; "
+      .note = "one node, np 2-16, < 256 B: inline shared-memory lines (0.56-0.92x native at np 2 on 2 cores; "
               "0.48-0.94x at np 2-16 on 16 cores)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 256,
       .max_bytes = 4 * KiB, .candidates = { "shm_dissemination", NULL },
