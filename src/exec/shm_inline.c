@@ -316,7 +316,9 @@ static int reduce_call(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *
         return rc;
     }
     rc = publish_input(&c, sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, type);
-    if (sbuf != MPI_IN_PLACE && c.b.contiguous) c.own_in = sbuf;
+    /* our contribution straight from the send buffer; from our slot where the
+     * buffers alias (erroneous, but the slot still holds the input) */
+    if (sbuf != MPI_IN_PLACE && sbuf != rbuf && c.b.contiguous) c.own_in = sbuf;
     if (reads) {
         int rc2 = fold_all(&c);
         if (rc == MPI_SUCCESS) rc = rc2;
