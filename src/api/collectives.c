@@ -662,7 +662,10 @@ __attribute__((always_inline))
 #endif
 static inline int fast_call(call *c, const tc_config *cfg, const char *algorithm, int *rc)
 {
-    if (c->comm == MPI_COMM_NULL || cfg->explain) return 0;
+    /* with TOPOCOLL_EXPLAIN every call explains itself on the full path, but
+     * topocoll's own calls (the calibration's timed ones) explain nothing and
+     * must cost what they cost without it */
+    if (c->comm == MPI_COMM_NULL || (cfg->explain && !tc_explain_is_quiet())) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
     const tc_call_memo *m = &x->memo[c->d->coll];

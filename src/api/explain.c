@@ -34,6 +34,11 @@ void tc_explain_quiet(int on)
     quiet = on;
 }
 
+int tc_explain_is_quiet(void)
+{
+    return quiet;
+}
+
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)
 {
     last_algo = algo;

@@ -10,6 +10,8 @@
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why);
 /* Calls of this thread explain nothing while on (topocoll's own calls). */
 void tc_explain_quiet(int on);
+/* Whether this thread's calls explain nothing now. */
+int tc_explain_is_quiet(void);
 /* Record the algorithm that served a call (topocoll_last_algorithm). */
 void tc_record_algorithm(const char *algo);
 /* A forced algorithm declined: say so once per process and collective. */

@@ -20,7 +20,7 @@
 
 #define CAL_BYTES (512 * 1024)     /* copied / reduced per rank and measure */
 #define CAL_HEAD 4096              /* the flag's page before the data */
-#define CAL_REPS 2                 /* per bandwidth measure: the fastest counts */
+#define CAL_REPS 6                 /* per bandwidth measure: the fastest counts */
 #define PINGPONG_MIN 10            /* round trips per pair at least, */
 #define PINGPONG_MAX 1000          /* at most, */
 #define PINGPONG_US 300.0          /* and beyond the least for at most this long */

@@ -119,9 +119,17 @@ static const tc_rule rules[] = {
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2-16, < 256 B: inline shared-memory lines (0.56-0.92x native at np 2 on 2 cores; "
               "0.48-0.94x at np 2-16 on 16 cores)" },
+    /* np 2, 256 B - 1 KiB: the inline lines still (five to seventeen lines per rank), once
+     * the call's own path was shortened: on the 2-core development machine, three runs,
+     * shm_inline 0.61-0.74x native at 256 B and 0.48-0.64x at 512 B, dissemination
+     * 0.84-0.96x and 0.55-0.64x; from 1 KiB dissemination (0.55-0.73x, inline 0.59-0.93x). */
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 256,
+      .max_bytes = 1 * KiB, .candidates = { "shm_inline", NULL },
+      .note = "one node, np 2, 256 B - 1 KiB: inline shared-memory lines (0.48-0.74x native on 2 cores, "
+              "dissemination 0.55-0.96x)" },
+    { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 1 * KiB,
       .max_bytes = 4 * KiB, .candidates = { "shm_dissemination", NULL },
-      .note = "one node, np 2, 256 B - 4 KiB: dissemination through node-shared memory (0.56-0.68x native at "
+      .note = "one node, np 2, 1 - 4 KiB: dissemination through node-shared memory (0.56-0.68x native at "
               "512 B - 2 KiB on 2 cores, 0.71-0.82x on 16 cores)" },
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 4, .max_np = 16, .max_nodes = 1, .min_bytes = 256,
       .max_bytes = 4 * KiB, .candidates = { "shm_rb4_2s", NULL },

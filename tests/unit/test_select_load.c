@@ -145,13 +145,17 @@ static void builtin_one_node(void)
           "allgather np 2 dedicated, 64 B: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLGATHER, two, 4096, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "allgather np 2 dedicated, 4 KiB: rule %d, %s (%s)", rule, name, why);
-    /* allreduce np 2 dedicated: below 256 B the inline rule, to 1 KiB dissemination;
-     * from 1 KiB to 2 MiB no rule (the memory model chooses); oversubscribed: no rule */
+    /* allreduce np 2 dedicated: below 1 KiB the inline rules, to 4 KiB dissemination;
+     * from 4 KiB to 2 MiB no rule (the memory model chooses); oversubscribed: no rule */
     name = choose(TOPOCOLL_ALLREDUCE, two, 8, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "shm_inline") == 0 && rule >= 0 && tc_default_table()->rules[rule].load == TC_LOAD_DEDICATED,
           "allreduce np 2 dedicated, 8 B: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, two, 512, TC_LOAD_DEDICATED, &rule, why, sizeof why);
-    CHECK(strcmp(name, "shm_dissemination") == 0, "allreduce np 2 dedicated, 512 B: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "shm_inline") == 0 && rule >= 0, "allreduce np 2 dedicated, 512 B: rule %d, %s (%s)", rule,
+          name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, two, 2048, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "shm_dissemination") == 0 && rule >= 0, "allreduce np 2 dedicated, 2 KiB: rule %d, %s (%s)",
+          rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, two, 4096, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "allreduce np 2 dedicated, 4 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, two, 8, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
