@@ -105,21 +105,21 @@ static const tc_rule rules[] = {
      * unavailable (the entry declines), the model chooses. */
     /* allreduce, one node, dedicated, small vectors: the inline shared-memory lines (the
      * call's sequence number inside the data's line: one line transfer per peer) below
-     * 256 B, then to 4 KiB (np 2) the dissemination rounds or (np 4-16) the socket-aware
-     * fan-in-4 tree with a reader per socket.  topocoll-bench bound to cores, Open MPI: on
-     * the 2-core development machine (np 2) shm_inline 0.56-0.92x native at 8-128 B
-     * (median of eight runs 0.61-0.66x), dissemination 0.56-0.68x at 512 B - 2 KiB; on a 16-core machine (Open MPI
-     * 4.1.6, one socket; two runs of 5 repetitions at np 2, 4, 8, 16; docs/allreduce.md)
-     * shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination 0.71-0.82x (np 2) and shm_rb4_2s
-     * 0.49-0.79x (np 4-16) at 256 B - 2 KiB, where the memory model's per-context choice
-     * (the entries' predictions within a few tens of nanoseconds of each other) gave
-     * 1.07-1.29x (np 2, development machine) and 1.01-1.05x (np 8, 16) at 8-64 B and up to
-     * 0.96x at 1 KiB (np 16) where the tree took 0.61x. */
+     * 256 B (np 2: 1 KiB), then to 4 KiB (np 2) the dissemination rounds or (np 4-16) the
+     * socket-aware fan-in-4 tree with a reader per socket.  topocoll-bench bound to cores,
+     * Open MPI: on the 2-core development machine (np 2) shm_inline 0.56-0.92x native at
+     * 8-128 B (median of eight runs 0.61-0.66x), dissemination 0.56-0.68x at 512 B - 2 KiB;
+     * on a 16-core machine (Open MPI 4.1.6, one socket; two runs of 5 repetitions at np 2,
+     * 4, 8, 16; docs/allreduce.md) shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination
+     * 0.71-0.82x (np 2) and shm_rb4_2s 0.49-0.79x (np 4-16) at 256 B - 2 KiB, where the
+     * memory model's per-context choice (the entries' predictions within a few tens of
+     * nanoseconds of each other) gave 1.07-1.29x (np 2, development machine) and 1.01-1.05x
+     * (np 8, 16) at 8-64 B and up to 0.96x at 1 KiB (np 16) where the tree took 0.61x. */
     { .coll = TOPOCOLL_ALLREDUCE, DEDICATED, .min_np = 2, .max_np = 16, .max_nodes = 1, .max_bytes = 256,
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2-16, < 256 B: inline shared-memory lines (0.56-0.92x native at np 2 on 2 cores; "
               "0.48-0.94x at np 2-16 on 16 cores)" },
-    /* np 2, 256 B - 1 KiB: the inline lines still (five to seventeen lines per rank), once
+    /* np 2, 256 B - 1 KiB: the inline lines still (five to nineteen lines per rank), once
      * the call's own path was shortened: on the 2-core development machine, three runs,
      * shm_inline 0.61-0.74x native at 256 B and 0.48-0.64x at 512 B, dissemination
      * 0.84-0.96x and 0.55-0.64x; from 1 KiB dissemination (0.55-0.73x, inline 0.59-0.93x). */
@@ -174,20 +174,36 @@ static const tc_rule rules[] = {
     { ALLGATHER, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
       .max_bytes = 1 * MiB, .candidates = { "recursive_doubling", NULL },
       .note = "one node, np 2, 8 KiB - 1 MiB: recursive doubling (0.58-0.75x native, 2 ranks on 2 cores)" },
-    /* allreduce across nodes, link-bound sizes: the emulated cluster (4 hosts x 2 ranks,
-     * 1 Gbit/s links, Open MPI 4.1.4; docs/allreduce.md "Hierarchical allreduce on the
-     * emulated cluster"): one leader per node, node reduction through shared memory,
-     * Rabenseifner among the leaders, 0.64-0.68x tuned at 4 MiB in three runs, 0.39x HAN;
-     * at 1 MiB 0.82x and 0.85x in two runs but 1.33x in a third (so not below 4 MiB); at
-     * 256 KiB tuned already runs at the link bound (a tie).  Links are
-     * the bottleneck there whatever the load, so no load condition; commutative ops only
-     * (the entry declines the others, which then get native).  Real nodes only: on a
+    /* allreduce across nodes: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s links,
+     * Open MPI 4.1.4; docs/allreduce.md "Hierarchical allreduce on the emulated cluster"):
+     * node reduction through shared memory, Rabenseifner among the node leaders.  From 32
+     * KiB to 512 KiB two leaders per node, each carrying half of the vector across
+     * (0.69-0.92x tuned at 32-256 KiB in three to five runs, 0.31-0.52x HAN at 64-256 KiB;
+     * at 512 KiB it took 1.15-1.19x tuned), from 512 KiB one leader (0.85-1.03x tuned at
+     * 512 KiB, 0.75-0.83x at 1 MiB in five runs and 0.82-0.85x in two earlier ones, once
+     * 1.33x; 0.28-0.47x HAN), from 2 MiB two leaders again (0.67-0.71x tuned at 2 and 4 MiB
+     * in five runs, where one leader took 0.74-0.79x; 56 ms against 58-60 ms at 4 MiB in
+     * two earlier runs; 0.27-0.38x HAN).  Below 32 KiB the leaders' extra
+     * steps cost more than the links save (1.2-1.7x tuned at 8 B - 4 KiB).  Links are the
+     * bottleneck at these sizes whatever the load, so no load condition; commutative ops
+     * only (the entries decline the others, which then get native).  Real nodes only: on a
      * 16-core machine with the virtual topology 2x2x2 (no links between its virtual
-     * nodes) the entry took 1.60x native at 4 MiB. */
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 4 * MiB, .real_nodes = 1,
-      .candidates = { "h1_shm_rsa", NULL },
-      .note = "several nodes, >= 4 MiB: hierarchical, node reduction in shared memory, Rabenseifner "
-              "among the node leaders (emulated cluster 4x2: 0.64-0.68x Open MPI tuned, 0.39x HAN)" },
+     * nodes) the one-leader entry took 1.60x native at 4 MiB. */
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .max_bytes = 512 * KiB,
+      .real_nodes = 1, .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
+      .note = "several nodes, 32 - 512 KiB: hierarchical, two leaders per node, node reduction in shared "
+              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.69-0.92x Open MPI tuned, "
+              "0.31-0.52x HAN)" },
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 512 * KiB, .max_bytes = 2 * MiB,
+      .real_nodes = 1, .candidates = { "h1_shm_rsa", NULL },
+      .note = "several nodes, 512 KiB - 2 MiB: hierarchical, one leader per node, node reduction in shared "
+              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.75-1.03x Open MPI tuned, "
+              "0.28-0.47x HAN)" },
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 2 * MiB, .real_nodes = 1,
+      .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
+      .note = "several nodes, >= 2 MiB: hierarchical, two leaders per node, node reduction in shared "
+              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.67-0.71x Open MPI tuned, "
+              "0.27-0.38x HAN)" },
     /* allgather, one node, np 2 without oversubscription, small blocks: the inline
      * shared-memory entry (sequence numbers inside the data's lines), topocoll-bench np 2
      * bound to cores, three runs on the 2-core development machine: 0.87-0.97x native at

@@ -139,17 +139,19 @@ check_run "openmpi allgather matrix ranks 3,1,2 block" "$out/ompi-matrix-block.l
 check_run "openmpi allgather matrix ranks 3,1,2 cyclic" "$out/ompi-matrix-cyclic.log" -- \
   --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_matrix --coll=allgather --quick --hierarchical --entry-sample=7
 # allreduce across the hosts: every entry (a sample of the hierarchical ones)
-# against the reference, and auto at 4 MiB choosing the hierarchical entry of
-# the built-in rule for several nodes (the benchmark checks its results)
+# against the reference, and auto at 64 KiB and 4 MiB choosing the
+# hierarchical entries of the built-in rules for several nodes (two leaders
+# per node, one at 512 KiB - 2 MiB; the benchmark checks the results)
 check_run "openmpi allreduce matrix ranks 3,1,2 block" "$out/ompi-allreduce-block.log" -- \
   --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_matrix --coll=allreduce --quick --entry-sample=4
 "$tool" run --ranks 3,1,2 --timeout 120 --env TOPOCOLL_EXPLAIN=1 -- \
-  build-openmpi/tools/bench/topocoll-bench -c allreduce -s 4M -a auto -i 2 -w 1 -r 1 -q \
+  build-openmpi/tools/bench/topocoll-bench -c allreduce -s 64K,4M -a auto -i 2 -w 1 -r 1 -q \
   >"$out/ompi-allreduce-auto.log" 2>&1
-if [ $? -eq 0 ] && grep -q 'allreduce np=6 nodes=3 bytes=4194304 .*-> h1_shm_rsa' "$out/ompi-allreduce-auto.log"; then
-  pass "auto allreduce of 4 MiB across 3 hosts: h1_shm_rsa, results checked"
+if [ $? -eq 0 ] && grep -q 'allreduce np=6 nodes=3 bytes=4194304 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log" &&
+   grep -q 'allreduce np=6 nodes=3 bytes=65536 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log"; then
+  pass "auto allreduce across 3 hosts: h2_shm_rsa at 64 KiB and 4 MiB, results checked"
 else
-  fail "auto allreduce of 4 MiB across 3 hosts did not run h1_shm_rsa correctly (log $out/ompi-allreduce-auto.log)"
+  fail "auto allreduce across 3 hosts did not run the hierarchical entries correctly (log $out/ompi-allreduce-auto.log)"
   tail -n 5 "$out/ompi-allreduce-auto.log"
 fi
 

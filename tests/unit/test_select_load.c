@@ -63,13 +63,14 @@ static void condition(void)
 }
 
 /* Every built-in rule is classified: one rank (a local copy) and the
- * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes: the
- * links decide, not the cores) and the alltoall across nodes (measured on
- * the emulated cluster's hosts, which each see every core, for any machine;
- * the shared-memory one for oversubscribed machines, as the emulated cluster
- * is when its hosts are counted as the one machine they are; the large
- * blocks, where the links decide, for any machine), every other measured
- * rule for the machines it was measured on. */
+ * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes, and the
+ * allreduce from 32 KiB across detected nodes, where the leaders' fewer
+ * messages over the links decide, not the cores) and the alltoall across
+ * nodes (measured on the emulated cluster's hosts, which each see every
+ * core, for any machine; the shared-memory one for oversubscribed machines,
+ * as the emulated cluster is when its hosts are counted as the one machine
+ * they are; the large blocks, where the links decide, for any machine),
+ * every other measured rule for the machines it was measured on. */
 static void builtin_classified(void)
 {
     const tc_table *tab = tc_default_table();
@@ -77,6 +78,8 @@ static void builtin_classified(void)
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
         int local = r->max_np == 1 || (r->min_nodes >= 2 && r->min_bytes >= 1024 * 1024) ||
+                    (r->min_nodes >= 2 && r->real_nodes && r->coll == TOPOCOLL_ALLREDUCE &&
+                     r->min_bytes >= 32 * 1024) ||
                     (r->min_nodes >= 2 && r->coll == TOPOCOLL_ALLTOALL && r->load != TC_LOAD_OVERSUBSCRIBED);
         CHECK(local ? r->load == TC_LOAD_ANY : r->load == TC_LOAD_OVERSUBSCRIBED || r->load == TC_LOAD_DEDICATED,
               "built-in rule %d (%s, np %d..%d): load %d", i, tc_coll_name(r->coll), r->min_np, r->max_np, r->load);
@@ -84,7 +87,7 @@ static void builtin_classified(void)
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 4 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 6 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
@@ -210,12 +213,20 @@ static void builtin_real_nodes(void)
     int rule;
     const int64_t big = 4 << 20;
     const char *name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
-    CHECK(strcmp(name, "h1_shm_rsa") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 1 << 20, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h1_shm_rsa") == 0, "allreduce 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 64 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 16 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allreduce 4x2 detected, 16 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLTOALL, four, 1024, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 detected, 1 KiB: rule %d, %s (%s)", rule, name, why);
     four->virtual_nodes = 1;
     name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "allreduce 4x2 virtual, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allreduce 4x2 virtual, 64 KiB: rule %d, %s (%s)", rule, name, why);
     for (int l = 0; l < 3; l++) {
         name = choose(TOPOCOLL_ALLTOALL, four, 1024, loads[l], &rule, why, sizeof why);
         CHECK(rule < 0, "alltoall 4x2 virtual, 1 KiB, load %s: rule %d, %s (%s)", tc_load_name(loads[l]), rule,
