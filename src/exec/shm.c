@@ -9,7 +9,7 @@
 
 #include "exec/membind.h"
 
-#define LINE 64
+#define LINE TC_SHM_LINE
 /* Waiting: with a core per rank, spin (as the MPI libraries do: a yield is
  * a system call, and the peer's signal usually comes within a microsecond)
  * and yield only now and then after a long wait; with more ranks than

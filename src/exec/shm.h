@@ -78,13 +78,17 @@ int tc_shm_wait(tc_shm *sh, int src_node_rank);
 /* Spin (the node's waiting policy) until *f >= want; acquire.  Returns the
  * value seen. */
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);
+/* The cache line: flags, counters and inline slots are laid out in lines of this size. */
+#define TC_SHM_LINE 64
+
 /* Make the inline slots hold `lines` 64-byte lines per rank and parity
  * (collective over the node when they grow; new slots read as sequence 0). */
 int tc_shm_lines_reserve(tc_shm *sh, size_t lines);
 /* Rank r's slot of the given parity (inline: on every small call's path). */
 static inline unsigned char *tc_shm_lines_slot(const tc_shm *sh, int parity, int node_rank)
 {
-    return sh->lines + (((size_t)parity * (size_t)sh->node_size + (size_t)node_rank) * sh->line_cap) * 64;
+    size_t slot = (size_t)parity * (size_t)sh->node_size + (size_t)node_rank;
+    return sh->lines + slot * sh->line_cap * TC_SHM_LINE;
 }
 /* Free windows and the node communicator (collective over the node).
  * Releases everything; returns the first MPI error. */

@@ -62,7 +62,7 @@
 
 #include "exec/reduce_kernels.h"
 
-#define LINE 64
+#define LINE TC_SHM_LINE
 #define PAYLOAD (LINE - (int64_t)sizeof(uint64_t))
 
 typedef struct inline_line {

@@ -183,12 +183,12 @@ static const tc_rule rules[] = {
      * 512 KiB, 0.75-0.83x at 1 MiB in five runs and 0.82-0.85x in two earlier ones, once
      * 1.33x; 0.28-0.47x HAN), from 2 MiB two leaders again (0.67-0.71x tuned at 2 and 4 MiB
      * in five runs, where one leader took 0.74-0.79x; 56 ms against 58-60 ms at 4 MiB in
-     * two earlier runs; 0.27-0.38x HAN).  Below 32 KiB the leaders' extra
-     * steps cost more than the links save (1.2-1.7x tuned at 8 B - 4 KiB).  Links are the
-     * bottleneck at these sizes whatever the load, so no load condition; commutative ops
-     * only (the entries decline the others, which then get native).  Real nodes only: on a
-     * 16-core machine with the virtual topology 2x2x2 (no links between its virtual
-     * nodes) the one-leader entry took 1.60x native at 4 MiB. */
+     * two earlier runs; 0.27-0.38x HAN).  Below 32 KiB the leaders' extra steps cost more
+     * than the links save (1.2-1.7x tuned at 8 B - 4 KiB).  Links are the bottleneck at
+     * these sizes whatever the load, so no load condition; commutative ops only (the
+     * entries decline the others, which then get native).  Real nodes only: on a 16-core
+     * machine with the virtual topology 2x2x2 (no links between its virtual nodes) the
+     * one-leader entry took 1.60x native at 4 MiB. */
     { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .max_bytes = 512 * KiB,
       .real_nodes = 1, .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
       .note = "several nodes, 32 - 512 KiB: hierarchical, two leaders per node, node reduction in shared "
