@@ -417,6 +417,43 @@ static int ensure_requests(tc_workspace *ws, int n)
     return MPI_SUCCESS;
 }
 
+/* Local work while the round's messages are in flight goes in pieces of
+ * about PROGRESS_PIECE bytes with a look at the MPI library between them
+ * (MPI_Iprobe, which completes nothing): a library that progresses only
+ * inside its calls (Open MPI's and MPICH's TCP paths) would otherwise answer
+ * a rendezvous or push the next fragments only after the whole local work,
+ * and the messages would not overlap it.  An op is cut by elements only
+ * where both regions count the same elements of the same size (every
+ * reduction; copies between buffers of one type); smaller ops and others
+ * go whole. */
+#define PROGRESS_PIECE ((int64_t)64 << 10)
+
+static int poke_progress(MPI_Comm comm)
+{
+    int flag;
+    return PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+}
+
+static int local_op_in_flight(const tc_bind *bind, const tc_op *op, const tc_exec_env *env,
+                              const tc_reduce_kernel *k)
+{
+    int size = bind[(int)op->a.buf].size;
+    int64_t n = op->a.cnt, piece = size > 0 ? PROGRESS_PIECE / size : n;
+    if (piece < 1) piece = 1;
+    if (n <= piece || op->b.cnt != n || bind[(int)op->b.buf].size != size) return local_op(bind, op, env, k);
+    for (int64_t lo = 0; lo < n; lo += piece) {
+        tc_op part = *op;
+        int64_t cnt = n - lo < piece ? n - lo : piece;
+        part.a.off += lo;
+        part.b.off += lo;
+        part.a.cnt = part.b.cnt = cnt;
+        int rc = local_op(bind, &part, env, k);
+        if (rc == MPI_SUCCESS && lo + cnt < n) rc = poke_progress(env->comm);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* Post the round's sends and receives in the schedule's order.  Receives
  * from other ranks match any tag; messages to and from this rank itself
  * keep TC_TAG. */
@@ -458,7 +495,8 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         const tc_op *op = &s->ops[i];
         n = 1;
         if (op->kind == TC_OP_RREAD) rc = remote_reads(bind, s, i, e, env, &n);
-        else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) rc = local_op(bind, op, env, k);
+        else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE)
+            rc = nreq ? local_op_in_flight(bind, op, env, k) : local_op(bind, op, env, k);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete

@@ -14,17 +14,21 @@
  *   1. node=shm: every rank copies its vector into its slot of the node's
  *      shared buffer; a node barrier (flags); each leader reduces its
  *      segments over the node's slots in rank order into the last rank's
- *      slot and copies them to its receive buffer.  node=p2p: every rank
+ *      slot (a node of one rank: its vector goes to its receive buffer and
+ *      it uses no shared memory).  node=p2p: every rank
  *      sends each segment to its leader, which combines them.  node=cma
  *      (single copy, hierarchical_cma.c): each leader reads its segments
  *      from the node's ranks' own input buffers with process_vm_readv,
  *      chunk by chunk, and combines them in rank order into its receive
  *      buffer.
  *   2. For each segment (in order), its leaders (one per node, node order)
- *      allreduce it in their receive buffers: x=rd recursive doubling,
- *      x=rsa reduce-scatter + allgather (Rabenseifner), x=ring.
- *   3. node=shm: leaders write their segments into the last rank's slot; a
- *      node barrier; every rank copies the segments it does not lead.
+ *      allreduce it where it is: node=shm in the last rank's slot, sent
+ *      from and received into the shared buffer, so that the result is
+ *      where the node's ranks read it; otherwise in their receive buffers.
+ *      x=rd recursive doubling, x=rsa reduce-scatter + allgather
+ *      (Rabenseifner), x=ring.
+ *   3. node=shm: a node barrier; every rank (leaders too) copies the whole
+ *      result from the last rank's slot, all at once.
  *      node=p2p: each leader sends its segments to the node's other ranks.
  *      node=cma: every rank reads the segments it does not lead from their
  *      leaders' receive buffers, then raises the leaders' flags.
@@ -34,7 +38,9 @@
  * Cost (P nodes of m ranks, n elements): node phase shm n copy + (m-1) n / K
  *   gamma per leader, p2p (m-1) messages of n/K per leader; leaders' phase
  *   that of X on P ranks with n/K elements (K leaders cross the network at
- *   once); distribution shm n copy, p2p (m-1) messages of n/K per leader;
+ *   once); distribution shm one copy of n per rank, in parallel (a copy of
+ *   n/K out of the window and one back in per leader saved on the critical
+ *   path), p2p (m-1) messages of n/K per leader;
  *   node=cma: no copy-in or copy-out, (m-1) n / K read by process_vm_readv
  *   and (m-1) n / K gamma per leader, n (a leader (K-1) n / K) read per rank
  *   in the distribution.
@@ -71,20 +77,74 @@ static void node_barrier(tc_sched *s, const ar_hier *h)
     tc_sched_round(s);
 }
 
-/* Step 1 (shm). */
-static void reduce_shm(tc_sched *s, const ar_hier *h)
+/* Where segment j's leaders combine it across the nodes: node=shm, in the
+ * last slot of the window (the members copy the result from there); a
+ * node of one rank and the other modes, in the receive buffer. */
+static tc_region exchange_region(const ar_hier *h, int j)
+{
+    if (h->node_mode == AR_NODE_SHM && h->m > 1)
+        return ar_hier_seg(h, TC_BUF_SHM, slot_base(h, h->m - 1), j);
+    return ar_hier_seg(h, TC_BUF_RECV, 0, j);
+}
+
+/* Segment j's leaders' exchange, as this rank (one of them) takes part;
+ * L holds P entries. */
+static ar_sub exchange_of(const ar_hier *h, int j, int *L)
+{
+    for (int nd = 0; nd < h->t->nnodes; nd++) L[nd] = ar_hier_leader(h, nd, j);
+    ar_sub x = { L, h->t->nnodes, h->node, exchange_region(h, j), 0 };
+    return x;
+}
+
+/* The part of segment j (relative to it) whose node-level reduction runs
+ * beside the first round of the leaders' reduce-scatter instead of before
+ * it (node=shm, x=rsa; see ar_sub_rsa_first_kept); *cnt 0 otherwise. */
+static int overlapped_part(const ar_hier *h, int j, int64_t *lo, int64_t *cnt)
+{
+    *lo = *cnt = 0;
+    if (h->node_mode != AR_NODE_SHM || h->m == 1 || h->x != X_RSA) return 0;
+    int *L = malloc((size_t)h->t->nnodes * sizeof *L);
+    if (!L) return ENOMEM;
+    ar_sub x = exchange_of(h, j, L);
+    ar_sub_rsa_first_kept(&x, lo, cnt);
+    free(L);
+    return 0;
+}
+
+/* The node-level reduction of elements [lo, lo + cnt) of segment j, over
+ * the slots in rank order into the last rank's slot. */
+static void reduce_part(tc_sched *s, const ar_hier *h, int j, int64_t lo, int64_t cnt)
 {
     int last = h->m - 1;
+    int64_t at = ar_hier_seg_lo(h, j) + lo;
+    if (cnt == 0) return;
+    for (int i = last - 1; i >= 0; i--)
+        tc_sched_reduce(s, tc_reg(TC_BUF_SHM, slot_base(h, i) + at, cnt),
+                        tc_reg(TC_BUF_SHM, slot_base(h, last) + at, cnt));
+}
+
+/* Step 1 (shm).  A node of one rank has nothing to combine: its vector goes
+ * to the receive buffer (nothing in place).  A leader leaves the part of
+ * its segment that its first exchange round keeps to that round. */
+static int reduce_shm(tc_sched *s, const ar_hier *h)
+{
+    if (h->m == 1) {
+        if (!h->a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, h->n), tc_reg(TC_BUF_RECV, 0, h->n));
+        tc_sched_round(s);
+        return 0;
+    }
     tc_sched_copy(s, tc_reg(ar_hier_input(h), 0, h->n), tc_reg(TC_BUF_SHM, slot_base(h, h->mi), h->n));
     node_barrier(s, h);
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
-        for (int i = last - 1; i >= 0; i--)
-            tc_sched_reduce(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, i), j),
-                            ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j));
-        tc_sched_copy(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j), ar_hier_seg(h, TC_BUF_RECV, 0, j));
+        int64_t seg = ar_hier_seg_lo(h, j + 1) - ar_hier_seg_lo(h, j), lo, cnt;
+        int rc = overlapped_part(h, j, &lo, &cnt);
+        if (rc) return rc;
+        reduce_part(s, h, j, 0, lo);
+        reduce_part(s, h, j, lo + cnt, seg - lo - cnt);
     }
     tc_sched_round(s);
+    return 0;
 }
 
 /* Step 1 (p2p): the leader receives the other ranks' segment into scratch
@@ -129,8 +189,14 @@ static int exchange(tc_sched *s, const ar_hier *h)
     if (!L) return ENOMEM;
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
-        for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
-        ar_sub x = { L, P, h->node, ar_hier_seg(h, TC_BUF_RECV, 0, j), 0 };
+        ar_sub x = exchange_of(h, j, L);
+        int64_t lo, cnt;
+        int rc = overlapped_part(h, j, &lo, &cnt);
+        if (rc) {
+            free(L);
+            return rc;
+        }
+        reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */
         if (h->x == X_RD) ar_sub_rd(s, &x);
         else if (h->x == X_RSA) ar_sub_rsa(s, &x);
         else ar_sub_ring(s, &x);
@@ -158,15 +224,9 @@ static void distribute(tc_sched *s, const ar_hier *h)
         tc_sched_round(s);
         return;
     }
-    for (int j = 0; j < h->K; j++)
-        if (ar_hier_leader(h, h->node, j) == h->a->rank)
-            tc_sched_copy(s, ar_hier_seg(h, TC_BUF_RECV, 0, j),
-                          ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j));
+    if (h->m == 1) return;   /* the exchange ran in the receive buffer */
     node_barrier(s, h);
-    for (int j = 0; j < h->K; j++)
-        if (ar_hier_leader(h, h->node, j) != h->a->rank)
-            tc_sched_copy(s, ar_hier_seg(h, TC_BUF_SHM, slot_base(h, last), j),
-                          ar_hier_seg(h, TC_BUF_RECV, 0, j));
+    tc_sched_copy(s, tc_reg(TC_BUF_SHM, slot_base(h, last), h->n), tc_reg(TC_BUF_RECV, 0, h->n));
     tc_sched_round(s);
 }
 
@@ -180,9 +240,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
     s->tmp_like = TC_BUF_SEND;
     tc_sched_need_tmp(s, h.n);
     if (node_mode == AR_NODE_SHM) {
-        tc_sched_need_shm(s, (int64_t)h.m * h.n);
-        tc_sched_shm_home(s, slot_base(&h, h.mi), h.n);
-        reduce_shm(s, &h);
+        if (h.m > 1) {
+            tc_sched_need_shm(s, (int64_t)h.m * h.n);
+            tc_sched_shm_home(s, slot_base(&h, h.mi), h.n);
+        }
+        int rc = reduce_shm(s, &h);
+        if (rc) return rc;
     } else if (node_mode == AR_NODE_CMA) {
         tc_sched_need_tmp(s, ar_hier_cma_tmp(&h));
         ar_hier_reduce_cma(s, &h);
