@@ -45,7 +45,7 @@
  *   and (m-1) n / K gamma per leader, n (a leader (K-1) n / K) read per rank
  *   in the distribution.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
- *   calls); scratch n/K (x) plus, node=p2p, (m-1) n/K per led segment;
+ *   calls; none on a node of one rank); scratch n/K (x) plus, node=p2p, (m-1) n/K per led segment;
  *   node=cma: no node-shared data, scratch as hierarchical_cma.c says.
  * Restrictions: commutative operations (a node's ranks need not be
  *   consecutive); node=shm needs node-shared memory; node=cma node-shared
