@@ -14,9 +14,11 @@
  *   1. node=shm: every rank copies its vector into its slot of the node's
  *      shared buffer; a node barrier (flags); each leader reduces its
  *      segments over the node's slots in rank order into the last rank's
- *      slot (a node of one rank: its vector goes to its receive buffer and
- *      it uses no shared memory).  node=p2p: every rank
- *      sends each segment to its leader, which combines them.  node=cma
+ *      slot; with x=rsa the part of a segment that the leader's first
+ *      exchange round keeps is reduced during that round, beside its
+ *      messages (a node of one rank: its vector goes to its receive buffer
+ *      and it uses no shared memory).  node=p2p: every rank sends each
+ *      segment to its leader, which combines them.  node=cma
  *      (single copy, hierarchical_cma.c): each leader reads its segments
  *      from the node's ranks' own input buffers with process_vm_readv,
  *      chunk by chunk, and combines them in rank order into its receive
@@ -45,8 +47,9 @@
  *   and (m-1) n / K gamma per leader, n (a leader (K-1) n / K) read per rank
  *   in the distribution.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
- *   calls; none on a node of one rank); scratch n/K (x) plus, node=p2p, (m-1) n/K per led segment;
- *   node=cma: no node-shared data, scratch as hierarchical_cma.c says.
+ *   calls; none on a node of one rank); scratch n/K (x) plus, node=p2p,
+ *   (m-1) n/K per led segment; node=cma: no node-shared data, scratch as
+ *   hierarchical_cma.c says.
  * Restrictions: commutative operations (a node's ranks need not be
  *   consecutive); node=shm needs node-shared memory; node=cma node-shared
  *   flags, cross-memory attach and contiguous datatypes.  Any mapping,
