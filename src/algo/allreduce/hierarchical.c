@@ -90,28 +90,14 @@ static tc_region exchange_region(const ar_hier *h, int j)
     return ar_hier_seg(h, TC_BUF_RECV, 0, j);
 }
 
-/* Segment j's leaders' exchange, as this rank (one of them) takes part;
- * L holds P entries. */
-static ar_sub exchange_of(const ar_hier *h, int j, int *L)
-{
-    for (int nd = 0; nd < h->t->nnodes; nd++) L[nd] = ar_hier_leader(h, nd, j);
-    ar_sub x = { L, h->t->nnodes, h->node, exchange_region(h, j), 0 };
-    return x;
-}
-
 /* The part of segment j (relative to it) whose node-level reduction runs
  * beside the first round of the leaders' reduce-scatter instead of before
  * it (node=shm, x=rsa; see ar_sub_rsa_first_kept); *cnt 0 otherwise. */
-static int overlapped_part(const ar_hier *h, int j, int64_t *lo, int64_t *cnt)
+static void overlapped_part(const ar_hier *h, int j, int64_t *lo, int64_t *cnt)
 {
     *lo = *cnt = 0;
-    if (h->node_mode != AR_NODE_SHM || h->m == 1 || h->x != X_RSA) return 0;
-    int *L = malloc((size_t)h->t->nnodes * sizeof *L);
-    if (!L) return ENOMEM;
-    ar_sub x = exchange_of(h, j, L);
-    ar_sub_rsa_first_kept(&x, lo, cnt);
-    free(L);
-    return 0;
+    if (h->node_mode != AR_NODE_SHM || h->m == 1 || h->x != X_RSA) return;
+    ar_sub_rsa_first_kept(h->t->nnodes, h->node, exchange_region(h, j).cnt, lo, cnt);
 }
 
 /* The node-level reduction of elements [lo, lo + cnt) of segment j, over
@@ -129,25 +115,23 @@ static void reduce_part(tc_sched *s, const ar_hier *h, int j, int64_t lo, int64_
 /* Step 1 (shm).  A node of one rank has nothing to combine: its vector goes
  * to the receive buffer (nothing in place).  A leader leaves the part of
  * its segment that its first exchange round keeps to that round. */
-static int reduce_shm(tc_sched *s, const ar_hier *h)
+static void reduce_shm(tc_sched *s, const ar_hier *h)
 {
     if (h->m == 1) {
         if (!h->a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, h->n), tc_reg(TC_BUF_RECV, 0, h->n));
         tc_sched_round(s);
-        return 0;
+        return;
     }
     tc_sched_copy(s, tc_reg(ar_hier_input(h), 0, h->n), tc_reg(TC_BUF_SHM, slot_base(h, h->mi), h->n));
     node_barrier(s, h);
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         int64_t seg = ar_hier_seg_lo(h, j + 1) - ar_hier_seg_lo(h, j), lo, cnt;
-        int rc = overlapped_part(h, j, &lo, &cnt);
-        if (rc) return rc;
+        overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, 0, lo);
         reduce_part(s, h, j, lo + cnt, seg - lo - cnt);
     }
     tc_sched_round(s);
-    return 0;
 }
 
 /* Step 1 (p2p): the leader receives the other ranks' segment into scratch
@@ -192,13 +176,10 @@ static int exchange(tc_sched *s, const ar_hier *h)
     if (!L) return ENOMEM;
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
-        ar_sub x = exchange_of(h, j, L);
+        for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
+        ar_sub x = { L, P, h->node, exchange_region(h, j), 0 };
         int64_t lo, cnt;
-        int rc = overlapped_part(h, j, &lo, &cnt);
-        if (rc) {
-            free(L);
-            return rc;
-        }
+        overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */
         if (h->x == X_RD) ar_sub_rd(s, &x);
         else if (h->x == X_RSA) ar_sub_rsa(s, &x);
@@ -247,8 +228,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
             tc_sched_need_shm(s, (int64_t)h.m * h.n);
             tc_sched_shm_home(s, slot_base(&h, h.mi), h.n);
         }
-        int rc = reduce_shm(s, &h);
-        if (rc) return rc;
+        reduce_shm(s, &h);
     } else if (node_mode == AR_NODE_CMA) {
         tc_sched_need_tmp(s, ar_hier_cma_tmp(&h));
         ar_hier_reduce_cma(s, &h);

@@ -86,17 +86,16 @@ static void held(int q, int64_t n, int v, int m, int64_t *lo, int64_t *cnt)
     *cnt = b - a;
 }
 
-void ar_sub_rsa_first_kept(const ar_sub *x, int64_t *lo, int64_t *cnt)
+void ar_sub_rsa_first_kept(int n, int me, int64_t cnt, int64_t *lo, int64_t *kept)
 {
-    ar_fold f = ar_fold_of(x->n);
-    int i = x->me;
-    *lo = *cnt = 0;
-    if (x->n < 2) return;
-    if (i < 2 * f.rem) {
-        if (i % 2 == 0) *cnt = x->reg.cnt;   /* receives the neighbour's vector into scratch */
+    ar_fold f = ar_fold_of(n);
+    *lo = *kept = 0;
+    if (n < 2) return;
+    if (me < 2 * f.rem) {
+        if (me % 2 == 0) *kept = cnt;   /* receives the neighbour's vector into scratch */
         return;
     }
-    if (f.q > 1) held(f.q, x->reg.cnt, i - f.rem, 1, lo, cnt);
+    if (f.q > 1) held(f.q, cnt, me - f.rem, 1, lo, kept);
 }
 
 void ar_sub_rsa(tc_sched *s, const ar_sub *x)

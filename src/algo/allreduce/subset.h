@@ -23,13 +23,13 @@ typedef struct ar_sub {
     int64_t tmp_off;    /* scratch: TMP [tmp_off, tmp_off + reg.cnt) */
 } ar_sub;
 
-/* The part [*lo, *lo + *cnt) of x's region that ar_sub_rsa's first round on
- * this member neither sends nor receives into (*cnt 0: none): the work that
- * produces it may be placed in that round, beside the messages (the round's
- * local ops run while its messages travel).  The whole region for a member
- * that first receives its neighbour's vector (folding in); its half of the
- * first exchange otherwise. */
-void ar_sub_rsa_first_kept(const ar_sub *x, int64_t *lo, int64_t *cnt);
+/* The part [*lo, *lo + *kept) of a region of cnt elements that ar_sub_rsa's
+ * first round on member me of n neither sends nor receives into (*kept 0:
+ * none): the work that produces it may be placed in that round, beside the
+ * messages (the round's local ops run while its messages travel).  The
+ * whole region for a member that first receives its neighbour's vector
+ * (folding in); its half of the first exchange otherwise. */
+void ar_sub_rsa_first_kept(int n, int me, int64_t cnt, int64_t *lo, int64_t *kept);
 
 void ar_sub_rd(tc_sched *s, const ar_sub *x);
 void ar_sub_rsa(tc_sched *s, const ar_sub *x);
