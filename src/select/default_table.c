@@ -174,36 +174,43 @@ static const tc_rule rules[] = {
     { ALLGATHER, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
       .max_bytes = 1 * MiB, .candidates = { "recursive_doubling", NULL },
       .note = "one node, np 2, 8 KiB - 1 MiB: recursive doubling (0.58-0.75x native, 2 ranks on 2 cores)" },
-    /* allreduce across nodes: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s links,
-     * Open MPI 4.1.4; docs/allreduce.md "Hierarchical allreduce on the emulated cluster"):
-     * node reduction through shared memory, Rabenseifner among the node leaders.  From 32
-     * KiB to 512 KiB two leaders per node, each carrying half of the vector across
-     * (0.69-0.92x tuned at 32-256 KiB in three to five runs, 0.31-0.52x HAN at 64-256 KiB;
-     * at 512 KiB it took 1.15-1.19x tuned), from 512 KiB one leader (0.85-1.03x tuned at
-     * 512 KiB, 0.75-0.83x at 1 MiB in five runs and 0.82-0.85x in two earlier ones, once
-     * 1.33x; 0.28-0.47x HAN), from 2 MiB two leaders again (0.67-0.71x tuned at 2 and 4 MiB
-     * in five runs, where one leader took 0.74-0.79x; 56 ms against 58-60 ms at 4 MiB in
-     * two earlier runs; 0.27-0.38x HAN).  Below 32 KiB the leaders' extra steps cost more
-     * than the links save (1.2-1.7x tuned at 8 B - 4 KiB).  Links are the bottleneck at
-     * these sizes whatever the load, so no load condition; commutative ops only (the
-     * entries decline the others, which then get native).  Real nodes only: on a 16-core
-     * machine with the virtual topology 2x2x2 (no links between its virtual nodes) the
-     * one-leader entry took 1.60x native at 4 MiB. */
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .max_bytes = 512 * KiB,
-      .real_nodes = 1, .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
-      .note = "several nodes, 32 - 512 KiB: hierarchical, two leaders per node, node reduction in shared "
-              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.69-0.92x Open MPI tuned, "
-              "0.31-0.52x HAN)" },
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 512 * KiB, .max_bytes = 2 * MiB,
-      .real_nodes = 1, .candidates = { "h1_shm_rsa", NULL },
-      .note = "several nodes, 512 KiB - 2 MiB: hierarchical, one leader per node, node reduction in shared "
-              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.75-1.03x Open MPI tuned, "
-              "0.28-0.47x HAN)" },
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 2 * MiB, .real_nodes = 1,
+    /* allreduce across nodes: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s links, TCP
+     * cubic, Open MPI 4.1.4; docs/allreduce.md "With TCP cubic"): node reduction through
+     * shared memory, then the leaders' exchange.  Runs against Open MPI's tuned component and
+     * against HAN, ratio to native:
+     * - 2 - 32 KiB, one leader per node, recursive doubling: 0.83-0.98x tuned at 2-4 KiB and
+     *   0.51-0.68x at 8-16 KiB (four to eight runs), 0.42-0.64x HAN.  Measured on the emulated
+     *   cluster only, which is an oversubscribed machine (8 ranks on 2 cores), where the node
+     *   phases' waits yield: oversubscribed machines only.  At 512 B it took 0.92-1.07x tuned
+     *   (0.38-0.48x HAN), below no entry beat native beyond the noise (0.90-1.26x).
+     * - 32 - 64 KiB, two leaders, recursive doubling: 0.50-0.61x tuned and HAN (six runs),
+     *   where Rabenseifner took 0.62-0.86x.
+     * - From 64 KiB, two leaders, Rabenseifner, each leader carrying half of the vector
+     *   across (six runs): 0.70-1.06x tuned at 64-128 KiB, where tuned itself runs near the
+     *   link bound, 0.82-0.92x at 256-512 KiB, 0.73-0.76x at 1 MiB, 0.64-0.68x at 2-4 MiB, at
+     *   90-104 % of the link bound from 256 KiB; 0.33-0.47x HAN.  One leader per node was
+     *   level or slower at every size (earlier runs over TCP BBR, whose pacing made
+     *   exchanges of 128-256 KiB messages erratic, had favoured it at 512 KiB - 2 MiB);
+     *   recursive doubling, which sends the whole vector every round, 1.1-1.5x tuned there.
+     * From 32 KiB the links are the bottleneck whatever the load, so no load condition.
+     * Commutative ops only (the entries decline the others, which then get native).  Real
+     * nodes only: on a 16-core machine with the virtual topology 2x2x2 (no links between its
+     * virtual nodes) the one-leader Rabenseifner entry took 1.60x native at 4 MiB. */
+    { .coll = TOPOCOLL_ALLREDUCE, OVERSUB, .min_np = 4, .min_nodes = 2, .min_bytes = 2 * KiB, .max_bytes = 32 * KiB,
+      .real_nodes = 1, .candidates = { "h1_shm_rd", "h2_shm_rd", NULL },
+      .note = "several nodes, oversubscribed, 2 - 32 KiB: hierarchical, one leader per node, node "
+              "reduction in shared memory, recursive doubling among the leaders (emulated cluster 4x2: "
+              "0.51-0.98x Open MPI tuned, 0.42-0.64x HAN)" },
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .max_bytes = 64 * KiB,
+      .real_nodes = 1, .candidates = { "h2_shm_rd", "h1_shm_rd", NULL },
+      .note = "several nodes, 32 - 64 KiB: hierarchical, two leaders per node, node reduction in shared "
+              "memory, recursive doubling among the leaders (emulated cluster 4x2: 0.50-0.61x Open MPI "
+              "tuned and HAN)" },
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 64 * KiB, .real_nodes = 1,
       .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
-      .note = "several nodes, >= 2 MiB: hierarchical, two leaders per node, node reduction in shared "
-              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.67-0.71x Open MPI tuned, "
-              "0.27-0.38x HAN)" },
+      .note = "several nodes, >= 64 KiB: hierarchical, two leaders per node, node reduction in shared "
+              "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.64-1.06x Open MPI tuned, "
+              "0.33-0.47x HAN)" },
     /* allgather, one node, np 2 without oversubscription, small blocks: the inline
      * shared-memory entry (sequence numbers inside the data's lines), topocoll-bench np 2
      * bound to cores, three runs on the 2-core development machine: 0.87-0.97x native at

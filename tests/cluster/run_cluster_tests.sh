@@ -99,6 +99,18 @@ if "$tool" status >"$out/status.log" 2>&1 && [ "$(grep -c '^host[0-2] .* up ' "$
 else
   fail "status (see $out/status.log)"; cat "$out/status.log"
 fi
+# The hosts' TCP congestion control is the tool's default (cubic) where the
+# kernel has it, whatever the machine itself uses; status reports it.
+if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null; then
+  cc=$("$tool" exec host1 -- cat /proc/sys/net/ipv4/tcp_congestion_control 2>&1)
+  if [ "$cc" = cubic ] && grep -q 'TCP cubic' "$out/status.log"; then
+    pass "the hosts run TCP cubic (the machine: $(cat /proc/sys/net/ipv4/tcp_congestion_control))"
+  else
+    fail "host1's TCP congestion control is '$cc', not cubic (status: $(head -n 1 "$out/status.log"))"
+  fi
+else
+  note "the kernel offers no cubic: the hosts keep its default"
+fi
 
 # ---- Open MPI ---------------------------------------------------------------------
 # check_run NAME LOG -- run args: the job must exit 0 and print "N passed, 0 failed".

@@ -87,7 +87,7 @@ static void builtin_classified(void)
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 6 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 5 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
@@ -215,11 +215,18 @@ static void builtin_real_nodes(void)
     const char *name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 1 << 20, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
-    CHECK(strcmp(name, "h1_shm_rsa") == 0, "allreduce 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 64 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 16 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "allreduce 4x2 detected, 16 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 16 << 10, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h1_shm_rd") == 0, "allreduce 4x2 detected oversubscribed, 16 KiB: rule %d, %s (%s)", rule,
+          name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 256, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(rule < 0, "allreduce 4x2 detected oversubscribed, 256 B: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 32 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_shm_rd") == 0, "allreduce 4x2 detected, 32 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLTOALL, four, 1024, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 detected, 1 KiB: rule %d, %s (%s)", rule, name, why);
     four->virtual_nodes = 1;
