@@ -174,6 +174,34 @@ static const tc_rule rules[] = {
     { ALLGATHER, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 8 * KiB,
       .max_bytes = 1 * MiB, .candidates = { "recursive_doubling", NULL },
       .note = "one node, np 2, 8 KiB - 1 MiB: recursive doubling (0.58-0.75x native, 2 ranks on 2 cores)" },
+    /* bcast, reduce and allgather across nodes, where the links decide: the emulated cluster
+     * (4 hosts x 2 ranks, 1 Gbit/s links, TCP cubic, Open MPI 4.1.4; docs/selection.md "The
+     * whole tune on the emulated cluster with TCP cubic").  A 20-minute topocoll-tune chose
+     * these entries at these sizes (ratio to native in its batches), and topocoll-bench with
+     * its table measured them against Open MPI's tuned component and against HAN:
+     * - bcast from 64 KiB: the leaders' pipelined chain in 16k-element chunks, node phase
+     *   through shared memory with a reader per socket (tune 0.17-0.35x; bench 0.20-0.25x
+     *   tuned, 0.40-0.45x HAN at 64 KiB - 1 MiB; over TCP BBR on 2026-11-27 0.17-0.26x
+     *   tuned and HAN from 256 KiB);
+     * - reduce from 256 KiB: node reduction through shared memory to one leader, the
+     *   leaders' pipelined chain in 4k-element chunks (tune 0.51-0.57x; bench 0.43-0.48x
+     *   tuned, 0.66-0.73x HAN; over BBR 0.47-0.61x);
+     * - allgather from 256 KiB blocks: the two-tier algorithm (tune 0.36-0.37x; bench
+     *   0.32-0.41x tuned, 0.55-0.62x HAN).
+     * Real nodes only (virtual nodes have no links to spare); any load, since the links are
+     * the bottleneck at these sizes. */
+    { .coll = TOPOCOLL_BCAST, .min_np = 4, .min_nodes = 2, .min_bytes = 64 * KiB, .real_nodes = 1,
+      .candidates = { "h_chain16k_shm2", "h_chain16k_p2p", NULL },
+      .note = "several nodes, >= 64 KiB: leaders' pipelined chain, node broadcast through shared memory "
+              "(emulated cluster 4x2: 0.20-0.25x Open MPI tuned, 0.40-0.45x HAN)" },
+    { .coll = TOPOCOLL_REDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 256 * KiB, .real_nodes = 1,
+      .candidates = { "h1_shm_chain4k", "h1_p2p_chain4k", NULL },
+      .note = "several nodes, >= 256 KiB: node reduction through shared memory, leaders' pipelined chain "
+              "(emulated cluster 4x2: 0.43-0.48x Open MPI tuned, 0.66-0.73x HAN)" },
+    { ALLGATHER, .min_np = 4, .min_nodes = 2, .min_bytes = 256 * KiB, .real_nodes = 1,
+      .candidates = { "twotier", NULL },
+      .note = "several nodes, blocks >= 256 KiB: two-tier allgather (emulated cluster 4x2: 0.32-0.41x "
+              "Open MPI tuned, 0.55-0.62x HAN)" },
     /* allreduce across nodes: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s links, TCP
      * cubic, Open MPI 4.1.4; docs/allreduce.md "With TCP cubic"): node reduction through
      * shared memory, then the leaders' exchange.  Runs against Open MPI's tuned component and

@@ -63,9 +63,9 @@ static void condition(void)
 }
 
 /* Every built-in rule is classified: one rank (a local copy) and the
- * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes, and the
- * allreduce from 32 KiB across detected nodes, where the leaders' fewer
- * messages over the links decide, not the cores) and the alltoall across
+ * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes, and
+ * from 32 KiB across detected nodes, where the leaders' fewer messages over
+ * the links decide, not the cores) and the alltoall across
  * nodes (measured on the emulated cluster's hosts, which each see every
  * core, for any machine; the shared-memory one for oversubscribed machines,
  * as the emulated cluster is when its hosts are counted as the one machine
@@ -78,8 +78,7 @@ static void builtin_classified(void)
     for (int i = 0; i < tab->nrules; i++) {
         const tc_rule *r = &tab->rules[i];
         int local = r->max_np == 1 || (r->min_nodes >= 2 && r->min_bytes >= 1024 * 1024) ||
-                    (r->min_nodes >= 2 && r->real_nodes && r->coll == TOPOCOLL_ALLREDUCE &&
-                     r->min_bytes >= 32 * 1024) ||
+                    (r->min_nodes >= 2 && r->real_nodes && r->min_bytes >= 32 * 1024) ||
                     (r->min_nodes >= 2 && r->coll == TOPOCOLL_ALLTOALL && r->load != TC_LOAD_OVERSUBSCRIBED);
         CHECK(local ? r->load == TC_LOAD_ANY : r->load == TC_LOAD_OVERSUBSCRIBED || r->load == TC_LOAD_DEDICATED,
               "built-in rule %d (%s, np %d..%d): load %d", i, tc_coll_name(r->coll), r->min_np, r->max_np, r->load);
@@ -87,7 +86,7 @@ static void builtin_classified(void)
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 5 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 8 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
@@ -229,7 +228,17 @@ static void builtin_real_nodes(void)
     CHECK(strcmp(name, "h2_shm_rd") == 0, "allreduce 4x2 detected, 32 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLTOALL, four, 1024, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 detected, 1 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_BCAST, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h_chain16k_shm2") == 0, "bcast 4x2 detected, 64 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_BCAST, four, 32 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "bcast 4x2 detected, 32 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_REDUCE, four, 256 << 10, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h1_shm_chain4k") == 0, "reduce 4x2 detected, 256 KiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLGATHER, four, 1 << 20, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "twotier") == 0, "allgather 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
     four->virtual_nodes = 1;
+    name = choose(TOPOCOLL_BCAST, four, 1 << 20, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(rule < 0, "bcast 4x2 virtual, 1 MiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "allreduce 4x2 virtual, 4 MiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
