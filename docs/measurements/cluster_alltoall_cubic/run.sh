@@ -10,9 +10,12 @@
 #   RUNS="1 2" ALGOS_P=MPI_Alltoall,auto,h1_shm,h2_shm,h4_shm,pairwise SIZES_P=64:128K
 #              ALGOS_B=native,auto,linear_w2,pairwise,linear_w1 SIZES_B=8K,16K,32K,64K,256K,1M
 #   RANKS=2,1,2,1 TAG=l2121_ RUNS="1 2" ALGOS_P=(as above) SIZES_P=60:128K
+#   RUNS="3 4 5" ALGOS_P=MPI_Alltoall,auto,h2_shm SIZES_P=64:64K (and RANKS=2,1,2,1 TAG=l2121_ SIZES_P=60:64K)
 # and, by hand on the same cluster, two rounds of (floor_*):
 #   run --ranks 1,1,1,1 -- topocoll-bench -c alltoall -a native,pairwise,linear,linear_w1 -s 4K,8K,16K,32K -r 5
 #   run --ranks 2,2,2,2 -- topocoll-bench -c alltoall -a native,h2_shm,h4_shm -s 1K,2K,4K,8K -r 5
+# and once (window_1): run --ranks 2,2,2,2 -- topocoll-bench -c alltoall
+#   -a native,linear,linear_w1,linear_w2,linear_w4,pairwise,h1_p2p,h2_shm -s 256K,1M -r 3
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
