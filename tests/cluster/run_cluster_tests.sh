@@ -151,21 +151,39 @@ check_run "openmpi allgather matrix ranks 3,1,2 block" "$out/ompi-matrix-block.l
 check_run "openmpi allgather matrix ranks 3,1,2 cyclic" "$out/ompi-matrix-cyclic.log" -- \
   --ranks 3,1,2 --order cyclic --timeout 240 -- build-openmpi/tests/test_matrix --coll=allgather --quick --hierarchical --entry-sample=7
 # allreduce across the hosts: every entry (a sample of the hierarchical ones)
-# against the reference, and auto at 64 KiB and 4 MiB choosing the
-# hierarchical entries of the built-in rules for several nodes (two leaders
-# per node, one at 512 KiB - 2 MiB; the benchmark checks the results)
+# against the reference, and auto choosing the hierarchical entries of the
+# built-in rules for several nodes (one leader and recursive doubling at 16
+# KiB on this oversubscribed machine, two leaders and recursive doubling at 32
+# KiB, two leaders and Rabenseifner from 64 KiB; the benchmark checks the
+# results)
 check_run "openmpi allreduce matrix ranks 3,1,2 block" "$out/ompi-allreduce-block.log" -- \
   --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_matrix --coll=allreduce --quick --entry-sample=4
 "$tool" run --ranks 3,1,2 --timeout 120 --env TOPOCOLL_EXPLAIN=1 -- \
-  build-openmpi/tools/bench/topocoll-bench -c allreduce -s 64K,4M -a auto -i 2 -w 1 -r 1 -q \
+  build-openmpi/tools/bench/topocoll-bench -c allreduce -s 16K,32K,64K,4M -a auto -i 2 -w 1 -r 1 -q \
   >"$out/ompi-allreduce-auto.log" 2>&1
 if [ $? -eq 0 ] && grep -q 'allreduce np=6 nodes=3 bytes=4194304 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log" &&
-   grep -q 'allreduce np=6 nodes=3 bytes=65536 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log"; then
-  pass "auto allreduce across 3 hosts: h2_shm_rsa at 64 KiB and 4 MiB, results checked"
+   grep -q 'allreduce np=6 nodes=3 bytes=65536 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log" &&
+   grep -q 'allreduce np=6 nodes=3 bytes=32768 .*-> h2_shm_rd' "$out/ompi-allreduce-auto.log" &&
+   grep -q 'allreduce np=6 nodes=3 bytes=16384 .*-> h1_shm_rd' "$out/ompi-allreduce-auto.log"; then
+  pass "auto allreduce across 3 hosts: h1_shm_rd at 16 KiB, h2_shm_rd at 32 KiB, h2_shm_rsa at 64 KiB and 4 MiB, results checked"
 else
   fail "auto allreduce across 3 hosts did not run the hierarchical entries correctly (log $out/ompi-allreduce-auto.log)"
   tail -n 5 "$out/ompi-allreduce-auto.log"
 fi
+# bcast, reduce and allgather where the links decide: auto runs the built-in
+# rules' entries across the hosts, results checked by the benchmark.
+for spec in "bcast h_chain16k_shm2" "reduce h1_shm_chain4k" "allgather twotier"; do
+  set -- $spec
+  "$tool" run --ranks 3,1,2 --timeout 120 --env TOPOCOLL_EXPLAIN=1 -- \
+    build-openmpi/tools/bench/topocoll-bench -c "$1" -s 1M -a auto -i 2 -w 1 -r 1 -q \
+    >"$out/ompi-$1-auto.log" 2>&1
+  if [ $? -eq 0 ] && grep -q "$1 np=6 nodes=3 bytes=1048576 .*-> $2 " "$out/ompi-$1-auto.log"; then
+    pass "auto $1 across 3 hosts at 1 MiB: $2, results checked"
+  else
+    fail "auto $1 across 3 hosts at 1 MiB did not run $2 correctly (log $out/ompi-$1-auto.log)"
+    tail -n 5 "$out/ompi-$1-auto.log"
+  fi
+done
 
 # ---- MPICH, best effort -------------------------------------------------------------
 # mpich_run NAME LOG run-args: a hang after the summary line is given 5 s, then
