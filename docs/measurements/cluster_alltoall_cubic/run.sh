@@ -16,6 +16,7 @@
 #   run --ranks 2,2,2,2 -- topocoll-bench -c alltoall -a native,h2_shm,h4_shm -s 1K,2K,4K,8K -r 5
 # and once (window_1): run --ranks 2,2,2,2 -- topocoll-bench -c alltoall
 #   -a native,linear,linear_w1,linear_w2,linear_w4,pairwise,h1_p2p,h2_shm -s 256K,1M -r 3
+# and twice more (window_2-3): -a native,linear_w2,linear_w4 -s 256K,1M -r 3
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
