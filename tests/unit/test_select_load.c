@@ -202,9 +202,10 @@ static void builtin_one_node(void)
     tc_topo_free(two);
 }
 
-/* The rules measured across real links (allreduce from 4 MiB, alltoall across
- * nodes) serve detected nodes, not the virtual nodes of a spec given to the
- * job; the rules measured on virtual layouts (allgather, main job) serve both. */
+/* The rules measured across real links (allreduce from 2 KiB, alltoall, bcast
+ * from 64 KiB, reduce and allgather from 256 KiB, across nodes) serve detected
+ * nodes, not the virtual nodes of a spec given to the job; the rules measured
+ * on virtual layouts (allgather, main job) serve both. */
 static void builtin_real_nodes(void)
 {
     tc_topo *four = spec("4x2", 8), *two = spec("2x2", 4);
