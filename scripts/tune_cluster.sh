@@ -5,14 +5,21 @@
 #
 #   bash scripts/tune_cluster.sh [--hosts N] [--ppn K] [--rate R] [--time 10m]
 #                                [--colls allgather,bcast,...] [--reps N] [--out DIR]
+#                                [--max BYTES] [--sizes LIST] [--algos LIST]
+#                                [--phases default,tune,tuned]
 #
-# 1. topocoll-bench of every collective in --colls with the built-in default
+# Phases (--phases, default all three, in this order):
+# 1. default: topocoll-bench of every collective in --colls with the built-in default
 #    (no tuning file: the model's choices), against Open MPI's tuned
 #    component and against HAN (OMPI_MCA_coll_han_priority=100): `native` is
 #    the library's own, `auto` is topocoll's.
-# 2. topocoll-tune over the cluster (--time budget), writing DIR/tuning.json,
-#    DIR/tuning.ompi and the report DIR/report/ (report.md, PNGs).
-# 3. The same benchmarks with TOPOCOLL_TUNING_FILE=DIR/tuning.json.
+# 2. tune: topocoll-tune over the cluster (--time budget, sizes to --max),
+#    writing DIR/tuning.json, DIR/tuning.ompi, its progress DIR/tune_progress.log
+#    and the report DIR/report/ (report.md, PNGs).
+# 3. tuned: the same benchmarks with TOPOCOLL_TUNING_FILE=DIR/tuning.json.
+# The benchmarks time every entry, or --algos (e.g. native,auto); every Open
+# MPI rank gets OMPI_MCA_op=^avx (Open MPI 4.1's AVX-512 MPI_SUM on 8-bit
+# types is wrong, open-mpi/ompi#8045).
 # Results: DIR/<phase>_<coll>_<tuned|han>.csv and .txt (phase: default, tuned),
 # and DIR/summary.md (auto / native per size, from tools/cluster/bench_table.py
 # style CSVs).  Acceptance: after the tune, auto <= 1.05x
@@ -25,7 +32,7 @@ tune=$PWD/build-openmpi/tools/tune/topocoll-tune
 
 hosts=4 ppn=2 rate=1gbit budget=10m reps=3 out=out/cluster/tune
 colls=allgather,bcast,reduce,allreduce,alltoall
-sizes=8,64,512,4K,32K,256K,1M
+sizes=8,64,512,4K,32K,256K,1M max=1M algos="" phases=default,tune,tuned
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2; shift 2 ;;
@@ -36,7 +43,10 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --max) max=$2; shift 2 ;;
+    --algos) algos=$2; shift 2 ;;
+    --phases) phases=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "tune_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -52,7 +62,9 @@ trap 'exit 130' INT TERM
 "$tool" down >/dev/null 2>&1
 "$tool" up --hosts "$hosts" --rate "$rate" || exit 1
 per=$(printf "$ppn%.0s," $(seq "$hosts")); per=${per%,}
-run() { "$tool" run --ranks "$per" --timeout 1800 "$@"; }
+run() { "$tool" run --ranks "$per" --timeout 3600 --env OMPI_MCA_op=^avx "$@"; }
+phase() { [[ ",$phases," == *",$1,"* ]]; }
+pick=(); [ -n "$algos" ] && pick=(-a "$algos")
 
 # bench PHASE [--env NAME=VALUE]...: every collective, against tuned and HAN.
 bench_all() {
@@ -63,22 +75,25 @@ bench_all() {
       local env=("$@")
       [ $anchor = han ] && env+=(--env OMPI_MCA_coll_han_priority=100)
       echo "== $phase $c against $anchor" >&2
-      run "${env[@]}" -- "$bench" -c "$c" -s "$sizes" -r "$reps" \
+      run "${env[@]}" -- "$bench" -c "$c" "${pick[@]}" -s "$sizes" -r "$reps" \
         --csv "$out/${phase}_${c}_${anchor}.csv" > "$out/${phase}_${c}_${anchor}.txt" 2>&1 ||
         echo "tune_cluster.sh: $phase $c ($anchor) failed: see $out/${phase}_${c}_${anchor}.txt" >&2
     done
   done
 }
 
-bench_all default
-echo "== tune (budget $budget)" >&2
-run -- "$tune" --time "$budget" --colls "$colls" -o "$out/tuning.json" \
-  --export-ompi "$out/tuning.ompi" || { echo "tune_cluster.sh: the tune failed" >&2; exit 1; }
-"$tool" down >/dev/null 2>&1   # the report needs no cluster; measure the rest on a fresh one
-mpiexec.openmpi --allow-run-as-root -np 1 "$tune" --from "$out/tuning.json" --report "$out/report" ||
-  echo "tune_cluster.sh: no report (python3-matplotlib?)" >&2
-"$tool" up --hosts "$hosts" --rate "$rate" || exit 1
-bench_all tuned --env "TOPOCOLL_TUNING_FILE=$out/tuning.json"
+phase default && bench_all default
+if phase tune; then
+  echo "== tune (budget $budget)" >&2
+  run -- "$tune" --time "$budget" --colls "$colls" --max "$max" -o "$out/tuning.json" \
+    --export-ompi "$out/tuning.ompi" 2> >(tee "$out/tune_progress.log" >&2) ||
+    { echo "tune_cluster.sh: the tune failed" >&2; exit 1; }
+  "$tool" down >/dev/null 2>&1   # the report needs no cluster; measure the rest on a fresh one
+  mpiexec.openmpi --allow-run-as-root -np 1 "$tune" --from "$out/tuning.json" --report "$out/report" ||
+    echo "tune_cluster.sh: no report (python3-matplotlib?)" >&2
+  "$tool" up --hosts "$hosts" --rate "$rate" || exit 1
+fi
+phase tuned && bench_all tuned --env "TOPOCOLL_TUNING_FILE=$out/tuning.json"
 
 # auto / native per size, every run side by side.
 python3 - "$out" "$colls" > "$out/summary.md" <<'PY'

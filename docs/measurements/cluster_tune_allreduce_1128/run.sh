@@ -1,27 +1,11 @@
 #!/usr/bin/env bash
 # The allreduce tuned on the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s),
 # then `auto` with that table against native, once with Open MPI's tuned
-# component and once with HAN raised.  Files in this directory.
-set -uo pipefail
+# component and once with HAN raised: scripts/tune_cluster.sh's tune and
+# tuned phases.  Files in this directory (the run of 2026-11-28 00:42-00:49
+# UTC, BUDGET=5m, taken with this script's first form, the same commands
+# without the report, and over TCP BBR: docs/cluster.md).
 here=$(cd "$(dirname "$0")" && pwd)
-cd "$here/../../.."
-tool=$PWD/tools/cluster/topocoll-cluster
-B=$PWD/build-openmpi/tools
-export TOPOCOLL_CLUSTER_NAME=tune_allreduce
-trap '"$tool" down >/dev/null 2>&1' EXIT
-"$tool" down >/dev/null 2>&1
-"$tool" up --hosts 4 --rate 1gbit || exit 1
-echo "== $(date +%T) tune" | tee "$here/log"
-"$tool" run --ranks 2,2,2,2 --timeout 900 --env OMPI_MCA_op=^avx -- \
-  "$B/tune/topocoll-tune" --colls allreduce --time "${BUDGET:-5m}" --max 4M \
-  -o "$here/tuning.json" 2> "$here/tune_progress.log" > /dev/null
-echo "== $(date +%T) tune done" | tee -a "$here/log"
-for anchor in tuned han; do
-  env=(--env OMPI_MCA_op=^avx --env "TOPOCOLL_TUNING_FILE=$here/tuning.json")
-  [ $anchor = han ] && env+=(--env OMPI_MCA_coll_han_priority=100)
-  echo "== $(date +%T) bench $anchor" | tee -a "$here/log"
-  "$tool" run --ranks 2,2,2,2 --timeout 1200 "${env[@]}" -- \
-    "$B/bench/topocoll-bench" -c allreduce -a native,auto -s 8,512,4K,32K,64K,256K,512K,1M,2M,4M -r 3 \
-    --csv "$here/tuned_allreduce_$anchor.csv" > "$here/tuned_allreduce_$anchor.txt" 2>&1
-done
-echo "== $(date +%T) end" | tee -a "$here/log"
+exec bash "$here/../../../scripts/tune_cluster.sh" --phases tune,tuned --time "${BUDGET:-5m}" \
+  --colls allreduce --max 4M --algos native,auto --sizes 8,512,4K,32K,64K,256K,512K,1M,2M,4M \
+  --out "$here"
