@@ -254,6 +254,7 @@ static void make_args(const call *c, tc_args *a)
     a->root = c->root;
     a->in_place = c->in_place;
     tc_coll_normalize(c->d, a, c->scount, c->rcount, c->tsize[TC_BUF_RECV]);
+    a->relem_bytes = c->d->counts_bytes ? 1 : c->tsize[TC_BUF_RECV];
     if (c->d->vcounts) a->v = &c->v;
     if (c->d->vblock && c->v64) {   /* the own block: sendcount, in place RECV's count */
         a->scount = c->in_place ? c->vcnt[1][c->rank] : c->scount;

@@ -51,6 +51,10 @@ typedef struct tc_args {
      * of my node (index in the node i, peer j: [i * size + j]), in scratch
      * (TMP) units: what member i sends to j and receives from j. */
     const int64_t *node_sc, *node_rc;
+    int64_t relem_bytes; /* bytes of one RECV element (the receive type's size;
+                          the simulator: its element size); 0 when unknown, read
+                          as 1.  Only algorithms that size messages in bytes
+                          (alltoall "linear" with pieces) read it. */
     int load;          /* tc_load: whether some node runs more ranks than the
                           processing units they may use (executor: detected
                           per communicator; 0 = unknown: every rule applies) */

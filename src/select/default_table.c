@@ -234,11 +234,24 @@ static const tc_rule rules[] = {
       .note = "several nodes, 32 - 64 KiB: hierarchical, two leaders per node, node reduction in shared "
               "memory, recursive doubling among the leaders (emulated cluster 4x2: 0.50-0.61x Open MPI "
               "tuned and HAN)" },
-    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 64 * KiB, .real_nodes = 1,
-      .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
-      .note = "several nodes, >= 64 KiB: hierarchical, two leaders per node, node reduction in shared "
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 64 * KiB, .max_bytes = 256 * KiB,
+      .real_nodes = 1, .candidates = { "h2_shm_rsa", "h1_shm_rsa", NULL },
+      .note = "several nodes, 64 - 256 KiB: hierarchical, two leaders per node, node reduction in shared "
               "memory, Rabenseifner among the leaders (emulated cluster 4x2: 0.64-1.06x Open MPI tuned, "
               "0.33-0.47x HAN)" },
+    /* From 256 KiB: the same two leaders in a ring whose messages go in pieces of 32 KiB, under
+     * the TCP transport's eager limit (no message waits for the receiver's answer behind the
+     * loaded link).  Four runs (two against tuned, two with HAN raised), 4 hosts x 2 ranks:
+     * h2_shm_ring32k 3.10-3.18 ms at 256 KiB, 6.40-6.64 at 512 KiB, 13.5-14.1 at 1 MiB,
+     * 28.0-28.7 at 2 MiB, 57.4-59.5 at 4 MiB, against 3.18-3.37, 6.67-7.13, 13.8-14.3,
+     * 28.2-29.1, 58.1-59.1 for h2_shm_rsa in the same runs: 90-108 % of the link bound; at
+     * 64 KiB the ring took 1.2-1.5x Rabenseifner's time (docs/allreduce.md, "The leaders'
+     * ring in pieces"). */
+    { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 256 * KiB, .real_nodes = 1,
+      .candidates = { "h2_shm_ring32k", "h2_shm_rsa", "h1_shm_rsa", NULL },
+      .note = "several nodes, >= 256 KiB: hierarchical, two leaders per node, node reduction in shared "
+              "memory, ring among the leaders in pieces of 32 KiB (emulated cluster 4x2: 0.61-0.89x "
+              "Open MPI tuned, 0.36-0.44x HAN, 90-108 % of the link bound)" },
     /* allgather, one node, np 2 without oversubscription, small blocks: the inline
      * shared-memory entry (sequence numbers inside the data's lines), topocoll-bench np 2
      * bound to cores, three runs on the 2-core development machine: 0.87-0.97x native at
@@ -274,17 +287,21 @@ static const tc_rule rules[] = {
       .candidates = { "h2_p2p", "h1_p2p", NULL },
       .note = "several nodes, blocks < 4 KiB: hierarchical, two leaders per node, point-to-point "
               "(emulated cluster 4x2: 0.52-0.86x native)" },
-    /* alltoall across nodes, large blocks, where the links decide (any load): at most two sends
-     * and two receives in flight per rank.  The emulated cluster (4 hosts x 2 ranks, 1 Gbit/s,
-     * Open MPI 4.1.4, idle machine), topocoll-bench -s 8K:1M -r 3, two runs against Open MPI's
-     * tuned alltoall and two with HAN raised (HAN has no alltoall of its own): linear_w2
-     * 0.94-0.99x native at 32 KiB, 0.66-0.76x at 64 KiB, 0.73-1.00x from 128 KiB to 1 MiB
-     * (74-82 % of the link bound from 256 KiB); 0.92-1.14x at 16 KiB, so the rule starts at
-     * 32 KiB (docs/alltoall.md, "Large blocks across nodes") */
+    /* alltoall across nodes, large blocks, where the links decide (any load): at most two
+     * partners in flight per rank, blocks above 32 KiB in pieces of 32 KiB, under the TCP
+     * transport's eager limit, so no message waits for the receiver's answer behind a loaded
+     * link.  The emulated cluster (4 hosts x 2 ranks, 1 Gbit/s, TCP cubic, Open MPI 4.1.4,
+     * idle machine), topocoll-bench -s 16K:1M -r 3, two runs against Open MPI's tuned alltoall
+     * and two with HAN raised (HAN has no alltoall of its own): linear_w2_pieces32k 0.72-0.84x
+     * native at 64 KiB, 0.55-0.73x from 128 KiB to 1 MiB at 97-102 % of the link bound (whole
+     * blocks, linear_w2: 80-88 %); 0.91-1.01x at 32 KiB (where it sends whole blocks, as
+     * linear_w2) and 0.94-1.09x at 16 KiB, so the rule starts at 32 KiB (docs/alltoall.md,
+     * "Pieces under the eager limit") */
     { .coll = TOPOCOLL_ALLTOALL, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .real_nodes = 1,
-      .candidates = { "linear_w2", "pairwise", NULL },
-      .note = "several nodes, blocks >= 32 KiB: direct exchange, two sends and receives in flight "
-              "per rank (emulated cluster 4x2: 0.66-0.76x native at 64 KiB, 0.73-1.00x from 128 KiB)" },
+      .candidates = { "linear_w2_pieces32k", "linear_w2", "pairwise", NULL },
+      .note = "several nodes, blocks >= 32 KiB: direct exchange, two partners in flight per rank, "
+              "pieces of 32 KiB (emulated cluster 4x2: 0.72-0.84x native at 64 KiB, 0.55-0.73x "
+              "from 128 KiB at 97-102 % of the link bound)" },
 };
 
 static const tc_table table = { rules, (int)(sizeof rules / sizeof rules[0]), "built-in", NULL, 0 };

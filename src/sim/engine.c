@@ -74,6 +74,7 @@ int tc_sim_proto(tc_args *a, topocoll_coll coll, int p, int64_t bytes, int esize
     a->coll = coll;
     a->size = p;
     a->scount = a->rcount = bytes / esize;
+    a->relem_bytes = esize;
     const tc_coll_desc *d = tc_coll_desc_of(coll);   /* its widening: reduce_scatter_block's */
     if (d && d->arg[TC_BUF_SEND].norm_times_p) a->scount *= p;   /* SEND holds p blocks */
     a->root = root;

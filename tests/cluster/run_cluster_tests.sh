@@ -154,25 +154,25 @@ check_run "openmpi allgather matrix ranks 3,1,2 cyclic" "$out/ompi-matrix-cyclic
 # against the reference, and auto choosing the hierarchical entries of the
 # built-in rules for several nodes (one leader and recursive doubling at 16
 # KiB on this oversubscribed machine, two leaders and recursive doubling at 32
-# KiB, two leaders and Rabenseifner from 64 KiB; the benchmark checks the
-# results)
+# KiB, two leaders and Rabenseifner from 64 KiB, their ring in pieces of 32
+# KiB from 256 KiB; the benchmark checks the results)
 check_run "openmpi allreduce matrix ranks 3,1,2 block" "$out/ompi-allreduce-block.log" -- \
   --ranks 3,1,2 --timeout 240 -- build-openmpi/tests/test_matrix --coll=allreduce --quick --entry-sample=4
 "$tool" run --ranks 3,1,2 --timeout 120 --env TOPOCOLL_EXPLAIN=1 -- \
   build-openmpi/tools/bench/topocoll-bench -c allreduce -s 16K,32K,64K,4M -a auto -i 2 -w 1 -r 1 -q \
   >"$out/ompi-allreduce-auto.log" 2>&1
-if [ $? -eq 0 ] && grep -q 'allreduce np=6 nodes=3 bytes=4194304 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log" &&
+if [ $? -eq 0 ] && grep -q 'allreduce np=6 nodes=3 bytes=4194304 .*-> h2_shm_ring32k' "$out/ompi-allreduce-auto.log" &&
    grep -q 'allreduce np=6 nodes=3 bytes=65536 .*-> h2_shm_rsa' "$out/ompi-allreduce-auto.log" &&
    grep -q 'allreduce np=6 nodes=3 bytes=32768 .*-> h2_shm_rd' "$out/ompi-allreduce-auto.log" &&
    grep -q 'allreduce np=6 nodes=3 bytes=16384 .*-> h1_shm_rd' "$out/ompi-allreduce-auto.log"; then
-  pass "auto allreduce across 3 hosts: h1_shm_rd at 16 KiB, h2_shm_rd at 32 KiB, h2_shm_rsa at 64 KiB and 4 MiB, results checked"
+  pass "auto allreduce across 3 hosts: h1_shm_rd at 16 KiB, h2_shm_rd at 32 KiB, h2_shm_rsa at 64 KiB, h2_shm_ring32k at 4 MiB, results checked"
 else
   fail "auto allreduce across 3 hosts did not run the hierarchical entries correctly (log $out/ompi-allreduce-auto.log)"
   tail -n 5 "$out/ompi-allreduce-auto.log"
 fi
-# bcast, reduce and allgather where the links decide: auto runs the built-in
-# rules' entries across the hosts, results checked by the benchmark.
-for spec in "bcast h_chain16k_shm2" "reduce h1_shm_chain4k" "allgather twotier"; do
+# bcast, reduce, allgather and alltoall where the links decide: auto runs the
+# built-in rules' entries across the hosts, results checked by the benchmark.
+for spec in "bcast h_chain16k_shm2" "reduce h1_shm_chain4k" "allgather twotier" "alltoall linear_w2_pieces32k"; do
   set -- $spec
   "$tool" run --ranks 3,1,2 --timeout 120 --env TOPOCOLL_EXPLAIN=1 -- \
     build-openmpi/tools/bench/topocoll-bench -c "$1" -s 1M -a auto -i 2 -w 1 -r 1 -q \

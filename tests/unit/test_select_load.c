@@ -86,7 +86,7 @@ static void builtin_classified(void)
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 8 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 9 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
@@ -178,16 +178,16 @@ static void builtin_one_node(void)
     CHECK(strcmp(name, "h2_p2p") == 0, "alltoall 4x2 dedicated, 1 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLTOALL, four, 8192, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(rule < 0, "alltoall 4x2 dedicated, 8 KiB: rule %d, %s (%s)", rule, name, why);
-    /* from blocks of 32 KiB, whatever the load: two sends and receives in flight */
+    /* from blocks of 32 KiB, whatever the load: two partners in flight, pieces of 32 KiB */
     for (int l = 0; l < 3; l++) {
         name = choose(TOPOCOLL_ALLTOALL, four, 16 * 1024, loads[l], &rule, why, sizeof why);
         CHECK(rule < 0, "alltoall 4x2, 16 KiB, load %s: rule %d, %s (%s)",
               tc_load_name(loads[l]), rule, name, why);
         name = choose(TOPOCOLL_ALLTOALL, four, 32 * 1024, loads[l], &rule, why, sizeof why);
-        CHECK(strcmp(name, "linear_w2") == 0, "alltoall 4x2, 32 KiB, load %s: rule %d, %s (%s)",
+        CHECK(strcmp(name, "linear_w2_pieces32k") == 0, "alltoall 4x2, 32 KiB, load %s: rule %d, %s (%s)",
               tc_load_name(loads[l]), rule, name, why);
         name = choose(TOPOCOLL_ALLTOALL, four, (int64_t)1 << 20, loads[l], &rule, why, sizeof why);
-        CHECK(strcmp(name, "linear_w2") == 0, "alltoall 4x2, 1 MiB, load %s: rule %d, %s (%s)",
+        CHECK(strcmp(name, "linear_w2_pieces32k") == 0, "alltoall 4x2, 1 MiB, load %s: rule %d, %s (%s)",
               tc_load_name(loads[l]), rule, name, why);
     }
     tc_topo_free(four);
@@ -213,9 +213,15 @@ static void builtin_real_nodes(void)
     int rule;
     const int64_t big = 4 << 20;
     const char *name = choose(TOPOCOLL_ALLREDUCE, four, big, TC_LOAD_DEDICATED, &rule, why, sizeof why);
-    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "h2_shm_ring32k") == 0, "allreduce 4x2 detected, 4 MiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 1 << 20, TC_LOAD_OVERSUBSCRIBED, &rule, why, sizeof why);
-    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
+    CHECK(strcmp(name, "h2_shm_ring32k") == 0, "allreduce 4x2 detected, 1 MiB: rule %d, %s (%s)", rule, name, why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, 256 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_shm_ring32k") == 0, "allreduce 4x2 detected, 256 KiB: rule %d, %s (%s)", rule, name,
+          why);
+    name = choose(TOPOCOLL_ALLREDUCE, four, (256 << 10) - 1, TC_LOAD_DEDICATED, &rule, why, sizeof why);
+    CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 256 KiB - 1: rule %d, %s (%s)", rule, name,
+          why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 64 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);
     CHECK(strcmp(name, "h2_shm_rsa") == 0, "allreduce 4x2 detected, 64 KiB: rule %d, %s (%s)", rule, name, why);
     name = choose(TOPOCOLL_ALLREDUCE, four, 16 << 10, TC_LOAD_DEDICATED, &rule, why, sizeof why);

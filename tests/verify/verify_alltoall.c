@@ -2,7 +2,8 @@
  * see sweep.h): p = 1..24 and 32, 48; counts 0, 1, 3 and 2p+1 elements per
  * block; in place and not; send and receive types of different sizes (one
  * send element = two receive units, scount = 2 x rcount); flat, unequal
- * nodes (and sockets), block, cyclic and random mappings.  Every schedule
+ * nodes (and sockets), block, cyclic and random mappings; elements of 8192
+ * and 10000 bytes (blocks cut into pieces by their bytes).  Every schedule
  * must leave block r of rank j in block j of rank r (the descriptor's
  * transposed result).  Then deliberately broken alltoall schedules (no
  * exchange, in place without saving the input, a block to the wrong rank)
@@ -28,6 +29,22 @@ static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec)
             sweep_case(al, t, spec, a, 1, 1);
             if (ip || ci == 0) continue;
             a.rcount = 2 * cnt[ci];   /* send type of two receive units */
+            sweep_case(al, t, spec, a, 2, 1);
+        }
+    /* wide elements (8192 and 10000 bytes): entries that size messages in
+     * bytes cut blocks of 2p+1 elements into pieces of 4 and 3 elements */
+    static const int64_t elem_bytes[] = { 8192, 10000 };
+    for (int e = 0; e < 2; e++)
+        for (int ip = 0; ip < 2; ip++) {
+            tc_args a;
+            memset(&a, 0, sizeof a);
+            a.scount = a.rcount = cnt[3];
+            a.in_place = ip;
+            a.commutative = 1;
+            a.relem_bytes = elem_bytes[e];
+            sweep_case(al, t, spec, a, 1, 1);
+            if (ip) continue;
+            a.rcount = 2 * cnt[3];   /* send type of two receive units */
             sweep_case(al, t, spec, a, 2, 1);
         }
     tc_args a;

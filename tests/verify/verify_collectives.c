@@ -44,6 +44,20 @@ static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int 
     sweep_case(al, t, spec, a, 1, 1);
 }
 
+/* A case whose elements are elem_bytes wide (entries that size messages in
+ * bytes cut them differently). */
+static void run_case_elem(const tc_algo *al, const tc_topo *t, const char *spec, int64_t count,
+                          int in_place, int64_t elem_bytes)
+{
+    tc_args a;
+    memset(&a, 0, sizeof a);
+    a.scount = a.rcount = count;
+    a.in_place = in_place;
+    a.commutative = 1;
+    a.relem_bytes = elem_bytes;
+    sweep_case(al, t, spec, a, 1, 1);
+}
+
 /* Counts: whole-buffer collectives (bcast, reduce) take 7p+3 up to p = 64
  * (2p+1 above), the per-block ones up to p = 32 (p (7p+3) elements per rank). */
 static int ncounts(topocoll_coll coll, int p, int64_t *cnt)
@@ -84,6 +98,8 @@ static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, in
                 run_case(al, t, spec, roots[ri], cnt[ci], ip, 1);
             }
     if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0);
+    if (al->coll == TOPOCOLL_ALLREDUCE && p <= 32)   /* elements of 8 KiB: messages in pieces */
+        for (int ip = 0; ip < 2; ip++) run_case_elem(al, t, spec, 7 * (int64_t)p + 3, ip, 8192);
     tc_args a;
     memset(&a, 0, sizeof a);
     a.commutative = 1;

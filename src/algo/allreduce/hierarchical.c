@@ -28,7 +28,10 @@
  *      from and received into the shared buffer, so that the result is
  *      where the node's ranks read it; otherwise in their receive buffers.
  *      x=rd recursive doubling, x=rsa reduce-scatter + allgather
- *      (Rabenseifner), x=ring.
+ *      (Rabenseifner), x=ring; x=ring32k the ring with its messages in
+ *      pieces of at most 32 KiB, all posted in the step's round: under the
+ *      TCP transport's eager limit no piece waits for the receiver's
+ *      answer, which on a link loaded both ways queues behind the data.
  *   3. node=shm: a node barrier; every rank (leaders too) copies the whole
  *      result from the last rank's slot, all at once.
  *      node=p2p: each leader sends its segments to the node's other ranks.
@@ -66,7 +69,12 @@
 #include "algo/allreduce/hierarchical.h"
 #include "algo/allreduce/subset.h"
 
-enum { X_RD, X_RSA, X_RING };
+enum { X_RD, X_RSA, X_RING, X_RING_PIECES };
+
+/* x=ring32k: the ring's messages in pieces of at most 32 KiB, under the TCP
+ * transport's eager limit (docs/allreduce.md, "The leaders' ring in
+ * pieces"). */
+enum { RING_PIECE_BYTES = 32768 };
 static const int leader_counts[] = { 1, 2, 4 };
 
 static int64_t slot_base(const ar_hier *h, int idx) { return (int64_t)idx * h->n; }
@@ -177,7 +185,9 @@ static int exchange(tc_sched *s, const ar_hier *h)
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
-        ar_sub x = { L, P, h->node, exchange_region(h, j), 0 };
+        ar_sub x = { L, P, h->node, exchange_region(h, j), 0, 0 };
+        if (h->x == X_RING_PIECES)
+            x.piece = RING_PIECE_BYTES / (h->a->relem_bytes > 0 ? h->a->relem_bytes : 1);
         int64_t lo, cnt;
         overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */
@@ -246,7 +256,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
 enum { P_LEADERS, P_NODE, P_X };
 static const char *const leaders_values[] = { "1", "2", "4", NULL };
 static const char *const node_values[] = { "shm", "p2p", "cma", NULL };
-static const char *const x_values[] = { "rd", "rsa", "ring", NULL };
+static const char *const x_values[] = { "rd", "rsa", "ring", "ring32k", NULL };
 static const tc_param_def params[] = {
     { "leaders", leaders_values, 0 },
     { "node", node_values, AR_NODE_SHM },
@@ -256,7 +266,8 @@ static const tc_param_def params[] = {
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
-    static const char *const xt[] = { "recursive doubling", "reduce-scatter + allgather", "ring" };
+    static const char *const xt[] = { "recursive doubling", "reduce-scatter + allgather", "ring",
+                                      "ring in messages of at most 32 KiB" };
     static const char *const nt[] = { "shared-memory", "point-to-point", "single-copy (process_vm_readv)" };
     if (v[P_NODE] == AR_NODE_CMA) out->source = "src/algo/allreduce/hierarchical_cma.c";
     snprintf(out->alias, sizeof out->alias, "h%s_%s_%s", leaders_values[v[P_LEADERS]], node_values[v[P_NODE]],

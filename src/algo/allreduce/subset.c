@@ -146,6 +146,20 @@ static tc_region ring_block(const ar_sub *x, int which, int i)
     return which == 0 ? at(x, 0, off, cnt) : at(x, 1, 0, cnt);
 }
 
+/* One ring step's messages: the block to the right and the one from the
+ * left, whole or in pieces of x->piece elements (every piece posted in the
+ * step's round, matched in order). */
+static void ring_step(tc_sched *s, const ar_sub *x, int right, tc_region out, int left, tc_region in)
+{
+    int64_t pc = x->piece > 0 ? x->piece : (out.cnt > in.cnt ? out.cnt : in.cnt);
+    if (pc < 1) pc = 1;
+    for (int k = 0; k < tc_nchunks(out.cnt, pc) || (k == 0 && out.cnt == 0); k++)
+        tc_sched_send(s, right, tc_reg_chunk(out, pc, k));
+    for (int k = 0; k < tc_nchunks(in.cnt, pc) || (k == 0 && in.cnt == 0); k++)
+        tc_sched_recv(s, left, tc_reg_chunk(in, pc, k));
+    tc_sched_round(s);
+}
+
 void ar_sub_ring(tc_sched *s, const ar_sub *x)
 {
     int p = x->n, r = x->me;
@@ -153,15 +167,10 @@ void ar_sub_ring(tc_sched *s, const ar_sub *x)
     int right = x->ranks[(r + 1) % p], left = x->ranks[(r + p - 1) % p];
     for (int i = 0; i < p - 1; i++) {
         tc_region got = ring_block(x, 1, r - i - 1);
-        tc_sched_send(s, right, ring_block(x, 0, r - i));
-        tc_sched_recv(s, left, got);
-        tc_sched_round(s);
+        ring_step(s, x, right, ring_block(x, 0, r - i), left, got);
         tc_sched_reduce(s, got, ring_block(x, 0, r - i - 1));
         tc_sched_round(s);
     }
-    for (int i = 0; i < p - 1; i++) {
-        tc_sched_send(s, right, ring_block(x, 0, r + 1 - i));
-        tc_sched_recv(s, left, ring_block(x, 0, r - i));
-        tc_sched_round(s);
-    }
+    for (int i = 0; i < p - 1; i++)
+        ring_step(s, x, right, ring_block(x, 0, r + 1 - i), left, ring_block(x, 0, r - i));
 }

@@ -21,6 +21,8 @@ typedef struct ar_sub {
     int me;             /* this rank's position in the list */
     tc_region reg;      /* the data (writable) */
     int64_t tmp_off;    /* scratch: TMP [tmp_off, tmp_off + reg.cnt) */
+    int64_t piece;      /* ring: messages of at most this many elements, all
+                           posted in the step's round (0: whole blocks) */
 } ar_sub;
 
 /* The part [*lo, *lo + *kept) of a region of cnt elements that ar_sub_rsa's
