@@ -121,12 +121,12 @@ for map in "" "--map 6x3/cyclic"; do
 done
 
 # The hierarchical allreduce with single-copy node phases (h1_cma_rd ..
-# h4_cma_ring): the simulator takes their schedules (the cross-memory reads
-# inside a network node are local operations) and its checks pass, block
-# and cyclic.
+# h4_cma_ring32k, 12 entries): the simulator takes their schedules (the
+# cross-memory reads inside a network node are local operations) and its
+# checks pass, block and cyclic.
 for map in "" "--map 6x3/cyclic"; do
   # shellcheck disable=SC2086
-  expect_run "allreduce hierarchical single copy $map" '/check: ok/ { n++ } END { exit n != 9 }' \
+  expect_run "allreduce hierarchical single copy $map" '/check: ok/ { n++ } END { exit n != 12 }' \
     --network twotier:2x3x3 --levels node $map --coll allreduce --algos 'h?_cma_*' --bytes 1K --check
 done
 
