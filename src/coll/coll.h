@@ -60,6 +60,20 @@ typedef struct tc_args {
                           per communicator; 0 = unknown: every rule applies) */
 } tc_args;
 
+/* Messages under the eager limit: entries that cut their messages into pieces
+ * keep each below the size above which an MPI library sends in two phases,
+ * waiting for the receiver's answer between them (64 KiB for Open MPI's TCP
+ * transport); on a link loaded both ways that answer queues behind the data
+ * (docs/alltoall.md, "Pieces under the eager limit"). */
+enum { TC_PIECE_BYTES = 32768 };
+
+/* How many RECV elements make a piece of at most `bytes` (at least one). */
+static inline int64_t tc_args_piece_elems(const tc_args *a, int64_t bytes)
+{
+    int64_t n = bytes / (a->relem_bytes > 0 ? a->relem_bytes : 1);
+    return n > 0 ? n : 1;
+}
+
 /* The load condition of a selection rule (tc_rule.load) and the load of a
  * call (tc_args.load).  A rule with TC_LOAD_ANY applies everywhere; the
  * others only where the call's load is the same or unknown. */

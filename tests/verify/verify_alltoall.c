@@ -15,38 +15,35 @@
 #include "verify/sweep.h"
 #include "pattern/pattern.h"
 
+/* count elements per block, receive elements of elem_bytes (0: unset): in
+ * place and not, and (a nonzero count, not in place) a send type of two
+ * receive units */
+static void count_cases(const tc_algo *al, const tc_topo *t, const char *spec, int64_t count,
+                        int64_t elem_bytes)
+{
+    for (int ip = 0; ip < 2; ip++) {
+        tc_args a;
+        memset(&a, 0, sizeof a);
+        a.scount = a.rcount = count;
+        a.in_place = ip;
+        a.commutative = 1;
+        a.relem_bytes = elem_bytes;
+        sweep_case(al, t, spec, a, 1, 1);
+        if (ip || count == 0) continue;
+        a.rcount = 2 * count;   /* send type of two receive units */
+        sweep_case(al, t, spec, a, 2, 1);
+    }
+}
+
 static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec)
 {
     int p = t->size;
     int64_t cnt[4] = { 0, 1, 3, 2 * (int64_t)p + 1 };
-    for (int ci = 0; ci < 4; ci++)
-        for (int ip = 0; ip < 2; ip++) {
-            tc_args a;
-            memset(&a, 0, sizeof a);
-            a.scount = a.rcount = cnt[ci];
-            a.in_place = ip;
-            a.commutative = 1;
-            sweep_case(al, t, spec, a, 1, 1);
-            if (ip || ci == 0) continue;
-            a.rcount = 2 * cnt[ci];   /* send type of two receive units */
-            sweep_case(al, t, spec, a, 2, 1);
-        }
+    for (int ci = 0; ci < 4; ci++) count_cases(al, t, spec, cnt[ci], 0);
     /* wide elements (8192 and 10000 bytes): entries that size messages in
      * bytes cut blocks of 2p+1 elements into pieces of 4 and 3 elements */
-    static const int64_t elem_bytes[] = { 8192, 10000 };
-    for (int e = 0; e < 2; e++)
-        for (int ip = 0; ip < 2; ip++) {
-            tc_args a;
-            memset(&a, 0, sizeof a);
-            a.scount = a.rcount = cnt[3];
-            a.in_place = ip;
-            a.commutative = 1;
-            a.relem_bytes = elem_bytes[e];
-            sweep_case(al, t, spec, a, 1, 1);
-            if (ip) continue;
-            a.rcount = 2 * cnt[3];   /* send type of two receive units */
-            sweep_case(al, t, spec, a, 2, 1);
-        }
+    count_cases(al, t, spec, cnt[3], 8192);
+    count_cases(al, t, spec, cnt[3], 10000);
     tc_args a;
     memset(&a, 0, sizeof a);
     a.commutative = 1;

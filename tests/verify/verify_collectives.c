@@ -32,8 +32,10 @@ static int reduction(topocoll_coll c)
     return c == TOPOCOLL_REDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK || c == TOPOCOLL_ALLREDUCE;
 }
 
+/* One case; elem_bytes: the receive element's bytes (0: unset; entries that
+ * size messages in bytes cut them by it). */
 static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int root,
-                     int64_t count, int in_place, int commutative)
+                     int64_t count, int in_place, int commutative, int64_t elem_bytes)
 {
     tc_args a;
     memset(&a, 0, sizeof a);
@@ -41,19 +43,6 @@ static void run_case(const tc_algo *al, const tc_topo *t, const char *spec, int 
     a.root = root;
     a.in_place = in_place;
     a.commutative = commutative;
-    sweep_case(al, t, spec, a, 1, 1);
-}
-
-/* A case whose elements are elem_bytes wide (entries that size messages in
- * bytes cut them differently). */
-static void run_case_elem(const tc_algo *al, const tc_topo *t, const char *spec, int64_t count,
-                          int in_place, int64_t elem_bytes)
-{
-    tc_args a;
-    memset(&a, 0, sizeof a);
-    a.scount = a.rcount = count;
-    a.in_place = in_place;
-    a.commutative = 1;
     a.relem_bytes = elem_bytes;
     sweep_case(al, t, spec, a, 1, 1);
 }
@@ -95,11 +84,11 @@ static void sweep_algo(const tc_algo *al, const tc_topo *t, const char *spec, in
         for (int ci = 0; ci < nc; ci++)
             for (int ip = 0; ip < (al->coll == TOPOCOLL_BCAST ? 1 : 2); ip++) {
                 if (large && (ci == 0 || ci == 2) && ri) continue;
-                run_case(al, t, spec, roots[ri], cnt[ci], ip, 1);
+                run_case(al, t, spec, roots[ri], cnt[ci], ip, 1, 0);
             }
-    if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0);
+    if (reduction(al->coll)) run_case(al, t, spec, roots[nr - 1], 3, 0, 0, 0);
     if (al->coll == TOPOCOLL_ALLREDUCE && p <= 32)   /* elements of 8 KiB: messages in pieces */
-        for (int ip = 0; ip < 2; ip++) run_case_elem(al, t, spec, 7 * (int64_t)p + 3, ip, 8192);
+        for (int ip = 0; ip < 2; ip++) run_case(al, t, spec, 0, 7 * (int64_t)p + 3, ip, 1, 8192);
     tc_args a;
     memset(&a, 0, sizeof a);
     a.commutative = 1;

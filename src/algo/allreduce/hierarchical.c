@@ -70,11 +70,6 @@
 #include "algo/allreduce/subset.h"
 
 enum { X_RD, X_RSA, X_RING, X_RING_PIECES };
-
-/* x=ring32k: the ring's messages in pieces of at most 32 KiB, under the TCP
- * transport's eager limit (docs/allreduce.md, "The leaders' ring in
- * pieces"). */
-enum { RING_PIECE_BYTES = 32768 };
 static const int leader_counts[] = { 1, 2, 4 };
 
 static int64_t slot_base(const ar_hier *h, int idx) { return (int64_t)idx * h->n; }
@@ -186,8 +181,7 @@ static int exchange(tc_sched *s, const ar_hier *h)
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
         ar_sub x = { L, P, h->node, exchange_region(h, j), 0, 0 };
-        if (h->x == X_RING_PIECES)
-            x.piece = RING_PIECE_BYTES / (h->a->relem_bytes > 0 ? h->a->relem_bytes : 1);
+        if (h->x == X_RING_PIECES) x.piece = tc_args_piece_elems(h->a, TC_PIECE_BYTES);
         int64_t lo, cnt;
         overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */

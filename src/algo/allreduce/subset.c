@@ -149,14 +149,17 @@ static tc_region ring_block(const ar_sub *x, int which, int i)
 /* One ring step's messages: the block to the right and the one from the
  * left, whole or in pieces of x->piece elements (every piece posted in the
  * step's round, matched in order). */
+static int ring_pieces(const ar_sub *x, int64_t cnt)
+{
+    return x->piece > 0 && cnt > x->piece ? tc_nchunks(cnt, x->piece) : 1;
+}
+
 static void ring_step(tc_sched *s, const ar_sub *x, int right, tc_region out, int left, tc_region in)
 {
-    int64_t pc = x->piece > 0 ? x->piece : (out.cnt > in.cnt ? out.cnt : in.cnt);
-    if (pc < 1) pc = 1;
-    for (int k = 0; k < tc_nchunks(out.cnt, pc) || (k == 0 && out.cnt == 0); k++)
-        tc_sched_send(s, right, tc_reg_chunk(out, pc, k));
-    for (int k = 0; k < tc_nchunks(in.cnt, pc) || (k == 0 && in.cnt == 0); k++)
-        tc_sched_recv(s, left, tc_reg_chunk(in, pc, k));
+    for (int k = 0, n = ring_pieces(x, out.cnt); k < n; k++)
+        tc_sched_send(s, right, n > 1 ? tc_reg_chunk(out, x->piece, k) : out);
+    for (int k = 0, n = ring_pieces(x, in.cnt); k < n; k++)
+        tc_sched_recv(s, left, n > 1 ? tc_reg_chunk(in, x->piece, k) : in);
     tc_sched_round(s);
 }
 

@@ -41,12 +41,11 @@
 static const char *const window_values[] = { "all", "1", "2", "4", "8", "16", "32", NULL };
 static const int window_of[] = { 0, 1, 2, 4, 8, 16, 32 };
 static const char *const pieces_values[] = { "whole", "32k", NULL };
-static const int64_t piece_bytes_of[] = { 0, 32768 };
 
 /* How a block is cut: pieces of `recv` receive elements and `send` elements
  * of the input block (send-type elements, or receive-type elements of the
  * scratch copy in place), `n` of them; one piece when the block is not
- * larger than piece_bytes (or piece_bytes is 0). */
+ * larger than a piece of TC_PIECE_BYTES (or pieces=whole). */
 typedef struct pieces {
     int64_t recv, send;
     int n;
@@ -62,14 +61,14 @@ static int64_t gcd64(int64_t x, int64_t y)
     return x;
 }
 
-static pieces cut_block(const tc_args *a, int64_t piece_bytes)
+static pieces cut_block(const tc_args *a, int cut)
 {
     int64_t rc = a->rcount, sc = a->in_place ? a->rcount : a->scount;
-    int64_t eb = a->relem_bytes > 0 ? a->relem_bytes : 1;
+    int64_t elems = tc_args_piece_elems(a, TC_PIECE_BYTES);
     pieces pc = { rc, sc, 1 };
-    if (piece_bytes <= 0 || rc <= 0 || sc <= 0 || rc * eb <= piece_bytes) return pc;
+    if (!cut || rc <= 0 || sc <= 0 || rc <= elems) return pc;
     int64_t g = gcd64(rc, sc), unit_r = rc / g, unit_s = sc / g;   /* matching runs */
-    int64_t units = piece_bytes / (unit_r * eb);
+    int64_t units = elems / unit_r;
     if (units < 1) units = 1;
     if (units >= g) return pc;
     pc.recv = units * unit_r;
@@ -83,7 +82,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     (void)t;
     const int *v = a->param;
     int p = a->size, r = a->rank, w = v ? window_of[v[0]] : 0;
-    pieces pc = cut_block(a, v ? piece_bytes_of[v[1]] : 0);
+    pieces pc = cut_block(a, v && v[1]);
     if (a->in_place && p == 1) return 0;
     if (w <= 0) w = p;
     if (a->in_place) tc_sched_need_tmp(s, (int64_t)p * a->rcount);
