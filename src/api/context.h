@@ -8,19 +8,10 @@
 
 #include <mpi.h>
 #include "algo/catalog.h"
+#include "core/thread_local.h"
 #include "detect/detect.h"
 #include "exec/exec_mpi.h"
 #include "topo/topo.h"
-
-/* Thread-local state of the per-call path.  Initial-exec: no
- * __tls_get_addr call per access (the library is loaded at start-up, as a
- * preload or a link dependency; glibc keeps room for a few such bytes in
- * libraries opened later, too). */
-#if defined(__GNUC__)
-#define TC_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))
-#else
-#define TC_THREAD_LOCAL _Thread_local
-#endif
 
 typedef struct tc_sched_key {
     const tc_algo *algo;

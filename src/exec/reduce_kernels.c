@@ -14,6 +14,7 @@
  * overlapping, elements dense; otherwise the MPI library serves.
  */
 #include "exec/reduce_kernels.h"
+#include "core/thread_local.h"
 
 #include <limits.h>
 #include <math.h>
@@ -235,8 +236,8 @@ static void kernel_lookup(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
  * back as another finds "no kernel" again, as a fresh look-up would. */
 void tc_reduce_kernel_find(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)
 {
-    static _Thread_local tc_reduce_kernel last;
-    static _Thread_local int have;
+    static TC_THREAD_LOCAL tc_reduce_kernel last;
+    static TC_THREAD_LOCAL int have;
     if (!have || last.op != op || last.type != type) {
         kernel_lookup(op, type, &last);
         have = 1;
