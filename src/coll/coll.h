@@ -67,10 +67,11 @@ typedef struct tc_args {
  * (docs/alltoall.md, "Pieces under the eager limit"). */
 enum { TC_PIECE_BYTES = 32768 };
 
-/* How many RECV elements make a piece of at most `bytes` (at least one). */
-static inline int64_t tc_args_piece_elems(const tc_args *a, int64_t bytes)
+/* How many RECV elements make a piece of at most TC_PIECE_BYTES (at least
+ * one). */
+static inline int64_t tc_args_piece_elems(const tc_args *a)
 {
-    int64_t n = bytes / (a->relem_bytes > 0 ? a->relem_bytes : 1);
+    int64_t n = TC_PIECE_BYTES / (a->relem_bytes > 0 ? a->relem_bytes : 1);
     return n > 0 ? n : 1;
 }
 

@@ -2,8 +2,8 @@
  * no __tls_get_addr call per access (the library is loaded at start-up, as
  * a preload or a link dependency; glibc keeps room for a few such bytes in
  * libraries opened later, too). */
-#ifndef TOPOCOLL_CORE_THREAD_LOCAL_H
-#define TOPOCOLL_CORE_THREAD_LOCAL_H
+#ifndef TC_CORE_THREAD_LOCAL_H
+#define TC_CORE_THREAD_LOCAL_H
 
 #if defined(__GNUC__)
 #define TC_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))

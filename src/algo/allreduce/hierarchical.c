@@ -181,7 +181,7 @@ static int exchange(tc_sched *s, const ar_hier *h)
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
         ar_sub x = { L, P, h->node, exchange_region(h, j), 0, 0 };
-        if (h->x == X_RING_PIECES) x.piece = tc_args_piece_elems(h->a, TC_PIECE_BYTES);
+        if (h->x == X_RING_PIECES) x.piece = tc_args_piece_elems(h->a);
         int64_t lo, cnt;
         overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */

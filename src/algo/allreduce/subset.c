@@ -146,13 +146,16 @@ static tc_region ring_block(const ar_sub *x, int which, int i)
     return which == 0 ? at(x, 0, off, cnt) : at(x, 1, 0, cnt);
 }
 
-/* One ring step's messages: the block to the right and the one from the
- * left, whole or in pieces of x->piece elements (every piece posted in the
- * step's round, matched in order). */
+/* How many messages carry a ring block of cnt elements: one when it is not
+ * larger than a piece (or x->piece is 0: whole blocks). */
 static int ring_pieces(const ar_sub *x, int64_t cnt)
 {
     return x->piece > 0 && cnt > x->piece ? tc_nchunks(cnt, x->piece) : 1;
 }
+
+/* One ring step's messages: the block to the right and the one from the
+ * left, whole or in pieces of x->piece elements (every piece posted in the
+ * step's round, matched in order). */
 
 static void ring_step(tc_sched *s, const ar_sub *x, int right, tc_region out, int left, tc_region in)
 {

@@ -64,7 +64,7 @@ static int64_t gcd64(int64_t x, int64_t y)
 static pieces cut_block(const tc_args *a, int cut)
 {
     int64_t rc = a->rcount, sc = a->in_place ? a->rcount : a->scount;
-    int64_t elems = tc_args_piece_elems(a, TC_PIECE_BYTES);
+    int64_t elems = tc_args_piece_elems(a);
     pieces pc = { rc, sc, 1 };
     if (!cut || rc <= 0 || sc <= 0 || rc <= elems) return pc;
     int64_t g = gcd64(rc, sc), unit_r = rc / g, unit_s = sc / g;   /* matching runs */

@@ -1,7 +1,7 @@
 """Launches of topocoll-bench -c allreduce -a native,auto at np 2: per size, auto / native over the launches."""
 import csv,glob,statistics as st,sys
 D=sys.argv[1]
-files=sorted(glob.glob(D+'/l*.csv'),key=lambda f:int(f.split('/l')[-1][:-4]))
+files=sorted(glob.glob(D+'/*.csv'))
 rat={};nat={}
 for f in files:
     by={}
