@@ -23,6 +23,7 @@
 #include "coll/desc.h"
 #include "api/context.h"
 #include "api/composed.h"
+#include "api/check.h"
 #include "exec/shm_inline.h"
 #include "api/node_counts.h"
 #include "api/explain.h"
@@ -666,7 +667,7 @@ static inline int fast_call(call *c, const tc_config *cfg, const char *algorithm
     /* with TOPOCOLL_EXPLAIN every call explains itself on the full path, but
      * topocoll's own calls (the calibration's timed ones) explain nothing and
      * must cost what they cost without it */
-    if (c->comm == MPI_COMM_NULL || (cfg->explain && !tc_explain_is_quiet())) return 0;
+    if (c->comm == MPI_COMM_NULL || ((cfg->explain || cfg->check_on) && !tc_explain_is_quiet())) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
     const tc_call_memo *m = &x->memo[c->d->coll];
@@ -745,6 +746,11 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     } else if (al->generate && !sizes_fit(c)) {
         al = native_instead(x, c, al);
     }
+    if (cfg->check_on && !tc_explain_is_quiet() &&   /* TOPOCOLL_CHECK: every rank agrees, or fails */
+        (rc = tc_check(x, c->comm, &(tc_check_call){ c->fn, c->d, al, c->root, c->op, c->rtype,
+            { c->scount, c->rcount }, { c->tsize[0], c->tsize[1] }, { c->use[0], c->use[1] },
+            { c->vcnt[0], c->vcnt[1] }, c->in_place })) != MPI_SUCCESS)
+        return rc;
     const tc_sched *s;
     /* the MPI library's own collective gets the user's counts */
     rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);

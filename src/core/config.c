@@ -58,6 +58,9 @@ static const centry table[] = {
       "(docs/allreduce.md); read once per process, when the model is first needed" },
     { "TOPOCOLL_CMA", T_INT, "1", offsetof(tc_config, cma),
       "0: the single-copy allreduce entries (process_vm_readv of the node peers' buffers) decline" },
+    { "TOPOCOLL_CHECK", T_STR, NULL, offsetof(tc_config, check),
+      "1: every call first verifies, with one small reduction, that all ranks chose the same algorithm and "
+      "passed matching arguments; a disagreement is an MPI error on every rank naming it (0 or 1)" },
     { "TOPOCOLL_OVERSUBSCRIBED", T_STR, NULL, (size_t)-1,
       "1 or 0: treat the machine as oversubscribed (more ranks than processing units on a node) or not, "
       "instead of detecting it; selects the rules measured so (docs/selection.md); read at communicator "
@@ -94,6 +97,7 @@ static void load(void)
         }
     }
     config.stats_on = config.stats && strcmp(config.stats, "0") != 0;
+    config.check_on = !config.check || !strcmp(config.check, "0") ? 0 : !strcmp(config.check, "1") ? 1 : -1;
 }
 
 static atomic_int ready;   /* the fast path: one load once loaded */

@@ -21,6 +21,8 @@ typedef struct tc_config {
     int stats_on;            /* TOPOCOLL_STATS is set and not "0": the run summary is kept */
     unsigned generation;     /* 1 at the first load, +1 at every reload (caches compare it) */
     int cma;                 /* TOPOCOLL_CMA: 0 turns cross-memory attach (single copy) off */
+    const char *check;       /* TOPOCOLL_CHECK as given (NULL if unset) */
+    int check_on;            /* 1: "1", 0: unset, empty or "0", -1: malformed (calls fail) */
 } tc_config;
 
 /* The process's configuration, loaded exactly once on first use (safe from

@@ -64,6 +64,7 @@
 #include "select/cost_model.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -529,9 +530,18 @@ tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const 
 
 /* ---- memo ---------------------------------------------------------------------- */
 
+/* The memo lives with the topology it was computed on (a view of it,
+ * tc_topo_get_view): one topology describes one communicator, the same on
+ * all of its ranks, so a choice made for one communicator is never served
+ * to another whose shape looks alike but whose ranks sit elsewhere (a key
+ * of counts only did that, and ranks of one communicator then chose
+ * differently: docs/design.md, "Agreement").  The key inside it holds the
+ * rest of what the choice reads: the parameters, the collective, the
+ * arguments' requirement inputs and the size class. */
 typedef struct memo_key {
     const tc_model_params *m;
-    int coll, size, nnodes, nsockets, ppn, ident, node_shm, cls;
+    int coll, size, node_shm, commutative, cma, cls;
+    unsigned gen;          /* tc_model_memo_clear's generation */
 } memo_key;
 
 typedef struct memo_entry {
@@ -540,23 +550,45 @@ typedef struct memo_entry {
     tc_model_pick pk;
 } memo_entry;
 
-#define MEMO_SLOTS 256
-static memo_entry memo[MEMO_SLOTS];
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+#define MEMO_SLOTS 64
+typedef struct memo_table {
+    pthread_mutex_t lock;
+    memo_entry e[MEMO_SLOTS];
+} memo_table;
+
+enum { MEMO_VIEW = 0x6d6d0000 };   /* "mm": this file's view kind */
+static atomic_uint memo_gen = 1;
+
+static void *memo_make(const tc_topo *t, int arg)
+{
+    (void)t;
+    (void)arg;
+    memo_table *mt = calloc(1, sizeof *mt);
+    if (mt && pthread_mutex_init(&mt->lock, NULL) != 0) {
+        free(mt);
+        return NULL;
+    }
+    return mt;
+}
+
+static void memo_free(void *data)
+{
+    memo_table *mt = data;
+    (void)pthread_mutex_destroy(&mt->lock);
+    free(mt);
+}
 
 static unsigned key_hash(const memo_key *k)
 {
     unsigned h = (unsigned)k->coll * 31u + (unsigned)k->size;
-    h = h * 131u + (unsigned)k->nnodes * 7u + (unsigned)k->nsockets;
-    h = h * 131u + (unsigned)k->ppn + (unsigned)k->ident * 3u + (unsigned)k->node_shm;
+    h = h * 131u + (unsigned)k->node_shm * 7u + (unsigned)k->commutative * 3u + (unsigned)k->cma;
     return (h * 131u + (unsigned)k->cls) % MEMO_SLOTS;
 }
 
 static int key_eq(const memo_key *x, const memo_key *y)
 {
-    return x->m == y->m && x->coll == y->coll && x->size == y->size && x->nnodes == y->nnodes &&
-           x->nsockets == y->nsockets && x->ppn == y->ppn && x->ident == y->ident &&
-           x->node_shm == y->node_shm && x->cls == y->cls;
+    return x->m == y->m && x->coll == y->coll && x->size == y->size && x->node_shm == y->node_shm &&
+           x->commutative == y->commutative && x->cma == y->cma && x->cls == y->cls && x->gen == y->gen;
 }
 
 tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, const tc_topo *t,
@@ -564,25 +596,26 @@ tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, c
 {
     int cls = 0;
     while (cls < 62 && ((int64_t)1 << cls) < bytes) cls++;
-    memo_key k = { m, (int)a->coll, a->size, t->nnodes, t->nsockets, max_ppn(t),
-                   t->node_order_ident * 2 + t->sock_order_ident, a->node_shm != 0, cls };
-    memo_entry *e = &memo[key_hash(&k)];
+    memo_key k = { m, (int)a->coll, a->size, a->node_shm != 0, a->commutative != 0, a->cma != 0, cls,
+                   atomic_load_explicit(&memo_gen, memory_order_acquire) };
+    memo_table *mt = (memo_table *)tc_topo_get_view(t, MEMO_VIEW, memo_make, 0, memo_free);
+    memo_entry *e = mt ? &mt->e[key_hash(&k)] : NULL;
     tc_model_pick pk;
     int hit = 0;
-    if (pthread_mutex_lock(&memo_lock) == 0) {
+    if (e && pthread_mutex_lock(&mt->lock) == 0) {
         if (e->used && key_eq(&e->k, &k)) {
             pk = e->pk;
             hit = 1;
         }
-        (void)pthread_mutex_unlock(&memo_lock);
+        (void)pthread_mutex_unlock(&mt->lock);
     }
     if (!hit) {
         pk = tc_model_choose(m, a, t, (int64_t)1 << cls);
-        if (pthread_mutex_lock(&memo_lock) == 0) {
+        if (e && pthread_mutex_lock(&mt->lock) == 0) {
             e->used = 1;
             e->k = k;
             e->pk = pk;
-            (void)pthread_mutex_unlock(&memo_lock);
+            (void)pthread_mutex_unlock(&mt->lock);
         }
     }
     const char *why;
@@ -592,7 +625,5 @@ tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, c
 
 void tc_model_memo_clear(void)
 {
-    if (pthread_mutex_lock(&memo_lock) != 0) return;
-    memset(memo, 0, sizeof memo);
-    (void)pthread_mutex_unlock(&memo_lock);
+    atomic_fetch_add_explicit(&memo_gen, 1, memory_order_acq_rel);
 }

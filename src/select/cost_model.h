@@ -72,15 +72,16 @@ typedef struct tc_model_pick {
 tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const tc_topo *t,
                               int64_t bytes);
 
-/* The same, memoised per (parameters, collective, communicator size, node
- * and socket counts, largest node, mapping, node_shm, size class: bytes
- * rounded up to a power of two, at which the model is evaluated).  The
- * entry is re-checked with tc_algo_accepts on every call (declines give
- * native).  Thread-safe. */
+/* The same, memoised with the topology t (a view of it: t describes one
+ * communicator, the same on all of its ranks) per (parameters, collective,
+ * communicator size, node_shm, commutative, cma, size class: bytes rounded
+ * up to a power of two, at which the model is evaluated).  The entry is
+ * re-checked with tc_algo_accepts on every call (declines give native).
+ * Thread-safe. */
 tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, const tc_topo *t,
                                    int64_t bytes);
 
-/* Forget the memo (the parameters changed: tuning file reloaded, tests). */
+/* Forget every memo (the parameters changed: tuning file reloaded, tests). */
 void tc_model_memo_clear(void);
 
 #endif
