@@ -10,6 +10,7 @@
 #include "api/error.h"
 #include "api/shm_calibrate.h"
 #include "select/choose.h"
+#include "select/select.h"
 #include "topocoll.h"
 
 /* The algorithm of this thread's last call: a catalog name (static storage),
@@ -72,6 +73,10 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
     int mrc = MPI_SUCCESS;   /* one-node allreduce: the memory model (calibrated on first need) */
     const tc_shm_model *model = tc_shm_model_for(x, a, comm, &mrc);
     if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
+    /* a size that differs between ranks (alltoallv), where a rule reads it: the largest */
+    if (tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&
+        (mrc = PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm)) != MPI_SUCCESS)
+        return tc_raise_mpi(comm, mrc, coll);
     tc_choice c = tc_select_choose_model(a, x->topo, bytes, model, shown ? why : NULL, sizeof why);
     if (c.how == TC_CHOSEN_UNKNOWN_FORCED) {
         return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env,

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "coll/desc.h"
 #include "core/config.h"
 #include "pattern/pattern.h"
 #include "select/cost_model.h"
@@ -162,10 +163,35 @@ const tc_model_params *tc_select_model(const tc_table *tab)
     return tab && tab->model ? tab->model : tc_model_builtin();
 }
 
-/* The cost model's choice where no rule served (NULL: native). */
+int tc_select_size_per_rank(topocoll_coll coll)
+{
+    const tc_coll_desc *d = tc_coll_desc_of(coll);
+    return d && d->vcounts && !d->vblock;
+}
+
+int tc_select_reads_size(topocoll_coll coll)
+{
+    const selection *sel = selection_or_fallback();
+    int n = sel->nlayers ? sel->nlayers : 1;
+    for (int l = 0; l < n; l++) {
+        const tc_table *tab = layer_table(sel, l);
+        for (int i = 0; i < tab->nrules; i++)
+            if (tab->rules[i].coll == coll && (tab->rules[i].min_bytes > 0 || tab->rules[i].max_bytes > 0))
+                return 1;
+    }
+    return 0;
+}
+
+/* The cost model's choice where no rule served (NULL: native).  Not for
+ * a size that differs between ranks (alltoallv): its formulas there price
+ * every entry as native anyway. */
 static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const tc_topo *t,
                                    int64_t bytes, char *why, size_t whylen)
 {
+    if (tc_select_size_per_rank(a->coll)) {
+        append(why, whylen, "%s%s", "model: not for a size that differs between ranks; ", "");
+        return NULL;
+    }
     const tc_model_params *mp = tc_select_model(tab);
     tc_model_pick pk = tc_model_choose_memo(mp, a, t, bytes);
     if (!why) return pk.algo;

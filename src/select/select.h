@@ -111,6 +111,15 @@ tc_decision tc_select_decide(const tc_args *a, const tc_topo *t, int64_t bytes, 
 int tc_select_by_rules(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen,
                        tc_decision *d);
 
+/* Agreement (docs/design.md): every input of a choice is the same on all
+ * ranks of the communicator.  The selection size of a collective with
+ * per-peer counts on both sides (alltoallv: each rank's own mean part) is
+ * not: tc_select_size_per_rank says so, the cost model is not asked for
+ * it, and where a rule in force bounds its bytes (tc_select_reads_size)
+ * the caller agrees on one size first (the largest over the ranks). */
+int tc_select_size_per_rank(topocoll_coll coll);
+int tc_select_reads_size(topocoll_coll coll);
+
 /* "oversubscribed", "dedicated", or "any" for TC_LOAD_ANY (an unknown call load). */
 const char *tc_load_name(int load);
 /* Whether rule r may serve a call of load `load` (its condition holds). */
