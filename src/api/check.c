@@ -152,7 +152,7 @@ static void fields(const tc_ctx *x, const tc_check_call *k, uint64_t v[NF])
     v[F_ALGO] = algo_index(k);
     v[F_ROOT] = d->rooted ? (uint64_t)k->root : 0;
     v[F_OP] = d->reduction ? op_id(k->op) : 0;
-    v[F_TYPE] = d->reduction ? type_id(k->type, k->tsize[TC_BUF_RECV]) : 0;
+    v[F_TYPE] = d->reduction ? type_id(k->type, k->tsize[k->use[TC_BUF_RECV] ? TC_BUF_RECV : TC_BUF_SEND]) : 0;
     if (!d->vcounts) {
         v[F_SEND] = block_bytes(k, TC_BUF_SEND);
         v[F_RECV] = block_bytes(k, TC_BUF_RECV);
