@@ -7,6 +7,8 @@
 #   <flavour>_agree_split_np5        overlapping communicators {0,2,4}, {2,3,4}
 #                                    under 2x2x*, default selection, reduce,
 #                                    bcast, gather, scatter at 4 B - 1 MiB
+#   <flavour>_agree_vsize_np<N>      alltoallv whose ranks' own selection sizes
+#                                    lie on both sides of a tuning file's rule
 #   <flavour>_agree_check_root_np<N> differing bcast roots, h_chain16k_shm2
 #   <flavour>_agree_check_counts_np<N> alltoall (bridge_pack) and alltoallv
 #                                    (bridge) with counts that do not match
@@ -35,6 +37,10 @@ if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a pla
     set(agree_np 3)
   endif()
   topocoll_mpiexec(launch ${agree_np})
+  add_test(NAME ${F}_agree_vsize_np${agree_np}
+           COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* $<TARGET_FILE:test_agree>
+                   ${MPIEXEC_POSTFLAGS} vsize 60)
+  topocoll_coll_test(${F}_agree_vsize_np${agree_np} ${agree_np} 90)
   foreach(mode root counts)
     add_test(NAME ${F}_agree_check_${mode}_np${agree_np}
              COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* TOPOCOLL_CHECK=1 ${agree_forced}

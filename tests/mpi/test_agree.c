@@ -21,12 +21,17 @@
  *           counts.
  *   match   TOPOCOLL_CHECK=1, correct calls: the split sweep plus an
  *           alltoall and alltoallv, all must pass.
+ *   vsize   an MPI_Alltoallv whose ranks' selection sizes (each rank's own
+ *           mean part) lie on both sides of a tuning file's rule (rank 0
+ *           sends 32 ints to each peer, the others 1; the rule: h1 from 64
+ *           bytes): every rank must choose alike and the result be right.
  *   malformed  TOPOCOLL_CHECK set to something else than 0 or 1: a correct
  *           MPI_Bcast fails on every rank with an error naming the variable.
  *
  * A watchdog (alarm) turns a hang into a failure that names the case.
  * Prints "agree: OK" on rank 0 when the mode passed.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -225,6 +230,41 @@ static void mode_malformed(void)
     expect_error(MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD), "TOPOCOLL_CHECK=", MPI_ERR_ARG);
 }
 
+/* Each rank writes the same tuning file (before MPI_Init: the configuration
+ * is read at the first topocoll call). */
+static char tuning[64];
+
+static void write_tuning(void)
+{
+    snprintf(tuning, sizeof tuning, "/tmp/topocoll_agree_%ld.json", (long)getpid());
+    FILE *f = fopen(tuning, "w");
+    if (!f) return;
+    fputs("{ \"alltoallv\": [ { \"bytes\": [64, 0], \"algorithms\": [\"h1\"] } ] }\n", f);
+    fclose(f);
+    setenv("TOPOCOLL_TUNING_FILE", tuning, 1);
+}
+
+static void mode_vsize(void)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    int *sbuf = malloc(32 * (size_t)p * sizeof *sbuf), *rbuf = malloc(32 * (size_t)p * sizeof *rbuf);
+    int *sc = malloc((size_t)p * sizeof *sc), *sd = malloc((size_t)p * sizeof *sd);
+    int *rc = malloc((size_t)p * sizeof *rc), *rd = malloc((size_t)p * sizeof *rd);
+    for (int j = 0; j < p; j++) {
+        for (int i = 0; i < 32; i++) sbuf[32 * j + i] = value(world_rank, j * 32 + i, 1), rbuf[32 * j + i] = -1;
+        sc[j] = world_rank == 0 ? 32 : 1, sd[j] = 32 * j;
+        rc[j] = j == 0 ? 32 : 1, rd[j] = 32 * j;
+    }
+    snprintf(current, sizeof current, "MPI_Alltoallv, selection sizes on both sides of a rule");
+    if (MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+        fail("alltoallv failed");
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < rc[j]; i++)
+            if (rbuf[32 * j + i] != value(j, world_rank * 32 + i, 1)) fail("wrong alltoallv result");
+    free(sbuf), free(rbuf), free(sc), free(sd), free(rc), free(rd);
+}
+
 static void mode_match(void)
 {
     int p;
@@ -256,6 +296,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "split";
     int timeout = argc > 2 ? atoi(argv[2]) : 60, size;
+    if (!strcmp(mode, "vsize")) write_tuning();
     signal(SIGALRM, on_alarm);
     alarm((unsigned)timeout);
     MPI_Init(&argc, &argv);
@@ -271,6 +312,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "counts")) {
         if (size < 2) return fail("counts needs 2 ranks or more");
         mode_counts();
+    } else if (!strcmp(mode, "vsize")) {
+        mode_vsize();
     } else if (!strcmp(mode, "malformed")) {
         mode_malformed();
     } else {
@@ -281,6 +324,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Barrier(MPI_COMM_WORLD);
     if (world_rank == 0) printf("agree: OK (%s)\n", mode);
+    if (tuning[0]) remove(tuning);
     MPI_Finalize();
     return 0;
 }
