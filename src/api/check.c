@@ -12,6 +12,11 @@
  *      the bytes of a block sent and received, a hash of the receive counts
  *      where every rank must pass the same ones (allgatherv), the first
  *      mismatched pair;
+ *   A rank whose own argument checks failed (its error raised already)
+ *   takes part in step 2 with a flag and its error class, where the others
+ *   reach their check without communicating first (not allreduce, whose
+ *   first call may calibrate, nor alltoallv), so they fail with its class
+ *   instead of waiting for it;
  *   3. only where a field differs (every rank sees the same result, so all
  *      take this step or none): one more MPI_MIN allreduce of two ints names
  *      the lowest rank holding the smallest and the largest value (or, for a
@@ -32,14 +37,16 @@
 #include "api/error.h"
 #include "core/config.h"
 
-enum { F_ROOT, F_OP, F_TYPE, F_SEND, F_RECV, F_VRECV, F_PAIR, F_ALGO, NF };
+enum { F_LOCAL, F_ROOT, F_OP, F_TYPE, F_SEND, F_RECV, F_VRECV, F_PAIR, F_ALGO, NF };
 
 static const char *const what[NF] = {
+    "",
     "root", "op", "datatype", "sendcount (bytes per block)", "recvcount (bytes per block)",
     "recvcounts vector", "", "algorithm",
 };
 
 static const int err_class[NF] = {
+    MPI_ERR_ARG,
     MPI_ERR_ROOT, MPI_ERR_OP, MPI_ERR_TYPE, MPI_ERR_COUNT, MPI_ERR_COUNT, MPI_ERR_COUNT, MPI_ERR_COUNT,
     MPI_ERR_OTHER,
 };
@@ -196,6 +203,19 @@ static int report_field(tc_ctx *x, MPI_Comm comm, const tc_check_call *k, int f,
                     what[f], lo_first ? r[0] : r[1], lo_first ? a : b, lo_first ? r[1] : r[0], lo_first ? b : a);
 }
 
+/* A rank that found its own arguments invalid (hi: (its rank + 1) << 32 |
+ * its error class, the highest such rank's): the others fail with its class. */
+static int report_local(tc_ctx *x, MPI_Comm comm, const tc_check_call *k, int own_rc, uint64_t hi, int quiet)
+{
+    (void)x;
+    int rank = (int)(hi >> 32) - 1, cls = (int)(hi & 0xffffffffu);
+    char s[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (quiet) return own_rc;
+    if (PMPI_Error_string(cls, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "class %d", cls);
+    return tc_raise(comm, cls, "check: %s: rank %d found its arguments invalid (%s)", k->fn, rank, s);
+}
+
 /* The first mismatched pair: its receiver tells the bytes sent and expected. */
 static int report_pair(tc_ctx *x, MPI_Comm comm, const tc_check_call *k, uint64_t code, const int64_t *sent)
 {
@@ -209,12 +229,36 @@ static int report_pair(tc_ctx *x, MPI_Comm comm, const tc_check_call *k, uint64_
                     (long long)b[1]);
 }
 
-int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k)
+/* The reduction and the report; own_rc: this rank's own argument error,
+ * already raised (MPI_SUCCESS: none), which it returns instead of the
+ * report's after taking its part in it. */
+static int agree(tc_ctx *x, MPI_Comm comm, const tc_check_call *k, uint64_t v[NF], const int64_t *sent,
+                 int own_rc)
+{
+    uint64_t all[2 * NF];
+    for (int f = 0; f < NF; f++) all[f] = v[f], all[NF + f] = ~v[f];
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, all, 2 * NF, MPI_UINT64_T, MPI_MIN, x->comm);
+    if (rc != MPI_SUCCESS) return own_rc != MPI_SUCCESS ? own_rc : tc_raise_mpi(comm, rc, k->fn);
+    for (int f = 0; f < NF && rc == MPI_SUCCESS; f++) {
+        uint64_t lo = all[f], hi = ~all[NF + f];
+        if (f == F_LOCAL && hi && own_rc != MPI_SUCCESS) rc = report_local(x, comm, k, own_rc, hi, 1);
+        else if (f == F_LOCAL && hi) rc = report_local(x, comm, k, own_rc, hi, 0);
+        else if (f == F_PAIR && lo < (uint64_t)x->size * (uint64_t)x->size) rc = report_pair(x, comm, k, lo, sent);
+        else if (f != F_PAIR && f != F_LOCAL && lo != hi) rc = report_field(x, comm, k, f, v[f], lo, hi);
+    }
+    return own_rc != MPI_SUCCESS ? own_rc : rc;
+}
+
+static int malformed(MPI_Comm comm)
 {
     const tc_config *cfg = tc_config_get();
-    if (cfg->check_on < 0)
-        return tc_raise(comm, MPI_ERR_ARG, "TOPOCOLL_CHECK=%s: expected 0 or 1", cfg->check);
-    uint64_t v[NF], all[2 * NF], code = 0;
+    return tc_raise(comm, MPI_ERR_ARG, "TOPOCOLL_CHECK=%s: expected 0 or 1", cfg->check);
+}
+
+int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k)
+{
+    if (tc_config_get()->check_on < 0) return malformed(comm);
+    uint64_t v[NF], code = 0;
     int64_t *sent = NULL;
     int rc = MPI_SUCCESS;
     fields(x, k, v);
@@ -223,17 +267,25 @@ int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k)
         rc = pairs(x, k, sent, &code);
         v[F_PAIR] = code;
     }
-    for (int f = 0; f < NF; f++) all[f] = v[f], all[NF + f] = ~v[f];
-    if (rc == MPI_SUCCESS) rc = PMPI_Allreduce(MPI_IN_PLACE, all, 2 * NF, MPI_UINT64_T, MPI_MIN, x->comm);
-    if (rc != MPI_SUCCESS) {
-        free(sent);
-        return tc_raise_mpi(comm, rc, k->fn);
-    }
-    for (int f = 0; f < NF && rc == MPI_SUCCESS; f++) {
-        uint64_t lo = all[f], hi = ~all[NF + f];
-        if (f == F_PAIR && lo < (uint64_t)x->size * (uint64_t)x->size) rc = report_pair(x, comm, k, lo, sent);
-        else if (f != F_PAIR && lo != hi) rc = report_field(x, comm, k, f, v[f], lo, hi);
-    }
+    rc = rc == MPI_SUCCESS ? agree(x, comm, k, v, sent, MPI_SUCCESS) : tc_raise_mpi(comm, rc, k->fn);
     free(sent);
     return rc;
+}
+
+int tc_check_failed(tc_ctx *x, MPI_Comm comm, const char *fn, const tc_coll_desc *d, int own_rc)
+{
+    int cls = MPI_ERR_OTHER;
+    if (tc_config_get()->check_on < 0) return own_rc;   /* the call fails either way */
+    /* where the others may communicate before their check (the one-node
+     * allreduce's calibration, alltoallv's pairs and size), no part to take */
+    if (d->coll == TOPOCOLL_ALLREDUCE || d->vcounts) return own_rc;
+    if (PMPI_Error_class(own_rc, &cls) != MPI_SUCCESS || cls <= 0) cls = MPI_ERR_OTHER;
+    tc_check_call k = { fn, d, NULL, 0, MPI_OP_NULL, MPI_DATATYPE_NULL, { 0, 0 }, { 0, 0 }, { 0, 0 },
+                        { NULL, NULL }, 0 };
+    uint64_t v[NF];
+    memset(v, 0, sizeof v);
+    v[F_LOCAL] = (uint64_t)x->rank << 32 | (uint64_t)cls;   /* + 1 below: 0 means none */
+    v[F_LOCAL] += (uint64_t)1 << 32;
+    v[F_PAIR] = (uint64_t)x->size * (uint64_t)x->size;
+    return agree(x, comm, &k, v, NULL, own_rc);
 }

@@ -41,4 +41,11 @@ typedef struct tc_check_call {
  * TOPOCOLL_CHECK is an MPI_ERR_ARG error on every call, before any message. */
 int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k);
 
+/* The same from a rank whose own argument checks failed (own_rc, raised
+ * already): it takes its part in the others' check, so that they fail too
+ * instead of waiting for it, and returns own_rc.  Not for allreduce and
+ * alltoallv, whose ranks may communicate before their check: there it
+ * returns own_rc at once, as without the check. */
+int tc_check_failed(tc_ctx *x, MPI_Comm comm, const char *fn, const tc_coll_desc *d, int own_rc);
+
 #endif

@@ -714,13 +714,15 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     if ((rc = check_comm(c)) != MPI_SUCCESS) return rc;
     tc_ctx *x;
     if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
-    if ((rc = check_call(c)) != MPI_SUCCESS) return rc;
+    if ((rc = check_call(c)) != MPI_SUCCESS)   /* TOPOCOLL_CHECK: the others learn of it */
+        return cfg->check_on ? tc_check_failed(x, c->comm, c->fn, c->d, rc) : rc;
     if (c->d->vcounts && (rc = make_vcounts(c)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     tc_args a;
     call cut = *c;   /* a mismatch: the counts of equal bytes (see signature_error) */
     if (c->mismatch) {
         equal_counts(c, &cut.scount, &cut.rcount);
-        if (cut.scount == 0 && cut.rcount == 0) return signature_error(c);
+        if (cut.scount == 0 && cut.rcount == 0)
+            return cfg->check_on ? tc_check_failed(x, c->comm, c->fn, c->d, signature_error(c)) : signature_error(c);
     }
     make_args(&cut, &a);
     a.node_shm = x->node_shm;

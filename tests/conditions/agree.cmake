@@ -10,6 +10,7 @@
 #   <flavour>_agree_vsize_np<N>      alltoallv whose ranks' own selection sizes
 #                                    lie on both sides of a tuning file's rule
 #   <flavour>_agree_check_root_np<N> differing bcast roots, h_chain16k_shm2
+#   <flavour>_agree_check_badroot_np<N> a bcast root out of range at rank 1 only
 #   <flavour>_agree_check_counts_np<N> alltoall (bridge_pack) and alltoallv
 #                                    (bridge) with counts that do not match
 #   <flavour>_agree_check_match_np5  the split sweep and matching alltoall(v)
@@ -41,7 +42,7 @@ if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a pla
            COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* $<TARGET_FILE:test_agree>
                    ${MPIEXEC_POSTFLAGS} vsize 60)
   topocoll_coll_test(${F}_agree_vsize_np${agree_np} ${agree_np} 90)
-  foreach(mode root counts)
+  foreach(mode root badroot counts)
     add_test(NAME ${F}_agree_check_${mode}_np${agree_np}
              COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* TOPOCOLL_CHECK=1 ${agree_forced}
                      $<TARGET_FILE:test_agree> ${MPIEXEC_POSTFLAGS} ${mode} 60)

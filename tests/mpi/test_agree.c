@@ -14,6 +14,9 @@
  *   root    TOPOCOLL_CHECK=1: an MPI_Bcast whose root differs between ranks
  *           (rank 0 says 0, the others 1): every rank must get an error whose
  *           string says "root differs".
+ *   badroot TOPOCOLL_CHECK=1: an MPI_Bcast whose root is out of range at
+ *           rank 1 only (an error only rank 1 can see): every rank must get
+ *           MPI_ERR_ROOT, the others' naming rank 1, instead of waiting.
  *   counts  TOPOCOLL_CHECK=1: an MPI_Alltoall whose counts differ between
  *           ranks (rank 0 sends and receives 2 ints per peer, the others 1),
  *           and an MPI_Alltoallv whose rank 0 sends one int more to rank 1
@@ -204,6 +207,16 @@ static void mode_root(void)
     expect_error(MPI_Bcast(buf, 64, MPI_INT, world_rank == 0 ? 0 : 1, MPI_COMM_WORLD), "root differs", MPI_ERR_ROOT);
 }
 
+static void mode_badroot(void)
+{
+    int buf[64] = { 0 }, p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    snprintf(current, sizeof current, "MPI_Bcast with a root out of range at rank 1");
+    expect_error(MPI_Bcast(buf, 64, MPI_INT, world_rank == 1 ? p : 0, MPI_COMM_WORLD),
+                 world_rank == 1 ? "outside" : "rank 1 found its arguments invalid", MPI_ERR_ROOT);
+}
+
 static void mode_counts(void)
 {
     int p;
@@ -309,6 +322,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "root")) {
         if (size < 2) return fail("root needs 2 ranks or more");
         mode_root();
+    } else if (!strcmp(mode, "badroot")) {
+        if (size < 2) return fail("badroot needs 2 ranks or more");
+        mode_badroot();
     } else if (!strcmp(mode, "counts")) {
         if (size < 2) return fail("counts needs 2 ranks or more");
         mode_counts();
@@ -317,7 +333,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "malformed")) {
         mode_malformed();
     } else {
-        return fail("unknown mode (split, root, counts, match, malformed)");
+        return fail("unknown mode (split, root, badroot, counts, vsize, match, malformed)");
     }
     /* every rank got here: the calls above did not hang */
     snprintf(current, sizeof current, "the final barrier");
