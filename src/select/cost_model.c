@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp_env.h"
 #include "pattern/pattern.h"
 
 const char *const tc_level_names[TC_NLEVELS] = { "socket", "node", "network" };
@@ -576,8 +577,11 @@ tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, c
         }
         (void)pthread_mutex_unlock(&memo_lock);
     }
-    if (!hit) {
+    if (!hit) {   /* the formulas, in a caller's call: under tc_fp_hold (core/fp_env.h) */
+        tc_fp_saved env;
+        tc_fp_hold(&env);
         pk = tc_model_choose(m, a, t, (int64_t)1 << cls);
+        tc_fp_restore(&env);
         if (pthread_mutex_lock(&memo_lock) == 0) {
             e->used = 1;
             e->k = k;
