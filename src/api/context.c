@@ -114,8 +114,12 @@ static int drop_context(MPI_Comm comm)
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
-    /* the run summary first, while every context and MPI still work */
+    /* the run summary first, while every context and MPI still work; its
+     * arithmetic not in the caller's floating-point environment */
+    tc_fp_saved env;
+    tc_fp_hold(&env);
     int rc = tc_stats_report(), rc2;
+    tc_fp_restore(&env);
     if (keyval != MPI_KEYVAL_INVALID) {
         if ((rc2 = drop_context(MPI_COMM_WORLD)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
