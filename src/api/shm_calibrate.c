@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "api/shm_calibrate.h"
 
-#include <math.h>   /* INFINITY: a macro (the library does not link libm) */
+#include <math.h>   /* INFINITY: a macro */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
