@@ -58,6 +58,9 @@
 
 enum { C_ALLREDUCE, C_REDUCE, C_RSB, NCOLLS };
 static const char *const coll_names[NCOLLS] = { "allreduce", "reduce", "reduce_scatter_block" };
+#ifndef FPE_MPI_NAMES
+static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK };
+#endif
 
 static const MPI_Op ops[] = { MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX };
 static const char *const op_names[] = { "SUM", "PROD", "MIN", "MAX" };
@@ -158,8 +161,6 @@ static int call(int c, const char *algorithm, int o, int t, int count, int root,
     if (c == C_REDUCE) return MPI_Reduce(sbuf, rbuf, count, type, ops[o], root, comm);
     return MPI_Reduce_scatter_block(sbuf, rbuf, count, type, ops[o], comm);
 #else
-    static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE,
-                                                 TOPOCOLL_REDUCE_SCATTER_BLOCK };
     return topocoll_run(colls[c], algorithm, sbuf, count, type, rbuf, count, type, ops[o], root, comm);
 #endif
 }
@@ -208,8 +209,6 @@ static long pairs(const char *mapping, int c, const char *algorithm, unsigned tu
             int count = counts[(turn + (unsigned)(o * NTYPES + t)) % NCOUNTS];
 #ifndef FPE_MPI_NAMES
             MPI_Datatype type = t == 0 ? MPI_DOUBLE : MPI_FLOAT;
-            static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE,
-                                                         TOPOCOLL_REDUCE_SCATTER_BLOCK };
             if (algorithm && topocoll_applicable(colls[c], algorithm, count, type, count, type, ops[o], 0,
                                                  comm, NULL) != 1)
                 continue;
@@ -270,8 +269,6 @@ static unsigned char *applied[NCOLLS];   /* [entry]: ran on some mapping */
 
 static void run_mapping(const char *spec, unsigned m)
 {
-    static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE,
-                                                 TOPOCOLL_REDUCE_SCATTER_BLOCK };
     const char *mapping = spec ? spec : "detected";
     for (int c = 0; c < NCOLLS; c++) {
         MPI_Comm comm = fresh(spec);
@@ -292,8 +289,6 @@ static void run_mapping(const char *spec, unsigned m)
  * no mapping. */
 static void report(void)
 {
-    static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE,
-                                                 TOPOCOLL_REDUCE_SCATTER_BLOCK };
     if (wrank != 0) return;
     for (int c = 0; c < NCOLLS; c++) {
         int n = topocoll_algorithm_count(colls[c]), ran = 0;
@@ -311,8 +306,6 @@ static void report(void)
 
 static void run_all(void)
 {
-    static const topocoll_coll colls[NCOLLS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_REDUCE,
-                                                 TOPOCOLL_REDUCE_SCATTER_BLOCK };
     for (int c = 0; c < NCOLLS; c++) applied[c] = calloc((size_t)topocoll_algorithm_count(colls[c]), 1);
     run_mapping(NULL, 0);
     if (wsize >= 2) run_mapping("1x2x*", 1);
