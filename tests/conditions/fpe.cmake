@@ -19,17 +19,21 @@ target_compile_definitions(test_fpe_mpi PRIVATE FPE_MPI_NAMES)
 target_link_libraries(test_fpe_mpi PRIVATE MPI::MPI_C m)
 if(TOPOCOLL_MPI_FLAVOR STREQUAL "openmpi")
   set(TOPOCOLL_FPE_NPS 2 4)
+  set(TOPOCOLL_FPE_ARGS "")
 else()
   set(TOPOCOLL_FPE_NPS 2 3)   # MPICH oversubscribed: np <= 3
+  # MPICH 4.0 itself now and then leaves inexact set (oversubscribed: a plain
+  # program's MPI_Comm_dup and MPI_Allreduce do): the other flags only
+  set(TOPOCOLL_FPE_ARGS --ignore-inexact)
 endif()
 foreach(np IN LISTS TOPOCOLL_FPE_NPS)
   topocoll_mpiexec(launch ${np})
-  add_test(NAME ${F}_fpe_np${np} COMMAND ${launch} $<TARGET_FILE:test_fpe> ${MPIEXEC_POSTFLAGS})
+  add_test(NAME ${F}_fpe_np${np} COMMAND ${launch} $<TARGET_FILE:test_fpe> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
   topocoll_coll_test(${F}_fpe_np${np} ${np} 180)
   if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a plain program
     add_test(NAME ${F}_fpe_interposer_np${np}
              COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi>
-                     $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS})
+                     $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
     topocoll_coll_test(${F}_fpe_interposer_np${np} ${np} 120)
   endif()
 endforeach()
