@@ -13,7 +13,7 @@
  * in between dropped).  Reductions of the user's values run in the user's
  * environment, as in the MPI library's own collectives.
  *
- * Cost: some 40 to 110 ns per pair (x87 and SSE state on x86-64), so only
+ * Cost: about 0.1 us per pair (x87 and SSE state on x86-64), so only
  * on paths that a warm call does not take (first use, cache misses, explain
  * text), the one-node allreduce's model choice on the full path aside. */
 #ifndef TC_CORE_FP_ENV_H
