@@ -333,6 +333,21 @@ out:
 
 /* ---- dispatch ------------------------------------------------------------------ */
 
+/* Whether a b c d > limit (all >= 0), in integers: no overflow, and no
+ * floating-point flag raised in the caller's call. */
+static int product_exceeds(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)
+{
+    const int64_t f[4] = { a, b, c, d };
+    int64_t r = 1;
+    for (int i = 0; i < 4; i++)
+        if (f[i] == 0) return 0;
+    for (int i = 0; i < 4; i++) {
+        if (r > limit / f[i]) return 1;
+        r *= f[i];
+    }
+    return 0;
+}
+
 int tc_composed_run(tc_ctx *x, const tc_algo *al, const tc_composed_call *c)
 {
     static const struct { const tc_algo *al; int (*run)(comp *k); } entries[] = {
@@ -353,7 +368,7 @@ int tc_composed_run(tc_ctx *x, const tc_algo *al, const tc_composed_call *c)
      * own alltoall serves the call, so a legal call never fails here. */
     int tsize = 0, rc;
     if ((rc = PMPI_Type_size(c->rtype, &tsize)) != MPI_SUCCESS) return rc;
-    if ((double)x->size * x->size * c->rcount * (tsize > 0 ? tsize : 1) > (double)INT_MAX / 4)
+    if (product_exceeds(x->size, x->size, c->rcount, tsize > 0 ? tsize : 1, INT_MAX / 4))
         return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, x->comm);
     comp k;
     rc = setup(&k, x, c);

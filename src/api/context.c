@@ -10,6 +10,7 @@
 
 #include "api/stats.h"
 #include "core/config.h"
+#include "core/fp_env.h"
 #include "select/select.h"
 #include "detect/detect.h"
 
@@ -113,8 +114,12 @@ static int drop_context(MPI_Comm comm)
 static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)value; (void)extra;
-    /* the run summary first, while every context and MPI still work */
+    /* the run summary first, while every context and MPI still work; its
+     * arithmetic not in the caller's floating-point environment */
+    tc_fp_saved env;
+    tc_fp_hold(&env);
     int rc = tc_stats_report(), rc2;
+    tc_fp_restore(&env);
     if (keyval != MPI_KEYVAL_INVALID) {
         if ((rc2 = drop_context(MPI_COMM_WORLD)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
@@ -237,6 +242,18 @@ tc_ctx *tc_ctx_lookup(MPI_Comm comm)
     return c;
 }
 
+/* A new context: detection (hwloc), the MPI library's communicators and
+ * windows, in the caller's first call on comm; under tc_fp_hold, so that
+ * neither takes the caller's traps nor leaves a flag (core/fp_env.h). */
+static int ctx_new_held(MPI_Comm comm, tc_ctx **out)
+{
+    tc_fp_saved env;
+    tc_fp_hold(&env);
+    int rc = ctx_new(comm, out);
+    tc_fp_restore(&env);
+    return rc;
+}
+
 int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
 {
     if ((*out = tc_ctx_lookup(comm)) != NULL) return MPI_SUCCESS;
@@ -244,7 +261,7 @@ int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_get_attr(comm, keyval, out, &found)) != MPI_SUCCESS) return rc;
     if (found) return MPI_SUCCESS;
-    if ((rc = ctx_new(comm, out)) != MPI_SUCCESS) return rc;
+    if ((rc = ctx_new_held(comm, out)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_set_attr(comm, keyval, *out)) != MPI_SUCCESS) {
         (void)ctx_free(*out);   /* rc is the error reported */
         *out = NULL;

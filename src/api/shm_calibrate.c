@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "api/shm_calibrate.h"
 
-#include <math.h>   /* INFINITY: a macro (the library does not link libm) */
+#include <math.h>   /* INFINITY: a macro */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/fp_env.h"
 #include "api/explain.h"
 #include "exec/cma.h"
 #include "exec/membind.h"
@@ -435,6 +436,22 @@ static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
     return MPI_SUCCESS;
 }
 
+/* The model of a context: TOPOCOLL_SHM_MODEL, else obtain().  This runs in
+ * the caller's first one-node allreduce on a communicator, which may trap
+ * floating-point exceptions or test their flags afterwards: the parsing,
+ * the timings, the reductions timed and the agreement's divisions run under
+ * tc_fp_hold, the caller's environment put back after (core/fp_env.h).  The
+ * reduced data are trap-proof in any environment besides: ones and zeros
+ * (cal_open, calloc), whose sums are small integers. */
+static int model_held(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
+{
+    tc_fp_saved env;
+    tc_fp_hold(&env);
+    int rc = from_environment(x, m) ? MPI_SUCCESS : obtain(x, comm, m);
+    tc_fp_restore(&env);
+    return rc;
+}
+
 /* ---- per context: an attribute of the private communicator --------------- */
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -485,7 +502,7 @@ const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm
         *rc = MPI_ERR_NO_MEM;
         return NULL;
     }
-    if (!from_environment(x, m) && (*rc = obtain(x, comm, m)) != MPI_SUCCESS) {
+    if ((*rc = model_held(x, comm, m)) != MPI_SUCCESS) {
         free(m);
         return NULL;
     }

@@ -14,6 +14,7 @@
  * overlapping, elements dense; otherwise the MPI library serves.
  */
 #include "exec/reduce_kernels.h"
+#include "core/fp_env.h"
 #include "core/thread_local.h"
 
 #include <limits.h>
@@ -191,9 +192,14 @@ static void probe_fill(int kind, int minmax, int side, unsigned char *buf, uint6
     }
 }
 
+/* Under tc_fp_hold: the probe's infinities and NaNs raise invalid and
+ * overflow, and it may run inside a call of a program that traps them
+ * (core/fp_env.h). */
 static void probe(void)
 {
     _Alignas(16) unsigned char in[PROBE_N * 8], ref[PROBE_N * 8], got[PROBE_N * 8];
+    tc_fp_saved env;
+    tc_fp_hold(&env);
     for (int row = 0; row < NOPS; row++)
         for (int t = 0; t < NTYPES; t++) {
             int kind = types[t].kind;
@@ -205,6 +211,7 @@ static void probe(void)
             table[row][kind](in, got, PROBE_N);
             differs[row][t] = rc != MPI_SUCCESS || memcmp(ref, got, (size_t)PROBE_N * kind_size[kind]) != 0;
         }
+    tc_fp_restore(&env);
 }
 
 static void kernel_lookup(MPI_Op op, MPI_Datatype type, tc_reduce_kernel *k)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp_env.h"
 #include "exec/membind.h"
 
 #define LINE TC_SHM_LINE
@@ -27,13 +28,18 @@ static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
  * raised a signal to dst after a truncation (see tc_shm_signal_error). */
 static _Atomic uint64_t *error_at(const tc_shm *sh, int dst, int src) { return flag_at(sh, dst, src) + 1; }
 
-/* Allocate a shared window of `bytes` on node rank 0; everyone gets its base. */
+/* Allocate a shared window of `bytes` on node rank 0; everyone gets its base.
+ * In the caller's call, on first use or growth: under tc_fp_hold, as Open
+ * MPI 4.1's allocation raises the inexact flag (core/fp_env.h). */
 static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win, char **base)
 {
     MPI_Aint size = node_rank == 0 ? (MPI_Aint)bytes : 0, qsize;
     int disp, rc;
     void *mine;
+    tc_fp_saved env;
+    tc_fp_hold(&env);
     rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, node, &mine, win);
+    tc_fp_restore(&env);
     if (rc != MPI_SUCCESS) return rc;
     return PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
 }

@@ -15,6 +15,7 @@
 #include "api/context.h"
 #include "api/stats.h"
 #include "core/config.h"
+#include "core/fp_env.h"
 
 /* Exported (the library is built with hidden visibility): the MPI_ functions. */
 #if defined(__GNUC__)
@@ -48,7 +49,10 @@ static int covered_by(topocoll_coll coll, MPI_Comm comm)
  * tears down (Fortran's MPI_Finalize too: src/interpose/fortran.c). */
 int MPI_Finalize(void)
 {
+    tc_fp_saved env;   /* the summary's arithmetic: not in the caller's environment */
+    tc_fp_hold(&env);
     (void)tc_stats_report();
+    tc_fp_restore(&env);
     return PMPI_Finalize();
 }
 

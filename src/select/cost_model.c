@@ -68,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp_env.h"
 #include "pattern/pattern.h"
 
 const char *const tc_level_names[TC_NLEVELS] = { "socket", "node", "network" };
@@ -609,8 +610,11 @@ tc_model_pick tc_model_choose_memo(const tc_model_params *m, const tc_args *a, c
         }
         (void)pthread_mutex_unlock(&mt->lock);
     }
-    if (!hit) {
+    if (!hit) {   /* the formulas, in a caller's call: under tc_fp_hold (core/fp_env.h) */
+        tc_fp_saved env;
+        tc_fp_hold(&env);
         pk = tc_model_choose(m, a, t, (int64_t)1 << cls);
+        tc_fp_restore(&env);
         if (e && pthread_mutex_lock(&mt->lock) == 0) {
             e->used = 1;
             e->k = k;

@@ -9,6 +9,7 @@
 
 #include "coll/desc.h"
 #include "core/config.h"
+#include "core/fp_env.h"
 #include "pattern/pattern.h"
 #include "select/cost_model.h"
 
@@ -66,14 +67,22 @@ static selection *build_selection(void)
     return s;
 }
 
-/* The selection in force, built exactly once (NULL only when memory ran out). */
+/* The selection in force, built exactly once (NULL only when memory ran out);
+ * in a caller's call, so the tuning file's numbers are read under
+ * tc_fp_hold (core/fp_env.h). */
 static const selection *get_selection(void)
 {
     selection *s = atomic_load_explicit(&current, memory_order_acquire);
     if (s) return s;
     if (pthread_mutex_lock(&build_lock) != 0) return NULL;
     s = atomic_load_explicit(&current, memory_order_acquire);
-    if (!s && (s = build_selection()) != NULL) atomic_store_explicit(&current, s, memory_order_release);
+    if (!s) {
+        tc_fp_saved env;
+        tc_fp_hold(&env);
+        s = build_selection();
+        tc_fp_restore(&env);
+        if (s) atomic_store_explicit(&current, s, memory_order_release);
+    }
     (void)pthread_mutex_unlock(&build_lock);
     return s;
 }
@@ -196,6 +205,8 @@ static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const 
     tc_model_pick pk = tc_model_choose_memo(mp, a, t, bytes);
     if (!why) return pk.algo;
     char text[200];
+    tc_fp_saved env;   /* the ratios below: explain text only */
+    tc_fp_hold(&env);
     if (pk.algo)
         snprintf(text, sizeof text, "model (%s parameters): predicted %.3gx faster than native; ",
                  mp->source, pk.native_s / pk.algo_s);
@@ -204,6 +215,7 @@ static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const 
                  "margin %.2g not reached; ", mp->source, pk.best, pk.algo_s / pk.native_s, mp->margin);
     else
         snprintf(text, sizeof text, "model: no formula; ");
+    tc_fp_restore(&env);
     append(why, whylen, "%s%s", text, "");
     return pk.algo;
 }

@@ -90,6 +90,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fp_env.h"
+
 #define OP_US_DEFAULT 0.02
 #define CMA_GBS_DEFAULT 15.0   /* process_vm_readv, development machine (docs/allreduce.md) */
 #define CMA_CALL_DEFAULT 1.25
@@ -573,9 +575,13 @@ static void find_best(const tc_shm_model *m, const tc_args *a, const tc_topo *t,
     }
 }
 
+/* The formulas run in a caller's call (the full path of a one-node
+ * allreduce): under tc_fp_hold (core/fp_env.h). */
 const tc_algo *tc_shm_model_select(const tc_shm_model *m, const tc_args *a, const tc_topo *t, int64_t bytes,
                                    char *why, size_t whylen)
 {
+    tc_fp_saved env;
+    tc_fp_hold(&env);
     tc_shm_shape sh = tc_shm_shape_of(a, t, bytes);
     best all, tb;
     find_best(m, a, t, &sh, &all, &tb);
@@ -590,6 +596,7 @@ const tc_algo *tc_shm_model_select(const tc_shm_model *m, const tc_args *a, cons
         else
             snprintf(why, whylen, "model (%s): no shared-memory entry accepts the call; native", m->source);
     }
+    tc_fp_restore(&env);
     return pick;
 }
 
