@@ -28,6 +28,13 @@ static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
  * communicators itself, and calling into it for them is unsafe. */
 static atomic_int finalizing;
 
+/* MPI_COMM_WORLD's detected topology (a copy: topocoll_set_topology may
+ * replace the context's own), kept for the communicators made later, with
+ * the TOPOCOLL_DOMAIN it was detected under. */
+static pthread_mutex_t world_lock = PTHREAD_MUTEX_INITIALIZER;
+static tc_topo *world_topo;
+static char world_domain[32];
+
 /* The per-call lookup: each thread remembers the last (communicator,
  * context) pair it used.  Freeing any context bumps the generation, so a
  * remembered pair can never outlive its communicator (a new communicator may
@@ -141,6 +148,10 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
         rc == MPI_SUCCESS)
         rc = rc2;
     finalizing = 1;   /* from here on MPI releases what is left itself */
+    (void)pthread_mutex_lock(&world_lock);
+    tc_topo_free(world_topo);
+    world_topo = NULL;
+    (void)pthread_mutex_unlock(&world_lock);
     tc_shm_model_finalize();
     tc_detect_finalize();
     tc_select_finalize();
@@ -221,6 +232,56 @@ static int shm_spins(const tc_ctx *c)
     return c->load.load == TC_LOAD_DEDICATED;
 }
 
+static void keep_world_topology(const tc_topo *t)
+{
+    const char *domain = tc_config_live("TOPOCOLL_DOMAIN");
+    tc_topo *copy = tc_topo_dup(t);
+    (void)pthread_mutex_lock(&world_lock);
+    tc_topo_free(world_topo);
+    world_topo = copy;
+    snprintf(world_domain, sizeof world_domain, "%s", domain ? domain : "");
+    (void)pthread_mutex_unlock(&world_lock);
+}
+
+/* comm's topology from MPI_COMM_WORLD's, if this process has it and
+ * detection would look at the same things (no virtual topology, the same
+ * domain kind); NULL otherwise. */
+static tc_topo *from_world(MPI_Comm comm)
+{
+    tc_topo *t = NULL;
+    const char *domain = tc_config_live("TOPOCOLL_DOMAIN");
+    (void)pthread_mutex_lock(&world_lock);
+    if (world_topo && strcmp(world_domain, domain ? domain : "") == 0 &&
+        tc_topo_restrict(world_topo, MPI_COMM_WORLD, comm, &t) != MPI_SUCCESS)
+        t = NULL;
+    (void)pthread_mutex_unlock(&world_lock);
+    return t;
+}
+
+/* c's topology (collective over comm and c->comm, its duplicate).  A
+ * communicator other than MPI_COMM_WORLD takes its ranks' nodes and sockets
+ * from MPI_COMM_WORLD's detected topology where every rank has it (one
+ * allreduce, so that all derive or all detect: every input of a choice the
+ * same on every rank) instead of detecting them again (a shared-memory
+ * split and two collectives); MPI_COMM_WORLD's is kept for that. */
+static int ctx_topology(tc_ctx *c, MPI_Comm comm)
+{
+    int rc;
+    if (tc_config_live("TOPOCOLL_TOPOLOGY")) return tc_topo_detect(comm, &c->topo);   /* local */
+    if (comm == MPI_COMM_WORLD) {
+        if ((rc = tc_topo_detect(comm, &c->topo)) == MPI_SUCCESS) keep_world_topology(c->topo);
+        return rc;
+    }
+    tc_topo *t = from_world(comm);
+    int mine = t != NULL, all = 0;
+    if ((rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm)) != MPI_SUCCESS || !all) {
+        tc_topo_free(t);
+        return rc != MPI_SUCCESS ? rc : tc_topo_detect(comm, &c->topo);
+    }
+    c->topo = t;
+    return MPI_SUCCESS;
+}
+
 /* A marker: nothing made yet, no MPI call. */
 static tc_ctx *ctx_alloc(void)
 {
@@ -240,7 +301,7 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
-    if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
+    if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     if (rc != MPI_SUCCESS) {

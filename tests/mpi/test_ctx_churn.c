@@ -20,8 +20,9 @@
  * communicator is never duplicated; a communicator whose calls by selection
  * stay within TOPOCOLL_CONTEXT_AFTER is not either; one used longer, or
  * called by algorithm name, exactly once; and after MPI_Comm_free no
- * duplicate is left.  At the end the count of contexts alive in the process
- * is what it was before the churn.
+ * duplicate is left.  A context's topology (derived from MPI_COMM_WORLD's)
+ * is the one detection on the communicator finds.  At the end the count of
+ * contexts alive in the process is what it was before the churn.
  *
  * Arguments: [cycles] (default 1200).
  */
@@ -33,6 +34,7 @@
 
 #include "topocoll.h"
 #include "api/context.h"
+#include "detect/detect.h"
 #include "common/mpi_harness.h"
 
 #define CONTEXT_AFTER 16
@@ -262,6 +264,29 @@ static void inter(int cycle, MPI_Comm c)
           "expected MPI_ERR_COMM", wrank, cycle, cls);
 }
 
+/* A context's topology (taken from MPI_COMM_WORLD's where every rank has
+ * it) is what detection on the communicator finds. */
+static void same_topology(use *u)
+{
+    tc_topo *t = NULL;
+    int rc = tc_topo_detect(u->comm, &t), nnodes = -1, nsockets = -1, same = rc == MPI_SUCCESS;
+    char mine[300] = "", fresh[300] = "";
+    topocoll_topology_counts(u->comm, &nnodes, &nsockets);
+    topocoll_topology_describe(u->comm, mine, (int)sizeof mine);
+    if (same) {
+        snprintf(fresh, sizeof fresh, "%s: %d ranks, %d nodes, %d sockets", t->desc, u->size, t->nnodes, t->nsockets);
+        same = nnodes == t->nnodes && nsockets == t->nsockets && strcmp(mine, fresh) == 0;
+        for (int r = 0; r < u->size && same; r++) {
+            topocoll_rank_place pl;
+            same = topocoll_topology_place(u->comm, r, &pl) == MPI_SUCCESS && pl.node == t->node_of[r] &&
+                   pl.socket == t->sock_of[r] && pl.node_index == t->node_idx[r] && pl.socket_index == t->sock_idx[r];
+        }
+    }
+    CHECK(same, "rank %d cycle %d: the context's topology '%s' is not the detected '%s' (rc %d)", wrank, u->cycle,
+          mine, fresh, rc);
+    tc_topo_free(t);
+}
+
 static void cycle_of(int cycle)
 {
     int shape = cycle % NSHAPES;
@@ -283,6 +308,7 @@ static void cycle_of(int cycle)
                 ok(&u, rc, r == u.size, "allreduce by name");
             }
             for (int i = 0; i < rounds; i++) round_of_all(&u);
+            if (copies > before) same_topology(&u);
             int want = by_name || (u.size > 1 && rounds * COLLS > CONTEXT_AFTER);
             CHECK(copies - before == want, "rank %d cycle %d: %d rank%s, %d calls%s: %d duplicate%s made "
                   "of the communicator, expected %d", wrank, cycle, u.size, u.size == 1 ? "" : "s", u.k,
