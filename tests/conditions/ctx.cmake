@@ -3,7 +3,6 @@
 # MPI_Comm_create_group, a duplicate of a duplicate, an inter-communicator)
 # through every collective, results checked; which of them get a context
 # (duplicates counted by an attribute's copy callback) and that none is left.
-list(APPEND TOPOCOLL_TEST_ENV_CLEAN TOPOCOLL_CONTEXT_AFTER=unset:)
 add_executable(test_ctx_churn ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_ctx_churn.c)
 target_include_directories(test_ctx_churn PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
                            ${CMAKE_CURRENT_SOURCE_DIR})
