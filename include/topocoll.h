@@ -70,8 +70,10 @@ int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root,
  * judged as one without MPI_IN_PLACE).  Returns 1 (yes), 0 (it declines, or
  * the arguments are invalid; *why, when why != NULL, points to a static
  * reason) or a negative value for an unknown collective or algorithm name.
- * Collective over nothing: it may build the communicator's topology (which
- * is collective) on first use. */
+ * Collective over nothing once the communicator has its context; it makes
+ * the context (collective) where there is none yet: before the first call on
+ * the communicator, and while the MPI library serves its first calls
+ * (TOPOCOLL_CONTEXT_AFTER). */
 /* (allgatherv: judged with every rank's count recvcount, displacements
  * packed in rank order; alltoallv has no vectors here: invalid, 0.) */
 int topocoll_applicable(topocoll_coll coll, const char *algorithm, int sendcount,

@@ -698,6 +698,19 @@ static void set_cma(const call *c, const tc_ctx *x, tc_args *a)
         }
 }
 
+/* A call by selection that the MPI library serves without a context
+ * (tc_ctx_for_call): checked as any other, then its own collective. */
+static int run_without_context(call *c)
+{
+    int rc = check_call(c);
+    if (rc != MPI_SUCCESS) return rc;
+    tc_explain_native(c->d->name, c->size, c->rank, bytes_of(c), c->size == 1 ?
+                      "one rank: no context" : "a new communicator's first calls: no context yet");
+    rc = run_native(c);
+    if (c->mismatch) return signature_error(c);   /* whatever the erroneous call ran into */
+    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+}
+
 /* The whole call: checks, context, choice (by_name: the named algorithm,
  * else TOPOCOLL_<COLL> or the selection table).  Inlined into collective()
  * so that the summary's test adds no call on the way. */
@@ -713,7 +726,11 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
      * other arguments are wrong; those are checked locally after */
     if ((rc = check_comm(c)) != MPI_SUCCESS) return rc;
     tc_ctx *x;
-    if ((rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    /* by name or under TOPOCOLL_CHECK: the full context at once */
+    rc = by_name || cfg->check_on ? tc_ctx_get(c->comm, &x)
+                                  : tc_ctx_for_call(c->comm, c->d->coll, c->size, &x);
+    if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if (!x) return run_without_context(c);
     if ((rc = check_call(c)) != MPI_SUCCESS)   /* TOPOCOLL_CHECK: the others learn of it */
         return cfg->check_on ? tc_check_failed(x, c->comm, c->fn, c->d, rc) : rc;
     if (c->d->vcounts && (rc = make_vcounts(c)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);

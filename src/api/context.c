@@ -29,6 +29,13 @@ static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
  * communicators itself, and calling into it for them is unsafe. */
 static atomic_int finalizing;
 
+/* MPI_COMM_WORLD's detected topology (a copy: topocoll_set_topology may
+ * replace the context's own), kept for the communicators made later, with
+ * the TOPOCOLL_DOMAIN it was detected under. */
+static pthread_mutex_t world_lock = PTHREAD_MUTEX_INITIALIZER;
+static tc_topo *world_topo;
+static char world_domain[32];
+
 /* The per-call lookup: each thread remembers the last (communicator,
  * context) pair it used.  Freeing any context bumps the generation, so a
  * remembered pair can never outlive its communicator (a new communicator may
@@ -64,14 +71,21 @@ int tc_ctx_node_comms(tc_ctx *c, const tc_node_comms **out)
     return rc;
 }
 
-/* Releases c; returns the first MPI error of freeing its communicators. */
-static int ctx_free(tc_ctx *c)
+/* Contexts alive (markers included) and made, for tests (tc_ctx_alive). */
+static atomic_int alive_count, made_count;
+
+/* Releases what making c took (nothing for a marker), leaving a marker;
+ * returns the first MPI error of freeing its communicators. */
+static int ctx_unmake(tc_ctx *c)
 {
     int rc = MPI_SUCCESS, rc2;
     tc_ctx_flush(c);
     if (!finalizing) rc = node_comms_free(&c->ncomms);
     free(c->cache);
+    c->cache = NULL;
+    c->cache_cap = 0;
     tc_topo_free(c->topo);
+    c->topo = NULL;
     tc_workspace_free(&c->ws);
     if (!finalizing) {
         if ((rc2 = tc_shm_free(&c->shm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
@@ -81,7 +95,18 @@ static int ctx_free(tc_ctx *c)
     } else {
         tc_shm_forget(&c->shm);
     }
+    c->comm = MPI_COMM_NULL;
+    if (c->built) atomic_fetch_sub(&made_count, 1);
+    c->built = 0;
+    return rc;
+}
+
+/* Releases c; returns the first MPI error of freeing its communicators. */
+static int ctx_free(tc_ctx *c)
+{
+    int rc = ctx_unmake(c);
     free(c);
+    atomic_fetch_sub(&alive_count, 1);
     return rc;
 }
 
@@ -128,6 +153,10 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
         rc == MPI_SUCCESS)
         rc = rc2;
     finalizing = 1;   /* from here on MPI releases what is left itself */
+    (void)pthread_mutex_lock(&world_lock);
+    tc_topo_free(world_topo);
+    world_topo = NULL;
+    (void)pthread_mutex_unlock(&world_lock);
     tc_shm_model_finalize();
     tc_detect_finalize();
     tc_select_finalize();
@@ -208,25 +237,101 @@ static int shm_spins(const tc_ctx *c)
     return c->load.load == TC_LOAD_DEDICATED;
 }
 
-static int ctx_new(MPI_Comm comm, tc_ctx **out)
+static void keep_world_topology(const tc_topo *t)
+{
+    const char *domain = tc_config_live("TOPOCOLL_DOMAIN");
+    tc_topo *copy = tc_topo_dup(t);
+    (void)pthread_mutex_lock(&world_lock);
+    tc_topo_free(world_topo);
+    world_topo = copy;
+    snprintf(world_domain, sizeof world_domain, "%s", domain ? domain : "");
+    (void)pthread_mutex_unlock(&world_lock);
+}
+
+/* comm's topology from MPI_COMM_WORLD's, if this process has it and
+ * detection would look at the same things (no virtual topology, the same
+ * domain kind); NULL otherwise. */
+static tc_topo *from_world(MPI_Comm comm)
+{
+    tc_topo *t = NULL;
+    const char *domain = tc_config_live("TOPOCOLL_DOMAIN");
+    (void)pthread_mutex_lock(&world_lock);
+    if (world_topo && strcmp(world_domain, domain ? domain : "") == 0 &&
+        tc_topo_restrict(world_topo, MPI_COMM_WORLD, comm, &t) != MPI_SUCCESS)
+        t = NULL;
+    (void)pthread_mutex_unlock(&world_lock);
+    return t;
+}
+
+/* c's topology (collective over comm and c->comm, its duplicate).  A
+ * communicator other than MPI_COMM_WORLD takes its ranks' nodes and sockets
+ * from MPI_COMM_WORLD's detected topology where every rank has it (one
+ * allreduce, so that all derive or all detect: every input of a choice the
+ * same on every rank) instead of detecting them again (a shared-memory
+ * split and two collectives); MPI_COMM_WORLD's is kept for that. */
+static int ctx_topology(tc_ctx *c, MPI_Comm comm)
+{
+    int rc;
+    if (tc_config_live("TOPOCOLL_TOPOLOGY")) return tc_topo_detect(comm, &c->topo);   /* local */
+    if (comm == MPI_COMM_WORLD) {
+        if ((rc = tc_topo_detect(comm, &c->topo)) == MPI_SUCCESS) keep_world_topology(c->topo);
+        return rc;
+    }
+    tc_topo *t = from_world(comm);
+    int mine = t != NULL, all = 0;
+    if ((rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm)) != MPI_SUCCESS || !all) {
+        tc_topo_free(t);
+        return rc != MPI_SUCCESS ? rc : tc_topo_detect(comm, &c->topo);
+    }
+    c->topo = t;
+    return MPI_SUCCESS;
+}
+
+/* A marker: nothing made yet, no MPI call. */
+static tc_ctx *ctx_alloc(void)
 {
     tc_ctx *c = calloc(1, sizeof *c);
-    if (!c) return MPI_ERR_NO_MEM;
+    if (!c) return NULL;
     c->comm = MPI_COMM_NULL;
     c->shm.node_comm = MPI_COMM_NULL;
     c->shm.data_win = c->shm.flag_win = c->shm.line_win = MPI_WIN_NULL;
+    atomic_fetch_add(&alive_count, 1);
+    return c;
+}
+
+/* Makes marker c comm's context (collective over comm); on failure c is a
+ * marker again. */
+static int ctx_make(tc_ctx *c, MPI_Comm comm)
+{
     int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
-    if (rc == MPI_SUCCESS) rc = tc_topo_detect(comm, &c->topo);
+    if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     if (rc != MPI_SUCCESS) {
-        (void)ctx_free(c);   /* rc is the error reported */
+        (void)ctx_unmake(c);   /* rc is the error reported */
+        c->shm.node_comm = MPI_COMM_NULL;
+        c->shm.data_win = c->shm.flag_win = c->shm.line_win = MPI_WIN_NULL;
         return rc;
     }
-    *out = c;
+    c->built = 1;
+    atomic_fetch_add(&made_count, 1);
     return MPI_SUCCESS;
+}
+
+/* Attaches c to comm; frees c when that fails. */
+static int ctx_attach(MPI_Comm comm, tc_ctx *c)
+{
+    int rc = PMPI_Comm_set_attr(comm, keyval, c);
+    if (rc != MPI_SUCCESS) (void)ctx_free(c);   /* rc is the error reported */
+    return rc;
+}
+
+int tc_ctx_alive(int *made)
+{
+    if (made) *made = atomic_load(&made_count);
+    return atomic_load(&alive_count);
 }
 
 tc_ctx *tc_ctx_lookup(MPI_Comm comm)
@@ -242,31 +347,72 @@ tc_ctx *tc_ctx_lookup(MPI_Comm comm)
     return c;
 }
 
-/* A new context: detection (hwloc), the MPI library's communicators and
- * windows, in the caller's first call on comm; under tc_fp_hold, so that
- * neither takes the caller's traps nor leaves a flag (core/fp_env.h). */
-static int ctx_new_held(MPI_Comm comm, tc_ctx **out)
+/* Makes c's full context: detection (hwloc), the MPI library's
+ * communicators and windows, in the caller's call on comm; under
+ * tc_fp_hold, so that neither takes the caller's traps nor leaves a flag
+ * (core/fp_env.h). */
+static int ctx_make_held(tc_ctx *c, MPI_Comm comm)
 {
     tc_fp_saved env;
     tc_fp_hold(&env);
-    int rc = ctx_new(comm, out);
+    int rc = ctx_make(c, comm);
     tc_fp_restore(&env);
     return rc;
 }
 
-int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
+/* comm's context or marker (*out NULL when it has neither). */
+static int find(MPI_Comm comm, tc_ctx **out)
 {
     if ((*out = tc_ctx_lookup(comm)) != NULL) return MPI_SUCCESS;
     int rc = ensure_keyval(), found = 0;
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_get_attr(comm, keyval, out, &found)) != MPI_SUCCESS) return rc;
-    if (found) return MPI_SUCCESS;
-    if ((rc = ctx_new_held(comm, out)) != MPI_SUCCESS) return rc;
-    if ((rc = PMPI_Comm_set_attr(comm, keyval, *out)) != MPI_SUCCESS) {
-        (void)ctx_free(*out);   /* rc is the error reported */
-        *out = NULL;
+    if (!found) *out = NULL;
+    return MPI_SUCCESS;
+}
+
+int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
+{
+    tc_ctx *c;
+    int rc = find(comm, &c);
+    *out = NULL;
+    if (rc != MPI_SUCCESS) return rc;
+    if (c && c->built) {
+        *out = c;
+        return MPI_SUCCESS;
     }
-    return rc;
+    int fresh = !c;
+    if (fresh && !(c = ctx_alloc())) return MPI_ERR_NO_MEM;
+    if ((rc = ctx_make_held(c, comm)) != MPI_SUCCESS) {
+        if (fresh) (void)ctx_free(c);
+        return rc;
+    }
+    if (fresh && (rc = ctx_attach(comm, c)) != MPI_SUCCESS) return rc;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int tc_ctx_for_call(MPI_Comm comm, topocoll_coll coll, int size, tc_ctx **out)
+{
+    const tc_config *cfg = tc_config_get();
+    *out = NULL;
+    if (cfg->force[coll] || comm == MPI_COMM_WORLD) return tc_ctx_get(comm, out);
+    if (size == 1) return MPI_SUCCESS;
+    tc_ctx *c;
+    int rc = find(comm, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    if (c && c->built) {
+        *out = c;
+        return MPI_SUCCESS;
+    }
+    unsigned after = cfg->context_after > 0 ? (unsigned)cfg->context_after : 0;
+    if (c ? c->calls >= after : after == 0) return tc_ctx_get(comm, out);
+    if (!c) {
+        if (!(c = ctx_alloc())) return MPI_ERR_NO_MEM;
+        if ((rc = ctx_attach(comm, c)) != MPI_SUCCESS) return rc;
+    }
+    c->calls++;
+    return MPI_SUCCESS;
 }
 
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec)

@@ -61,6 +61,8 @@ typedef struct tc_node_comms {
 } tc_node_comms;
 
 typedef struct tc_ctx {
+    int built;             /* 0: a marker only, counting calls (tc_ctx_for_call) */
+    unsigned calls;        /* the marker's calls by selection so far */
     MPI_Comm comm;         /* private duplicate */
     int rank, size;
     tc_topo *topo;
@@ -78,8 +80,24 @@ typedef struct tc_ctx {
 
 /* The context of comm, made on first use (collective over comm then). */
 int tc_ctx_get(MPI_Comm comm, tc_ctx **out);
+/* For a call of coll by selection on comm (size ranks, an intra-communicator):
+ * *out the context, or NULL when the MPI library's own collective serves
+ * the call without one.  A context costs a duplicate communicator,
+ * topology and load detection and shared-memory windows, many collectives
+ * over comm: more than it saves on a communicator used a few times.  So a
+ * one-rank communicator gets none (every collective there is a local copy
+ * or nothing), and another communicator (MPI_COMM_WORLD excepted) first gets
+ * a marker that counts its calls: the first TOPOCOLL_CONTEXT_AFTER of them
+ * are the MPI library's, the next one makes the context (collective: every
+ * rank makes the same calls on a communicator, so all count alike and make
+ * it in the same call).  A collective forced by TOPOCOLL_<COLL> makes the
+ * context at once.  Local but for the making. */
+int tc_ctx_for_call(MPI_Comm comm, topocoll_coll coll, int size, tc_ctx **out);
+/* Contexts alive in this process: markers and made ones (for tests). */
+int tc_ctx_alive(int *made);
 /* The context of comm if it has one (no MPI call when this thread's last
- * lookup was the same communicator), else NULL: local, never collective. */
+ * lookup was the same communicator), else NULL: local, never collective.
+ * It may be a marker (built 0), whose memos are all invalid. */
 tc_ctx *tc_ctx_lookup(MPI_Comm comm);
 /* A communicator of this process alone whose errors return (MPI_ERRORS_RETURN):
  * for asking the MPI library whether it takes an argument without running

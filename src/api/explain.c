@@ -49,6 +49,15 @@ void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *al
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }
 
+void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, const char *why)
+{
+    last_algo = "native";
+    int level = tc_config_get()->explain;
+    if (level == 0 || quiet || (level == 1 && rank != 0)) return;
+    fprintf(stderr, "topocoll explain: %s np=%d bytes=%lld rank=%d -> native (%s)\n", coll, size,
+            (long long)bytes, rank, why);
+}
+
 /* Forced algorithms that declined and were reported: one line per
  * collective and process (the forced name is fixed per configuration). */
 static atomic_uint warned_colls;

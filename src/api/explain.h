@@ -8,6 +8,9 @@
 /* Record the algorithm that served a call; print the explain line when
  * TOPOCOLL_EXPLAIN asks for it. */
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why);
+/* Record "native" for a call served without a context (no topology to
+ * show) and explain it so, why saying which case. */
+void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, const char *why);
 /* Calls of this thread explain nothing while on (topocoll's own calls). */
 void tc_explain_quiet(int on);
 /* Whether this thread's calls explain nothing now. */

@@ -45,6 +45,10 @@ static const centry table[] = {
       "JSON selection table replacing the built-in one (docs/selection.md)" },
     { "TOPOCOLL_SCHED_CACHE", T_INT, "64", offsetof(tc_config, sched_cache),
       "schedules kept per communicator (least recently used dropped first; 0 disables caching)" },
+    { "TOPOCOLL_CONTEXT_AFTER", T_INT, "16", offsetof(tc_config, context_after),
+      "calls by selection on a new communicator (not MPI_COMM_WORLD) that the MPI library serves before "
+      "topocoll makes its context (0: at the first call); one-rank communicators get none; calls by name "
+      "and forced collectives make it at once" },
     { "TOPOCOLL_DISABLE", T_INT, "0", offsetof(tc_config, disable),
       "1: the LD_PRELOAD interposer hands every call to the MPI library" },
     { "TOPOCOLL_STATS", T_STR, NULL, offsetof(tc_config, stats),

@@ -16,6 +16,7 @@ typedef struct tc_config {
     int explain;             /* TOPOCOLL_EXPLAIN: 0 off, 1 rank 0 of each comm, 2 every rank */
     const char *tuning_file; /* TOPOCOLL_TUNING_FILE */
     int sched_cache;         /* TOPOCOLL_SCHED_CACHE: schedules cached per communicator */
+    int context_after;       /* TOPOCOLL_CONTEXT_AFTER: calls served natively before a context */
     int disable;             /* TOPOCOLL_DISABLE: the interposer passes everything to PMPI */
     const char *stats;       /* TOPOCOLL_STATS: "1" stderr, else a JSON file path; NULL if unset */
     int stats_on;            /* TOPOCOLL_STATS is set and not "0": the run summary is kept */

@@ -111,9 +111,9 @@ static int domain_from_env(int crank, domain_kind *kind)
 
 /* ---- TOPOCOLL_TOPOLOGY ------------------------------------------------------ */
 
-/* World rank of each of comm's n ranks; MPI_ERR_COMM if one is not in
- * MPI_COMM_WORLD (spawned processes). */
-static int world_ranks(MPI_Comm comm, int n, int *wranks)
+/* Rank in parent of each of comm's n ranks; MPI_ERR_COMM if one is not in
+ * parent (MPI_COMM_WORLD: spawned processes). */
+static int parent_ranks(MPI_Comm comm, MPI_Comm parent, int n, int *wranks)
 {
     MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
     int *ranks = malloc((size_t)n * sizeof(int));
@@ -122,7 +122,7 @@ static int world_ranks(MPI_Comm comm, int n, int *wranks)
     if (!ranks) return MPI_ERR_NO_MEM;
     for (i = 0; i < n; i++) ranks[i] = i;
     rc = PMPI_Comm_group(comm, &g);
-    if (rc == MPI_SUCCESS) rc = PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_group(parent, &wg);
     if (rc == MPI_SUCCESS) rc = PMPI_Group_translate_ranks(g, n, ranks, wg, wranks);
     if (rc == MPI_SUCCESS) {
         for (i = 0; i < n; i++)
@@ -136,16 +136,16 @@ static int world_ranks(MPI_Comm comm, int n, int *wranks)
     return rc;
 }
 
-/* comm's topology from the world topology: each rank keeps its world
+/* comm's topology from parent's topology: each rank keeps its parent
  * rank's node and socket. */
-static int restrict_world(const tc_topo *world, MPI_Comm comm, int csize, tc_topo **out)
+static int restrict_parent(const tc_topo *world, MPI_Comm parent, MPI_Comm comm, int csize, tc_topo **out)
 {
     int *wr = malloc((size_t)csize * sizeof(int));
     int *nl = malloc((size_t)csize * sizeof(int));
     int *sl = malloc((size_t)csize * sizeof(int));
     int i, rc = MPI_ERR_NO_MEM;
 
-    if (wr && nl && sl) rc = world_ranks(comm, csize, wr);
+    if (wr && nl && sl) rc = parent_ranks(comm, parent, csize, wr);
     if (rc == MPI_SUCCESS) {
         for (i = 0; i < csize; i++) {
             nl[i] = world->node_of[wr[i]];
@@ -176,7 +176,7 @@ static int detect_from_spec(MPI_Comm comm, const char *spec, tc_topo **out)
         if (crank == 0) fprintf(stderr, "topocoll: TOPOCOLL_TOPOLOGY: %s\n", err);
         return oom ? MPI_ERR_NO_MEM : MPI_ERR_ARG;
     }
-    rc = restrict_world(world, comm, csize, out);
+    rc = restrict_parent(world, MPI_COMM_WORLD, comm, csize, out);
     if (rc == MPI_ERR_COMM && crank == 0)
         fprintf(stderr, "topocoll: TOPOCOLL_TOPOLOGY describes MPI_COMM_WORLD, but the "
                         "communicator holds processes outside it\n");
@@ -267,6 +267,20 @@ int tc_topo_detect(MPI_Comm comm, tc_topo **out)
     spec = tc_config_live("TOPOCOLL_TOPOLOGY");
     if (spec) return detect_from_spec(comm, spec, out);
     return detect_from_machine(comm, out);
+}
+
+int tc_topo_restrict(const tc_topo *parent, MPI_Comm pcomm, MPI_Comm comm, tc_topo **out)
+{
+    int csize, rc = PMPI_Comm_size(comm, &csize);
+    *out = NULL;
+    if (rc == MPI_SUCCESS) rc = restrict_parent(parent, pcomm, comm, csize, out);
+    if (rc != MPI_SUCCESS) return err_class(rc);
+    const char *how = strchr(parent->desc, '(');   /* the parent's domain kind and hwloc note */
+    snprintf((*out)->desc, sizeof (*out)->desc, "detected: %d node%s, %d socket%s%s%.200s",
+             (*out)->nnodes, (*out)->nnodes == 1 ? "" : "s", (*out)->nsockets,
+             (*out)->nsockets == 1 ? "" : "s", how ? " " : "", how ? how : "");
+    (*out)->virtual_nodes = parent->virtual_nodes;
+    return MPI_SUCCESS;
 }
 
 int tc_topo_spec_for_comm(MPI_Comm comm, const char *spec, tc_topo **out)

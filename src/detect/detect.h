@@ -11,6 +11,12 @@
 /* Returns MPI_SUCCESS and *out, or an MPI error class. */
 int tc_topo_detect(MPI_Comm comm, tc_topo **out);
 
+/* comm's topology from parent's (detected on pcomm): each rank of comm
+ * keeps its pcomm rank's node and socket, as detection on comm would find
+ * them; local (group rank translation, no communication).  MPI_ERR_COMM
+ * when a rank of comm is not in pcomm. */
+int tc_topo_restrict(const tc_topo *parent, MPI_Comm pcomm, MPI_Comm comm, tc_topo **out);
+
 /* A topology for comm itself from a spec (topocoll_set_topology): the
  * spec's problem is printed on comm's rank 0; MPI_ERR_ARG for a malformed
  * spec, MPI_ERR_NO_MEM when memory ran out.  Local (no communication). */

@@ -74,8 +74,10 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin,
      * every rank must make (an early return would hang the others). */
     int local_rc = PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
     if (local_rc == MPI_SUCCESS) local_rc = PMPI_Comm_size(sh->node_comm, &sh->node_size);
-    int local_ok = 0, ok = 0;
-    rc = probe_shared(sh, &local_ok);
+    int local_ok = 1, ok = 0;
+    /* detected nodes are the MPI library's shared-memory nodes already:
+     * only a virtual topology's need asking */
+    rc = t->virtual_nodes ? probe_shared(sh, &local_ok) : MPI_SUCCESS;
     if (local_rc == MPI_SUCCESS) local_rc = rc;
     else local_ok = 0;
     if ((rc = PMPI_Allreduce(&local_ok, &ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) return rc;

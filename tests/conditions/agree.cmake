@@ -27,7 +27,7 @@ if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a pla
     set(agree_np 4)
     topocoll_mpiexec(launch 5)
     add_test(NAME ${F}_agree_split_np5
-             COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* $<TARGET_FILE:test_agree>
+             COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* TOPOCOLL_CONTEXT_AFTER=0 $<TARGET_FILE:test_agree>
                      ${MPIEXEC_POSTFLAGS} split 100)
     topocoll_coll_test(${F}_agree_split_np5 5 150)
     add_test(NAME ${F}_agree_check_match_np5
@@ -39,7 +39,7 @@ if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a pla
   endif()
   topocoll_mpiexec(launch ${agree_np})
   add_test(NAME ${F}_agree_vsize_np${agree_np}
-           COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* $<TARGET_FILE:test_agree>
+           COMMAND ${launch} ${agree_preload} TOPOCOLL_TOPOLOGY=2x2x* TOPOCOLL_CONTEXT_AFTER=0 $<TARGET_FILE:test_agree>
                    ${MPIEXEC_POSTFLAGS} vsize 60)
   topocoll_coll_test(${F}_agree_vsize_np${agree_np} ${agree_np} 90)
   foreach(mode root badroot counts)

@@ -5,7 +5,8 @@
 # SIGFPE, exact results, no exception flag left (inexact included), traps
 # and rounding as the caller set them; the run's first call (a one-node
 # allreduce by the selection) makes the context, probes the reduction
-# kernels and calibrates the memory model.
+# kernels and calibrates the memory model (TOPOCOLL_CONTEXT_AFTER=0: a
+# new communicator's context is made on its first call).
 #   <flavour>_fpe_np<N>             the API, every entry, 3-4 mappings
 #   <flavour>_fpe_interposer_np<N>  a plain MPI program (FPE_MPI_NAMES), the
 #                                   interposer preloaded, the selection on
@@ -28,11 +29,11 @@ else()
 endif()
 foreach(np IN LISTS TOPOCOLL_FPE_NPS)
   topocoll_mpiexec(launch ${np})
-  add_test(NAME ${F}_fpe_np${np} COMMAND ${launch} $<TARGET_FILE:test_fpe> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
+  add_test(NAME ${F}_fpe_np${np} COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} TOPOCOLL_CONTEXT_AFTER=0 $<TARGET_FILE:test_fpe> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
   topocoll_coll_test(${F}_fpe_np${np} ${np} 180)
   if(NOT TOPOCOLL_SANITIZE)   # a sanitized library cannot be preloaded into a plain program
     add_test(NAME ${F}_fpe_interposer_np${np}
-             COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi>
+             COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi> TOPOCOLL_CONTEXT_AFTER=0
                      $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
     topocoll_coll_test(${F}_fpe_interposer_np${np} ${np} 120)
   endif()
@@ -40,7 +41,7 @@ endforeach()
 if(NOT TOPOCOLL_SANITIZE AND TOPOCOLL_MPI_FLAVOR STREQUAL "openmpi")
   topocoll_mpiexec(launch 4)
   add_test(NAME ${F}_fpe_interposer_2x2_np4
-           COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi>
+           COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi> TOPOCOLL_CONTEXT_AFTER=0
                    TOPOCOLL_TOPOLOGY=2x2x*/cyclic $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS})
   topocoll_coll_test(${F}_fpe_interposer_2x2_np4 4 120)
 endif()
