@@ -16,6 +16,7 @@
  */
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -574,6 +575,17 @@ static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_ar
     return rc;
 }
 
+/* The schedule cache's key of the call. */
+static tc_sched_key key_of(const tc_algo *al, const call *c, const tc_args *a)
+{
+    const tc_coll_desc *d = c->d;
+    MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
+    tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
+                         d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
+                         a->commutative };
+    return key;
+}
+
 /* Run al for the call; *used gets the schedule (NULL for native). */
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
@@ -585,12 +597,8 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
     int rc = MPI_SUCCESS;
     if (c->d->reduction && !(al->req & TC_REQ_NATIVE) && (rc = check_op(c)) != MPI_SUCCESS) return rc;
     if (!al->generate) return run_unscheduled(x, al, c);
-    const tc_coll_desc *d = c->d;
-    MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
-    tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
-                         d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
-                         a->commutative };
-    if (d->vcounts) return run_uncached(x, al, c, a);
+    if (c->d->vcounts) return run_uncached(x, al, c, a);
+    tc_sched_key key = key_of(al, c, a);
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
     *used = s;
@@ -782,16 +790,25 @@ static int shm_plan(tc_ctx *x, const call *c, tc_args *a, int64_t bytes, const t
     if (!((*al)->req & TC_REQ_NODE_SHM) || !a->node_shm) return MPI_SUCCESS;
     int64_t esz[2], half = (int64_t)(tc_shm_budget() / 2);
     bound_sizes(c, esz);
-    int64_t need = tc_shm_need(*al, a, x->topo, esz);
-    if (need < 0) return MPI_ERR_NO_MEM;
+    int64_t need;
+    int rc;
+    if ((*al)->generate && x->topo->nnodes == 1 && !c->d->vcounts && bytes <= half) {
+        /* one node, likely whole: the schedule the call runs (cached) has the need */
+        tc_sched_key key = key_of(*al, c, a);
+        const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
+        if (!s) return rc;
+        need = s->shm_count * esz[s->tmp_like == TC_BUF_RECV];
+    } else if ((need = tc_shm_need(*al, a, x->topo, esz)) < 0) {
+        return MPI_ERR_NO_MEM;
+    }
     if (need > half && (!separable(c) || (*piece = piece_elems(x, *al, c, a, esz, half, &need)) == 0))
         return reselect_without_shm(x, c, a, bytes, al, "its node-shared window exceeds TOPOCOLL_SHM_BUDGET");
     if ((*al)->req & TC_REQ_DIRECT) {   /* its slots: made and agreed on in the call (one node) */
         x->shm.failed_bytes = 0;
         return MPI_SUCCESS;
     }
-    int ok, rc = tc_shm_budget_prepare(x, need, c->d->coll, &ok);
-    if (rc != MPI_SUCCESS || ok) return rc;
+    int ok;
+    if ((rc = tc_shm_budget_prepare(x, need, c->d->coll, &ok)) != MPI_SUCCESS || ok) return rc;
     *piece = 0;
     return reselect_without_shm(x, c, a, bytes, al, "node-shared memory could not be had");
 }
@@ -863,6 +880,11 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     int64_t piece;
     if ((rc = shm_plan(x, &cut, &a, bytes, &al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (piece > 0) {   /* not remembered: every such call plans again */
+        if (cfg->explain) {
+            char why[96];
+            snprintf(why, sizeof why, "in pieces of %lld elements: TOPOCOLL_SHM_BUDGET", (long long)piece);
+            tc_explain(x, name, bytes, al->name, why);
+        }
         rc = run_pieces(x, al, c, &a, piece);
         return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
     }
