@@ -27,5 +27,8 @@ int tc_shm_room_check(size_t bytes, tc_shm_room *r)
         return 1;
     }
     r->avail = (uint64_t)st.f_bavail * (uint64_t)(st.f_frsize ? st.f_frsize : st.f_bsize);
-    return (uint64_t)bytes <= r->avail;
+    /* the library's segment is a little larger (Open MPI adds a header
+     * of a few KiB), and its other segments share the store */
+    uint64_t slack = (uint64_t)bytes / 64 + ((uint64_t)1 << 16);
+    return (uint64_t)bytes + slack <= r->avail;
 }

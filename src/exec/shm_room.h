@@ -22,10 +22,11 @@ typedef struct tc_shm_room {
     uint64_t avail;    /* bytes free there for an unprivileged writer */
 } tc_shm_room;
 
-/* Whether `bytes` fit in the backing store of shared windows: 1 when they
- * do or when the store cannot be asked (no such directory: the MPI library
- * then uses another place, and its own allocation decides), 0 when they do
- * not.  *r says where and how much was free. */
+/* Whether `bytes` (and a little slack: 1/64 and 64 KiB) fit in the backing
+ * store of shared windows: 1 when they do or when the store cannot be
+ * asked (no such directory: the MPI library then uses another place, and
+ * its own allocation decides), 0 when they do not.  *r says where and how
+ * much was free. */
 int tc_shm_room_check(size_t bytes, tc_shm_room *r);
 
 #endif
