@@ -160,6 +160,12 @@ int tc_shm_budget_prepare(tc_ctx *x, int64_t need, topocoll_coll coll, int *ok)
     tc_shm *sh = &x->shm;
     int created = 0, all_ok, rc;
     *ok = 1;
+    /* Nothing new: no message.  A rank whose call the per-call memo serves
+     * (its own arguments matched its last call; the root's MPI_IN_PLACE may
+     * not) skips this function, so only a need that no earlier call made
+     * ready may talk to the others; such a need is everyone's (planned is
+     * the same on every rank, and a remembered call's need was made ready). */
+    if ((uint64_t)need < sh->planned) return MPI_SUCCESS;
     sh->failed_bytes = 0;
     rc = tc_shm_reserve(sh, (size_t)need, &created);
     if (created) sh->fresh = 1;   /* the first schedule places its part (exec_mpi.c) */
@@ -169,11 +175,15 @@ int tc_shm_budget_prepare(tc_ctx *x, int64_t need, topocoll_coll coll, int *ok)
     local_failure(sh, &f);
     if (x->topo->nnodes > 1) {   /* the nodes' outcomes: everyone's */
         if ((rc = PMPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, x->comm)) != MPI_SUCCESS) return rc;
-        if (all_ok) return MPI_SUCCESS;
+        if (all_ok) {
+            sh->planned = (uint64_t)need + 1;
+            return MPI_SUCCESS;
+        }
         int first, me = mine ? x->size : x->rank;
         if ((rc = PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, x->comm)) != MPI_SUCCESS) return rc;
         if ((rc = PMPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, x->comm)) != MPI_SUCCESS) return rc;
     } else if (mine) {
+        sh->planned = (uint64_t)need + 1;
         return MPI_SUCCESS;
     }
     *ok = 0;

@@ -53,6 +53,8 @@ typedef struct tc_shm {
     unsigned char *pub;     /* the publication lines (cma.h), after the flags */
     tc_cma cma;             /* cross-memory attach: probed, pids */
     int fresh;              /* the data window was made and its memory not yet placed */
+    uint64_t planned;       /* 1 + the largest need made ready by the API so far
+                               (0: none; src/api/shm_budget.c), the same on every rank */
     size_t failed_bytes;    /* a window that could not be had (0: none): its bytes, */
     int failed_rc;          /* the MPI library's error (MPI_SUCCESS: no room, seen before asking) */
     tc_shm_room room;       /* and the backing store's room as node rank 0 saw it */
