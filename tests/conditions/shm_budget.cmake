@@ -9,19 +9,27 @@
 #     private mount namespace (tests/mpi/shm_budget_tmpfs.sh; skipped where
 #     that is not permitted), a 32 MiB allreduce at np 4 by the selection
 #     and by the entries that hung there, forced; completes, correct.
-#   <flavour>_shm_budget_pieces_tmpfs2m_np4: the pieces run in a /dev/shm of
-#     2 MiB, where the whole windows would not fit.
-#   <flavour>_shm_budget_tmpfs1m_np4: /dev/shm of 1 MiB: no window can be
-#     had; every rank falls back, correct, one line on stderr says why.
+#   <flavour>_shm_budget_pieces_tmpfs_np4: the pieces run in a /dev/shm of
+#     2 MiB (MPICH: 16 MiB), where the whole windows would not fit.
+#   <flavour>_shm_budget_tmpfs_tiny_np4: /dev/shm of 1 MiB (MPICH: 20 MiB,
+#     its own start needs about 13): no window can be had; every rank falls
+#     back, correct, one line on stderr says why.
 # Against the library before the budget, the 64 MiB runs hang (the time
-# limit fails them), so do the 1 MiB and the 2 MiB pieces runs, and the
+# limit fails them), so do the tiny and the small pieces runs (Open MPI), and the
 # plain pieces run fails its allgather check (served with node-shared memory).
 add_executable(test_shm_budget ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_shm_budget.c)
 target_include_directories(test_shm_budget PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(test_shm_budget PRIVATE topocoll_static)
+# /dev/shm sizes: "small" holds the MPI library's own segments but not a
+# piece-free window, "tiny" not even the budget's window.  MPICH (UCX) needs
+# about 4 MiB per rank of /dev/shm to start at all.
 set(_shm_budget_np 4)
+set(_shm_small 2m)
+set(_shm_tiny 1m)
 if(TOPOCOLL_MPI_FLAVOR STREQUAL "mpich")
   set(_shm_budget_np 3)   # MPICH busy-polls when oversubscribed
+  set(_shm_small 16m)
+  set(_shm_tiny 20m)
 endif()
 foreach(np 2 ${_shm_budget_np})
   topocoll_mpiexec(launch ${np})
@@ -44,16 +52,16 @@ foreach(entry default shm_tiled_naive shm_rb2_2s shm_tiled_cyclic_128k)
   topocoll_coll_test(${name} ${_shm_budget_np} 90)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
-# the pieces again in a /dev/shm of 2 MiB: whole windows would not fit there
-set(name ${F}_shm_budget_pieces_tmpfs2m_np${_shm_budget_np})
+# the pieces again in a small /dev/shm: whole windows would not fit there
+set(name ${F}_shm_budget_pieces_tmpfs_np${_shm_budget_np})
 add_test(NAME ${name}
-         COMMAND ${CMAKE_COMMAND} -E env TOPOCOLL_SHM_BUDGET=64K ${_shm_budget_tmpfs} 2m 60 0
+         COMMAND ${CMAKE_COMMAND} -E env TOPOCOLL_SHM_BUDGET=64K ${_shm_budget_tmpfs} ${_shm_small} 60 0
                  ${launch} $<TARGET_FILE:test_shm_budget> ${MPIEXEC_POSTFLAGS} pieces)
 topocoll_coll_test(${name} ${_shm_budget_np} 90)
 set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
-set(name ${F}_shm_budget_tmpfs1m_np${_shm_budget_np})
+set(name ${F}_shm_budget_tmpfs_tiny_np${_shm_budget_np})
 add_test(NAME ${name}
-         COMMAND ${CMAKE_COMMAND} -E env TOPOCOLL_ALLREDUCE=shm_tiled_naive ${_shm_budget_tmpfs} 1m 60 1
+         COMMAND ${CMAKE_COMMAND} -E env TOPOCOLL_ALLREDUCE=shm_tiled_naive ${_shm_budget_tmpfs} ${_shm_tiny} 60 1
                  ${launch} $<TARGET_FILE:test_shm_budget> ${MPIEXEC_POSTFLAGS} fallback)
 topocoll_coll_test(${name} ${_shm_budget_np} 90)
 set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
