@@ -16,6 +16,7 @@
  */
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@
 #include "api/check.h"
 #include "exec/shm_inline.h"
 #include "api/node_counts.h"
+#include "api/shm_budget.h"
 #include "api/explain.h"
 #include "api/error.h"
 #include "api/stats.h"
@@ -574,6 +576,17 @@ static int run_uncached(tc_ctx *x, const tc_algo *al, const call *c, const tc_ar
     return rc;
 }
 
+/* The schedule cache's key of the call. */
+static tc_sched_key key_of(const tc_algo *al, const call *c, const tc_args *a)
+{
+    const tc_coll_desc *d = c->d;
+    MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
+    tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
+                         d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
+                         a->commutative };
+    return key;
+}
+
 /* Run al for the call; *used gets the schedule (NULL for native). */
 static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const tc_sched **used)
 {
@@ -585,12 +598,8 @@ static int run(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, co
     int rc = MPI_SUCCESS;
     if (c->d->reduction && !(al->req & TC_REQ_NATIVE) && (rc = check_op(c)) != MPI_SUCCESS) return rc;
     if (!al->generate) return run_unscheduled(x, al, c);
-    const tc_coll_desc *d = c->d;
-    MPI_Op op = d->reduction ? c->op : MPI_OP_NULL;
-    tc_sched_key key = { al, a->scount, a->rcount, d->counts_bytes ? MPI_BYTE : c->stype,
-                         d->counts_bytes ? MPI_BYTE : c->rtype, a->root, a->in_place, op, d->coll,
-                         a->commutative };
-    if (d->vcounts) return run_uncached(x, al, c, a);
+    if (c->d->vcounts) return run_uncached(x, al, c, a);
+    tc_sched_key key = key_of(al, c, a);
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
     if (!s) return rc;
     *used = s;
@@ -711,6 +720,129 @@ static int run_without_context(call *c)
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 
+/* ---- node-shared memory within its budget (src/api/shm_budget.h) ------------ */
+
+/* The element sizes of SEND and RECV as bound (bind: an insignificant
+ * buffer takes the other's type; byte schedules count bytes). */
+static void bound_sizes(const call *c, int64_t esz[2])
+{
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
+        esz[b] = c->d->counts_bytes ? 1 : c->use[b] ? c->tsize[b] : c->tsize[1 - b];
+}
+
+/* Collectives whose data split into element ranges, each a call of its
+ * own: allreduce, reduce, bcast; and buffers that can be offset (a NULL
+ * buffer with absolute addresses in its type cannot). */
+static int separable(const call *c)
+{
+    topocoll_coll k = c->d->coll;
+    if (k != TOPOCOLL_ALLREDUCE && k != TOPOCOLL_REDUCE && k != TOPOCOLL_BCAST) return 0;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
+        if (c->use[b] && !arg_buf(c, b)) return 0;
+    return 1;
+}
+
+/* n elements of a separable call from element off; ext: the types' extents. */
+static call piece_of(const call *c, int64_t off, int n, const MPI_Aint ext[2], tc_ctx *x, const tc_args *a,
+                     tc_args *pa)
+{
+    call p = *c;
+    p.scount = p.rcount = n;
+    if (c->use[TC_BUF_SEND] && c->sbuf != MPI_IN_PLACE) p.sbuf = (const char *)c->sbuf + off * ext[0];
+    if (c->use[TC_BUF_RECV]) p.rbuf = (char *)c->rbuf + off * ext[1];
+    make_args(&p, pa);
+    pa->node_shm = a->node_shm;
+    pa->load = a->load;
+    set_cma(&p, x, pa);
+    return p;
+}
+
+/* Elements per piece whose need (bytes per half, *need) fits half, or 0
+ * when none does or the entry declines a piece (the last one included). */
+static int64_t piece_elems(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, const int64_t esz[2],
+                           int64_t half, int64_t *need)
+{
+    const MPI_Aint ext[2] = { 0, 0 };
+    const char *why;
+    tc_args pa;
+    int64_t n = c->rcount, m = (int64_t)((double)n * (double)half / (double)*need);
+    for (int tries = 0; tries < 8 && m > 0; tries++) {
+        if (m >= 128) m -= m % 64;   /* pieces of whole cache lines for most types */
+        (void)piece_of(c, 0, (int)m, ext, x, a, &pa);
+        if (!tc_algo_accepts(al, &pa, x->topo, &why)) return 0;
+        int64_t pn = tc_shm_need(al, &pa, x->topo, esz);
+        if (pn < 0) return 0;
+        if (pn <= half) {
+            (void)piece_of(c, 0, (int)(n % m ? n % m : m), ext, x, a, &pa);
+            *need = pn;
+            return tc_algo_accepts(al, &pa, x->topo, &why) ? m : 0;
+        }
+        m = (int64_t)((double)m * (double)half / (double)pn) - 1;
+    }
+    return 0;
+}
+
+/* The call again among the algorithms without node-shared memory. */
+static int reselect_without_shm(tc_ctx *x, const call *c, tc_args *a, int64_t bytes, const tc_algo **al,
+                                const char *why)
+{
+    const char *forced = tc_config_get()->force[c->d->coll];
+    a->node_shm = 0;
+    if (forced) tc_warn_once(x, c->d->coll, forced, why);   /* (a failure said it already) */
+    int rc = tc_choose(x, a, bytes, c->comm, al);
+    if (rc == MPI_SUCCESS && (*al)->generate && !sizes_fit(c)) *al = native_instead(x, c, *al);
+    return rc;
+}
+
+/* A node-shared entry within the budget: *piece 0 runs the call whole,
+ * else in pieces of that many elements; the windows made before (every
+ * rank of the communicator alike).  Neither fits, or the windows cannot be
+ * had: *al becomes an algorithm without node-shared memory. */
+static int shm_plan(tc_ctx *x, const call *c, tc_args *a, int64_t bytes, const tc_algo **al, int64_t *piece)
+{
+    *piece = 0;
+    if (!((*al)->req & TC_REQ_NODE_SHM) || !a->node_shm) return MPI_SUCCESS;
+    int64_t esz[2], half = (int64_t)(tc_shm_budget() / 2);
+    bound_sizes(c, esz);
+    int64_t need;
+    int rc;
+    if ((*al)->generate && x->topo->nnodes == 1 && !c->d->vcounts && bytes <= half) {
+        /* one node, likely whole: the schedule the call runs (cached) has the need */
+        tc_sched_key key = key_of(*al, c, a);
+        const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
+        if (!s) return rc;
+        need = s->shm_count * esz[s->tmp_like == TC_BUF_RECV];
+    } else if ((need = tc_shm_need(*al, a, x->topo, esz)) < 0) {
+        return MPI_ERR_NO_MEM;
+    }
+    if (need > half && (!separable(c) || (*piece = piece_elems(x, *al, c, a, esz, half, &need)) == 0))
+        return reselect_without_shm(x, c, a, bytes, al, "its node-shared window exceeds TOPOCOLL_SHM_BUDGET");
+    if ((*al)->req & TC_REQ_DIRECT) {   /* its slots: made and agreed on in the call (one node) */
+        x->shm.failed_bytes = 0;
+        return MPI_SUCCESS;
+    }
+    int ok;
+    if ((rc = tc_shm_budget_prepare(x, need, c->d->coll, &ok)) != MPI_SUCCESS || ok) return rc;
+    *piece = 0;
+    return reselect_without_shm(x, c, a, bytes, al, "node-shared memory could not be had");
+}
+
+/* A separable call in pieces of m elements. */
+static int run_pieces(tc_ctx *x, const tc_algo *al, const call *c, const tc_args *a, int64_t m)
+{
+    MPI_Aint lb, ext[2] = { 0, 0 };
+    int rc = MPI_SUCCESS;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
+        if (c->use[b] && (rc = PMPI_Type_get_extent(arg_type(c, b), &lb, &ext[b])) != MPI_SUCCESS) return rc;
+    for (int64_t off = 0; off < c->rcount && rc == MPI_SUCCESS; off += m) {
+        tc_args pa;
+        const tc_sched *s;
+        call p = piece_of(c, off, (int)(c->rcount - off < m ? c->rcount - off : m), ext, x, a, &pa);
+        rc = run(x, al, &p, &pa, &s);
+    }
+    return rc;
+}
+
 /* The whole call: checks, context, choice (by_name: the named algorithm,
  * else TOPOCOLL_<COLL> or the selection table).  Inlined into collective()
  * so that the summary's test adds no call on the way. */
@@ -765,14 +897,28 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     } else if (al->generate && !sizes_fit(c)) {
         al = native_instead(x, c, al);
     }
+    int64_t piece;
+    if ((rc = shm_plan(x, &cut, &a, bytes, &al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (cfg->check_on && !tc_explain_is_quiet() &&   /* TOPOCOLL_CHECK: every rank agrees, or fails */
         (rc = tc_check(x, c->comm, &(tc_check_call){ c->fn, c->d, al, c->root, c->op, c->rtype,
             { c->scount, c->rcount }, { c->tsize[0], c->tsize[1] }, { c->use[0], c->use[1] },
             { c->vcnt[0], c->vcnt[1] }, c->in_place })) != MPI_SUCCESS)
         return rc;
+    if (piece > 0) {   /* not remembered: every such call plans again */
+        if (cfg->explain) {
+            char why[96];
+            snprintf(why, sizeof why, "in pieces of %lld elements: TOPOCOLL_SHM_BUDGET", (long long)piece);
+            tc_explain(x, name, bytes, al->name, why);
+        }
+        rc = run_pieces(x, al, c, &a, piece);
+        return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+    }
     const tc_sched *s;
     /* the MPI library's own collective gets the user's counts */
     rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);
+    if (rc != MPI_SUCCESS && (al->req & TC_REQ_DIRECT) && tc_shm_budget_failed(x, c->d->coll) &&
+        (rc = reselect_without_shm(x, c, &a, bytes, &al, "node-shared memory could not be had")) == MPI_SUCCESS)
+        rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);   /* nothing moved yet */
     if (c->mismatch) return signature_error(c);   /* whatever the erroneous call ran into */
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (!c->d->vcounts) remember(x, c, &a, al, s, by_name);   /* per-peer: no memo */

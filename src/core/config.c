@@ -60,6 +60,9 @@ static const centry table[] = {
     { "TOPOCOLL_SHM_MODEL", T_STR, NULL, (size_t)-1,
       "one-node allreduce memory model values instead of the calibration: flag=us,copy=GB/s,reduce=GB/s,... "
       "(docs/allreduce.md); read once per process, when the model is first needed" },
+    { "TOPOCOLL_SHM_BUDGET", T_STR, "16M", (size_t)-1,
+      "bytes of node-shared memory per communicator for the data window (digits, optionally K, M or G): "
+      "larger calls run in pieces or without node-shared memory (docs/design.md)" },
     { "TOPOCOLL_CMA", T_INT, "1", offsetof(tc_config, cma),
       "0: the single-copy allreduce entries (process_vm_readv of the node peers' buffers) decline" },
     { "TOPOCOLL_CHECK", T_STR, NULL, offsetof(tc_config, check),

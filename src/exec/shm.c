@@ -28,20 +28,40 @@ static _Atomic uint64_t *flag_at(const tc_shm *sh, int dst, int src)
  * raised a signal to dst after a truncation (see tc_shm_signal_error). */
 static _Atomic uint64_t *error_at(const tc_shm *sh, int dst, int src) { return flag_at(sh, dst, src) + 1; }
 
-/* Allocate a shared window of `bytes` on node rank 0; everyone gets its base.
- * In the caller's call, on first use or growth: under tc_fp_hold, as Open
- * MPI 4.1's allocation raises the inexact flag (core/fp_env.h). */
-static int alloc_shared(MPI_Comm node, int node_rank, size_t bytes, MPI_Win *win, char **base)
+/* Allocate a shared window of `bytes` on node rank 0; everyone gets its
+ * base.  Agreed over the node before and after (see shm.h): node rank 0,
+ * which makes the segment, asks its backing store for room first, because
+ * a failure there leaves the other ranks waiting inside the MPI library's
+ * allocation; and a failure the library returns on some ranks only is
+ * made everyone's.  A window made on some ranks only cannot be freed (the
+ * free is collective over the window): it is left to MPI_Finalize. */
+static int alloc_shared(tc_shm *sh, size_t bytes, MPI_Win *win, char **base)
 {
-    MPI_Aint size = node_rank == 0 ? (MPI_Aint)bytes : 0, qsize;
-    int disp, rc;
+    MPI_Comm node = sh->node_comm;
+    MPI_Aint size = sh->node_rank == 0 ? (MPI_Aint)bytes : 0, qsize;
+    int disp, rc, ok = 1, all_ok = 0, failed, any_failed = 1;
     void *mine;
-    tc_fp_saved env;
+    if (sh->node_rank == 0) ok = tc_shm_room_check(bytes, &sh->room);
+    if ((rc = PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node)) != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Bcast(&sh->room, (int)sizeof sh->room, MPI_BYTE, 0, node)) != MPI_SUCCESS) return rc;
+    if (!all_ok) {
+        sh->failed_bytes = bytes;
+        sh->failed_rc = MPI_SUCCESS;
+        return MPI_ERR_NO_MEM;
+    }
+    *win = MPI_WIN_NULL;
+    tc_fp_saved env;   /* Open MPI 4.1's allocation raises inexact (core/fp_env.h) */
     tc_fp_hold(&env);
     rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, node, &mine, win);
     tc_fp_restore(&env);
-    if (rc != MPI_SUCCESS) return rc;
-    return PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
+    if (rc == MPI_SUCCESS) rc = PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
+    failed = rc != MPI_SUCCESS;
+    int rc2 = PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, node);
+    if (rc2 == MPI_SUCCESS && !any_failed) return MPI_SUCCESS;
+    *win = MPI_WIN_NULL;   /* made here perhaps, not everywhere: not freed (above) */
+    sh->failed_bytes = bytes;
+    sh->failed_rc = rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
+    return rc2 != MPI_SUCCESS ? rc2 : sh->failed_rc;
 }
 
 /* Whether the node communicator's ranks really share memory (*local_ok).
@@ -70,6 +90,9 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin,
     sh->data_win = sh->flag_win = sh->line_win = MPI_WIN_NULL;
     int rc = PMPI_Comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
     if (rc != MPI_SUCCESS) return rc;
+    /* the windows' errors come back as codes (alloc_shared agrees on them),
+     * whatever handler the application's communicator has */
+    if ((rc = PMPI_Comm_set_errhandler(sh->node_comm, MPI_ERRORS_RETURN)) != MPI_SUCCESS) return rc;
     /* A local failure is returned after the collective calls below, which
      * every rank must make (an early return would hang the others). */
     int local_rc = PMPI_Comm_rank(sh->node_comm, &sh->node_rank);
@@ -91,7 +114,7 @@ static int create_flags(tc_shm *sh)
 {
     size_t flags = (size_t)sh->node_size * (size_t)sh->node_size * LINE;
     size_t bytes = flags + (size_t)sh->node_size * TC_CMA_PUB_LINE;
-    int rc = alloc_shared(sh->node_comm, sh->node_rank, bytes, &sh->flag_win, (char **)&sh->flags);
+    int rc = alloc_shared(sh, bytes, &sh->flag_win, (char **)&sh->flags);
     if (rc != MPI_SUCCESS) return rc;
     sh->pub = sh->flags + flags;
     sh->waits_seen = calloc((size_t)sh->node_size, sizeof *sh->waits_seen);
@@ -110,7 +133,11 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created)
     int rc;
     *created = 0;
     if (sh->flag_win == MPI_WIN_NULL && (rc = create_flags(sh)) != MPI_SUCCESS) return rc;
-    if (bytes <= sh->half) return MPI_SUCCESS;
+    if (bytes <= sh->half) {
+        *created = sh->fresh;   /* made ahead of its first schedule (tc_shm_budget_prepare) */
+        sh->fresh = 0;
+        return MPI_SUCCESS;
+    }
     /* Grow: everyone of the node is here (same schedule).  Nobody can still
      * read the old window: every rank has finished its previous call, and
      * the maximum below (a barrier too) orders the free against later use.
@@ -120,11 +147,13 @@ int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created)
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, sh->node_comm)) != MPI_SUCCESS)
         return rc;
     if (sh->data_win != MPI_WIN_NULL && (rc = PMPI_Win_free(&sh->data_win)) != MPI_SUCCESS) return rc;
+    sh->half = 0;
+    sh->data = NULL;
     size_t half = ((size_t)need + 4095) / 4096 * 4096;
-    if ((rc = alloc_shared(sh->node_comm, sh->node_rank, 2 * half, &sh->data_win, &sh->data)) != MPI_SUCCESS)
-        return rc;
+    if ((rc = alloc_shared(sh, 2 * half, &sh->data_win, &sh->data)) != MPI_SUCCESS) return rc;
     sh->half = half;
     *created = 1;
+    sh->fresh = 0;
     return PMPI_Barrier(sh->node_comm);
 }
 
@@ -178,8 +207,7 @@ int tc_shm_lines_reserve(tc_shm *sh, size_t lines)
     sh->line_cap = 0;
     size_t cap = lines < 16 ? 16 : lines;
     size_t bytes = 2 * (size_t)sh->node_size * cap * LINE;
-    if ((rc = alloc_shared(sh->node_comm, sh->node_rank, bytes, &sh->line_win, (char **)&sh->lines)) != MPI_SUCCESS)
-        return rc;
+    if ((rc = alloc_shared(sh, bytes, &sh->line_win, (char **)&sh->lines)) != MPI_SUCCESS) return rc;
     sh->line_cap = cap;
     for (int parity = 0; parity < 2; parity++)   /* our own slots: sequence 0, never a call's */
         memset(tc_shm_lines_slot(sh, parity, sh->node_rank), 0, cap * LINE);

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "exec/cma.h"
+#include "exec/shm_room.h"
 #include "topo/topo.h"
 
 typedef struct tc_shm {
@@ -51,6 +52,12 @@ typedef struct tc_shm {
     unsigned long calls;    /* SHM schedules run (half = calls % 2) */
     unsigned char *pub;     /* the publication lines (cma.h), after the flags */
     tc_cma cma;             /* cross-memory attach: probed, pids */
+    int fresh;              /* the data window was made and its memory not yet placed */
+    uint64_t planned;       /* 1 + the largest need made ready by the API so far
+                               (0: none; src/api/shm_budget.c), the same on every rank */
+    size_t failed_bytes;    /* a window that could not be had (0: none): its bytes, */
+    int failed_rc;          /* the MPI library's error (MPI_SUCCESS: no room, seen before asking) */
+    tc_shm_room room;       /* and the backing store's room as node rank 0 saw it */
 } tc_shm;
 
 /* Create the node communicator for topology t and decide, collectively over
@@ -60,7 +67,12 @@ typedef struct tc_shm {
  * spin: waits spin (every rank has a processing unit), else they yield soon. */
 int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin, int *node_shm);
 /* Make the data window hold `bytes` per half (collective over the node).
- * *created says whether a new window was made (its memory not yet placed). */
+ * *created says whether a new window was made (its memory not yet placed).
+ * Every window is allocated only when the node agreed that its backing
+ * store has room (shm_room.h), and the node agrees on the allocation's
+ * outcome after it: a window that cannot be had is MPI_ERR_NO_MEM (or the
+ * library's error) on every rank of the node, never a rank left waiting;
+ * sh->failed_bytes, failed_rc and room then say what failed. */
 int tc_shm_reserve(tc_shm *sh, size_t bytes, int *created);
 /* The half to use for this call; advances the alternation. */
 char *tc_shm_next_half(tc_shm *sh);

@@ -444,8 +444,12 @@ static void allgather_shm(int64_t n, MPI_Datatype type)
         if (type == MPI_DOUBLE) ((double *)r)[n * wrank + i] = dval(wrank, i);
         else ((unsigned char *)r)[n * wrank + i] = bval(wrank, i);
     }
+    /* a segment beyond INT_MAX bytes: a budget that holds it (a window
+     * over the budget would send this allgather elsewhere: it has no pieces) */
+    setenv("TOPOCOLL_SHM_BUDGET", "8G", 1);
     rc = topocoll_allgather_algorithm("h1_shm_rd_shm", MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, (int)n,
                                       type, comm);
+    unsetenv("TOPOCOLL_SHM_BUDGET");
     long bad = 0;
     if (rc == MPI_SUCCESS)
         bad = type == MPI_DOUBLE ? check_doubles(r, n * wsize, n, want_gathered)
