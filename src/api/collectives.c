@@ -897,13 +897,15 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     } else if (al->generate && !sizes_fit(c)) {
         al = native_instead(x, c, al);
     }
-    int64_t piece;
-    if ((rc = shm_plan(x, &cut, &a, bytes, &al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (cfg->check_on && !tc_explain_is_quiet() &&   /* TOPOCOLL_CHECK: every rank agrees, or fails */
         (rc = tc_check(x, c->comm, &(tc_check_call){ c->fn, c->d, al, c->root, c->op, c->rtype,
             { c->scount, c->rcount }, { c->tsize[0], c->tsize[1] }, { c->use[0], c->use[1] },
             { c->vcnt[0], c->vcnt[1] }, c->in_place })) != MPI_SUCCESS)
         return rc;
+    /* (the check first: a rank whose arguments failed joins it, not the
+     * plan's agreement; the plan's inputs are agreed, so is its outcome) */
+    int64_t piece;
+    if ((rc = shm_plan(x, &cut, &a, bytes, &al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (piece > 0) {   /* not remembered: every such call plans again */
         if (cfg->explain) {
             char why[96];
