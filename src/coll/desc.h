@@ -164,6 +164,12 @@ int tc_coll_in_place_allowed(const tc_coll_desc *d, int rank, int root);
 /* Is argument buf (TC_BUF_SEND / TC_BUF_RECV) significant at this rank,
  * given whether it passed MPI_IN_PLACE where allowed (in_place)? */
 int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int in_place);
+/* Must SEND and RECV be separate buffers at this rank?  MPI forbids their
+ * overlap wherever both are significant (the one way to share them is
+ * MPI_IN_PLACE, which takes one away): 1 there, else 0.  The API rejects
+ * identical addresses of non-empty buffers (MPI_ERR_BUFFER), the check
+ * MPICH makes too. */
+int tc_coll_separate_buffers(const tc_coll_desc *d, int rank, int root, int in_place);
 
 /* Element count of a size / offset for a->rank's view of the arguments a. */
 int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank);
