@@ -901,8 +901,9 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
 {
     const tc_algo *al = tc_coll_desc_of(coll) ? tc_catalog_find(coll, algorithm) : NULL;
     if (!al) return -1;
-    /* any non-NULL buffers: only the sizes matter */
-    call c = make_call(coll, fn, "", sendcount, sendtype, (void *)"", recvcount, recvtype, op,
+    /* any non-NULL buffers, two of them: only the sizes matter */
+    static char two[2];
+    call c = make_call(coll, fn, &two[0], sendcount, sendtype, &two[1], recvcount, recvtype, op,
                        root, comm);
     tc_ctx *x;
     if (check_comm(&c) != MPI_SUCCESS) {
