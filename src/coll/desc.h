@@ -30,7 +30,8 @@
  *               schedule's layout, packed prefix sums: see ag_regions.h)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
- * count of that argument where it is significant, else the other argument's
+ * count of that argument where it is significant (the API passes 0 for a
+ * count of a zero-size datatype: no byte moves), else the other argument's
  * (a scatter non-root has scount = rcount, an in-place gather root has
  * scount = rcount), times p where the descriptor says so (reduce_scatter_
  * block's scount), in bytes where the schedule counts bytes (bcast: ranks may
