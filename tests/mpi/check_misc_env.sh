@@ -83,7 +83,11 @@ case $case in
     k=$(count "MPI_Allreduce: class")
     a=$(printf '%s\n' "$out" | grep "MPI_Allgather: class " | grep -vc "(MPI_ERR_ARG)" || true)
     [ "$n" -eq $((3 * np)) ] || fail "$n MPI_Allgather errors, expected $((3 * np)) (every call of every rank)"
-    [ "$m" -eq $((3 * np)) ] || fail "$m errors naming the entry and the reason, expected $((3 * np))"
+    # MPICH 4.0's MPI_Error_string gives another text for codes made by
+    # MPI_Add_error_code (MISC_ERROR_STRINGS=0): the class only, there
+    if [ "${MISC_ERROR_STRINGS:-1}" != 0 ]; then
+      [ "$m" -eq $((3 * np)) ] || fail "$m errors naming the entry and the reason, expected $((3 * np))"
+    fi
     [ "$a" -eq 0 ] || fail "$a errors of another class than MPI_ERR_ARG"
     [ "$k" -eq 0 ] || fail "$k MPI_Allreduce errors" ;;
   stats:*)
