@@ -214,8 +214,8 @@ static int check_call(call *c)
         if (c->use[b] && (rc = check_buffer(c, b, &c->tsize[b])) != MPI_SUCCESS) return rc;
     }
     if (tc_coll_separate_buffers(d, c->rank, c->root, c->in_place) && aliased(c))
-        return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: sendbuf and recvbuf are the same buffer (%p); "
-                        "MPI_IN_PLACE is the way to share one", c->fn, c->rbuf);
+        return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: sendbuf and recvbuf are the same buffer "
+                        "(MPI_IN_PLACE is the way to share one)", c->fn);
     c->mismatch = d->same_signature && c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV] &&
         (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->rcount * c->tsize[TC_BUF_RECV];
     if (d->vblock && c->use[TC_BUF_SEND] &&   /* the own block against its receive count */
