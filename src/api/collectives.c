@@ -455,10 +455,39 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHERV] = native_allgatherv,
 };
 
+/* A significant argument whose datatype has size 0 and a count that is not
+ * (c->scount / rcount: the largest per-peer count where counts are per peer). */
+static int zero_size_data(const call *c, int b)
+{
+    return c->use[b] && c->tsize[b] == 0 && arg_count(c, b) > 0;
+}
+
+/* The MPI library's own collective with every count of a zero-size datatype
+ * made 0 (the same empty signature): Open MPI 4.1 and MPICH 4.0 hang in
+ * MPI_Allgather, MPI_Gather and MPI_Allgatherv (MPICH also MPI_Alltoall)
+ * when one rank says count 1 of a zero-size type and its peer count 0. */
+static int run_native_empty(const call *c, native_fn f)
+{
+    call e = *c;
+    int *zeros = NULL, rc;
+    if (c->d->vcounts && !(zeros = calloc((size_t)c->size, sizeof *zeros))) return MPI_ERR_NO_MEM;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!zero_size_data(c, b)) continue;
+        if (b == TC_BUF_SEND) e.scount = 0;
+        else e.rcount = 0;
+        if (c->d->vcounts && (b == TC_BUF_RECV || !c->d->vblock)) e.vcnt[b] = zeros;
+    }
+    rc = f(&e);
+    free(zeros);
+    return rc;
+}
+
 static int run_native(const call *c)
 {
     native_fn f = natives[c->d->coll];
-    return f ? f(c) : MPI_ERR_INTERN;
+    if (!f) return MPI_ERR_INTERN;
+    if (zero_size_data(c, TC_BUF_SEND) || zero_size_data(c, TC_BUF_RECV)) return run_native_empty(c, f);
+    return f(c);
 }
 
 /* The direct entries (TC_REQ_DIRECT): shm_inline of each collective

@@ -12,9 +12,11 @@
  *    MPI allows it), on the detected topology and on a virtual one of 2
  *    nodes x 2 sockets: every rank must return the same class (MPI_SUCCESS,
  *    or MPI_ERR_ARG where the algorithm declines), no byte of the buffers may
- *    change, and no call may hang (a watchdog names the case).  Not the
- *    "native" entries: Open MPI 4.1's and MPICH 4.0's own MPI_Allgatherv
- *    hang on this very call at np 2.
+ *    change, and no call may hang (a watchdog names the case).  The
+ *    "native" entries too, and topocoll's selection: Open MPI 4.1's and
+ *    MPICH 4.0's own MPI_Allgather, MPI_Gather and MPI_Allgatherv (MPICH's
+ *    MPI_Alltoall too) hang on these very calls; topocoll hands them on
+ *    with count 0.
  * 2. sendbuf == recvbuf without MPI_IN_PLACE (erroneous): MPI_ERR_BUFFER at
  *    every rank, for alltoallv and allgatherv; for allreduce and allgather
  *    also right after a valid call with the same arguments on the same
@@ -91,23 +93,30 @@ static int call_zero(topocoll_coll coll, const char *name, int in_place, MPI_Com
     const void *s = in_place ? MPI_IN_PLACE : g_sbuf;
     int root = 0, rank;
     MPI_Comm_rank(comm, &rank);
-    switch (coll) {
+    const void *gs = in_place && rank == root ? MPI_IN_PLACE : g_sbuf;   /* gather's sendbuf */
+    void *sr = in_place && rank == root ? MPI_IN_PLACE : g_rbuf;         /* scatter's recvbuf */
+    switch (coll) {   /* name NULL: topocoll's selection */
     case TOPOCOLL_ALLTOALLV:
-        return topocoll_alltoallv_algorithm(name, s, g_cnt[0], g_dsp[0], t, g_rbuf, g_cnt[1], g_dsp[1], t, comm);
+        return name ? topocoll_alltoallv_algorithm(name, s, g_cnt[0], g_dsp[0], t, g_rbuf, g_cnt[1], g_dsp[1], t, comm)
+                    : topocoll_alltoallv(s, g_cnt[0], g_dsp[0], t, g_rbuf, g_cnt[1], g_dsp[1], t, comm);
     case TOPOCOLL_ALLGATHERV:
-        return topocoll_allgatherv_algorithm(name, s, n, t, g_rbuf, g_cnt[1], g_dsp[1], t, comm);
+        return name ? topocoll_allgatherv_algorithm(name, s, n, t, g_rbuf, g_cnt[1], g_dsp[1], t, comm)
+                    : topocoll_allgatherv(s, n, t, g_rbuf, g_cnt[1], g_dsp[1], t, comm);
     case TOPOCOLL_ALLTOALL:
-        return topocoll_alltoall_algorithm(name, s, n, t, g_rbuf, n, t, comm);
+        return name ? topocoll_alltoall_algorithm(name, s, n, t, g_rbuf, n, t, comm)
+                    : topocoll_alltoall(s, n, t, g_rbuf, n, t, comm);
     case TOPOCOLL_ALLGATHER:
-        return topocoll_allgather_algorithm(name, s, n, t, g_rbuf, n, t, comm);
+        return name ? topocoll_allgather_algorithm(name, s, n, t, g_rbuf, n, t, comm)
+                    : topocoll_allgather(s, n, t, g_rbuf, n, t, comm);
     case TOPOCOLL_GATHER:
-        return topocoll_gather_algorithm(name, in_place && rank == root ? MPI_IN_PLACE : g_sbuf, n, t, g_rbuf,
-                                         n, t, root, comm);
+        return name ? topocoll_gather_algorithm(name, gs, n, t, g_rbuf, n, t, root, comm)
+                    : topocoll_gather(gs, n, t, g_rbuf, n, t, root, comm);
     case TOPOCOLL_SCATTER:
-        return topocoll_scatter_algorithm(name, g_sbuf, n, t, in_place && rank == root ? MPI_IN_PLACE : g_rbuf,
-                                          n, t, root, comm);
+        return name ? topocoll_scatter_algorithm(name, g_sbuf, n, t, sr, n, t, root, comm)
+                    : topocoll_scatter(g_sbuf, n, t, sr, n, t, root, comm);
     case TOPOCOLL_BCAST:
-        return topocoll_bcast_algorithm(name, g_rbuf, n, t, root, comm);
+        return name ? topocoll_bcast_algorithm(name, g_rbuf, n, t, root, comm)
+                    : topocoll_bcast(g_rbuf, n, t, root, comm);
     default:
         return MPI_ERR_INTERN;
     }
@@ -125,7 +134,7 @@ static void zero_case(topocoll_coll coll, const char *cname, const char *name, i
 {
     char what[256];
     snprintf(what, sizeof what, "%s %s%s on %s: even ranks count 1 of a zero-size type, odd ranks count 0",
-             cname, name, in_place ? " MPI_IN_PLACE" : "", topo);
+             cname, name ? name : "(selection)", in_place ? " MPI_IN_PLACE" : "", topo);
     for (int i = 0; i < NB; i++) g_sbuf[i] = 1000 + i, g_rbuf[i] = 2000 + i;
     watch(what);
     int cls = class_of(call_zero(coll, name, in_place, comm));
@@ -153,9 +162,8 @@ static void zero_blocks(MPI_Comm comm, const char *topo)
     }
     for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
         int n = topocoll_algorithm_count(colls[c].coll);
-        for (int i = 0; i < n; i++) {
-            const char *name = topocoll_algorithm_name(colls[c].coll, i);
-            if (strcmp(name, "native") == 0) continue;   /* the MPI library's (see above) */
+        for (int i = -1; i < n; i++) {   /* -1: the selection's choice */
+            const char *name = i < 0 ? NULL : topocoll_algorithm_name(colls[c].coll, i);
             for (int ip = 0; ip <= colls[c].in_place; ip++) zero_case(colls[c].coll, colls[c].name, name, ip, comm, topo);
         }
     }
