@@ -189,6 +189,14 @@ static int check_vector(const call *c, int b, int *largest)
     return MPI_SUCCESS;
 }
 
+/* SEND and RECV at one address, both holding data (MPI_BOTTOM / NULL
+ * excluded: absolute-address types may describe separate data from it). */
+static int aliased(const call *c)
+{
+    return c->sbuf == c->rbuf && c->sbuf && (int64_t)c->scount * c->tsize[TC_BUF_SEND] > 0 &&
+           (int64_t)c->rcount * c->tsize[TC_BUF_RECV] > 0;
+}
+
 static int check_call(call *c)
 {
     const tc_coll_desc *d = c->d;
@@ -208,6 +216,9 @@ static int check_call(call *c)
         c->use[b] = tc_coll_significant(d, b, c->rank, c->root, c->in_place);
         if (c->use[b] && (rc = check_buffer(c, b, &c->tsize[b])) != MPI_SUCCESS) return rc;
     }
+    if (tc_coll_separate_buffers(d, c->rank, c->root, c->in_place) && aliased(c))
+        return tc_raise(c->comm, MPI_ERR_BUFFER, "%s: sendbuf and recvbuf are the same buffer "
+                        "(MPI_IN_PLACE is the way to share one)", c->fn);
     c->mismatch = d->same_signature && c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV] &&
         (long long)c->scount * c->tsize[TC_BUF_SEND] != (long long)c->rcount * c->tsize[TC_BUF_RECV];
     if (d->vblock && c->use[TC_BUF_SEND] &&   /* the own block against its receive count */
@@ -247,6 +258,14 @@ static void equal_counts(const call *c, int *scount, int *rcount)
     *rcount = ss > 0 && rs > 0 ? (int)rc : 0;
 }
 
+/* A count of a zero-size datatype moves no byte: the schedules see 0, as
+ * for a count 0 of any type, so that a peer describing the same empty
+ * block as count 0 expects the same (no) message. */
+static int sched_count(const call *c, int b, int count)
+{
+    return c->use[b] && c->tsize[b] == 0 ? 0 : count;
+}
+
 /* The counts the generators see (desc.h), consistent on every rank. */
 static void make_args(const call *c, tc_args *a)
 {
@@ -256,11 +275,12 @@ static void make_args(const call *c, tc_args *a)
     a->size = c->size;
     a->root = c->root;
     a->in_place = c->in_place;
-    tc_coll_normalize(c->d, a, c->scount, c->rcount, c->tsize[TC_BUF_RECV]);
+    tc_coll_normalize(c->d, a, sched_count(c, TC_BUF_SEND, c->scount), sched_count(c, TC_BUF_RECV, c->rcount),
+                      c->tsize[TC_BUF_RECV]);
     a->relem_bytes = c->d->counts_bytes ? 1 : c->tsize[TC_BUF_RECV];
     if (c->d->vcounts) a->v = &c->v;
     if (c->d->vblock && c->v64) {   /* the own block: sendcount, in place RECV's count */
-        a->scount = c->in_place ? c->vcnt[1][c->rank] : c->scount;
+        a->scount = c->in_place ? c->v64[c->rank] : sched_count(c, TC_BUF_SEND, c->scount);
         if (c->staged) a->in_place = 0;   /* SEND is the user's block, RECV the staging */
     }
     int commutative = 1;
@@ -280,10 +300,10 @@ static int make_vblock(call *c)
     if (!(c->v64 = malloc(2 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
     c->staged = 0;
     for (size_t j = 0; j < p; j++) {
-        c->v64[j] = c->vcnt[1][j];
+        c->v64[j] = sched_count(c, TC_BUF_RECV, c->vcnt[1][j]);
         c->v64[p + j] = at;
-        if (c->vcnt[1][j] > 0 && c->vdispl[1][j] != at) c->staged = 1;
-        at += c->vcnt[1][j];
+        if (c->v64[j] > 0 && c->vdispl[1][j] != at) c->staged = 1;
+        at += c->v64[j];
     }
     c->v = (tc_vcounts){ NULL, NULL, c->v64, c->v64 + p };
     return MPI_SUCCESS;
@@ -297,7 +317,7 @@ static int make_vcounts(call *c)
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         int from = c->in_place ? TC_BUF_RECV : b;
         for (size_t j = 0; j < p; j++) {
-            c->v64[(2 * b) * p + j] = c->vcnt[from][j];
+            c->v64[(2 * b) * p + j] = sched_count(c, from, c->vcnt[from][j]);
             c->v64[(2 * b + 1) * p + j] = c->vdispl[from][j];
         }
     }
@@ -329,18 +349,22 @@ static int sizes_fit(const call *c)
            (!c->use[TC_BUF_RECV] || c->tsize[TC_BUF_RECV] >= 0);
 }
 
-/* The choice al cannot serve the call: native instead, a forced algorithm
- * reported once as for any other decline. */
-static const tc_algo *native_instead(const tc_ctx *x, const call *c, const tc_algo *al)
+/* The choice *al cannot serve the call: native instead, a forced algorithm
+ * reported as for any other decline (TOPOCOLL_FALLBACK=error: the error). */
+static int native_instead(const tc_ctx *x, const call *c, const tc_algo **al)
 {
+    int rc;
     const tc_algo *native = tc_catalog_find(c->d->coll, "native");
     int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
     MPI_Count size = -1;   /* for the explain line only */
     if (PMPI_Type_size_x(arg_type(c, b), &size) != MPI_SUCCESS) size = -1;
     int64_t bytes = arg_count(c, b) * (int64_t)size;
-    if (tc_config_get()->force[c->d->coll]) tc_warn_once(x, c->d->coll, al->name, size_unknown);
+    if (tc_config_get()->force[c->d->coll] &&
+        (rc = tc_forced_declined(x, c->comm, c->d->coll, (*al)->name, size_unknown)) != MPI_SUCCESS)
+        return rc;
     tc_explain(x, c->d->name, bytes, native->name, size_unknown);
-    return native;
+    *al = native;
+    return MPI_SUCCESS;
 }
 
 /* Bind SEND and RECV; an insignificant buffer takes the other's type so
@@ -434,10 +458,39 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHERV] = native_allgatherv,
 };
 
+/* A significant argument whose datatype has size 0 and a count that is not
+ * (c->scount / rcount: the largest per-peer count where counts are per peer). */
+static int zero_size_data(const call *c, int b)
+{
+    return c->use[b] && c->tsize[b] == 0 && arg_count(c, b) > 0;
+}
+
+/* The MPI library's own collective with every count of a zero-size datatype
+ * made 0 (the same empty signature): Open MPI 4.1 and MPICH 4.0 hang in
+ * MPI_Allgather, MPI_Gather and MPI_Allgatherv (MPICH also MPI_Alltoall)
+ * when one rank says count 1 of a zero-size type and its peer count 0. */
+static int run_native_empty(const call *c, native_fn f)
+{
+    call e = *c;
+    int *zeros = NULL, rc;
+    if (c->d->vcounts && !(zeros = calloc((size_t)c->size, sizeof *zeros))) return MPI_ERR_NO_MEM;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!zero_size_data(c, b)) continue;
+        if (b == TC_BUF_SEND) e.scount = 0;
+        else e.rcount = 0;
+        if (c->d->vcounts && (b == TC_BUF_RECV || !c->d->vblock)) e.vcnt[b] = zeros;
+    }
+    rc = f(&e);
+    free(zeros);
+    return rc;
+}
+
 static int run_native(const call *c)
 {
     native_fn f = natives[c->d->coll];
-    return f ? f(c) : MPI_ERR_INTERN;
+    if (!f) return MPI_ERR_INTERN;
+    if (zero_size_data(c, TC_BUF_SEND) || zero_size_data(c, TC_BUF_RECV)) return run_native_empty(c, f);
+    return f(c);
 }
 
 /* The direct entries (TC_REQ_DIRECT): shm_inline of each collective
@@ -644,6 +697,7 @@ static int memo_serves(const tc_call_memo *m, const tc_ctx *x, call *c)
         m->in_place)
         return 0;
     if (m->watched && m->types_freed != tc_types_freed()) return 0;
+    if (m->use[TC_BUF_SEND] && m->use[TC_BUF_RECV] && c->sbuf == c->rbuf) return 0;   /* aliased: checked */
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         if (!m->use[b]) continue;
         const void *buf = arg_buf(c, b);
@@ -894,8 +948,8 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
         tc_explain(x, name, bytes, al->name, "requested by name");
     } else if ((rc = tc_choose(x, &a, bytes, c->comm, &al)) != MPI_SUCCESS) {
         return rc;
-    } else if (al->generate && !sizes_fit(c)) {
-        al = native_instead(x, c, al);
+    } else if (al->generate && !sizes_fit(c) && (rc = native_instead(x, c, &al)) != MPI_SUCCESS) {
+        return rc;
     }
     if (cfg->check_on && !tc_explain_is_quiet() &&   /* TOPOCOLL_CHECK: every rank agrees, or fails */
         (rc = tc_check(x, c->comm, &(tc_check_call){ c->fn, c->d, al, c->root, c->op, c->rtype,
@@ -937,7 +991,7 @@ static int counted_collective(call *c, const tc_config *cfg, int by_name, const 
     uint64_t t0 = tc_stats_now();
     int rc = call_collective(c, cfg, by_name, algorithm);
     uint64_t t1 = tc_stats_now();
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && !tc_explain_is_quiet())   /* topocoll's own calls are not the caller's */
         tc_stats_record(c->d->coll, c->size, topocoll_last_algorithm(), bytes_of(c), t1 - t0);
     return rc;
 }
@@ -1049,8 +1103,9 @@ static int applicable(topocoll_coll coll, const char *fn, const char *algorithm,
 {
     const tc_algo *al = tc_coll_desc_of(coll) ? tc_catalog_find(coll, algorithm) : NULL;
     if (!al) return -1;
-    /* any non-NULL buffers: only the sizes matter */
-    call c = make_call(coll, fn, "", sendcount, sendtype, (void *)"", recvcount, recvtype, op,
+    /* any non-NULL buffers, two of them: only the sizes matter */
+    static char two[2];
+    call c = make_call(coll, fn, &two[0], sendcount, sendtype, &two[1], recvcount, recvtype, op,
                        root, comm);
     tc_ctx *x;
     if (check_comm(&c) != MPI_SUCCESS) {

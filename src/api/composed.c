@@ -361,13 +361,15 @@ int tc_composed_run(tc_ctx *x, const tc_algo *al, const tc_composed_call *c)
         if (entries[i].al->coll == al->coll && strcmp(entries[i].al->name, al->name) == 0)
             run = entries[i].run;   /* the catalog hands out copies: by name */
     if (!run) return MPI_ERR_INTERN;
-    if (c->rcount == 0) return MPI_SUCCESS;   /* nothing moves (equal signatures: everywhere) */
     /* MPI's int counts and displacements (bytes, for alltoallw/alltoallv)
      * cover a root's p n blocks only up to 2 GiB: beyond a quarter of that
      * (decided on the signature, the same at every rank) the MPI library's
      * own alltoall serves the call, so a legal call never fails here. */
     int tsize = 0, rc;
     if ((rc = PMPI_Type_size(c->rtype, &tsize)) != MPI_SUCCESS) return rc;
+    /* nothing moves (equal signatures: everywhere, whether a rank says
+     * count 0 or a count of a zero-size type) */
+    if (c->rcount == 0 || tsize == 0) return MPI_SUCCESS;
     if (product_exceeds(x->size, x->size, c->rcount, tsize > 0 ? tsize : 1, INT_MAX / 4))
         return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, x->comm);
     comp k;

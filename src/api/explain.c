@@ -27,7 +27,8 @@ void tc_record_algorithm(const char *algo)
     last_algo = algo;
 }
 
-/* Calls topocoll makes itself (the memory model's calibration) explain nothing. */
+/* Calls topocoll makes itself (the memory model's calibration) explain
+ * nothing and are not counted in the run summary. */
 static TC_THREAD_LOCAL int quiet;
 
 void tc_explain_quiet(int on)
@@ -59,16 +60,24 @@ void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, cons
 }
 
 /* Forced algorithms that declined and were reported: one line per
- * collective and process (the forced name is fixed per configuration). */
+ * collective and process (the forced name is fixed per configuration),
+ * printed by a process that is rank 0 of the call's communicator. */
 static atomic_uint warned_colls;
 
-void tc_warn_once(const tc_ctx *x, topocoll_coll coll, const char *algo, const char *reason)
+int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const char *algo, const char *reason)
 {
+    const tc_coll_desc *d = tc_coll_desc_of(coll);
+    int mode = tc_config_get()->fallback;
+    if (mode == TC_FALLBACK_ERROR)
+        return tc_raise(comm, MPI_ERR_ARG, "%s: %s=%s declines these arguments (%s); TOPOCOLL_FALLBACK=error",
+                        d->name, d->env, algo, reason);
+    if (mode == TC_FALLBACK_SILENT || x->rank != 0) return MPI_SUCCESS;
     unsigned bit = 1u << coll;
-    if (atomic_fetch_or(&warned_colls, bit) & bit) return;
-    if (x->rank == 0)
-        fprintf(stderr, "topocoll: forced algorithm '%s' declines these arguments (%s); "
-                        "selecting another (TOPOCOLL_EXPLAIN=1 shows which)\n", algo, reason);
+    if (atomic_fetch_or(&warned_colls, bit) & bit) return MPI_SUCCESS;
+    fprintf(stderr, "topocoll: %s: %s=%s declines these arguments (%s); another algorithm serves them "
+                    "(TOPOCOLL_EXPLAIN=1 shows which; TOPOCOLL_FALLBACK=silent or error instead of this line)\n",
+            d->name, d->env, algo, reason);
+    return MPI_SUCCESS;
 }
 
 int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
@@ -91,7 +100,9 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
         return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env,
                         c.forced, coll);
     }
-    if (c.how == TC_CHOSEN_FORCED_DECLINED) tc_warn_once(x, a->coll, c.forced, c.forced_reason);
+    if (c.how == TC_CHOSEN_FORCED_DECLINED &&
+        (mrc = tc_forced_declined(x, comm, a->coll, c.forced, c.forced_reason)) != MPI_SUCCESS)
+        return mrc;
     tc_explain(x, coll, bytes, c.algo->name, why);
     *out = c.algo;
     return MPI_SUCCESS;

@@ -11,14 +11,19 @@ void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *al
 /* Record "native" for a call served without a context (no topology to
  * show) and explain it so, why saying which case. */
 void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, const char *why);
-/* Calls of this thread explain nothing while on (topocoll's own calls). */
+/* While on, this thread's calls are topocoll's own (the memory model's
+ * calibration): they explain nothing and the run summary skips them. */
 void tc_explain_quiet(int on);
 /* Whether this thread's calls explain nothing now. */
 int tc_explain_is_quiet(void);
 /* Record the algorithm that served a call (topocoll_last_algorithm). */
 void tc_record_algorithm(const char *algo);
-/* A forced algorithm declined: say so once per process and collective. */
-void tc_warn_once(const tc_ctx *x, topocoll_coll coll, const char *algo, const char *reason);
+/* A forced algorithm (TOPOCOLL_<COLL>) declined the call, as
+ * TOPOCOLL_FALLBACK says: print (default; one line per process and
+ * collective, naming both, at rank 0 of comm) or silent, MPI_SUCCESS and
+ * another algorithm serves the call; error: the error raised on comm
+ * (MPI_ERR_ARG, as a declining algorithm named through the API). */
+int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const char *algo, const char *reason);
 
 /* Choose the algorithm for a call (src/select/choose.h: forced by
  * TOPOCOLL_<COLL>, else the selection table), explain it, and return

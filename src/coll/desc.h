@@ -30,7 +30,8 @@
  *               schedule's layout, packed prefix sums: see ag_regions.h)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
- * count of that argument where it is significant, else the other argument's
+ * count of that argument where it is significant (the API passes 0 for a
+ * count of a zero-size datatype: no byte moves), else the other argument's
  * (a scatter non-root has scount = rcount, an in-place gather root has
  * scount = rcount), times p where the descriptor says so (reduce_scatter_
  * block's scount), in bytes where the schedule counts bytes (bcast: ranks may
@@ -164,6 +165,12 @@ int tc_coll_in_place_allowed(const tc_coll_desc *d, int rank, int root);
 /* Is argument buf (TC_BUF_SEND / TC_BUF_RECV) significant at this rank,
  * given whether it passed MPI_IN_PLACE where allowed (in_place)? */
 int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int in_place);
+/* Must SEND and RECV be separate buffers at this rank?  MPI forbids their
+ * overlap wherever both are significant (the one way to share them is
+ * MPI_IN_PLACE, which takes one away): 1 there, else 0.  The API rejects
+ * identical addresses of non-empty buffers (MPI_ERR_BUFFER), the check
+ * MPICH makes too. */
+int tc_coll_separate_buffers(const tc_coll_desc *d, int rank, int root, int in_place);
 
 /* Element count of a size / offset for a->rank's view of the arguments a. */
 int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank);

@@ -24,7 +24,15 @@ typedef struct tc_config {
     int cma;                 /* TOPOCOLL_CMA: 0 turns cross-memory attach (single copy) off */
     const char *check;       /* TOPOCOLL_CHECK as given (NULL if unset) */
     int check_on;            /* 1: "1", 0: unset, empty or "0", -1: malformed (calls fail) */
+    int fallback;            /* TOPOCOLL_FALLBACK: what a forced algorithm that declines does */
 } tc_config;
+
+/* TOPOCOLL_FALLBACK: a forced algorithm (TOPOCOLL_<COLL>) declines a call. */
+enum {
+    TC_FALLBACK_PRINT = 0,   /* another serves it; one line per process and collective */
+    TC_FALLBACK_SILENT,      /* another serves it, nothing printed */
+    TC_FALLBACK_ERROR        /* the call fails (MPI_ERR_ARG) */
+};
 
 /* The process's configuration, loaded exactly once on first use (safe from
  * any number of threads; no lock once loaded). */
@@ -39,5 +47,27 @@ const char *tc_config_live(const char *env);
 
 /* The table as text: name, type, default, description. */
 void tc_config_print(FILE *f);
+
+/* ---- strict parsing of environment values --------------------------------
+ * Every number or switch topocoll reads from the environment goes through
+ * these.  Unset or empty: the default, silently.  Malformed: one line on
+ * stderr naming the variable, its value, the accepted values and what is
+ * done instead (the default), then the default.  The tc_parse_* forms parse
+ * a value (no message): 0 when valid, with *out set, else -1. */
+
+/* Switches: 1, 0, true, false, yes, no, on, off (any case). */
+int tc_parse_bool(const char *v, int *out);
+int tc_env_bool(const char *name, int dflt);
+/* Decimal integers in [min, max] (a leading + or -, no other character). */
+int tc_parse_int(const char *v, long long min, long long max, long long *out);
+long long tc_env_int(const char *name, long long min, long long max, long long dflt);
+/* Byte counts: a decimal integer with an optional K, M, G or T (binary
+ * multiples, any case, optionally followed by B or iB): 65536, 64K, 2MiB,
+ * 1g.  At most max (and at most what 63 bits hold). */
+int tc_parse_size(const char *v, long long max, long long *out);
+long long tc_env_size(const char *name, long long max, long long dflt);
+/* One of the names of choices (NULL-terminated, exact, any case): its index. */
+int tc_parse_choice(const char *v, const char *const *choices, int *out);
+int tc_env_choice(const char *name, const char *const *choices, int dflt);
 
 #endif

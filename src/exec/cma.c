@@ -43,7 +43,7 @@ static void describe(int code, char *why, size_t len)
     else if (code == CODE_NOT_BUILT)
         snprintf(why, len, "process_vm_readv is not available on this system");
     else if (code == CODE_DISABLED)
-        snprintf(why, len, "cross-memory attach disabled by TOPOCOLL_CMA=0");
+        snprintf(why, len, "cross-memory attach turned off by TOPOCOLL_CMA");
     else
         snprintf(why, len, "cross-memory attach unavailable (out of memory)");
 }

@@ -7,7 +7,7 @@
 #        explain lines say "process_vm_readv:"), the test is skipped (77);
 #   off: (TOPOCOLL_CMA=0 in the command) the program passed, no call was
 #        served by the entry, and every allreduce explain line names the
-#        reason ("disabled by TOPOCOLL_CMA=0").
+#        reason ("turned off by TOPOCOLL_CMA").
 #
 #   check_cma.sh on|off NAME COMMAND...
 set -u
@@ -23,7 +23,7 @@ printf '%s\n' "$out" | grep -qx 'OK' || { echo "check_cma: no line \"OK\" in the
 lines=$(printf '%s\n' "$out" | grep '^topocoll explain: allreduce ' || true)
 total=$(printf '%s\n' "$lines" | grep -c . || true)
 served=$(printf '%s\n' "$lines" | grep -c -- "-> $name (forced by the environment)" || true)
-reason=$(printf '%s\n' "$lines" | grep -c "forced $name declined (cross-memory attach disabled by TOPOCOLL_CMA=0)" || true)
+reason=$(printf '%s\n' "$lines" | grep -c "forced $name declined (cross-memory attach turned off by TOPOCOLL_CMA)" || true)
 if [ "$mode" = on ]; then
   if [ "$served" -eq 0 ] && printf '%s\n' "$lines" | grep -q "forced $name declined (process_vm_readv:"; then
     echo "check_cma: cross-memory attach is not permitted here; skipped" >&2

@@ -14,7 +14,8 @@
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
  * reduce, reduce_scatter_block, alltoall, allreduce) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
- * buffers with a count, MPI_IN_PLACE where MPI forbids it, invalid ops and
+ * buffers with a count, MPI_IN_PLACE where MPI forbids it, the same buffer
+ * as sendbuf and recvbuf (MPI_ERR_BUFFER), invalid ops and
  * op/type pairs, errors at only some ranks of the first call on a
  * communicator, mismatched counts (MPI_ERR_TRUNCATE where a receive is
  * truncated; alltoallv, alltoall and allgather through their hierarchical
@@ -359,7 +360,7 @@ enum mut {
     M_COMM_NULL, M_NEG_SCOUNT, M_NEG_RCOUNT, M_NULL_SBUF, M_NULL_RBUF, M_STYPE_NULL, M_RTYPE_NULL,
     M_STYPE_UNCOMMITTED, M_RTYPE_UNCOMMITTED, M_ROOT_NEG, M_ROOT_SIZE, M_INPLACE_SBUF,
     M_INPLACE_RBUF, M_OP_NULL, M_OP_MAXLOC_INT, M_OP_BXOR_FLOAT, M_OP_LXOR_FLOAT, M_DOUBLE_COUNT,
-    M_NMUT
+    M_ALIAS, M_NMUT
 };
 static const char *const mut_name[M_NMUT] = {
     "MPI_COMM_NULL", "negative send count", "negative (receive) count", "NULL sendbuf with a count",
@@ -368,6 +369,7 @@ static const char *const mut_name[M_NMUT] = {
     "root -1", "root = size", "MPI_IN_PLACE as sendbuf where MPI forbids it",
     "MPI_IN_PLACE as (receive) buffer where MPI forbids it", "MPI_OP_NULL", "MPI_MAXLOC on MPI_INT",
     "MPI_BXOR on MPI_FLOAT", "MPI_LXOR on MPI_FLOAT", "twice the count of the others",
+    "recvbuf == sendbuf (not MPI_IN_PLACE)",
 };
 
 /* Where the argument is spoiled and what the case runs on. */
@@ -400,7 +402,7 @@ static const bcase cases[] = {
     { AG, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AG, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
     { AG, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AG, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
     { AG, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { AG, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
-    { AG, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    { AG, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE }, { AG, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 },
     /* bcast */
     { BC, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { BC, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
     { BC, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { BC, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
@@ -421,7 +423,7 @@ static const bcase cases[] = {
     { SC, M_INPLACE_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
     { SC, M_NULL_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
     { SC, M_NEG_RCOUNT, W_LAST, MPI_ERR_COUNT, MPI_SUCCESS },
-    { SC, M_DOUBLE_COUNT, W_PAIR0, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    { SC, M_DOUBLE_COUNT, W_PAIR0, MPI_SUCCESS, MPI_ERR_TRUNCATE }, { SC, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
     /* gather */
     { GA, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { GA, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
     { GA, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { GA, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
@@ -433,7 +435,7 @@ static const bcase cases[] = {
     { GA, M_NULL_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
     { GA, M_NEG_RCOUNT, W_ROOT, MPI_ERR_COUNT, MPI_SUCCESS },
     { GA, M_INPLACE_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
-    { GA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    { GA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE }, { GA, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
     /* reduce */
     { RE, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RE, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
     { RE, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RE, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
@@ -445,21 +447,21 @@ static const bcase cases[] = {
     { RE, M_NULL_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
     { RE, M_OP_MAXLOC_INT, W_ROOT, OP_NATIVE, MPI_SUCCESS },
     { RE, M_OP_BXOR_FLOAT, W_ROOT, OP_NATIVE, MPI_SUCCESS },
-    { RE, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    { RE, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE }, { RE, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
     /* reduce_scatter_block */
     { RSB, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RSB, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
     { RSB, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RSB, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
     { RSB, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { RSB, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
     { RSB, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RSB, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
     { RSB, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RSB, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
-    { RSB, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { RSB, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 }, { RSB, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 },
     /* alltoall */
     { AA, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { AA, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
     { AA, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 }, { AA, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 },
     { AA, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { AA, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
     { AA, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
     { AA, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { AA, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
-    { AA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE },
+    { AA, M_DOUBLE_COUNT, W_PAIR1, MPI_SUCCESS, MPI_ERR_TRUNCATE }, { AA, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 },
     /* allreduce: every rank exchanges with every other, so only errors seen
      * by every rank (an error at some ranks would leave the others waiting,
      * as in the MPI library's own MPI_Allreduce) */
@@ -470,6 +472,7 @@ static const bcase cases[] = {
     { AR, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { AR, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { AR, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { AR, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { AR, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
+    { AR, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
 };
 
 typedef struct args {
@@ -609,6 +612,7 @@ static void spoil(args *a, enum mut m, int size)
     case M_OP_BXOR_FLOAT: a->op = MPI_BXOR; a->rtype = a->stype = MPI_FLOAT; break;
     case M_OP_LXOR_FLOAT: a->op = MPI_LXOR; a->rtype = a->stype = MPI_FLOAT; break;
     case M_DOUBLE_COUNT: a->scount *= 2; a->rcount *= 2; break;
+    case M_ALIAS: a->rbuf = (void *)a->sbuf; break;
     default: break;
     }
 }
