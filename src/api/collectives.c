@@ -842,9 +842,11 @@ static int reselect_without_shm(tc_ctx *x, const call *c, tc_args *a, int64_t by
 {
     const char *forced = tc_config_get()->force[c->d->coll];
     a->node_shm = 0;
-    if (forced) tc_warn_once(x, c->d->coll, forced, why);   /* (a failure said it already) */
-    int rc = tc_choose(x, a, bytes, c->comm, al);
-    if (rc == MPI_SUCCESS && (*al)->generate && !sizes_fit(c)) *al = native_instead(x, c, *al);
+    int rc;
+    if (forced && (rc = tc_forced_declined(x, c->comm, c->d->coll, forced, why)) != MPI_SUCCESS)
+        return rc;   /* TOPOCOLL_FALLBACK=error (agreed: the budget's plan is) */
+    rc = tc_choose(x, a, bytes, c->comm, al);
+    if (rc == MPI_SUCCESS && (*al)->generate && !sizes_fit(c)) rc = native_instead(x, c, al);
     return rc;
 }
 

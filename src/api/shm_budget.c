@@ -123,15 +123,17 @@ static void say(const tc_ctx *x, topocoll_coll coll, const failure *f)
     else
         snprintf(reason, sizeof reason, "a node-shared window of %llu bytes could not be had (%s)",
                  (unsigned long long)f->bytes, what);
+    /* a forced algorithm: its decline is this line (TOPOCOLL_FALLBACK=print;
+     * silent says nothing, error fails the call where it is chosen again) */
     const char *forced = tc_config_get()->force[coll];
-    if (atomic_exchange(&reported, 1)) {
-        if (forced) tc_warn_once(x, coll, forced, "node-shared memory is off: a window could not be had");
+    int first = !atomic_exchange(&reported, 1);
+    if (forced) {
+        if (tc_config_get()->fallback == TC_FALLBACK_PRINT)
+            (void)tc_forced_declined(x, x->comm, coll, forced,
+                                     first ? reason : "node-shared memory is off: a window could not be had");
         return;
     }
-    if (forced) {   /* its decline is this line */
-        tc_warn_once(x, coll, forced, reason);
-        return;
-    }
+    if (!first) return;
     if (x->rank == 0)
         fprintf(stderr, "topocoll: %s; falling back to algorithms without node-shared memory "
                         "(TOPOCOLL_SHM_BUDGET bounds the window)\n", reason);
