@@ -27,10 +27,10 @@
  *     MPI_COMM_WORLD whose context is made (measure 1 on it is the job's;
  *     kept for the process); until then, from the launcher's count of the
  *     job's ranks on this node (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE,
- *     MPICH Hydra's MPI_LOCALNRANKS) against this process's allowed PUs when
- *     it is not bound to fewer than the machine's, else the machine's PUs (a
- *     bound rank tells nothing of its peers' bindings).  Local: no
- *     communication beyond the context's own.
+ *     MPICH Hydra's MPI_LOCALNRANKS) against the machine's allowed PUs
+ *     (hwloc's allowed cpuset: what a container or cgroup leaves; a rank's
+ *     own binding tells nothing of its peers').  Local: no communication
+ *     beyond the context's own.
  *
  *  3. The MPI library's verdict: Open MPI's mpi_yield_when_idle, read
  *     through the MPI tool interface (Open MPI sets it itself when a node
@@ -140,19 +140,16 @@ static int env_count(const char *name)
     return *end == '\0' && n > 0 && n <= INT_MAX ? (int)n : 0;
 }
 
-/* The PUs the job may use on this machine as this process sees them: its
- * allowed PUs when it may use the whole machine, else (bound: the others'
- * bindings are unknown) the machine's. */
+/* The PUs the job may use on this machine as this process sees them: the
+ * machine's allowed PUs (what the OS, a container or a cgroup lets its
+ * processes use), whatever this process is bound to (its peers' bindings
+ * are unknown here). */
 static int job_pus_seen(void)
 {
     hwloc_topology_t topo = tc_hw_topology_lock();
     if (!topo) return 0;
-    int n = 0;
-    hwloc_bitmap_t set = allowed_pus(topo);
-    hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
-    if (set && all) n = hwloc_bitmap_weight(all) > hwloc_bitmap_weight(set) ? hwloc_bitmap_weight(all)
-                                                                           : hwloc_bitmap_weight(set);
-    hwloc_bitmap_free(set);
+    hwloc_const_cpuset_t all = hwloc_topology_get_allowed_cpuset(topo);
+    int n = all ? hwloc_bitmap_weight(all) : 0;
     tc_hw_topology_unlock();
     return n > 0 ? n : 0;
 }
