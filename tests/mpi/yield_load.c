@@ -153,8 +153,8 @@ int main(int argc, char **argv)
     check_verdict(MPI_COMM_WORLD, "the world");
     MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair2);
     check_verdict(pair2, "a pair after the world");
-    long_waits(pair, 60);
-    long_waits(MPI_COMM_WORLD, 60);
+    long_waits(pair, 30);
+    long_waits(MPI_COMM_WORLD, 30);
     MPI_Comm_free(&pair);
     MPI_Comm_free(&pair2);
     int status = tc_test_mpi_summary(1);
