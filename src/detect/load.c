@@ -32,12 +32,12 @@
  *     own binding tells nothing of its peers').  Local: no communication
  *     beyond the context's own.
  *
- *  3. The MPI library's verdict: Open MPI's mpi_yield_when_idle, read
- *     through the MPI tool interface (Open MPI sets it itself when a node
- *     runs more ranks than it has slots; the user sets it when other work
- *     shares the cores), or its OMPI_MCA_ variable where the tool interface
- *     does not answer.  An MPI library that yields while it waits was told,
- *     or found, that the processors are shared.
+ *  3. The MPI library's verdict: Open MPI's mpi_yield_when_idle (Open MPI
+ *     sets it itself when a node runs more ranks than it has slots; the user
+ *     sets it when other work shares the cores), its effective value as
+ *     Open MPI exports it, or its OMPI_MCA_ variable (mpi_yields).  An MPI
+ *     library that yields while it waits was told, or found, that the
+ *     processors are shared.
  *
  * Processing units (hardware threads, hwloc PUs), not cores: a PU is what
  * the OS schedules.  With one rank per PU no rank waits for the CPU (SMT
@@ -52,6 +52,7 @@
  * oversubscribed.  TOPOCOLL_OVERSUBSCRIBED=0|1 replaces the measurement (the
  * ranks still agree: any 1 wins).  Once per communicator context.
  */
+#define _GNU_SOURCE   /* RTLD_DEFAULT */
 #include "detect/detect.h"
 
 #include "coll/coll.h"
@@ -59,9 +60,11 @@
 #include "topo/machine.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,34 +174,20 @@ static int ompi_bool(const char *v)
     return -1;
 }
 
-/* The MPI library's control variable `name` as a truth value (1 / 0), or -1
- * when it has none or it cannot be read.  Booleans are one byte, integers
- * four: read into zeros, any non-zero byte is true. */
-static int mpi_flag(const char *name)
-{
-    int provided = 0, index = 0, count = 0, value = -1;
-    if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return -1;
-    MPI_T_cvar_handle h;
-    if (PMPI_T_cvar_get_index(name, &index) == MPI_SUCCESS &&
-        PMPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
-        unsigned char buf[64] = { 0 };
-        if (count == 1 && PMPI_T_cvar_read(h, buf) == MPI_SUCCESS) {
-            value = 0;
-            for (size_t i = 0; i < sizeof buf; i++) value |= buf[i] != 0;
-        }
-        (void)PMPI_T_cvar_handle_free(&h);
-    }
-    (void)PMPI_T_finalize();
-    return value;
-}
-
-/* Whether the MPI library yields while idle: Open MPI's mpi_yield_when_idle
- * (which it turns on itself for more ranks than slots), through the tool
- * interface or its environment variable. */
+/* Whether the MPI library yields while idle: Open MPI's mpi_yield_when_idle,
+ * which it turns on itself for more ranks than slots.  The effective value
+ * is Open MPI's exported flag (ompi_mpi_yield_when_idle, set in MPI_Init);
+ * the MPI tool interface would give the same, but its first
+ * MPI_T_init_thread registers every framework of Open MPI 4.1 (0.2 s on a
+ * loaded 2-core machine).  Where the flag is not found, the MCA variable
+ * the launcher passes (OMPI_MCA_mpi_yield_when_idle).  MPICH has no such
+ * verdict. */
 static int mpi_yields(void)
 {
-    int v = mpi_flag("mpi_yield_when_idle");
-    if (v >= 0) return v;
+#ifdef OPEN_MPI
+    const volatile bool *flag = (const volatile bool *)dlsym(RTLD_DEFAULT, "ompi_mpi_yield_when_idle");
+    if (flag) return *flag ? 1 : 0;
+#endif
     const char *e = getenv("OMPI_MCA_mpi_yield_when_idle");
     return e && ompi_bool(e) == 1;
 }
