@@ -247,7 +247,7 @@ static void describe(tc_load_info *out, int mine, int agreed, int why, int from_
     if (from_env)
         snprintf(out->desc, sizeof out->desc, "%s (TOPOCOLL_OVERSUBSCRIBED)", word);
     else if (agreed == V_OVERSUB && mine != V_OVERSUB)
-        snprintf(out->desc, sizeof out->desc, "oversubscribed (another machine of the communicator)");
+        snprintf(out->desc, sizeof out->desc, "oversubscribed (as another rank judged its machine)");
     else if (agreed == V_UNKNOWN)
         snprintf(out->desc, sizeof out->desc, "unknown (hwloc cannot tell the allowed processing units)");
     else if (why == WHY_MPI)
