@@ -4,7 +4,6 @@
 
 #include <math.h>   /* INFINITY: a macro */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "core/config.h"
 #include "core/fp_env.h"
 #include "api/explain.h"
+#include "exec/backoff.h"
 #include "exec/cma.h"
 #include "exec/membind.h"
 #include "select/select.h"
@@ -91,10 +91,12 @@ static int cal_open(cal *c, const tc_ctx *x)
 /* Spin until *f satisfies want (eq: equals v; else: differs from v). */
 static uint64_t spin(_Atomic uint64_t *f, uint64_t v, int eq)
 {
+    tc_backoff b;
+    tc_backoff_init(&b, 1);
     for (long n = 0;; n++) {
         uint64_t got = atomic_load_explicit(f, memory_order_acquire);
         if ((got == v) == eq) return got;
-        if (n >= SPINS_BEFORE_YIELD) sched_yield();
+        if (n >= SPINS_BEFORE_YIELD) tc_backoff_poll(&b);
     }
 }
 

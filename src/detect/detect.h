@@ -33,15 +33,18 @@ hwloc_topology_t tc_hw_topology_lock(void);
 void tc_hw_topology_unlock(void);
 
 /* Whether comm's ranks time-share processors (src/detect/load.c): load is
- * TC_LOAD_OVERSUBSCRIBED when some shared-memory node runs more of comm's
- * ranks than the processing units (hwloc PUs) in the union of their allowed
- * cpusets, TC_LOAD_DEDICATED when none does, TC_LOAD_ANY when hwloc cannot
- * tell; the same on every rank.  TOPOCOLL_OVERSUBSCRIBED=0|1 decides
- * instead.  ranks and pus: this rank's node (0 when not measured). */
+ * TC_LOAD_OVERSUBSCRIBED when some rank's machine runs more ranks than the
+ * processing units (hwloc PUs) they may use (comm's ranks against the union
+ * of their allowed cpusets, or the job's ranks on the machine against the
+ * job's PUs), or its MPI library yields while idle (Open MPI's
+ * mpi_yield_when_idle); TC_LOAD_DEDICATED when none does, TC_LOAD_ANY when
+ * hwloc cannot tell; the same on every rank.  TOPOCOLL_OVERSUBSCRIBED=0|1
+ * decides instead.  ranks and pus: the decisive count on this rank's
+ * machine (0 when not measured). */
 typedef struct tc_load_info {
     int load;
     int ranks, pus;
-    char desc[96];
+    char desc[128];
 } tc_load_info;
 
 /* Collective over comm; MPI_SUCCESS or an MPI error code. */

@@ -2,20 +2,22 @@
 #define _POSIX_C_SOURCE 200809L
 #include "exec/shm.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fp_env.h"
+#include "exec/backoff.h"
 #include "exec/membind.h"
 
 #define LINE TC_SHM_LINE
 /* Waiting: with a core per rank, spin (as the MPI libraries do: a yield is
- * a system call, and the peer's signal usually comes within a microsecond)
- * and yield only now and then after a long wait; with more ranks than
- * processing units, yield soon, so that the rank being waited for runs. */
-#define SPINS_DEDICATED (1 << 20)      /* about a millisecond */
+ * a system call, and the peer's signal usually comes within a microsecond),
+ * but briefly: past the budget, yield every SPINS_BETWEEN_YIELDS polls;
+ * with more ranks than processing units (or an MPI library that yields),
+ * yield soon, so that the rank being waited for runs.  Either way a wait
+ * that lasts sleeps in the end (backoff.h): no wait holds a core for long. */
+#define SPINS_DEDICATED (1 << 16)      /* some tens of microseconds */
 #define SPINS_OVERSUBSCRIBED 64
 #define SPINS_BETWEEN_YIELDS 1024      /* after the budget, dedicated */
 
@@ -183,13 +185,13 @@ int tc_shm_wait(tc_shm *sh, int src)
 
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
 {
-    long budget = sh->spins;
     uint64_t seen;
-    for (long spins = 0; (seen = atomic_load_explicit(f, memory_order_acquire)) < want; spins++) {
-        if (spins < budget) continue;   /* no pause instruction: it adds ~40 ns to every wake-up */
-        sched_yield();
-        if (budget > SPINS_OVERSUBSCRIBED) budget = spins + SPINS_BETWEEN_YIELDS;
-    }
+    /* no pause instruction: it adds ~40 ns to every wake-up */
+    for (long spins = 0; spins < sh->spins; spins++)
+        if ((seen = atomic_load_explicit(f, memory_order_acquire)) >= want) return seen;
+    tc_backoff b;
+    tc_backoff_init(&b, sh->spins > SPINS_OVERSUBSCRIBED ? SPINS_BETWEEN_YIELDS : 1);
+    while ((seen = atomic_load_explicit(f, memory_order_acquire)) < want) tc_backoff_poll(&b);
     return seen;
 }
 

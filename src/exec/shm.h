@@ -11,7 +11,8 @@
  * (src its only writer), WAIT an acquire spin until flag[me][src] reaches
  * the number of waits on src so far.  Waiting spins when the caller says
  * every rank has a processing unit of its own (the detected load,
- * src/detect/load.c) and yields the CPU soon otherwise.  The line's second
+ * src/detect/load.c) and yields the CPU soon otherwise; a wait that lasts
+ * yields, then sleeps, either way (backoff.h).  The line's second
  * word passes an error on with a signal (tc_shm_signal_error).
  *
  * After the flags, one line per node rank publishes its buffers for the

@@ -9,7 +9,9 @@
 #     =0: neither serves, both rules are named as set aside ("this one is dedicated");
 #     unset: what detection says: "oversubscribed" when NP is larger than the
 #       processing units this script may use (nproc; the ranks run unbound
-#       on its cpuset), else "dedicated";
+#       on its cpuset) or the launch tells Open MPI to yield when idle
+#       (--mca mpi_yield_when_idle 1: the MPI library's verdict), else
+#       "dedicated";
 #     =maybe: a message naming the value, then detection.
 #   check_select_load.sh detect NP PROGRAM LAUNCH...   (NP = 2, one node)
 #     unset: detection as above (2 ranks on nproc units); and, where taskset
@@ -79,8 +81,16 @@ expect() {
 }
 
 pus=$(nproc)
+# the MPI library's verdict: Open MPI told to yield when idle (the launch's
+# --mca mpi_yield_when_idle 1) makes the machine oversubscribed too
+yields=0
+for ((i = 0; i + 1 < ${#launch[@]}; i++)); do
+  [ "${launch[i]}" = mpi_yield_when_idle ] && [ "${launch[i + 1]}" = 1 ] && yields=1
+done
 detected=dedicated
-[ "$np" -gt "$pus" ] && detected=oversubscribed
+[ "$np" -gt "$pus" ] || [ "$yields" = 1 ] && detected=oversubscribed
+why="this machine: $np ranks on $pus processing units"
+[ "$np" -le "$pus" ] && [ "$yields" = 1 ] && why="the MPI library yields when idle"
 case "$mode" in
   main)
     run 1; expect "TOPOCOLL_OVERSUBSCRIBED=1" oversubscribed "$out"
@@ -93,8 +103,8 @@ case "$mode" in
     ;;
   detect)
     run -; expect "detected ($np ranks, $pus processing units)" "$detected" "$out"
-    printf '%s\n' "$out" | grep -q "^load: [01] $detected (this machine: $np ranks on $pus processing units)" ||
-      fail "detected: the description does not count $np ranks on $pus processing units"
+    printf '%s\n' "$out" | grep -q "^load: [01] $detected ($why)" ||
+      fail "detected: the description does not say \"$why\""
     if command -v taskset > /dev/null; then
       run - taskset -c 0; expect "on one processing unit" oversubscribed "$out"
       printf '%s\n' "$out" | grep -q "^load: 1 oversubscribed (this machine: $np ranks on 1 processing unit)" ||
