@@ -1,7 +1,7 @@
 /* Node-shared memory within a budget, and its failure made collective (see shm_budget.h). */
 #include "api/shm_budget.h"
 
-#include <ctype.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,42 +13,19 @@
 
 #define DEFAULT_BUDGET ((uint64_t)16 << 20)
 
-/* "<digits>[K|M|G]" (binary suffixes, either case); 0 when malformed. */
-static int parse_bytes(const char *v, uint64_t *out)
-{
-    uint64_t n = 0;
-    const char *p = v;
-    if (!isdigit((unsigned char)*p)) return 0;
-    for (; isdigit((unsigned char)*p); p++) {
-        if (n > (UINT64_MAX - 9) / 10) return 0;
-        n = n * 10 + (uint64_t)(*p - '0');
-    }
-    int shift = 0;
-    switch (*p) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; p++; break;
-    case 'm': case 'M': shift = 20; p++; break;
-    case 'g': case 'G': shift = 30; p++; break;
-    default: return 0;
-    }
-    if (*p || n > (UINT64_MAX >> 1) >> shift) return 0;
-    *out = n << shift;
-    return 1;
-}
-
 static atomic_int budget_warned;
 
 uint64_t tc_shm_budget(void)
 {
     const char *v = tc_config_live("TOPOCOLL_SHM_BUDGET");
-    uint64_t b = DEFAULT_BUDGET;
-    if (v && !parse_bytes(v, &b)) {
-        b = DEFAULT_BUDGET;
+    long long b = (long long)DEFAULT_BUDGET;
+    if (v && tc_parse_size(v, LLONG_MAX, &b) != 0) {
+        b = (long long)DEFAULT_BUDGET;
         if (!atomic_exchange(&budget_warned, 1))
-            fprintf(stderr, "topocoll: TOPOCOLL_SHM_BUDGET='%s' is not a size (accepted: bytes as digits, "
-                            "optionally followed by K, M or G); using 16M\n", v);
+            fprintf(stderr, "topocoll: TOPOCOLL_SHM_BUDGET='%s' is not a size (accepted: a byte count, "
+                            "optionally with K, M, G or T (x 1024^n), e.g. 65536, 64K, 16M); using 16M\n", v);
     }
-    return b;
+    return (uint64_t)b;
 }
 
 /* The need of one rank's schedule, bytes per half. */

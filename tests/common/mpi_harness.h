@@ -31,4 +31,23 @@ static inline int tc_test_mpi_summary(int print_ok)
     return status;
 }
 
+/* The MPI library's own mpi_yield_when_idle, read through the tool
+ * interface (0 where it has none: MPICH), independently of the library's
+ * reading of it. */
+static inline int tc_test_mpi_yields(void)
+{
+    int provided, index, count, yes = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 0;
+    MPI_T_cvar_handle h;
+    if (MPI_T_cvar_get_index("mpi_yield_when_idle", &index) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
+        unsigned char buf[64] = { 0 };
+        if (count == 1 && MPI_T_cvar_read(h, buf) == MPI_SUCCESS)
+            for (size_t i = 0; i < sizeof buf; i++) yes |= buf[i] != 0;
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
+    return yes;
+}
+
 #endif

@@ -33,23 +33,6 @@ static int allowed_pus(void)
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
 }
 
-/* The MPI library's mpi_yield_when_idle (0 where it has none). */
-static int mpi_yields(void)
-{
-    int provided, index, count, yes = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 0;
-    MPI_T_cvar_handle h;
-    if (MPI_T_cvar_get_index("mpi_yield_when_idle", &index) == MPI_SUCCESS &&
-        MPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
-        unsigned char buf[64] = { 0 };
-        if (count == 1 && MPI_T_cvar_read(h, buf) == MPI_SUCCESS)
-            for (size_t i = 0; i < sizeof buf; i++) yes |= buf[i] != 0;
-        MPI_T_cvar_handle_free(&h);
-    }
-    MPI_T_finalize();
-    return yes;
-}
-
 /* One case: the boot id each rank poses with (NULL: the real one) and the
  * ranks per machine that follow. */
 static void detect(const char *id, int per_machine)
@@ -61,7 +44,7 @@ static void detect(const char *id, int per_machine)
     int over = -2, pus = allowed_pus();
     char desc[128] = "", want[128];
     int rc = topocoll_oversubscribed(comm, &over, desc, (int)sizeof desc);
-    int yields = mpi_yields(), expect = per_machine > pus || yields;
+    int yields = tc_test_mpi_yields(), expect = per_machine > pus || yields;
     snprintf(want, sizeof want, "%s (this machine: %d ranks on %d processing unit%s)",
              per_machine > pus ? "oversubscribed" : "dedicated", per_machine, pus, pus == 1 ? "" : "s");
     if (per_machine <= pus && yields) snprintf(want, sizeof want, "oversubscribed (the MPI library yields when idle)");

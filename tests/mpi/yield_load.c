@@ -37,23 +37,6 @@
 
 static int rank, size;
 
-/* The MPI library's mpi_yield_when_idle (0 where it has none). */
-static int mpi_yields(void)
-{
-    int provided, index, count, yes = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 0;
-    MPI_T_cvar_handle h;
-    if (MPI_T_cvar_get_index("mpi_yield_when_idle", &index) == MPI_SUCCESS &&
-        MPI_T_cvar_handle_alloc(index, NULL, &h, &count) == MPI_SUCCESS) {
-        unsigned char buf[64] = { 0 };
-        if (count == 1 && MPI_T_cvar_read(h, buf) == MPI_SUCCESS)
-            for (size_t i = 0; i < sizeof buf; i++) yes |= buf[i] != 0;
-        MPI_T_cvar_handle_free(&h);
-    }
-    MPI_T_finalize();
-    return yes;
-}
-
 /* The job's ranks on this node and the processing units they may use. */
 static void node_load(int *ranks, int *pus)
 {
@@ -145,7 +128,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     unsetenv("TOPOCOLL_OVERSUBSCRIBED");
     node_load(&job_ranks, &job_pus);
-    yields = mpi_yields();
+    yields = tc_test_mpi_yields();
     expected_over = job_ranks > job_pus || yields;
     MPI_Comm pair, pair2;
     MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair);
