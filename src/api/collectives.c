@@ -785,12 +785,11 @@ static void bound_sizes(const call *c, int64_t esz[2])
 }
 
 /* Collectives whose data split into element ranges, each a call of its
- * own: allreduce, reduce, bcast; and buffers that can be offset (a NULL
+ * own (tc_coll_elementwise), with buffers that can be offset (a NULL
  * buffer with absolute addresses in its type cannot). */
 static int separable(const call *c)
 {
-    topocoll_coll k = c->d->coll;
-    if (k != TOPOCOLL_ALLREDUCE && k != TOPOCOLL_REDUCE && k != TOPOCOLL_BCAST) return 0;
+    if (!tc_coll_elementwise(c->d)) return 0;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
         if (c->use[b] && !arg_buf(c, b)) return 0;
     return 1;

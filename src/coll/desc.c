@@ -123,6 +123,12 @@ int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int 
     return !(in_place && buf == d->in_place.arg && tc_coll_in_place_allowed(d, rank, root));
 }
 
+int tc_coll_elementwise(const tc_coll_desc *d)
+{
+    return d->one_count && !d->vcounts && !d->input.blocks_p && !d->result.blocks_p &&
+           d->result.ids == TC_IDS_SAME;
+}
+
 int tc_coll_separate_buffers(const tc_coll_desc *d, int rank, int root, int in_place)
 {
     return tc_coll_significant(d, TC_BUF_SEND, rank, root, in_place) &&

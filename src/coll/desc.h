@@ -172,6 +172,11 @@ int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int 
  * MPICH makes too. */
 int tc_coll_separate_buffers(const tc_coll_desc *d, int rank, int root, int in_place);
 
+/* Is the collective element-wise (one count, every rank's data one block,
+ * result unit i made of input units i only: bcast, reduce, allreduce)?  Then
+ * a call is the same call on consecutive element ranges, one after another. */
+int tc_coll_elementwise(const tc_coll_desc *d);
+
 /* Element count of a size / offset for a->rank's view of the arguments a. */
 int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank);
 int64_t tc_coll_pos_elems(tc_coll_pos o, const tc_args *a, int rank);

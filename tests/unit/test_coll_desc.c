@@ -163,6 +163,9 @@ static void rows(void)
               "%s input", d->name);
         CHECK((int)d->result.at == want[i].res_at && d->result.blocks_p == want[i].res_p &&
               (int)d->result.ids == want[i].res_ids, "%s result", d->name);
+        int elementwise = want[i].coll == TOPOCOLL_BCAST || want[i].coll == TOPOCOLL_REDUCE ||
+                          want[i].coll == TOPOCOLL_ALLREDUCE;
+        CHECK(tc_coll_elementwise(d) == elementwise, "%s element-wise %d", d->name, elementwise);
     }
     CHECK(tc_coll_desc_of(TOPOCOLL_NCOLL) == NULL && tc_coll_desc_of((topocoll_coll)-1) == NULL,
           "unknown collectives");
