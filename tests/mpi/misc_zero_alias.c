@@ -35,28 +35,12 @@
 
 #include "topocoll.h"
 #include "common/harness.h"
+#include "common/watchdog.h"
 
 #define NB 64            /* ints per buffer */
 #define CASE_TIMEOUT 60  /* seconds per case */
 
 static int wrank, wsize;
-static char g_watch[256];
-static size_t g_watch_len;
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    if (write(STDERR_FILENO, g_watch, g_watch_len) < 0) { /* nothing to do */ }
-    _exit(3);
-}
-
-static void watch(const char *what)
-{
-    int n = snprintf(g_watch, sizeof g_watch, "rank %d: TIMEOUT after %d s (a hang) in %s\n", wrank,
-                     CASE_TIMEOUT, what);
-    g_watch_len = n < 0 ? 0 : (size_t)n >= sizeof g_watch ? sizeof g_watch - 1 : (size_t)n;
-    alarm(CASE_TIMEOUT);
-}
 
 static int class_of(int rc)
 {
@@ -136,7 +120,7 @@ static void zero_case(topocoll_coll coll, const char *cname, const char *name, i
     snprintf(what, sizeof what, "%s %s%s on %s: even ranks count 1 of a zero-size type, odd ranks count 0",
              cname, name ? name : "(selection)", in_place ? " MPI_IN_PLACE" : "", topo);
     for (int i = 0; i < NB; i++) g_sbuf[i] = 1000 + i, g_rbuf[i] = 2000 + i;
-    watch(what);
+    tc_watch(wrank, CASE_TIMEOUT, what);
     int cls = class_of(call_zero(coll, name, in_place, comm));
     alarm(0);
     int lo = cls, hi = cls;
@@ -215,11 +199,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (wsize > 256) MPI_Abort(MPI_COMM_WORLD, 2);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
+    tc_watchdog_init();
     MPI_Type_contiguous(0, MPI_INT, &g_zero);
     MPI_Type_commit(&g_zero);
 

@@ -50,6 +50,7 @@
 #include <dlfcn.h>
 #endif
 #include "../common/harness.h"
+#include "../common/watchdog.h"
 
 #define COUNT 4             /* ints per rank in the valid calls */
 #define MAXCLS 3
@@ -497,36 +498,15 @@ static long g_classes[64];               /* classes returned, [63]: any other */
 static long g_ncases;
 
 /* ---- the watchdog ---- */
-static char g_watch[256];
-static size_t g_watch_len;
 static unsigned g_case_timeout = 30;
 static const char *g_only;               /* BAD_INPUT_ONLY: the cases whose name has it */
 
-static void on_alarm(int sig)
-{
-    (void)sig;
-    if (write(STDERR_FILENO, g_watch, g_watch_len) < 0) { /* nothing to do */ }
-    _exit(3);
-}
-
-static void watch(const char *what)
-{
-    int n = snprintf(g_watch, sizeof g_watch, "rank %d: TIMEOUT after %u s (a hang) in %s\n", wrank,
-                     g_case_timeout, what);
-    g_watch_len = n < 0 ? 0 : (size_t)n >= sizeof g_watch ? sizeof g_watch - 1 : (size_t)n;
-    alarm(g_case_timeout);
-}
-
 static void watchdog_init(void)
 {
-    struct sigaction sa;
     const char *t = getenv("BAD_INPUT_CASE_TIMEOUT");
     if (t && atoi(t) > 0) g_case_timeout = (unsigned)atoi(t);
     g_only = getenv("BAD_INPUT_ONLY");
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
+    tc_watchdog_init();
 }
 
 /* ---- the entry points: topocoll's API (an algorithm forced by name where
@@ -701,7 +681,7 @@ static int one_case(const bcase *k, const char *what)
     if (spoiled) spoil(&a, k->mut, size);
     want = spoiled ? k->cls : k->other_cls;
     if (want == OP_NATIVE) want = native_op_class(k->mut);
-    watch(what);
+    tc_watch(wrank, g_case_timeout, what);
     rc = run_coll(k->coll, &a);
     alarm(0);
     if (rc != MPI_SUCCESS) {
@@ -956,7 +936,7 @@ static int mm_serves(int coll, const char *name, const mm_layout *l)
     char what[160];
     snprintf(what, sizeof what, "is %s %s applicable on \"%s\"?", coll == AA ? "alltoall" : "allgather", name,
              l->topology);
-    watch(what);
+    tc_watch(wrank, g_case_timeout, what);
     MPI_Comm c = mm_comm(l);
     int app = 1;
     const char *why = NULL;
@@ -984,7 +964,7 @@ static int mm_case(int coll, const char *name, const mm_layout *l, int kind, con
     *err = 0;
     if (c == MPI_COMM_NULL) return 1;   /* not in the case's communicator */
     MPI_Comm_rank(c, &rank);
-    watch(what);
+    tc_watch(wrank, g_case_timeout, what);
     rc = coll == AA   ? mm_run_alltoall(name, l, rank, c)
          : coll == AG ? mm_run_allgather(name, l, rank, c)
                       : mm_run_alltoallv(name, l, kind, rank, c);
@@ -1019,7 +999,7 @@ static void mm_one(int coll, const char *name, const mm_layout *l, int kind)
     announce(what, "");
     int err = 0, any = 0;
     int ok = mm_case(coll, name, l, kind, what, &err);
-    watch(what);   /* the ranks outside the case's communicator wait here */
+    tc_watch(wrank, g_case_timeout, what);   /* the ranks outside the case's communicator wait here */
     MPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     alarm(0);
     g_ncases++;
