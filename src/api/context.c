@@ -87,6 +87,7 @@ static int ctx_unmake(tc_ctx *c)
     tc_topo_free(c->topo);
     c->topo = NULL;
     tc_workspace_free(&c->ws);
+    tc_shm_model_drop(c);
     if (!finalizing) {
         if ((rc2 = tc_shm_free(&c->shm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if (c->comm != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&c->comm)) != MPI_SUCCESS &&
@@ -157,7 +158,6 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     tc_topo_free(world_topo);
     world_topo = NULL;
     (void)pthread_mutex_unlock(&world_lock);
-    tc_shm_model_finalize();
     tc_detect_finalize();
     tc_select_finalize();
     if ((rc2 = PMPI_Comm_free_keyval(&key)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
@@ -309,6 +309,7 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
+    if (rc == MPI_SUCCESS) rc = tc_shm_model_prepare(c);   /* the allreduce model, where it applies */
     if (rc != MPI_SUCCESS) {
         (void)ctx_unmake(c);   /* rc is the error reported */
         c->shm.node_comm = MPI_COMM_NULL;
@@ -434,6 +435,8 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
     rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
+    tc_shm_model_drop(c);   /* its sockets may have changed too */
+    if (rc == MPI_SUCCESS) rc = tc_shm_model_prepare(c);
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 

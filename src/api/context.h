@@ -11,6 +11,7 @@
 #include "core/thread_local.h"
 #include "detect/detect.h"
 #include "exec/exec_mpi.h"
+#include "select/shm_model.h"
 #include "topo/topo.h"
 
 typedef struct tc_sched_key {
@@ -32,7 +33,7 @@ typedef struct tc_cached {
 /* The last call of one collective on a communicator, as the full path
  * checked, normalised and chose it: a repeated call with the same scalar
  * arguments (counts, datatypes and their sizes, root, op, in-place) goes
- * straight to the executor (src/api/collectives.c, the fast path). */
+ * straight to the executor (src/api/memo.c, the fast path). */
 typedef struct tc_call_memo {
     int valid;
     int scount, rcount, root, in_place;
@@ -40,6 +41,7 @@ typedef struct tc_call_memo {
     MPI_Op op;
     int commutative;
     int use[2], tsize[2];      /* significance and type sizes at this rank */
+    int64_t bytes;             /* the call's bytes per rank (tc_call.bytes) */
     int watched;               /* a significant type is derived (tc_watch_type) */
     unsigned types_freed;      /* tc_types_freed() before the watch was set */
     int predefined_op;         /* the op cannot be freed, so its handle means the same */
@@ -76,6 +78,8 @@ typedef struct tc_ctx {
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
     tc_node_comms ncomms;  /* the compositions' communicators */
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
+    tc_shm_model *model;   /* the one-node allreduce memory model, made with the
+                              context where it applies (shm_calibrate.h); NULL: none */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */

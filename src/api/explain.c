@@ -27,25 +27,11 @@ void tc_record_algorithm(const char *algo)
     last_algo = algo;
 }
 
-/* Calls topocoll makes itself (the memory model's calibration) explain
- * nothing and are not counted in the run summary. */
-static TC_THREAD_LOCAL int quiet;
-
-void tc_explain_quiet(int on)
-{
-    quiet = on;
-}
-
-int tc_explain_is_quiet(void)
-{
-    return quiet;
-}
-
 void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *algo, const char *why)
 {
     last_algo = algo;
     int level = tc_config_get()->explain;
-    if (level == 0 || quiet || (level == 1 && x->rank != 0)) return;
+    if (level == 0 || (level == 1 && x->rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d nodes=%d bytes=%lld rank=%d -> %s (%s)\n", coll,
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }
@@ -54,7 +40,7 @@ void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, cons
 {
     last_algo = "native";
     int level = tc_config_get()->explain;
-    if (level == 0 || quiet || (level == 1 && rank != 0)) return;
+    if (level == 0 || (level == 1 && rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d bytes=%lld rank=%d -> native (%s)\n", coll, size,
             (long long)bytes, rank, why);
 }
@@ -80,7 +66,7 @@ int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const
     return MPI_SUCCESS;
 }
 
-int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
+int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
 {
     const char *coll = tc_coll_name(a->coll);
     /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
@@ -89,7 +75,7 @@ int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, c
     char why[512];
     why[0] = '\0';
     int mrc = MPI_SUCCESS;   /* one-node allreduce: the memory model (calibrated on first need) */
-    const tc_shm_model *model = tc_shm_model_for(x, a, comm, &mrc);
+    const tc_shm_model *model = tc_shm_model_for(x, a, &mrc);
     if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
     /* a size that differs between ranks (alltoallv), where a rule reads it: the largest */
     if (tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&

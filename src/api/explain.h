@@ -11,11 +11,6 @@ void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *al
 /* Record "native" for a call served without a context (no topology to
  * show) and explain it so, why saying which case. */
 void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, const char *why);
-/* While on, this thread's calls are topocoll's own (the memory model's
- * calibration): they explain nothing and the run summary skips them. */
-void tc_explain_quiet(int on);
-/* Whether this thread's calls explain nothing now. */
-int tc_explain_is_quiet(void);
 /* Record the algorithm that served a call (topocoll_last_algorithm). */
 void tc_record_algorithm(const char *algo);
 /* A forced algorithm (TOPOCOLL_<COLL>) declined the call, as
@@ -28,6 +23,6 @@ int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const
 /* Choose the algorithm for a call (src/select/choose.h: forced by
  * TOPOCOLL_<COLL>, else the selection table), explain it, and return
  * MPI_SUCCESS or a raised error (unknown forced name). */
-int tc_choose(const tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out);
+int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out);
 
 #endif

@@ -12,12 +12,12 @@
 
 #include "core/config.h"
 #include "core/fp_env.h"
-#include "api/explain.h"
+#include "api/call.h"
+#include "api/shm_budget.h"
 #include "exec/backoff.h"
 #include "exec/cma.h"
 #include "exec/membind.h"
 #include "select/select.h"
-#include "topocoll.h"
 
 #define CAL_BYTES (512 * 1024)     /* copied / reduced per rank and measure */
 #define CAL_HEAD 4096              /* the flag's page before the data */
@@ -30,6 +30,9 @@
 #define CMA_CALL_BYTES 64          /* one process_vm_readv of this size: its fixed cost */
 #define CMA_CALL_REPS 10           /* the fastest of these */
 #define CMA_REPS 4                 /* per process_vm_readv bandwidth: the fastest counts */
+#define CALL_WARM 3                /* internal calls before the timed ones, */
+#define CALL_BATCHES 5             /* batches of timed ones (the median counts), */
+#define CALL_BATCH 32              /* calls per batch */
 
 static double now_us(void)
 {
@@ -278,32 +281,73 @@ static int native_times(const cal *c, double *us)
     return rc;
 }
 
-/* The fixed cost of a shared-memory schedule's call: 8 B shm_dissemination
- * by name on comm (the caller's communicator, whose context is x) less what
- * the formula says without it. */
-static int call_cost(const cal *c, MPI_Comm comm, tc_shm_model *m)
+/* ---- the fixed cost of a shared-memory schedule's call ---------------------
+ * 8 B allreduces by shm_dissemination on the context, run as a call runs
+ * them once its choice is made: the context's cached schedule, bound to the
+ * record of the call, on the executor (tc_run_schedule).  Internal calls:
+ * no public entry point, no selection, nothing explained or counted in the
+ * run summary. */
+
+typedef struct cal_call {
+    tc_call c;
+    tc_args a;
+    const tc_sched *s;
+} cal_call;
+
+/* The record and schedule of one 8 B allreduce of in into out; *ok 0 when
+ * the entry declines or its node-shared memory cannot be had (every rank
+ * alike: the budget's outcome is agreed on). */
+static int cal_call_open(tc_ctx *x, double *in, double *out, cal_call *k, int *ok)
 {
-    enum { WARM = 3, BATCHES = 5, BATCH = 32 };
-    double in = 1.0, out = 0, t[BATCHES] = { 0 };
+    const tc_algo *al = tc_catalog_find(TOPOCOLL_ALLREDUCE, "shm_dissemination");
+    const char *why = NULL;
     int rc = MPI_SUCCESS;
-    tc_explain_quiet(1);
-    for (int k = 0; k < WARM && rc == MPI_SUCCESS; k++)
-        rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
+    *ok = 0;
+    k->c = (tc_call){ .d = tc_coll_desc_of(TOPOCOLL_ALLREDUCE), .fn = "calibration", .sbuf = in, .scount = 1,
+                      .stype = MPI_DOUBLE, .rbuf = out, .rcount = 1, .rtype = MPI_DOUBLE, .op = MPI_SUM,
+                      .comm = x->comm, .rank = x->rank, .size = x->size, .use = { 1, 1 },
+                      .tsize = { (int)sizeof(double), (int)sizeof(double) }, .bytes = (int64_t)sizeof(double) };
+    tc_call_make_ctx_args(&k->c, x, &k->a);
+    if (!al || !tc_algo_accepts(al, &k->a, x->topo, &why)) return MPI_SUCCESS;
+    tc_sched_key key = tc_run_key(al, &k->c, &k->a);
+    if (!(k->s = tc_ctx_schedule(x, &key, &k->a, &rc))) return rc;
+    int64_t need = k->s->shm_count * (int64_t)sizeof(double);
+    if ((rc = tc_shm_budget_prepare(x, need, TOPOCOLL_ALLREDUCE, ok)) != MPI_SUCCESS || !*ok) return rc;
+    k->s = tc_ctx_schedule(x, &key, &k->a, &rc);   /* cached: the same unless the windows flushed it */
+    *ok = k->s != NULL;
+    return rc;
+}
+
+static atomic_uint calibrations, internal_calls;
+
+static int cal_call_run(tc_ctx *x, const cal_call *k)
+{
+    atomic_fetch_add_explicit(&internal_calls, 1, memory_order_relaxed);
+    return tc_run_schedule(x, k->s, &k->c, &k->a);
+}
+
+/* The call's time less what the formula says without it (0 where the
+ * entry cannot run: no call to measure). */
+static int call_cost(const cal *c, tc_ctx *x, tc_shm_model *m)
+{
+    double in = 1.0, out = 0, t[CALL_BATCHES] = { 0 };
+    cal_call k;
+    int ok, rc = cal_call_open(x, &in, &out, &k, &ok);
+    m->call_us = 0;
+    if (rc != MPI_SUCCESS || !ok) return rc;
+    for (int i = 0; i < CALL_WARM && rc == MPI_SUCCESS; i++) rc = cal_call_run(x, &k);
     /* batches of back-to-back calls: a call's own cost, not the ranks'
      * skew after a barrier (which single timed calls mostly measure) */
-    for (int k = 0; k < BATCHES && rc == MPI_SUCCESS; k++) {
+    for (int b = 0; b < CALL_BATCHES && rc == MPI_SUCCESS; b++) {
         if ((rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS) break;
         double t0 = now_us();
-        for (int i = 0; i < BATCH && rc == MPI_SUCCESS; i++)
-            rc = topocoll_allreduce_algorithm("shm_dissemination", &in, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
-        t[k] = (now_us() - t0) / BATCH;
+        for (int i = 0; i < CALL_BATCH && rc == MPI_SUCCESS; i++) rc = cal_call_run(x, &k);
+        t[b] = (now_us() - t0) / CALL_BATCH;
     }
-    double us = median(t, BATCHES);
-    tc_explain_quiet(0);
+    double us = median(t, CALL_BATCHES);
     tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .size = c->size, .scount = 1, .rcount = 1, .commutative = 1,
                   .node_shm = 1 };
     tc_shm_shape sh = tc_shm_shape_of(&a, c->t, 8);
-    m->call_us = 0;
     double f = tc_shm_model_predict(m, "shm_dissemination", &sh);
     m->call_us = us > f ? us - f : 0;
     return rc;
@@ -345,7 +389,7 @@ static int agree(MPI_Comm comm, tc_shm_model *m)
 }
 
 /* The measures of one calibration into m (local values, not yet agreed). */
-static int measure(const cal *c, MPI_Comm comm, tc_shm_model *m)
+static int measure(const cal *c, tc_ctx *x, tc_shm_model *m)
 {
     int a, b, xa, xb, rc = MPI_SUCCESS;
     flag_pairs(c->t, &a, &b, &xa, &xb);
@@ -366,20 +410,21 @@ static int measure(const cal *c, MPI_Comm comm, tc_shm_model *m)
     }
     if (rc == MPI_SUCCESS) rc = measure_cma(c, m);
     if (rc == MPI_SUCCESS) rc = native_times(c, m->native_us);
-    return rc == MPI_SUCCESS ? call_cost(c, comm, m) : rc;
+    return rc == MPI_SUCCESS ? call_cost(c, x, m) : rc;
 }
 
 /* Ranks that did not take part in a ping-pong hold 0: the agreement's
  * maximum gives the measuring rank's value. */
-int tc_shm_model_calibrate(const tc_ctx *x, MPI_Comm comm, tc_shm_model *out)
+int tc_shm_model_calibrate(tc_ctx *x, tc_shm_model *out)
 {
+    atomic_fetch_add_explicit(&calibrations, 1, memory_order_relaxed);
     double t0 = now_us();
     tc_shm_model m;
     tc_shm_model_defaults(&m);
     m.flag_us[0] = m.flag_us[1] = 0;
     cal c;
     int rc = cal_open(&c, x);
-    if (rc == MPI_SUCCESS) rc = measure(&c, comm, &m);
+    if (rc == MPI_SUCCESS) rc = measure(&c, x, &m);
     cal_close(&c);
     if (rc != MPI_SUCCESS) return rc;
     m.cost_ms = (now_us() - t0) / 1e3;
@@ -419,7 +464,7 @@ static int from_environment(const tc_ctx *x, tc_shm_model *m)
 
 /* This process's last values for a context of this socket shape, agreed on
  * by every rank, or a new calibration. */
-static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
+static int obtain(tc_ctx *x, tc_shm_model *m)
 {
     int one_socket = x->topo->nsockets <= 1;
     (void)pthread_mutex_lock(&lock);
@@ -430,7 +475,7 @@ static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
     int all = have, rc = PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, x->comm);
     if (rc != MPI_SUCCESS) return rc;
     if (all) return agree(x->comm, m);
-    if ((rc = tc_shm_model_calibrate(x, comm, m)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_shm_model_calibrate(x, m)) != MPI_SUCCESS) return rc;
     (void)pthread_mutex_lock(&lock);
     cached = *m;
     have_cached = 1;
@@ -439,45 +484,22 @@ static int obtain(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
 }
 
 /* The model of a context: TOPOCOLL_SHM_MODEL, else obtain().  This runs in
- * the caller's first one-node allreduce on a communicator, which may trap
+ * the caller's first call on a communicator (its context's making), which may trap
  * floating-point exceptions or test their flags afterwards: the parsing,
  * the timings, the reductions timed and the agreement's divisions run under
  * tc_fp_hold, the caller's environment put back after (core/fp_env.h).  The
  * reduced data are trap-proof in any environment besides: ones and zeros
  * (cal_open, calloc), whose sums are small integers. */
-static int model_held(const tc_ctx *x, MPI_Comm comm, tc_shm_model *m)
+static int model_held(tc_ctx *x, tc_shm_model *m)
 {
     tc_fp_saved env;
     tc_fp_hold(&env);
-    int rc = from_environment(x, m) ? MPI_SUCCESS : obtain(x, comm, m);
+    int rc = from_environment(x, m) ? MPI_SUCCESS : obtain(x, m);
     tc_fp_restore(&env);
     return rc;
 }
 
-/* ---- per context: an attribute of the private communicator --------------- */
-
-static int keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
-
-static int free_model(MPI_Comm comm, int key, void *val, void *extra)
-{
-    (void)comm;
-    (void)key;
-    (void)extra;
-    free(val);
-    return MPI_SUCCESS;
-}
-
-static void make_keyval(void)
-{
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_model, &keyval, NULL) != MPI_SUCCESS)
-        keyval = MPI_KEYVAL_INVALID;
-}
-
-void tc_shm_model_finalize(void)
-{
-    if (keyval != MPI_KEYVAL_INVALID) (void)PMPI_Comm_free_keyval(&keyval);
-}
+/* ---- per context: a step of its making ------------------------------------ */
 
 static void explain_model(const tc_ctx *x, const tc_shm_model *m)
 {
@@ -488,30 +510,51 @@ static void explain_model(const tc_ctx *x, const tc_shm_model *m)
     fprintf(stderr, "topocoll explain: allreduce np=%d rank=%d: %s\n", x->size, x->rank, line);
 }
 
-const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm comm, int *rc)
+/* Does the model choose x's allreduces now (a: the call's arguments, or
+ * NULL for the context's own)? */
+static int model_applies(const tc_ctx *x, const tc_args *a)
+{
+    tc_args own = { .coll = TOPOCOLL_ALLREDUCE, .rank = x->rank, .size = x->size, .node_shm = x->node_shm };
+    return tc_shm_model_applies(a ? a : &own, x->topo) && !tc_config_get()->force[TOPOCOLL_ALLREDUCE] &&
+           tc_select_builtin_in_force();
+}
+
+/* The context's model made now (collective over x->comm). */
+static int make_model(tc_ctx *x)
+{
+    tc_shm_model *m = malloc(sizeof *m);
+    if (!m) return MPI_ERR_NO_MEM;
+    int rc = model_held(x, m);
+    if (rc != MPI_SUCCESS) {
+        free(m);
+        return rc;
+    }
+    x->model = m;
+    explain_model(x, m);
+    return MPI_SUCCESS;
+}
+
+int tc_shm_model_prepare(tc_ctx *x)
+{
+    return x->model || !model_applies(x, NULL) ? MPI_SUCCESS : make_model(x);
+}
+
+void tc_shm_model_drop(tc_ctx *x)
+{
+    free(x->model);
+    x->model = NULL;
+}
+
+const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc)
 {
     *rc = MPI_SUCCESS;
-    if (!tc_shm_model_applies(a, x->topo) || tc_config_get()->force[TOPOCOLL_ALLREDUCE] ||
-        !tc_select_builtin_in_force())
-        return NULL;
-    if (pthread_once(&keyval_once, make_keyval) != 0 || keyval == MPI_KEYVAL_INVALID) return NULL;
-    void *val = NULL;
-    int found = 0;
-    if ((*rc = PMPI_Comm_get_attr(x->comm, keyval, &val, &found)) != MPI_SUCCESS) return NULL;
-    if (found) return val;
-    tc_shm_model *m = malloc(sizeof *m);
-    if (!m) {
-        *rc = MPI_ERR_NO_MEM;
-        return NULL;
-    }
-    if ((*rc = model_held(x, comm, m)) != MPI_SUCCESS) {
-        free(m);
-        return NULL;
-    }
-    if ((*rc = PMPI_Comm_set_attr(x->comm, keyval, m)) != MPI_SUCCESS) {
-        free(m);
-        return NULL;
-    }
-    explain_model(x, m);
-    return m;
+    if (!model_applies(x, a)) return NULL;
+    if (!x->model) *rc = make_model(x);   /* the configuration called for none when x was made */
+    return x->model;
+}
+
+void tc_shm_calibration_counts(unsigned *calibrations_made, unsigned *calls_made)
+{
+    *calibrations_made = atomic_load_explicit(&calibrations, memory_order_relaxed);
+    *calls_made = atomic_load_explicit(&internal_calls, memory_order_relaxed);
 }

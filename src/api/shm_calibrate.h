@@ -15,19 +15,27 @@
  *     single-copy entries decline there anyway);
  *   - the MPI library's allreduce (PMPI_Allreduce of 8 B .. 256 KiB, the
  *     median of a few calls);
- *   - the fixed cost of a call of a shared-memory schedule: a few 8 B
- *     shm_dissemination calls by name on the caller's communicator (less
- *     the formula's part; by name: no selection, no recursion into the model).
+ *   - the fixed cost of a call of a shared-memory schedule: 8 B
+ *     shm_dissemination allreduces on the context (3, then 5 timed batches
+ *     of 32), internal calls: the context's cached schedule bound to a call
+ *     record and run by the executor, as a call runs once its choice is
+ *     made (no public entry point, no selection, so no recursion into the
+ *     model; nothing explained, nothing in the run summary); less the
+ *     formula's part.
  * One socket: the cross-socket values are the intra-socket ones (the model
  * says so).  Every rank then holds the maximum over the ranks of every time
  * (the minimum of every bandwidth), so that all ranks predict alike and
  * choose alike.  Bounded: about 1-3 ms on an idle machine (the ping-pongs
  * stop after 300 us each, or 10 round trips), reported in the model's line.
  *
- * Once per context, on demand: the first call whose choice needs the model
- * (an allreduce on one node whose ranks share memory, nothing forced, the
- * built-in table) calibrates, collectively over the communicator; every rank
- * of it reaches that choice in the same call.  The values are kept per process:
+ * Once per context, a step of its making (src/api/context.c, collective over
+ * the communicator: every rank makes it in the same call) where the model
+ * chooses its allreduces (one node whose ranks share memory, np > 1,
+ * TOPOCOLL_ALLREDUCE not set, the built-in table); where the configuration
+ * called for none then (a tuning file, a forced entry, both dropped later by
+ * a reload), the first allreduce whose choice needs it makes it, every rank
+ * in the same call.  A new topology (topocoll_set_topology) makes it again.
+ * The values are kept per process:
  * a later context whose ranks all have values of the same socket shape
  * agrees on them with one allreduce instead of measuring again.
  * TOPOCOLL_SHM_MODEL="flag=..,copy=..,reduce=.." (shm_model.h) replaces the
@@ -41,18 +49,25 @@
 #include "api/context.h"
 #include "select/shm_model.h"
 
+/* The step of x's making (collective over x->comm): the model, where it
+ * chooses x's allreduces (see above); MPI_SUCCESS or the calibration's error. */
+int tc_shm_model_prepare(tc_ctx *x);
+
+/* Frees x's model (x->model NULL after). */
+void tc_shm_model_drop(tc_ctx *x);
+
 /* The model for a call of x with arguments a: NULL when it does not apply
- * (see above); else the context's values, calibrated on first need
- * (collective then).  *rc receives an MPI error of the calibration (NULL
- * returned). */
-const tc_shm_model *tc_shm_model_for(const tc_ctx *x, const tc_args *a, MPI_Comm comm, int *rc);
+ * (see above); else the context's values (made now where x was made
+ * without them: collective then).  *rc receives an MPI error of the
+ * calibration (NULL returned). */
+const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc);
 
-/* Calibrate on x, the context of comm, now (collective over comm; the ranks
- * must share memory on one node) and return the values agreed on; for tools
- * and tests. */
-int tc_shm_model_calibrate(const tc_ctx *x, MPI_Comm comm, tc_shm_model *out);
+/* Calibrate on x now (collective over x->comm; the ranks must share memory
+ * on one node) and return the values agreed on; for tools and tests. */
+int tc_shm_model_calibrate(tc_ctx *x, tc_shm_model *out);
 
-/* At MPI_Finalize, after the contexts are gone: frees the attribute key. */
-void tc_shm_model_finalize(void);
+/* This process's calibrations so far (each a measurement, not the
+ * agreement on kept values) and the internal calls they ran: for tests. */
+void tc_shm_calibration_counts(unsigned *calibrations, unsigned *internal_calls);
 
 #endif

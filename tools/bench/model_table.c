@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     if ((rc = tc_ctx_get(MPI_COMM_WORLD, &x)) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
     tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .rank = rank, .size = x->size, .scount = 2, .rcount = 2,
                   .commutative = 1, .node_shm = x->node_shm, .cma = x->shm.cma.ok };
-    const tc_shm_model *m = tc_shm_model_for(x, &a, MPI_COMM_WORLD, &rc);
+    const tc_shm_model *m = tc_shm_model_for(x, &a, &rc);
     if (!m) {
         if (rank == 0) fprintf(stderr, "topocoll-model: the model does not apply here (one node, shared memory, "
                                        "np > 1, nothing forced, no tuning file)\n");

@@ -1,0 +1,103 @@
+/*
+ * The per-call fast path (see call.h): a call repeating the last one of its
+ * collective on a communicator (same counts, datatypes, root, op, in
+ * place; the choice by selection or by the same name) goes straight to the
+ * executor with what the full path checked, normalised and chose then, kept
+ * in the context's memo (tc_call_memo, context.h).  Whatever could make the
+ * remembered checks wrong takes the full path instead: a buffer the checks
+ * would refuse, a derived type freed since (its handle may come back as
+ * another type), a user op whose commutativity differs, a schedule no longer
+ * cached, another configuration.
+ */
+#include <string.h>
+
+#include "api/call.h"
+#include "api/error.h"
+#include "api/explain.h"
+
+void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
+                      int named)
+{
+    tc_call_memo *m = &x->memo[c->d->coll];
+    unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
+    int watched = 0;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!c->use[b] || tc_call_type_named(tc_call_type(c, b))) continue;
+        watched = 1;
+        if (tc_watch_type(tc_call_type(c, b)) != MPI_SUCCESS) {
+            m->valid = 0;   /* cannot tell a reused handle: always the full path */
+            return;
+        }
+    }
+    *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
+                         a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
+                         watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
+                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation };
+}
+
+/* The memo serves this call: same scalars, buffers that the full checks
+ * would pass, no watched derived type freed since (a freed type's handle
+ * may come back as another type: its size, whether it is committed and
+ * which ops take it were checked on the full path), the same commutativity
+ * of a user op, and a schedule still in the cache. */
+static int memo_serves(const tc_call_memo *m, const tc_ctx *x, const tc_call *c)
+{
+    if (!m->valid || m->scount != c->scount || m->rcount != c->rcount || m->stype != c->stype ||
+        m->rtype != c->rtype || m->root != c->root || m->op != c->op)
+        return 0;
+    const tc_coll_desc *d = c->d;
+    int ip_arg = d->in_place.arg;
+    if ((tc_call_buf(c, ip_arg) == MPI_IN_PLACE && tc_coll_in_place_allowed(d, x->rank, c->root)) !=
+        m->in_place)
+        return 0;
+    if (m->watched && m->types_freed != tc_types_freed()) return 0;
+    if (m->use[TC_BUF_SEND] && m->use[TC_BUF_RECV] && c->sbuf == c->rbuf) return 0;   /* aliased: checked */
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!m->use[b]) continue;
+        const void *buf = tc_call_buf(c, b);
+        if (buf == MPI_IN_PLACE || (!buf && tc_call_count(c, b) > 0 && m->tsize[b] > 0)) return 0;
+    }
+    int commutative = 1;
+    if (!m->predefined_op && (PMPI_Op_commutative(c->op, &commutative) != MPI_SUCCESS ||
+                              commutative != m->commutative))
+        return 0;
+    return !m->sched || m->epoch == x->cache_epoch;
+}
+
+/* Whether the memo's choice is the one the call asks for: the selection's
+ * (algorithm NULL) or the entry named (its catalog name; an alias or a
+ * parameter spelled otherwise takes the full path). */
+static inline int memo_choice(const tc_call_memo *m, const char *algorithm)
+{
+    if (!algorithm) return !m->named;
+    return m->named && strcmp(m->algo->name, algorithm) == 0;
+}
+
+/* The record completed from the memo, as the full path's checks would. */
+static inline void fill_from_memo(tc_call *c, const tc_ctx *x, const tc_call_memo *m)
+{
+    c->rank = x->rank;
+    c->size = x->size;
+    c->in_place = m->in_place;
+    c->use[0] = m->use[0], c->use[1] = m->use[1];
+    c->tsize[0] = m->tsize[0], c->tsize[1] = m->tsize[1];
+    c->bytes = m->bytes;
+}
+
+/* With TOPOCOLL_EXPLAIN every call explains itself on the full path; so
+ * does every call under TOPOCOLL_CHECK. */
+int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *rc)
+{
+    if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on) return 0;
+    tc_ctx *x = tc_ctx_lookup(c->comm);
+    if (!x) return 0;
+    const tc_call_memo *m = &x->memo[c->d->coll];
+    if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) ||
+        !memo_serves(m, x, c))
+        return 0;
+    fill_from_memo(c, x, m);
+    tc_record_algorithm(m->algo->name);
+    *rc = m->sched ? tc_run_schedule(x, m->sched, c, &m->args) : tc_run_unscheduled(x, m->algo, c);
+    if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
+    return 1;
+}
