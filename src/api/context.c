@@ -309,7 +309,6 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
-    if (rc == MPI_SUCCESS) rc = tc_shm_model_prepare(c);   /* the allreduce model, where it applies */
     if (rc != MPI_SUCCESS) {
         (void)ctx_unmake(c);   /* rc is the error reported */
         c->shm.node_comm = MPI_COMM_NULL;
@@ -435,8 +434,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
     rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
-    tc_shm_model_drop(c);   /* its sockets may have changed too */
-    if (rc == MPI_SUCCESS) rc = tc_shm_model_prepare(c);
+    tc_shm_model_drop(c);   /* its sockets may have changed too: made again on need */
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 

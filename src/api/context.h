@@ -78,8 +78,8 @@ typedef struct tc_ctx {
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
     tc_node_comms ncomms;  /* the compositions' communicators */
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
-    tc_shm_model *model;   /* the one-node allreduce memory model, made with the
-                              context where it applies (shm_calibrate.h); NULL: none */
+    tc_shm_model *model;   /* the one-node allreduce memory model, made by the
+                              context on first need (shm_calibrate.h); NULL: not yet */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */

@@ -484,7 +484,7 @@ static int obtain(tc_ctx *x, tc_shm_model *m)
 }
 
 /* The model of a context: TOPOCOLL_SHM_MODEL, else obtain().  This runs in
- * the caller's first call on a communicator (its context's making), which may trap
+ * the caller's first one-node allreduce on a communicator, which may trap
  * floating-point exceptions or test their flags afterwards: the parsing,
  * the timings, the reductions timed and the agreement's divisions run under
  * tc_fp_hold, the caller's environment put back after (core/fp_env.h).  The
@@ -499,7 +499,7 @@ static int model_held(tc_ctx *x, tc_shm_model *m)
     return rc;
 }
 
-/* ---- per context: a step of its making ------------------------------------ */
+/* ---- per context: made by it on first need ------------------------------- */
 
 static void explain_model(const tc_ctx *x, const tc_shm_model *m)
 {
@@ -510,12 +510,10 @@ static void explain_model(const tc_ctx *x, const tc_shm_model *m)
     fprintf(stderr, "topocoll explain: allreduce np=%d rank=%d: %s\n", x->size, x->rank, line);
 }
 
-/* Does the model choose x's allreduces now (a: the call's arguments, or
- * NULL for the context's own)? */
+/* Does the model choose this allreduce of x? */
 static int model_applies(const tc_ctx *x, const tc_args *a)
 {
-    tc_args own = { .coll = TOPOCOLL_ALLREDUCE, .rank = x->rank, .size = x->size, .node_shm = x->node_shm };
-    return tc_shm_model_applies(a ? a : &own, x->topo) && !tc_config_get()->force[TOPOCOLL_ALLREDUCE] &&
+    return tc_shm_model_applies(a, x->topo) && !tc_config_get()->force[TOPOCOLL_ALLREDUCE] &&
            tc_select_builtin_in_force();
 }
 
@@ -534,11 +532,6 @@ static int make_model(tc_ctx *x)
     return MPI_SUCCESS;
 }
 
-int tc_shm_model_prepare(tc_ctx *x)
-{
-    return x->model || !model_applies(x, NULL) ? MPI_SUCCESS : make_model(x);
-}
-
 void tc_shm_model_drop(tc_ctx *x)
 {
     free(x->model);
@@ -549,7 +542,7 @@ const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc)
 {
     *rc = MPI_SUCCESS;
     if (!model_applies(x, a)) return NULL;
-    if (!x->model) *rc = make_model(x);   /* the configuration called for none when x was made */
+    if (!x->model) *rc = make_model(x);   /* the first need: collective */
     return x->model;
 }
 

@@ -28,13 +28,14 @@
  * choose alike.  Bounded: about 1-3 ms on an idle machine (the ping-pongs
  * stop after 300 us each, or 10 round trips), reported in the model's line.
  *
- * Once per context, a step of its making (src/api/context.c, collective over
- * the communicator: every rank makes it in the same call) where the model
- * chooses its allreduces (one node whose ranks share memory, np > 1,
- * TOPOCOLL_ALLREDUCE not set, the built-in table); where the configuration
- * called for none then (a tuning file, a forced entry, both dropped later by
- * a reload), the first allreduce whose choice needs it makes it, every rank
- * in the same call.  A new topology (topocoll_set_topology) makes it again.
+ * Once per context, kept in it (tc_ctx.model): the first call whose choice
+ * needs the model (an allreduce on one node whose ranks share memory,
+ * nothing forced, the built-in table) makes it, collectively over the
+ * context's communicator; every rank reaches that choice in the same call.
+ * Not when the context is made: a program that never needs the model pays
+ * neither the calibration's time nor its node-shared window (516 KiB per
+ * rank, more than a small /dev/shm holds beside the MPI library's own).  A
+ * new topology (topocoll_set_topology) drops it, to be made again on need.
  * The values are kept per process:
  * a later context whose ranks all have values of the same socket shape
  * agrees on them with one allreduce instead of measuring again.
@@ -49,16 +50,12 @@
 #include "api/context.h"
 #include "select/shm_model.h"
 
-/* The step of x's making (collective over x->comm): the model, where it
- * chooses x's allreduces (see above); MPI_SUCCESS or the calibration's error. */
-int tc_shm_model_prepare(tc_ctx *x);
-
 /* Frees x's model (x->model NULL after). */
 void tc_shm_model_drop(tc_ctx *x);
 
 /* The model for a call of x with arguments a: NULL when it does not apply
- * (see above); else the context's values (made now where x was made
- * without them: collective then).  *rc receives an MPI error of the
+ * (see above); else the context's values (made on this first need:
+ * collective then).  *rc receives an MPI error of the
  * calibration (NULL returned). */
 const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc);
 

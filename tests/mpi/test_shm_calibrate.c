@@ -1,14 +1,14 @@
 /*
  * The calibration of the one-node allreduce memory model
- * (src/api/shm_calibrate.h): on MPI_COMM_WORLD (one node, shared memory) it
- * is a step of the context's making (the context holds the model when
- * made, after exactly one calibration), returns positive finite values, the
- * same on every rank, and runs a fixed number of internal calls (the same
- * in every calibration, and none through the public API: the user's calls
- * made after it calibrate nothing); the context keeps them (a second
- * request returns the same values without measuring), a second
- * communicator's context agrees on this process's values without
- * measuring; the selected allreduce then gives correct sums
+ * (src/api/shm_calibrate.h): on MPI_COMM_WORLD (one node, shared memory) a
+ * context is made without it (no calibration until a choice needs the
+ * model); it returns positive finite values, the same on every rank, and
+ * runs a fixed number of internal calls (the same in every calibration and
+ * on every rank); the context's first request makes its model with exactly
+ * one calibration, and keeps it (a second request returns the same values
+ * without measuring); a second communicator's context agrees on this
+ * process's values without measuring; the user's allreduces after it
+ * calibrate nothing; the selected allreduce then gives correct sums
  * at sizes on both sides of the model's crossover, and its explain line
  * names the model.  With TOPOCOLL_SHM_MODEL set, the context's values are
  * that variable's (source "TOPOCOLL_SHM_MODEL"), and nothing is measured.  Where cross-memory attach
@@ -90,34 +90,42 @@ static unsigned calibrations(unsigned *calls)
     return n;
 }
 
-/* The context's making calibrated exactly once (none with the variable). */
-static void check_made_with_context(const tc_ctx *x, const char *env, unsigned *calls_per_calibration)
+/* The context was made without its model: nothing measured yet. */
+static void check_made_without_model(const tc_ctx *x)
 {
     unsigned calls, n = calibrations(&calls);
-    CHECK(x->model != NULL, "the context was made without its model");
-    CHECK(n == (env ? 0u : 1u), "%u calibrations while making the context%s", n, env ? " (TOPOCOLL_SHM_MODEL set)" : "");
-    CHECK(env ? calls == 0 : calls > 0, "%u internal calls in %u calibrations", calls, n);
-    *calls_per_calibration = n ? calls / n : 0;
-    unsigned lo, hi;
+    CHECK(x->model == NULL && n == 0 && calls == 0, "the context's making calibrated: model %p, %u calibrations, "
+          "%u internal calls", (void *)x->model, n, calls);
+}
+
+/* The internal calls since `calls0`: as many on every rank. */
+static unsigned calls_since(unsigned calls0, const char *what)
+{
+    unsigned calls, lo, hi;
+    (void)calibrations(&calls);
+    calls -= calls0;
     MPI_Allreduce(&calls, &lo, 1, MPI_UNSIGNED, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&calls, &hi, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
-    CHECK(lo == hi, "internal calls differ between ranks: %u .. %u", lo, hi);
+    CHECK(lo == hi, "%s: internal calls differ between ranks: %u .. %u", what, lo, hi);
+    return calls;
 }
 
 /* A second communicator's context: this process's values agreed on, no
  * measurement. */
-static void check_second_context(const tc_shm_model *first)
+static void check_second_context(const tc_args *a, const tc_shm_model *first)
 {
     MPI_Comm dup;
     tc_ctx *y = NULL;
+    const tc_shm_model *m = NULL;
     unsigned before = calibrations(NULL);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     int rc = tc_ctx_get(dup, &y);
-    CHECK(rc == MPI_SUCCESS && y && y->model, "second context: rc %d, model %p", rc, y ? (void *)y->model : NULL);
+    if (rc == MPI_SUCCESS && y) m = tc_shm_model_for(y, a, &rc);
+    CHECK(rc == MPI_SUCCESS && m && m == y->model, "second context: rc %d, model %p", rc, (const void *)m);
     CHECK(calibrations(NULL) == before, "the second context measured again (%u calibrations, %u before)",
           calibrations(NULL), before);
-    if (y && y->model && first)
-        CHECK(y->model->flag_us[0] == first->flag_us[0] && y->model->copy_gbs[0] == first->copy_gbs[0],
+    if (m && first)
+        CHECK(m->flag_us[0] == first->flag_us[0] && m->copy_gbs[0] == first->copy_gbs[0],
               "the second context's values differ from the first's");
     MPI_Comm_free(&dup);
 }
@@ -151,18 +159,15 @@ int main(int argc, char **argv)
     if (x && x->node_shm && x->topo->nnodes == 1 && size > 1) {
         tc_args a = { .coll = TOPOCOLL_ALLREDUCE, .rank = rank, .size = size, .scount = 1024, .rcount = 1024,
                       .commutative = 1, .node_shm = x->node_shm };
-        unsigned per_calibration = 0, calls = 0;
-        check_made_with_context(x, env, &per_calibration);
+        unsigned per_calibration = 0, calls0 = 0;
+        check_made_without_model(x);
         if (!env) {
             tc_shm_model m;
-            unsigned n0 = calibrations(&calls), calls0 = calls;
             rc = tc_shm_model_calibrate(x, &m);
             CHECK(rc == MPI_SUCCESS, "calibration: rc %d", rc);
-            /* bounded: one more calibration, with as many internal calls as
-             * the context's (a fixed number, whatever the machine's load) */
-            CHECK(calibrations(&calls) == n0 + 1 && calls - calls0 == per_calibration,
-                  "calibration: %u calibrations (%u before), %u internal calls (the context's: %u)",
-                  calibrations(NULL), n0, calls - calls0, per_calibration);
+            per_calibration = calls_since(0, "calibration");
+            CHECK(calibrations(NULL) == 1 && per_calibration > 0, "calibration: %u calibrations, %u internal calls",
+                  calibrations(NULL), per_calibration);
             check_values(&m, "calibration");
             check_cma(x, &m, "calibration", 1);
             CHECK(strcmp(m.source, "calibrated") == 0 && positive(m.cost_ms), "source %s, cost %g ms", m.source,
@@ -170,8 +175,15 @@ int main(int argc, char **argv)
             CHECK(m.one_socket == (x->topo->nsockets == 1), "one_socket %d with %d sockets", m.one_socket,
                   x->topo->nsockets);
         }
-        unsigned n1 = calibrations(NULL);
+        unsigned n0 = calibrations(&calls0);
         const tc_shm_model *p1 = tc_shm_model_for(x, &a, &rc);
+        /* bounded: one calibration, with as many internal calls as the
+         * first (a fixed number, whatever the machine's load); none with
+         * the variable */
+        unsigned n1 = calibrations(NULL), made = calls_since(calls0, "the context's model");
+        CHECK(n1 == n0 + (env ? 0u : 1u) && made == per_calibration,
+              "the context's model: %u calibrations (%u before), %u internal calls (a calibration's: %u)", n1, n0,
+              made, per_calibration);
         CHECK(rc == MPI_SUCCESS && p1, "model for the context: rc %d", rc);
         if (p1) check_values(p1, "context");
         if (p1) check_cma(x, p1, "context", !env);
@@ -182,7 +194,7 @@ int main(int argc, char **argv)
         CHECK(p2 == p1 && p1 == x->model, "the context keeps its model");
         if (p1 && env) CHECK(strcmp(p1->source, "TOPOCOLL_SHM_MODEL") == 0, "source %s", p1->source);
         if (p1 && !env) CHECK(strcmp(p1->source, "calibrated") == 0, "source %s", p1->source);
-        check_second_context(p1);
+        check_second_context(&a, p1);
         for (int64_t n = 1; n <= (1 << 18); n *= 8) check_sums(n);
         CHECK(calibrations(NULL) == n1, "the calls calibrated: %u calibrations, %u before", calibrations(NULL), n1);
     } else {
