@@ -6,9 +6,6 @@
  * node-shared budget's plan (src/api/shm_budget.h): the entry whole, in
  * pieces, or another entry without node-shared memory.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "api/call.h"
 #include "api/error.h"
 #include "api/explain.h"

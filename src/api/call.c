@@ -7,7 +7,6 @@
  * run summary's count and time around it all when TOPOCOLL_STATS is on.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "api/call.h"
 #include "api/check.h"

@@ -7,7 +7,6 @@
  * the significant buffers, their type sizes, the per-peer vectors, whether
  * the signatures differ, the message's bytes.
  */
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,6 @@
  * (src/api/call.c); nothing else happens here.
  */
 #include <limits.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 #include "api/call.h"
