@@ -126,7 +126,7 @@ static void aggregate(tc_sched *s, hctx *h)
         break;
     case AGG_RING:
     case AGG_RD: {   /* the group's members, own block copied in the first step */
-        tc_members grp = tc_members_list(h->gm, h->m, h->mi);
+        tc_members grp = tc_members_group(&h->g, h->grp, h->me);
         tc_bundles b = tc_bundles_at(TC_BUF_TMP, 0, h->block_off + h->g.start[h->grp]);
         tc_region from = ag_own(a);
         if (h->hp->agg == AGG_RING) tc_allgather_ring_over(s, &grp, &b, &from);
@@ -142,7 +142,8 @@ static void aggregate(tc_sched *s, hctx *h)
     }
 }
 
-/* The exchange of group bundles among the leaders, in buf from base. */
+/* The exchange of group bundles among the leaders, in buf from base (as
+ * group grp's leader: every rank of the group generates it for agg=shm). */
 static void leaders_over(tc_sched *s, const hctx *h, int buf, int64_t base)
 {
     tc_members lead = tc_members_list(h->g.leaders, h->g.ngroups, h->grp);
