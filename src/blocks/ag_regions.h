@@ -14,6 +14,10 @@
 #ifndef TC_BLOCKS_AG_REGIONS_H
 #define TC_BLOCKS_AG_REGIONS_H
 
+#include <errno.h>
+#include <stdlib.h>
+
+#include "blocks/allgather_members.h"
 #include "coll/coll.h"
 #include "sched/sched.h"
 
@@ -36,5 +40,40 @@ static inline tc_region ag_tmp(const tc_args *a, int64_t first, int64_t nblocks)
 
 static inline tc_region ag_own(const tc_args *a)
 { return tc_reg(TC_BUF_SEND, 0, a->scount); }
+
+/* The receive buffer's blocks as a bundle layout in rank order
+ * (allgather_members.h).  Unequal blocks need p+1 offsets: *offs holds them
+ * (NULL otherwise); the caller frees it.  Returns 0 or ENOMEM. */
+static inline int ag_rbuf_bundles(const tc_args *a, tc_bundles *b, int64_t **offs)
+{
+    *offs = NULL;
+    *b = tc_bundles_at(TC_BUF_RECV, 0, NULL);
+    if (!a->v) {
+        b->unit = a->rcount;
+        return 0;
+    }
+    *offs = malloc((size_t)(a->size + 1) * sizeof **offs);
+    if (!*offs) return ENOMEM;
+    for (int i = 0; i <= a->size; i++) (*offs)[i] = ag_block_off(a, i);
+    b->off = *offs;
+    return 0;
+}
+
+/* The allgather entries' generator over all ranks in rank order, straight
+ * in the receive buffer (ring, recursive doubling at a power of two). */
+static inline int ag_flat_over(tc_sched *s, const tc_args *a,
+                               void (*gen)(tc_sched *, const tc_members *, const tc_bundles *,
+                                           const tc_region *))
+{
+    tc_bundles b;
+    int64_t *offs;
+    int rc = ag_rbuf_bundles(a, &b, &offs);
+    if (rc) return rc;
+    tc_members m = tc_members_all(a->size, a->rank);
+    tc_region own = ag_own(a);
+    gen(s, &m, &b, &own);
+    free(offs);
+    return 0;
+}
 
 #endif

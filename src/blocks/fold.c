@@ -34,12 +34,8 @@ void ag_fold_free(ag_fold *f)
     f->slot_off = NULL;
 }
 
-tc_region ag_fold_slots(const ag_fold *f, const tc_args *a, int first, int n)
-{
-    return ag_tmp(a, f->slot_off[first], f->slot_off[first + n] - f->slot_off[first]);
-}
-
-void ag_fold_extra(tc_sched *s, const tc_args *a, const ag_fold *f)
+/* Extra rank: send own block to its core partner, receive everything back. */
+static void fold_extra(tc_sched *s, const tc_args *a, const ag_fold *f)
 {
     int partner = a->rank - f->q;
     tc_sched_send(s, partner, ag_own(a));
@@ -48,7 +44,8 @@ void ag_fold_extra(tc_sched *s, const tc_args *a, const ag_fold *f)
     tc_sched_round(s);
 }
 
-void ag_fold_gather_in(tc_sched *s, const tc_args *a, const ag_fold *f, int my_pos)
+/* Core rank: put the own block (and the extra partner's) into its slot. */
+static void fold_gather_in(tc_sched *s, const tc_args *a, const ag_fold *f, int my_pos)
 {
     int64_t off = f->slot_off[my_pos];
     tc_sched_need_tmp(s, f->slot_off[f->q] * a->rcount);
@@ -58,7 +55,8 @@ void ag_fold_gather_in(tc_sched *s, const tc_args *a, const ag_fold *f, int my_p
     tc_sched_round(s);
 }
 
-void ag_fold_scatter_out(tc_sched *s, const tc_args *a, const ag_fold *f)
+/* Core rank: copy all slots to the receive buffer, serve the extra partner. */
+static void fold_scatter_out(tc_sched *s, const tc_args *a, const ag_fold *f)
 {
     for (int j = 0; j < f->q; j++) {
         int u = f->rank_at[j];
@@ -72,4 +70,25 @@ void ag_fold_scatter_out(tc_sched *s, const tc_args *a, const ag_fold *f)
         tc_sched_send(s, a->rank + f->q, ag_rbuf(a, 0, a->size));
         tc_sched_round(s);
     }
+}
+
+int ag_fold_allgather(tc_sched *s, const tc_args *a, int bitrev_positions)
+{
+    ag_fold f;
+    int rc = ag_fold_init(&f, a->size, bitrev_positions);
+    if (rc) return rc;
+    int r = a->rank;
+    if (r >= f.q) {
+        fold_extra(s, a, &f);
+    } else {
+        int pos = bitrev_positions ? tc_bitrev(r, f.bits) : r;
+        tc_members core = tc_members_list(f.rank_at, f.q, pos);
+        tc_bundles slots = tc_bundles_at(TC_BUF_TMP, 0, f.slot_off);
+        slots.unit = a->rcount;
+        fold_gather_in(s, a, &f, pos);
+        tc_allgather_rd_over(s, &core, &slots, NULL);
+        fold_scatter_out(s, a, &f);
+    }
+    ag_fold_free(&f);
+    return 0;
 }

@@ -5,14 +5,48 @@
  *   (distance d = 2^k) sends the first min(d, p-d) blocks to r-d and
  *   receives as many from r+d behind them.  Finally block (r+i) mod p moves
  *   from scratch[i] to its place: two contiguous copies.
- * Cost: ceil(log p) alpha + (p-1) n beta + a local copy of p n.
- * Memory: p n scratch.
- * Restrictions: none.
- * Source: Bruck et al. 1997; MPICH's allgather for short messages at
- *   non-power-of-two p.
+ *   Unequal blocks (the allgatherv entry): the slots are packed by their
+ *   blocks' sizes (offsets are prefix sums over the rotated order, different
+ *   at every rank); the sender's first places are exactly the receiver's
+ *   places d .. d+c-1, so both regions stay contiguous and of equal size.
+ *   Generator: tc_allgather_bruck_over (src/blocks/allgather_members.h) over
+ *   all ranks with the rotated scratch as its layout.
+ * Cost: ceil(log p) alpha + (p-1) n beta + a local copy of p n (unequal
+ *   blocks: (N - n_r) beta + a copy of N, N the sum of the counts).
+ * Memory: p n scratch (N).
+ * Restrictions: none (zero counts: the empty messages are dropped on both
+ *   sides).
+ * Source: Bruck, Ho, Kipnis, Upfal, Weathersby 1997; MPICH's allgather for
+ *   short messages at non-power-of-two p and allgatherv for short messages.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "algo/allgather/common.h"
-#include "pattern/pattern.h"
+
+/* Scratch slot j holds block (r + j) mod p; with unequal blocks (allgatherv)
+ * the slots are packed by their blocks' sizes: offs[j] is where slot j
+ * starts (p+1 offsets, in elements). */
+static int rotated_slots(const tc_args *a, tc_bundles *b, int64_t **offs)
+{
+    int p = a->size, r = a->rank;
+    *offs = NULL;
+    *b = tc_bundles_at(TC_BUF_TMP, 0, NULL);
+    b->rot = r;
+    if (!a->v) {
+        b->unit = a->rcount;
+        return 0;
+    }
+    int64_t *o = malloc((size_t)(p + 1) * sizeof *o);
+    if (!o) return ENOMEM;
+    o[0] = 0;
+    for (int j = 0; j < p; j++) {
+        int blk = (r + j) % p;
+        o[j + 1] = o[j] + ag_block_off(a, blk + 1) - ag_block_off(a, blk);
+    }
+    b->off = *offs = o;
+    return 0;
+}
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -22,16 +56,17 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
         tc_sched_copy(s, ag_own(a), ag_rbuf(a, 0, 1));
         return 0;
     }
-    tc_sched_need_tmp(s, (int64_t)p * a->rcount);
-    tc_sched_copy(s, ag_own(a), ag_tmp(a, 0, 1));
-    for (int d = 1; d < p; d *= 2) {
-        int n = d < p - d ? d : p - d;
-        tc_sched_send(s, tc_mod(r - d, p), d == 1 ? ag_own(a) : ag_tmp(a, 0, n));
-        tc_sched_recv(s, tc_mod(r + d, p), ag_tmp(a, d, n));
-        tc_sched_round(s);
-    }
-    tc_sched_copy(s, ag_tmp(a, 0, p - r), ag_rbuf(a, r, p - r));
-    if (r > 0) tc_sched_copy(s, ag_tmp(a, p - r, r), ag_rbuf(a, 0, r));
+    tc_bundles b;
+    int64_t *offs;
+    int rc = rotated_slots(a, &b, &offs);
+    if (rc) return rc;
+    tc_members all = tc_members_all(p, r);
+    tc_region own = ag_own(a);
+    tc_sched_need_tmp(s, tc_bundles_slots(&b, 0, p).cnt);
+    tc_allgather_bruck_over(s, &all, &b, &own);
+    tc_sched_copy(s, tc_bundles_slots(&b, 0, p - r), ag_rbuf(a, r, p - r));
+    if (r > 0) tc_sched_copy(s, tc_bundles_slots(&b, p - r, r), ag_rbuf(a, 0, r));
+    free(offs);
     return 0;
 }
 

@@ -60,6 +60,7 @@
 
 #include "algo/allgather/common.h"
 #include "blocks/groups.h"
+#include "blocks/allgather_members.h"
 #include "blocks/subset.h"
 
 enum { AGG_GATHER, AGG_RING, AGG_RD, AGG_SHM, N_AGG };
@@ -124,12 +125,12 @@ static void aggregate(tc_sched *s, hctx *h)
         tc_sched_round(s);
         break;
     case AGG_RING:
-    case AGG_RD: {
-        tc_sched_copy(s, ag_own(a), tmp_pos(h, own, 1));
-        tc_sched_round(s);
-        tc_bundles b = { h->m, h->gm, h->block_off + h->g.start[h->grp], 0, TC_BUF_TMP };
-        if (h->hp->agg == AGG_RING) tc_subset_allgather_ring(s, &b, h->mi);
-        else tc_subset_allgather_rd(s, &b, h->mi);
+    case AGG_RD: {   /* the group's members, own block copied in the first step */
+        tc_members grp = tc_members_group(&h->g, h->grp, h->me);
+        tc_bundles b = tc_bundles_at(TC_BUF_TMP, 0, h->block_off + h->g.start[h->grp]);
+        tc_region from = ag_own(a);
+        if (h->hp->agg == AGG_RING) tc_allgather_ring_over(s, &grp, &b, &from);
+        else tc_allgather_rd_over(s, &grp, &b, &from);
         break;
     }
     case AGG_SHM:
@@ -141,15 +142,23 @@ static void aggregate(tc_sched *s, hctx *h)
     }
 }
 
+/* The exchange of group bundles among the leaders, in buf from base (as
+ * group grp's leader: every rank of the group generates it for agg=shm). */
+static void leaders_over(tc_sched *s, const hctx *h, int buf, int64_t base)
+{
+    tc_members lead = tc_members_list(h->g.leaders, h->g.ngroups, h->grp);
+    tc_bundles b = tc_bundles_at(buf, base, h->group_off);
+    if (h->hp->x == X_RD) tc_allgather_rd_over(s, &lead, &b, NULL);
+    else if (h->hp->x == X_RING) tc_allgather_ring_over(s, &lead, &b, NULL);
+    else tc_allgather_bruck_over(s, &lead, &b, NULL);
+}
+
 static void exchange(tc_sched *s, hctx *h)
 {
     if (h->mi || h->g.ngroups == 1) return;
     int buf = leader_work_buf(h);
     int64_t base = buf == TC_BUF_SHM ? h->shm_base : 0;
-    tc_bundles b = { h->g.ngroups, h->g.leaders, h->group_off, base, buf };
-    if (h->hp->x == X_RD) tc_subset_allgather_rd(s, &b, h->grp);
-    else if (h->hp->x == X_RING) tc_subset_allgather_ring(s, &b, h->grp);
-    else tc_subset_allgather_bruck(s, &b, h->grp);
+    leaders_over(s, h, buf, base);
 }
 
 /* Returns the buffer the rank's final copy reads from. */
@@ -256,10 +265,7 @@ static void region_positions(const hctx *h, tc_region r, int *lo, int *hi)
 /* The leader's exchange into x (every rank of the group generates it). */
 static void leader_exchange(tc_sched *x, const hctx *h)
 {
-    tc_bundles b = { h->g.ngroups, h->g.leaders, h->group_off, h->shm_base, TC_BUF_SHM };
-    if (h->hp->x == X_RD) tc_subset_allgather_rd(x, &b, h->grp);
-    else if (h->hp->x == X_RING) tc_subset_allgather_ring(x, &b, h->grp);
-    else tc_subset_allgather_bruck(x, &b, h->grp);
+    leaders_over(x, h, TC_BUF_SHM, h->shm_base);
 }
 
 /* Copies and signals (leader) or copies (member) of one step's spans. */

@@ -18,6 +18,8 @@
  * Memory: none for a power of two; otherwise (p rounded to slots) * n scratch
  *   on core ranks.
  * Restrictions: none (Pappalardo et al.'s version needs a power of two).
+ * Generator: tc_allgather_rd_over (src/blocks/allgather_members.h): over all
+ *   ranks in the receive buffer, or over the core ranks' slots (fold.h).
  * Source: Thakur, Rabenseifner, Gropp 2005; the fold as in Rabenseifner's
  *   reduction algorithms.
  */
@@ -25,49 +27,11 @@
 #include "blocks/fold.h"
 #include "pattern/pattern.h"
 
-static void pow2_in_place(tc_sched *s, const tc_args *a)
-{
-    int p = a->size, r = a->rank;
-    tc_sched_copy(s, ag_own(a), ag_rbuf(a, r, 1));
-    for (int d = 1; d < p; d *= 2) {
-        int partner = r ^ d;
-        if (d == 1) tc_sched_send(s, partner, ag_own(a));
-        else tc_sched_send(s, partner, ag_rbuf(a, r & ~(d - 1), d));
-        tc_sched_recv(s, partner, ag_rbuf(a, partner & ~(d - 1), d));
-        tc_sched_round(s);
-    }
-}
-
-static int folded(tc_sched *s, const tc_args *a)
-{
-    ag_fold f;
-    int rc = ag_fold_init(&f, a->size, 0);
-    if (rc) return rc;
-    int r = a->rank;
-    if (r >= f.q) {
-        ag_fold_extra(s, a, &f);
-    } else {
-        ag_fold_gather_in(s, a, &f, r);
-        for (int d = 1; d < f.q; d *= 2) {
-            int partner = r ^ d;
-            tc_sched_send(s, partner, ag_fold_slots(&f, a, r & ~(d - 1), d));
-            tc_sched_recv(s, partner, ag_fold_slots(&f, a, partner & ~(d - 1), d));
-            tc_sched_round(s);
-        }
-        ag_fold_scatter_out(s, a, &f);
-    }
-    ag_fold_free(&f);
-    return 0;
-}
-
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    if (tc_is_pow2(a->size)) {
-        pow2_in_place(s, a);
-        return 0;
-    }
-    return folded(s, a);
+    if (tc_is_pow2(a->size)) return ag_flat_over(s, a, tc_allgather_rd_over);
+    return ag_fold_allgather(s, a, 0);
 }
 
 const tc_algo tc_allgather_recursive_doubling = {

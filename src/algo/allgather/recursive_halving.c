@@ -11,6 +11,8 @@
  *   slot positions, exchanging the aligned group of 2^k slots, a contiguous
  *   range.  The slots are copied to their places in the receive buffer at
  *   the end.
+ *   That is recursive doubling over the member map "core rank at slot
+ *   position j = bitrev(j)" (tc_allgather_rd_over, src/blocks/fold.h).
  * Cost: log2(q) alpha + (p-1) n beta (+ 2 alpha + (p+1) n beta for the
  *   fold), plus a local copy of the whole result.
  * Memory: p n scratch.
@@ -21,32 +23,11 @@
  */
 #include "algo/allgather/common.h"
 #include "blocks/fold.h"
-#include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    ag_fold f;
-    int rc = ag_fold_init(&f, a->size, 1);
-    if (rc) return rc;
-    int r = a->rank;
-    if (r >= f.q) {
-        ag_fold_extra(s, a, &f);
-    } else {
-        int pos = tc_bitrev(r, f.bits);
-        ag_fold_gather_in(s, a, &f, pos);
-        for (int k = 0; k < f.bits; k++) {
-            int g = 1 << k;
-            int partner = r ^ (f.q >> (k + 1));
-            int ppos = tc_bitrev(partner, f.bits);
-            tc_sched_send(s, partner, ag_fold_slots(&f, a, pos & ~(g - 1), g));
-            tc_sched_recv(s, partner, ag_fold_slots(&f, a, ppos & ~(g - 1), g));
-            tc_sched_round(s);
-        }
-        ag_fold_scatter_out(s, a, &f);
-    }
-    ag_fold_free(&f);
-    return 0;
+    return ag_fold_allgather(s, a, 1);
 }
 
 const tc_algo tc_allgather_recursive_halving = {

@@ -12,28 +12,17 @@
  *   block mapping only two of the p-1 hops of every block cross a node
  *   boundary per node; with a cyclic mapping every hop may.
  * Memory: none beyond the receive buffer.
+ * Generator: tc_allgather_ring_over (src/blocks/allgather_members.h) over
+ *   all ranks, straight in the receive buffer.
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; Pappalardo et al., algorithm 4.
  */
 #include "algo/allgather/common.h"
-#include "pattern/pattern.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    int p = a->size, r = a->rank;
-    int right = tc_ring_right(r, p), left = tc_ring_left(r, p);
-    tc_sched_copy(s, ag_own(a), ag_rbuf(a, r, 1));
-    if (p == 1) return 0;
-    tc_sched_send(s, right, ag_own(a));
-    tc_sched_recv(s, left, ag_rbuf(a, left, 1));
-    tc_sched_round(s);
-    for (int i = 2; i < p; i++) {
-        tc_sched_send(s, right, ag_rbuf(a, tc_wrap(r - i + 1, p), 1));
-        tc_sched_recv(s, left, ag_rbuf(a, tc_wrap(r - i, p), 1));
-        tc_sched_round(s);
-    }
-    return 0;
+    return ag_flat_over(s, a, tc_allgather_ring_over);
 }
 
 /* Shift form: every rank sends one block to r+1 in each of the p-1 steps

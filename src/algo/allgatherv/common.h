@@ -3,9 +3,9 @@
  * block b of RECV is RBUF[rdispls[b], rcounts[b]], rdispls the packed prefix
  * sums; the own block SEND[0, scount]); the generator addresses its blocks
  * only through ag_rbuf / ag_own, so unequal blocks, zero-size ones included,
- * need no change to it.  Entries whose generator addresses scratch by equal
- * blocks carry TC_REQ_EQUAL_BLOCKS and decline unequal counts (Bruck has a
- * generator of its own instead). */
+ * need no change to it (Bruck packs its rotated scratch by the counts).
+ * Entries whose generator addresses scratch by equal blocks carry
+ * TC_REQ_EQUAL_BLOCKS and decline unequal counts. */
 #ifndef TC_ALGO_ALLGATHERV_COMMON_H
 #define TC_ALGO_ALLGATHERV_COMMON_H
 

@@ -38,7 +38,7 @@
  *      node=cma: every rank reads the segments it does not lead from their
  *      leaders' receive buffers, then raises the leaders' flags.
  *   Each element is combined once on a node and the leaders' exchange gives
- *   every leader the same bits (subset.h), so all ranks hold bitwise-
+ *   every leader the same bits (src/blocks/allreduce_members.h), so all ranks hold bitwise-
  *   identical results.
  * Cost (P nodes of m ranks, n elements): node phase shm n copy + (m-1) n / K
  *   gamma per leader, p2p (m-1) messages of n/K per leader; leaders' phase
@@ -67,7 +67,7 @@
 
 #include "algo/allreduce/common.h"
 #include "algo/allreduce/hierarchical.h"
-#include "algo/allreduce/subset.h"
+#include "blocks/allreduce_members.h"
 
 enum { X_RD, X_RSA, X_RING, X_RING_PIECES };
 static const int leader_counts[] = { 1, 2, 4 };
@@ -95,12 +95,12 @@ static tc_region exchange_region(const ar_hier *h, int j)
 
 /* The part of segment j (relative to it) whose node-level reduction runs
  * beside the first round of the leaders' reduce-scatter instead of before
- * it (node=shm, x=rsa; see ar_sub_rsa_first_kept); *cnt 0 otherwise. */
+ * it (node=shm, x=rsa; see tc_allreduce_rsa_first_kept); *cnt 0 otherwise. */
 static void overlapped_part(const ar_hier *h, int j, int64_t *lo, int64_t *cnt)
 {
     *lo = *cnt = 0;
     if (h->node_mode != AR_NODE_SHM || h->m == 1 || h->x != X_RSA) return;
-    ar_sub_rsa_first_kept(h->t->nnodes, h->node, exchange_region(h, j).cnt, lo, cnt);
+    tc_allreduce_rsa_first_kept(h->t->nnodes, h->node, exchange_region(h, j).cnt, lo, cnt);
 }
 
 /* The node-level reduction of elements [lo, lo + cnt) of segment j, over
@@ -180,14 +180,16 @@ static int exchange(tc_sched *s, const ar_hier *h)
     for (int j = 0; j < h->K; j++) {
         if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
         for (int nd = 0; nd < P; nd++) L[nd] = ar_hier_leader(h, nd, j);
-        ar_sub x = { L, P, h->node, exchange_region(h, j), 0, 0 };
+        tc_members lead = tc_members_list(L, P, h->node);
+        tc_region reg = exchange_region(h, j);
+        tc_ar_regions x = { reg, reg, tc_reg(TC_BUF_TMP, 0, reg.cnt), 0 };
         if (h->x == X_RING_PIECES) x.piece = tc_args_piece_elems(h->a);
         int64_t lo, cnt;
         overlapped_part(h, j, &lo, &cnt);
         reduce_part(s, h, j, lo, cnt);   /* joins the exchange's first round */
-        if (h->x == X_RD) ar_sub_rd(s, &x);
-        else if (h->x == X_RSA) ar_sub_rsa(s, &x);
-        else ar_sub_ring(s, &x);
+        if (h->x == X_RD) tc_allreduce_rd_over(s, &lead, &x);
+        else if (h->x == X_RSA) tc_allreduce_rsa_over(s, &lead, &x);
+        else tc_allreduce_ring_over(s, &lead, &x);
     }
     free(L);
     return 0;

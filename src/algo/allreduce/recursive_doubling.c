@@ -14,6 +14,7 @@
  *   when p is not a power of two.
  * Memory: n scratch.
  * Restrictions: none (non-commutative operations in rank order).
+ * Generator: tc_allreduce_rd_over (src/blocks/allreduce_members.h).
  * Source: Thakur, Rabenseifner, Gropp, "Optimization of Collective
  *   Communication Operations in MPICH" (2005); MPICH allreduce_intra_recursive_doubling.
  */
@@ -22,38 +23,14 @@
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    int64_t n = a->scount;
-    ar_fold f = ar_fold_of(a->size);
-    int acc;
+    tc_members all = tc_members_all(a->size, a->rank);
+    tc_ar_regions x = ar_flat_regions(a, a->scount);
     s->tmp_like = TC_BUF_SEND;
-    tc_sched_need_tmp(s, a->size > 1 ? n : 0);
-    int v = ar_fold_in(s, a, &f, &acc);
-    if (v >= 0) {
-        for (int mask = 1; mask < f.q; mask <<= 1) {
-            int pv = v ^ mask, peer = ar_real_rank(&f, pv), lower = v < pv;
-            int other = ar_other(acc);
-            tc_sched_round(s);
-            tc_sched_send(s, peer, ar_all(acc, n));
-            if (!lower && acc == TC_BUF_SEND) {   /* a writable copy of the input */
-                tc_sched_copy(s, ar_all(TC_BUF_SEND, n), ar_all(TC_BUF_RECV, n));
-                other = TC_BUF_TMP;
-            }
-            tc_sched_recv(s, peer, ar_all(other, n));
-            tc_sched_round(s);
-            if (lower) {
-                tc_sched_reduce(s, ar_all(acc, n), ar_all(other, n));
-                acc = other;
-            } else {
-                if (acc == TC_BUF_SEND) acc = TC_BUF_RECV;
-                tc_sched_reduce(s, ar_all(other, n), ar_all(acc, n));
-            }
-        }
-        if (acc != TC_BUF_RECV) tc_sched_copy(s, ar_all(acc, n), ar_all(TC_BUF_RECV, n));
-        tc_sched_round(s);
-    }
-    ar_fold_out(s, a, &f);
+    tc_sched_need_tmp(s, a->size > 1 ? a->scount : 0);
+    tc_allreduce_rd_over(s, &all, &x);
     return 0;
 }
+
 
 const tc_algo tc_allreduce_recursive_doubling = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "recursive_doubling",

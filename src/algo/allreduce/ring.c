@@ -13,50 +13,22 @@
  * Cost: 2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma.
  * Memory: one block (ceil(n/p)) of scratch.
  * Restrictions: commutative operations (declines the others).
+ * Generator: tc_allreduce_ring_over (src/blocks/allreduce_members.h).
  * Source: Patarasuk, Yuan, "Bandwidth Optimal All-reduce Algorithms for
  *   Clusters of Workstations" (2009); MPICH allreduce_intra_ring.
  */
 #include "algo/allreduce/common.h"
 
-typedef struct ringb { int p; int64_t per, extra; } ringb;
-
-static tc_region block(const ringb *B, int buf, int i)
-{
-    i = tc_mod(i, B->p);
-    int64_t off = (int64_t)i * B->per + (i < B->extra ? i : B->extra);
-    return tc_reg(buf, off, B->per + (i < B->extra ? 1 : 0));
-}
-
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    int p = a->size, r = a->rank, right = tc_ring_right(r, p), left = tc_ring_left(r, p);
-    int64_t n = a->scount;
-    ringb B = { p, n / p, n % p };
-    int in = ar_input(a);
+    int p = a->size;
+    int64_t n = a->scount, biggest = n / p + (n % p ? 1 : 0);
+    tc_members all = tc_members_all(p, a->rank);
+    tc_ar_regions x = ar_flat_regions(a, biggest);
     s->tmp_like = TC_BUF_SEND;
-    tc_sched_need_tmp(s, p > 1 ? B.per + (B.extra ? 1 : 0) : 0);
-    if (p == 1) {
-        if (in != TC_BUF_RECV) tc_sched_copy(s, ar_all(in, n), ar_all(TC_BUF_RECV, n));
-        tc_sched_round(s);
-        return 0;
-    }
-    for (int i = 0; i < p - 1; i++) {
-        tc_region got = block(&B, TC_BUF_TMP, r - i - 1);
-        got.off = 0;
-        /* step 0 sends the input itself and copies it to RECV meanwhile */
-        tc_sched_send(s, right, block(&B, i == 0 ? in : TC_BUF_RECV, r - i));
-        if (i == 0 && in != TC_BUF_RECV) tc_sched_copy(s, ar_all(in, n), ar_all(TC_BUF_RECV, n));
-        tc_sched_recv(s, left, got);
-        tc_sched_round(s);
-        tc_sched_reduce(s, got, block(&B, TC_BUF_RECV, r - i - 1));
-        tc_sched_round(s);
-    }
-    for (int i = 0; i < p - 1; i++) {
-        tc_sched_send(s, right, block(&B, TC_BUF_RECV, r + 1 - i));
-        tc_sched_recv(s, left, block(&B, TC_BUF_RECV, r - i));
-        tc_sched_round(s);
-    }
+    tc_sched_need_tmp(s, p > 1 ? biggest : 0);
+    tc_allreduce_ring_over(s, &all, &x);
     return 0;
 }
 
