@@ -9,7 +9,9 @@
  * ones the list records: a fingerprint (FNV-1a) of every rank's schedule,
  * round by round and op by op, with its scratch and node-shared layout,
  * over one-node and multi-node topologies, counts around the tiles and
- * chunks, in place or not, commutative or not.
+ * chunks, in place or not, commutative or not.  Also the old spelling
+ * node=cma with parameters in any order or left to their defaults, and the
+ * combinations it cannot join.
  *
  *   unit_copy_names            checks the list
  *   unit_copy_names --print    prints the rows for the catalog as it is now
@@ -126,6 +128,34 @@ static int print_rows(void)
     return 0;
 }
 
+/* Old spellings with parameters in another order or left to their
+ * defaults, and the combinations the old spelling cannot join. */
+static void check_spellings(void)
+{
+    static const struct { const char *name, *listed, *why; } cases[] = {
+        { "hierarchical:node=cma", "h1_cma_rd", NULL },
+        { "hierarchical:x=ring,node=cma,leaders=4", "h4_cma_ring", NULL },
+        { "hierarchical:leaders=2,node=shm,x=rsa,copy=cma", "h2_cma_rsa", NULL },
+        { "hierarchical:node=shm,copy=in", "h1_shm_rd", NULL },
+        { "hierarchical:node=cma,copy=in", NULL, "given twice" },
+        { "hierarchical:node=p2p,copy=cma", NULL, "invalid combination" },
+        { "hierarchical:node=cma,node=shm", NULL, "given twice" },
+        { "shm_dissemination:copy=cma", "shm_dissemination_cma", NULL },
+        { "shm_dissemination", "shm_dissemination", NULL },
+        { "shm_dissemination:copy=shm", NULL, "bad value" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[160];
+        const tc_algo *al = tc_catalog_resolve(TOPOCOLL_ALLREDUCE, cases[i].name, why, sizeof why);
+        if (cases[i].listed)
+            CHECK(al && strcmp(al->name, cases[i].listed) == 0, "'%s' resolves to %s, not %s", cases[i].name,
+                  al ? al->name : why, cases[i].listed);
+        else
+            CHECK(!al && strstr(why, cases[i].why), "'%s' resolves (%s) or says '%s', not '%s'", cases[i].name,
+                  al ? al->name : "-", why, cases[i].why);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--print") == 0) return print_rows();
@@ -146,6 +176,7 @@ int main(int argc, char **argv)
         CHECK(fp == row->fingerprint, "'%s' (%s): schedules differ from the list's (%016llx, listed %016llx)",
               row->name, by_name->canonical, (unsigned long long)fp, (unsigned long long)row->fingerprint);
     }
+    check_spellings();
     CHECK(single == 28, "%d single-copy entries in the list (28 expected)", single);
     printf("%d names checked, %d of them single copy\n", n, single);
     return tc_test_summary();

@@ -1,10 +1,12 @@
 /*
- * What the single-node shared-memory allreduce families share (header
- * only): the copy-in layout of the node-shared buffer, the groups
- * (sockets), and a barrier of flags.
+ * What the one-node shared-memory schedules share (header only; the
+ * allreduce families shm_reduce_bcast, shm_tiled, shm_dissemination and the
+ * rooted ones of algo/shm_rooted.h): the copy-in layout of the node-shared
+ * buffer, the groups (sockets), a barrier of flags, the tiles, and the read
+ * of a peer's data in either copy mode.
  *
- * Copy-in: every rank owns `nslots` slots of n elements in SHM (rank r's
- * slots one after another, placed in r's NUMA domain with
+ * Copy-in (copy=in): every rank owns `nslots` slots of n elements in SHM
+ * (rank r's slots one after another, placed in r's NUMA domain with
  * tc_sched_shm_home, so each socket's part of the window lives on that
  * socket); it copies its input into its slot 0 and the ranks read each
  * other's slots, ordered by SIGNAL / WAIT.  The executor alternates two
@@ -12,30 +14,35 @@
  * rank's input, so no rank starts call c+2 (the same half) before every
  * rank has finished reading in call c.
  *
+ * Single copy (copy=cma): no window; a rank reads a peer's own buffers
+ * (SEND, RECV, TMP) with Linux cross-memory attach (process_vm_readv, the
+ * RREAD op of sched/sched.h), ordered by the same flags.  tc_shm_read emits
+ * one read of a peer's data in either mode.
+ *
  * Groups: with a commutative operation the ranks are grouped by socket
  * (the topology object's sockets, in the order of their lowest rank); a
  * non-commutative operation takes one group of all ranks in rank order, so
  * that every combination joins adjacent rank ranges ("lower op higher").
  */
-#ifndef TC_ALGO_ALLREDUCE_SHM_COMMON_H
-#define TC_ALGO_ALLREDUCE_SHM_COMMON_H
+#ifndef TC_ALGO_SHM_COMMON_H
+#define TC_ALGO_SHM_COMMON_H
 
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
 /* Slot `slot` of rank `rank`, elements [off, off + cnt). */
-static inline tc_region ar_slot(const tc_args *a, int nslots, int rank, int slot, int64_t off, int64_t cnt)
+static inline tc_region tc_shm_slot(const tc_args *a, int nslots, int rank, int slot, int64_t off, int64_t cnt)
 {
     return tc_reg(TC_BUF_SHM, ((int64_t)rank * nslots + slot) * a->scount + off, cnt);
 }
 
-static inline tc_region ar_slot_all(const tc_args *a, int nslots, int rank, int slot)
+static inline tc_region tc_shm_slot_all(const tc_args *a, int nslots, int rank, int slot)
 {
-    return ar_slot(a, nslots, rank, slot, 0, a->scount);
+    return tc_shm_slot(a, nslots, rank, slot, 0, a->scount);
 }
 
 /* Ask for p x nslots slots, this rank's placed in its own NUMA domain. */
-static inline void ar_shm_layout(tc_sched *s, const tc_args *a, int nslots)
+static inline void tc_shm_layout(tc_sched *s, const tc_args *a, int nslots)
 {
     s->tmp_like = TC_BUF_SEND;
     tc_sched_need_shm(s, (int64_t)a->size * nslots * a->scount);
@@ -43,15 +50,15 @@ static inline void ar_shm_layout(tc_sched *s, const tc_args *a, int nslots)
 }
 
 /* The groups: CSR lists of ranks (increasing), in group order. */
-typedef struct ar_groups {
+typedef struct tc_shm_groups {
     int ng;
     const int *start;   /* [ng + 1] */
     const int *ranks;
-} ar_groups;
+} tc_shm_groups;
 
-static inline ar_groups ar_groups_of(const tc_args *a, const tc_topo *t)
+static inline tc_shm_groups tc_shm_groups_of(const tc_args *a, const tc_topo *t)
 {
-    ar_groups g;
+    tc_shm_groups g;
     if (a->commutative && t->nsockets > 1) {
         g.ng = t->nsockets;
         g.start = t->sock_start;
@@ -64,15 +71,15 @@ static inline ar_groups ar_groups_of(const tc_args *a, const tc_topo *t)
     return g;
 }
 
-static inline int ar_group_size(const ar_groups *g, int i) { return g->start[i + 1] - g->start[i]; }
-static inline const int *ar_group_members(const ar_groups *g, int i) { return g->ranks + g->start[i]; }
+static inline int tc_shm_group_size(const tc_shm_groups *g, int i) { return g->start[i + 1] - g->start[i]; }
+static inline const int *tc_shm_group_members(const tc_shm_groups *g, int i) { return g->ranks + g->start[i]; }
 
 /* The group of rank r and its index in it. */
-static inline void ar_group_find(const ar_groups *g, int r, int *grp, int *idx)
+static inline void tc_shm_group_find(const tc_shm_groups *g, int r, int *grp, int *idx)
 {
     for (int i = 0; i < g->ng; i++)
-        for (int k = 0; k < ar_group_size(g, i); k++)
-            if (ar_group_members(g, i)[k] == r) {
+        for (int k = 0; k < tc_shm_group_size(g, i); k++)
+            if (tc_shm_group_members(g, i)[k] == r) {
                 *grp = i;
                 *idx = k;
                 return;
@@ -82,7 +89,7 @@ static inline void ar_group_find(const ar_groups *g, int r, int *grp, int *idx)
 
 /* The end of a barrier among all p ranks, in the open round (after its local
  * ops): signal every other rank, wait for every other rank; closes the round. */
-static inline void ar_barrier(tc_sched *s, const tc_args *a)
+static inline void tc_shm_barrier(tc_sched *s, const tc_args *a)
 {
     for (int q = 0; q < a->size; q++)
         if (q != a->rank) tc_sched_signal(s, q);
@@ -91,17 +98,17 @@ static inline void ar_barrier(tc_sched *s, const tc_args *a)
     tc_sched_round(s);
 }
 
-/* The tiled family's tile assignment (shm_tiled.c, shm_tiled_cma.c). */
-enum { T_NAIVE, T_CYCLIC, T_HIER };
+/* The tiled schedules' tile assignment (allreduce and reduce shm_tiled). */
+enum { TC_TILE_NAIVE, TC_TILE_CYCLIC, TC_TILE_HIER };
 
 /* Tile k of member idx (of m) in a group: [*lo, *hi); 0 when none is left.
  * naive: one contiguous tile per member; otherwise tiles of S elements
  * dealt round-robin. */
-static inline int ar_tile(const tc_args *a, int kind, int64_t S, int idx, int m, int k, int64_t *lo,
+static inline int tc_shm_tile(const tc_args *a, int kind, int64_t S, int idx, int m, int k, int64_t *lo,
                           int64_t *hi)
 {
     int64_t n = a->scount;
-    if (kind == T_NAIVE) {
+    if (kind == TC_TILE_NAIVE) {
         if (k > 0) return 0;
         int64_t per = n / m, extra = n % m;
         *lo = idx * per + (idx < extra ? idx : extra);
@@ -115,18 +122,24 @@ static inline int ar_tile(const tc_args *a, int kind, int64_t S, int idx, int m,
     return 1;
 }
 
-/* The single-copy form of the tiled family (shm_tiled_cma.c). */
-int ar_tiled_cma(tc_sched *s, const tc_args *a, const tc_topo *t, int kind, int64_t S);
-
-/* The single-copy form of the reduce-broadcast family, fan-in F, two-stage
- * broadcast when two (shm_reduce_bcast_cma.c; p > 1). */
-int ar_reduce_bcast_cma(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int two);
-
 /* Copy the input into this rank's slot 0 (in the open round). */
-static inline void ar_copy_in(tc_sched *s, const tc_args *a, int nslots)
+static inline void tc_shm_copy_in(tc_sched *s, const tc_args *a, int nslots)
 {
     int in = a->in_place ? TC_BUF_RECV : TC_BUF_SEND;
-    tc_sched_copy(s, tc_reg(in, 0, a->scount), ar_slot_all(a, nslots, a->rank, 0));
+    tc_sched_copy(s, tc_reg(in, 0, a->scount), tc_shm_slot_all(a, nslots, a->rank, 0));
+}
+
+/* Elements per scratch chunk of a single-copy read: small enough that the
+ * chunk read is still in cache when it is reduced. */
+#define TC_SHM_CHUNK ((int64_t)32768)
+
+/* Read peer's region src into dst (this rank's): a cross-memory read
+ * (cma; src in the peer's own buffers) or a copy (src in the node-shared
+ * window). */
+static inline void tc_shm_read(tc_sched *s, int cma, int peer, tc_region src, tc_region dst)
+{
+    if (cma) tc_sched_rread(s, peer, src, dst);
+    else tc_sched_copy(s, src, dst);
 }
 
 #endif
