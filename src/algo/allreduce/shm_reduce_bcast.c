@@ -130,81 +130,77 @@ static int fanin_tree(tc_sched *s, const tc_args *a, const rb_list *l, int i, in
 
 static int last_of(const tc_shm_groups *g, int i) { return tc_shm_group_members(g, i)[tc_shm_group_size(g, i) - 1]; }
 
-/* Step 4, copy=in (the open round holds R's last reduce, or the others'
- * last signal). */
-static void broadcast_in(tc_sched *s, const tc_args *a, const tc_shm_groups *g, int grp, int groot, int two)
+/* Step 4 at R: raise the readers' flags (copy=in: every other rank, or
+ * per socket its reader and R's own socket's members, and take the result
+ * from R's slot; copy=cma: the same readers in rank order, then wait for
+ * their flags: R's receive buffer is read until then). */
+static void release(tc_sched *s, const tc_args *a, const tc_shm_groups *g, int two, int cma)
 {
-    int last = g->ng - 1, me = a->rank, R = last_of(g, last);
-    tc_region out = tc_reg(TC_BUF_RECV, 0, a->scount);
-    if (me == R) {
+    int last = g->ng - 1, R = last_of(g, last);
+    if (!cma) {
         if (!two) {
             for (int q = 0; q < a->size; q++)
                 if (q != R) tc_sched_signal(s, q);
-        } else {   /* one reader per other socket, and R's own socket's members */
+        } else {
             for (int h = 0; h < last; h++) tc_sched_signal(s, last_of(g, h));
             for (int k = 0; k < tc_shm_group_size(g, last) - 1; k++) tc_sched_signal(s, tc_shm_group_members(g, last)[k]);
         }
-        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, R, 0), out);
+        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, R, 0), tc_reg(TC_BUF_RECV, 0, a->scount));
         tc_sched_round(s);
         return;
     }
-    if (two && groot && grp != last) {   /* a socket's reader */
-        tc_sched_wait(s, R);
-        tc_sched_round(s);
-        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, R, 0), tc_shm_slot_all(a, NSLOTS, me, 0));
-        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, me, 0), out);
-        for (int k = 0; k < tc_shm_group_size(g, grp); k++)
-            if (tc_shm_group_members(g, grp)[k] != me) tc_sched_signal(s, tc_shm_group_members(g, grp)[k]);
-        tc_sched_round(s);
-        return;
-    }
-    int src = two ? last_of(g, grp) : R;
-    tc_sched_wait(s, src);
-    tc_sched_round(s);
-    tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, src, 0), out);
-    tc_sched_round(s);
-}
-
-/* copy=cma: read the whole result from src's receive buffer, then raise its
- * flag. */
-static void read_result(tc_sched *s, const tc_args *a, int src)
-{
-    tc_sched_wait(s, src);
-    tc_sched_round(s);
-    tc_sched_rread(s, src, tc_reg(TC_BUF_RECV, 0, a->scount), tc_reg(TC_BUF_RECV, 0, a->scount));
-    tc_sched_signal(s, src);
-}
-
-/* Step 4, copy=cma (the open round holds R's last reduce, or the others'
- * last signal). */
-static void broadcast_cma(tc_sched *s, const tc_args *a, const tc_shm_groups *g, int grp, int groot, int two)
-{
-    int last = g->ng - 1, me = a->rank, R = last_of(g, last);
-    const int *own = tc_shm_group_members(g, grp);
-    if (me == R) {   /* signal the readers, then wait until they have read */
-        for (int pass = 0; pass < 2; pass++) {
-            for (int q = 0; q < a->size; q++) {
-                if (q == R) continue;
-                int gq, iq;
-                tc_shm_group_find(g, q, &gq, &iq);
-                if (two && gq != last && q != last_of(g, gq)) continue;   /* reads its socket's reader */
-                if (pass == 0) tc_sched_signal(s, q);
-                else tc_sched_wait(s, q);
-            }
+    for (int pass = 0; pass < 2; pass++)
+        for (int q = 0; q < a->size; q++) {
+            if (q == R) continue;
+            int gq, iq;
+            tc_shm_group_find(g, q, &gq, &iq);
+            if (two && gq != last && q != last_of(g, gq)) continue;   /* reads its socket's reader */
+            if (pass == 0) tc_sched_signal(s, q);
+            else tc_sched_wait(s, q);
         }
-        tc_sched_round(s);
+    tc_sched_round(s);
+}
+
+/* Wait for src's flag, then take its result into this rank's receive
+ * buffer (copy=in: from src's slot, through this rank's own slot when
+ * `relay`, for its socket's members; copy=cma: read src's receive buffer,
+ * then raise src's flag). */
+static void take_result(tc_sched *s, const tc_args *a, int src, int relay, int cma)
+{
+    tc_region out = tc_reg(TC_BUF_RECV, 0, a->scount);
+    tc_sched_wait(s, src);
+    tc_sched_round(s);
+    if (cma) {
+        tc_sched_rread(s, src, out, out);
+        tc_sched_signal(s, src);
+    } else if (relay) {
+        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, src, 0), tc_shm_slot_all(a, NSLOTS, a->rank, 0));
+        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, a->rank, 0), out);
+    } else {
+        tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, src, 0), out);
+    }
+}
+
+/* Step 4 (the open round holds R's last reduce, or the others' last
+ * signal). */
+static void broadcast(tc_sched *s, const tc_args *a, const tc_shm_groups *g, int grp, int groot, int two, int cma)
+{
+    int last = g->ng - 1, me = a->rank, R = last_of(g, last), m = tc_shm_group_size(g, grp);
+    const int *own = tc_shm_group_members(g, grp);
+    if (me == R) {
+        release(s, a, g, two, cma);
         return;
     }
-    if (two && groot && grp != last) {   /* a socket's reader */
-        read_result(s, a, R);
-        for (int k = 0; k < tc_shm_group_size(g, grp); k++)
+    if (two && groot && grp != last) {   /* a socket's reader: then its members' */
+        take_result(s, a, R, 1, cma);
+        for (int k = 0; k < m; k++)
             if (own[k] != me) tc_sched_signal(s, own[k]);
-        for (int k = 0; k < tc_shm_group_size(g, grp); k++)
+        for (int k = 0; cma && k < m; k++)
             if (own[k] != me) tc_sched_wait(s, own[k]);
         tc_sched_round(s);
         return;
     }
-    read_result(s, a, two ? last_of(g, grp) : R);
+    take_result(s, a, two ? last_of(g, grp) : R, 0, cma);
     tc_sched_round(s);
 }
 
@@ -248,8 +244,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int 
         fanin_tree(s, a, &sockets, grp, F, cma);
     }
     free(roots);
-    if (cma) broadcast_cma(s, a, &g, grp, groot, two);
-    else broadcast_in(s, a, &g, grp, groot, two);
+    broadcast(s, a, &g, grp, groot, two, cma);
     return 0;
 }
 
