@@ -142,4 +142,28 @@ static inline void tc_shm_read(tc_sched *s, int cma, int peer, tc_region src, tc
     else tc_sched_copy(s, src, dst);
 }
 
+/* Single copy: acc = x_{M[0]} op (x_{M[1]} op ... x_{M[m-1]}) over elements
+ * [lo, lo + acc.cnt), for the members M[0..m-1] (increasing; this rank may
+ * be one): a peer's x read from its buffer peer_buf into stage (as many
+ * elements), this rank's own from its input.  acc is this rank's receive
+ * buffer's elements or scratch, copied there at the end. */
+static inline void tc_shm_reduce_read(tc_sched *s, const tc_args *a, const int *M, int m, int peer_buf, int64_t lo,
+                                      tc_region acc, tc_region stage)
+{
+    int64_t len = acc.cnt;
+    tc_region mine = tc_reg(a->in_place ? TC_BUF_RECV : TC_BUF_SEND, lo, len);
+    tc_region home = tc_reg(TC_BUF_RECV, lo, len);
+    if (M[m - 1] != a->rank) tc_sched_rread(s, M[m - 1], tc_reg(peer_buf, lo, len), acc);
+    else if (mine.buf != acc.buf || mine.off != acc.off) tc_sched_copy(s, mine, acc);
+    for (int r = m - 2; r >= 0; r--) {
+        if (M[r] == a->rank) {
+            tc_sched_reduce(s, mine, acc);
+            continue;
+        }
+        tc_sched_rread(s, M[r], tc_reg(peer_buf, lo, len), stage);
+        tc_sched_reduce(s, stage, acc);
+    }
+    if (acc.buf != home.buf || acc.off != home.off) tc_sched_copy(s, acc, home);
+}
+
 #endif

@@ -206,21 +206,9 @@ static int64_t cma_tmp(const ar_hier *h)
 /* Step 1 (copy=cma) for elements [lo, lo + len) of a segment this rank leads. */
 static void reduce_chunk_cma(tc_sched *s, const ar_hier *h, int64_t lo, int64_t len)
 {
-    int me = h->a->rank, in = ar_hier_input(h), m = h->m;
-    int direct = !h->a->in_place || h->M[m - 1] == me;   /* accumulate in the receive buffer */
-    tc_region stage = tc_reg(TC_BUF_TMP, 0, len);
+    int direct = !h->a->in_place || h->M[h->m - 1] == h->a->rank;   /* accumulate in the receive buffer */
     tc_region acc = direct ? tc_reg(TC_BUF_RECV, lo, len) : tc_reg(TC_BUF_TMP, chunk_of(h), len);
-    if (h->M[m - 1] != me) tc_sched_rread(s, h->M[m - 1], tc_reg(in, lo, len), acc);
-    else if (!h->a->in_place) tc_sched_copy(s, tc_reg(in, lo, len), acc);
-    for (int i = m - 2; i >= 0; i--) {
-        if (h->M[i] == me) {
-            tc_sched_reduce(s, tc_reg(in, lo, len), acc);
-            continue;
-        }
-        tc_sched_rread(s, h->M[i], tc_reg(in, lo, len), stage);
-        tc_sched_reduce(s, stage, acc);
-    }
-    if (!direct) tc_sched_copy(s, acc, tc_reg(TC_BUF_RECV, lo, len));
+    tc_shm_reduce_read(s, h->a, h->M, h->m, ar_hier_input(h), lo, acc, tc_reg(TC_BUF_TMP, 0, len));
 }
 
 /* Flags to (raise) or from (wait) every other leader of the node, each once. */

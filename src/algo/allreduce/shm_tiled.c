@@ -81,20 +81,8 @@ static void reduce_chunk(tc_sched *s, const tc_args *a, const int *M, int m, int
             tc_sched_reduce(s, tc_shm_slot(a, NSLOTS, M[r], 0, lo, len), tc_shm_slot(a, NSLOTS, M[m - 1], 0, lo, len));
         return;
     }
-    int me = a->rank, in = a->in_place ? TC_BUF_RECV : TC_BUF_SEND;
-    tc_region stage = tc_reg(TC_BUF_TMP, 0, len);
     tc_region acc = a->in_place ? tc_reg(TC_BUF_TMP, TC_SHM_CHUNK, len) : tc_reg(TC_BUF_RECV, lo, len);
-    if (M[m - 1] == me) tc_sched_copy(s, tc_reg(in, lo, len), acc);
-    else tc_sched_rread(s, M[m - 1], tc_reg(TC_BUF_SEND, lo, len), acc);
-    for (int r = m - 2; r >= 0; r--) {
-        if (M[r] == me) {
-            tc_sched_reduce(s, tc_reg(in, lo, len), acc);
-            continue;
-        }
-        tc_sched_rread(s, M[r], tc_reg(TC_BUF_SEND, lo, len), stage);
-        tc_sched_reduce(s, stage, acc);
-    }
-    if (a->in_place) tc_sched_copy(s, acc, tc_reg(TC_BUF_RECV, lo, len));
+    tc_shm_reduce_read(s, a, M, m, TC_BUF_SEND, lo, acc, tc_reg(TC_BUF_TMP, 0, len));
 }
 
 /* Step 2: this rank's tiles over its group's contributions; a barrier. */
