@@ -17,7 +17,8 @@
  * Single copy (copy=cma): no window; a rank reads a peer's own buffers
  * (SEND, RECV, TMP) with Linux cross-memory attach (process_vm_readv, the
  * RREAD op of sched/sched.h), ordered by the same flags.  tc_shm_read emits
- * one read of a peer's data in either mode.
+ * one read of a peer's data in either mode; tc_shm_reduce_read reduces the
+ * members' contributions read chunk by chunk.
  *
  * Groups: with a commutative operation the ranks are grouped by socket
  * (the topology object's sockets, in the order of their lowest rank); a
