@@ -250,22 +250,48 @@ static void bad_value(const tc_param_def *d, const char *val, int vlen, char *wh
     say(why, len, "bad value '%.*s' for %s (%s)", vlen, val, d->key, list);
 }
 
+/* The parameter list that an old spelling key=value stands for; NULL when
+ * it is none of f's (tc_family.legacy). */
+static const char *legacy_means(const tc_family *f, const char *key, size_t klen, const char *val, size_t vlen)
+{
+    for (const tc_legacy_value *l = f->legacy; l && l->key; l++)
+        if (strlen(l->key) == klen && !strncmp(l->key, key, klen) && strlen(l->value) == vlen &&
+            !strncmp(l->value, val, vlen))
+            return l->means;
+    return NULL;
+}
+
+/* The items of "key=value,key=value" into v; an old spelling expands once
+ * (nested: 1 inside one).  0, or -1 with why. */
+static int parse_items(const tc_family *f, const char *s, int *v, int *seen, int nested, char *why, size_t len)
+{
+    while (*s) {
+        size_t item = strcspn(s, ","), klen = strcspn(s, "=,");
+        if (klen == item) { say(why, len, "'%.*s' is not key=value", (int)item, s); return -1; }
+        const char *val = s + klen + 1;
+        size_t vlen = item - klen - 1;
+        const char *means = nested ? NULL : legacy_means(f, s, klen, val, vlen);
+        if (means) {
+            if (parse_items(f, means, v, seen, 1, why, len)) return -1;
+        } else {
+            int k = param_index(f, s, klen);
+            if (k < 0) { say(why, len, "unknown parameter '%.*s' of family %s", (int)klen, s, f->name); return -1; }
+            if (seen[k]++) { say(why, len, "parameter '%.*s' given twice", (int)klen, s); return -1; }
+            v[k] = value_index(&f->params[k], val, vlen);
+            if (v[k] < 0) { bad_value(&f->params[k], val, (int)vlen, why, len); return -1; }
+        }
+        s += item;
+        if (*s == ',' && *++s == 0) { say(why, len, "trailing comma"); return -1; }
+    }
+    return 0;
+}
+
 /* "key=value,key=value" into v (defaults first); 0, or -1 with why. */
 static int parse_params(const tc_family *f, const char *s, int *v, char *why, size_t len)
 {
     int seen[TC_FAMILY_MAXPARAMS] = { 0 };
     for (int k = 0; k < f->nparams; k++) v[k] = f->params[k].def;
-    while (*s) {
-        size_t item = strcspn(s, ","), klen = strcspn(s, "=,");
-        if (klen == item) { say(why, len, "'%.*s' is not key=value", (int)item, s); return -1; }
-        int k = param_index(f, s, klen);
-        if (k < 0) { say(why, len, "unknown parameter '%.*s' of family %s", (int)klen, s, f->name); return -1; }
-        if (seen[k]++) { say(why, len, "parameter '%.*s' given twice", (int)klen, s); return -1; }
-        v[k] = value_index(&f->params[k], s + klen + 1, item - klen - 1);
-        if (v[k] < 0) { bad_value(&f->params[k], s + klen + 1, (int)(item - klen - 1), why, len); return -1; }
-        s += item;
-        if (*s == ',' && *++s == 0) { say(why, len, "trailing comma"); return -1; }
-    }
+    if (parse_items(f, s, v, seen, 0, why, len)) return -1;
     const char *inv = f->invalid ? f->invalid(v) : NULL;
     if (inv) { say(why, len, "invalid combination: %s", inv); return -1; }
     return 0;

@@ -18,7 +18,8 @@
  * exists (the name lists, bench columns, explain lines, tuning files and the
  * docs show), else the canonical name.  tc_catalog_find accepts either, and
  * also a family name with parameters in any order, missing ones taking their
- * defaults ("hierarchical:dist=shm,agg=shm", "hierarchical").
+ * defaults ("hierarchical:dist=shm,agg=shm", "hierarchical"), and a
+ * family's old spellings of values (tc_family.legacy).
  *
  * Domains.  An entry's requirement flags (TC_REQ_*) are its whole domain:
  * it serves exactly the cases that meet every flag, so a consumer predicts
@@ -135,6 +136,13 @@ typedef struct tc_param_def {
     int def;                     /* index of the default value */
 } tc_param_def;
 
+/* An old spelling of a parameter value that names keep using: "key=value"
+ * in a name reads as the parameter list `means` (node=cma as
+ * "node=shm,copy=cma"). */
+typedef struct tc_legacy_value {
+    const char *key, *value, *means;
+} tc_legacy_value;
+
 /* What a family says about one instance (filled by tc_family.describe). */
 typedef struct tc_instance_text {
     char alias[40];              /* short alias; "" for none */
@@ -156,6 +164,9 @@ struct tc_family {
     const char *(*invalid)(const int *v);
     /* The validity rule in words for the docs ("" when every combination is valid). */
     const char *rule;
+    /* Old spellings of values still accepted in names: NULL, or rows ending
+     * in a row of NULLs. */
+    const tc_legacy_value *legacy;
     void (*describe)(const tc_family *f, const int *v, tc_instance_text *out);
     unsigned req;                            /* TC_REQ_* of every instance, */
     unsigned (*req_of)(const int *v);        /* plus these (NULL: none) */

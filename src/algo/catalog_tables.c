@@ -36,9 +36,9 @@ extern const tc_family tc_reduce_scatter_block_twotier;
 extern const tc_family tc_reduce_twotier_landing, tc_reduce_scatter_block_twotier_landing;
 
 extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
-    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native, tc_allreduce_shm_dissemination,
-    tc_allreduce_shm_dissemination_cma;
-extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_hierarchical;
+    tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native;
+extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_shm_dissemination,
+    tc_allreduce_hierarchical;
 /* Small one-node vectors: sequence numbers in the data's lines (run by the MPI layer). */
 extern const tc_algo tc_allreduce_shm_inline;
 
@@ -149,10 +149,9 @@ static const tc_catalog_row allreduce[] = {
     ALGO(tc_allreduce_native),
     FAMILY(tc_allreduce_shm_reduce_bcast), /* shm_reduce_bcast:fanin=2|4|8,bcast=1stage|2stage,copy=in|cma */
     FAMILY(tc_allreduce_shm_tiled),        /* shm_tiled:tiles=naive|cyclic|hier,tile=..,copy=in|cma */
-    ALGO(tc_allreduce_shm_dissemination),
-    ALGO(tc_allreduce_shm_dissemination_cma),
+    FAMILY(tc_allreduce_shm_dissemination), /* shm_dissemination:copy=in|cma */
     ALGO(tc_allreduce_shm_inline),         /* no schedule: src/exec/shm_inline.c */
-    FAMILY(tc_allreduce_hierarchical),     /* hierarchical:leaders=1|2|4,node=shm|p2p,x=rd|rsa|ring */
+    FAMILY(tc_allreduce_hierarchical),     /* hierarchical:leaders=1|2|4,node=shm|p2p,x=rd|rsa|ring|ring32k,copy=in|cma */
     END,
 };
 

@@ -11,7 +11,7 @@
 
 static tc_region child_slot(const tc_args *a, int nslots, const int *slot_of, int r, int64_t off, int64_t cnt)
 {
-    return ar_slot(a, nslots, slot_of ? slot_of[r] : r, 0, off, cnt);
+    return tc_shm_slot(a, nslots, slot_of ? slot_of[r] : r, 0, off, cnt);
 }
 
 int tc_shm_fanin_tree(tc_sched *s, const tc_args *a, int nslots, const int *slot_of, const int *L, int m, int i,

@@ -3,7 +3,7 @@
  * "shm_tiled"; bcast "shm") share with each other and with the allreduce
  * families of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013): the copy-in slots, groups and barrier of
- * src/algo/allreduce/shm_common.h, plus the fan-in tree, its socket groups,
+ * src/algo/shm_common.h, plus the fan-in tree, its socket groups,
  * the one-node broadcast and the tiles (also the node phases of the
  * multi-node reduce and bcast "hierarchical").
  *
@@ -21,7 +21,7 @@
 #ifndef TC_ALGO_SHM_ROOTED_H
 #define TC_ALGO_SHM_ROOTED_H
 
-#include "algo/allreduce/shm_common.h"
+#include "algo/shm_common.h"
 
 /* Fan-in tree over list L (m ranks; the result ends in L[m-1]'s
  * accumulator) with this rank at index i; the open round holds this rank's
@@ -68,7 +68,7 @@ int tc_shm_tree_reduce(tc_sched *s, const tc_args *a, const tc_shm_tree *g, cons
  * emits nothing for a node of one rank or n = 0. */
 void tc_shm_bcast_node(tc_sched *s, const tc_topo *t, int me, int src, int two, int64_t n, int64_t C);
 
-/* Tiles: ar_tile of algo/allreduce/shm_common.h. */
+/* Tiles: tc_shm_tile of algo/shm_common.h. */
 
 
 #endif

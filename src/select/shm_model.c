@@ -36,7 +36,7 @@
  *                            (x cross for the other sockets' ranks; l the
  *                            cost of one 56-byte line: its wait and copy,
  *                            not calibrated: 0.004 us)
- *   shm_tiled_naive_cma,     single copy (shm_tiled_cma.c), no copy-in: three
+ *   shm_tiled_naive_cma,     single copy (shm_tiled.c, copy=cma), no copy-in: three
  *   shm_tiled_cyclic_S_cma   barriers 3 h + step 2: the busiest rank's share
  *                            (as naive or cyclic above) read from every peer by
  *                            process_vm_readv and reduced,
@@ -51,7 +51,7 @@
  *                            peer and chunk in step 2, one per peer and 64
  *                            tiles in step 3, where the executor batches;
  *                            the staged chunk is local, so reductions go at R0)
- *   shm_tiled_hier_S_cma     single copy (shm_tiled_cma.c), several groups:
+ *   shm_tiled_hier_S_cma     single copy (shm_tiled.c, copy=cma), several groups:
  *                            (3 + L) h1 (L = ceil(log2 s) tree levels, a
  *                            barrier each) + step 2 inside the socket:
  *                            share_q (q-1) (1/M0 + 1/R0) + c (q-1) (m + 2 o)
@@ -61,7 +61,7 @@
  *                            n / M1 + q ceil(k / 64) m + q k o (a reader in
  *                            another socket than the result); one group: as
  *                            shm_tiled_cyclic_S_cma
- *   shm_rbF_Bs_cma           single copy (shm_reduce_bcast_cma.c), no copy-in:
+ *   shm_rbF_Bs_cma           single copy (shm_reduce_bcast.c, copy=cma), no copy-in:
  *                            an inner node's n / C0 + o, then per tree level
  *                            (as shm_reduce_bcast): h + (min(F, m) - 1)
  *                            (n / Ml + n / R0 + c (m + 2 o)), c = ceil(elements
@@ -362,7 +362,7 @@ static double inline_reads(const tc_shm_model *m, const tc_shm_shape *sh)
     return t;
 }
 
-/* The single-copy tiled entries (shm_tiled_cma.c): step 2 reads chunks of
+/* The single-copy tiled entries (shm_tiled.c, copy=cma): step 2 reads chunks of
  * CMA_CHUNK elements, one system call per peer and chunk; step 3 reads every
  * peer's result tiles, up to CMA_BATCH of them per system call. */
 #define CMA_CHUNK ((int64_t)32768)
@@ -393,7 +393,7 @@ static double tiled_cma(const tc_shm_model *m, const tc_shm_shape *sh, int64_t S
     return t;
 }
 
-/* shm_tiled_hier_S_cma with several groups (shm_tiled_cma.c): step 2 over
+/* shm_tiled_hier_S_cma with several groups (shm_tiled.c, copy=cma): step 2 over
  * the socket's q ranks, the tree's levels across the sockets (the child
  * socket's partial of each own tile read and reduced), step 4 the whole
  * result read from the last socket's q members (the busiest reader is in
@@ -426,7 +426,7 @@ static double cma_chunks(const tc_shm_shape *sh)
 }
 
 /* One fan-in tree level by level over m members, the children's partials
- * read by process_vm_readv at level l (shm_reduce_bcast_cma.c). */
+ * read by process_vm_readv at level l (shm_reduce_bcast.c, copy=cma). */
 static double tree_cma(const tc_shm_model *mo, const tc_shm_shape *sh, int F, int m, int l)
 {
     double t = 0, n = (double)sh->bytes, c = cma_chunks(sh);

@@ -2,7 +2,7 @@
  * instance of the catalog proven on one-node topologies of 1..24 ranks
  * (flat and several sockets, cyclic and random mappings, in place or not,
  * commutative or not, counts around the tiles and chunks), the entries that
- * serve several nodes (the hierarchical node=cma) also on multi-node
+ * serve several nodes (the hierarchical copy=cma) also on multi-node
  * topologies (block, cyclic, random, unequal nodes), and broken single-copy
  * schedules that the verifier must reject: a read before the owner
  * published, an owner overwriting what a peer reads, an owner that returns

@@ -1,5 +1,6 @@
 /*
- * allreduce family "hierarchical:leaders=K,node=N,x=X" (several nodes): a
+ * allreduce family "hierarchical:leaders=K,node=N,x=X,copy=C" (several
+ * nodes): a
  * node-level reduction, an allreduce among the nodes' leaders, a node-level
  * broadcast; with K leaders per node each carrying 1/K of the vector across
  * the nodes (the multi-leader scheme of Kandalla, Subramoni,
@@ -18,15 +19,21 @@
  *      exchange round keeps is reduced during that round, beside its
  *      messages (a node of one rank: its vector goes to its receive buffer
  *      and it uses no shared memory).  node=p2p: every rank sends each
- *      segment to its leader, which combines them.  node=cma
- *      (single copy, hierarchical_cma.c): each leader reads its segments
- *      from the node's ranks' own input buffers with process_vm_readv,
- *      chunk by chunk, and combines them in rank order into its receive
- *      buffer.
+ *      segment to its leader, which combines them.  node=shm,copy=cma
+ *      (single copy, no window): every rank raises the flag of each other
+ *      leader of its node (its buffers are published before round 0); a
+ *      leader waits for the node's other ranks' flags, then reduces each
+ *      of its segments chunk by chunk (at most TC_SHM_CHUNK elements):
+ *      acc = x_{m-1}; for i = m-2 down to 0, acc = x_i op acc, a peer's
+ *      x_i read from its input (SEND; RECV in place) with process_vm_readv
+ *      into a scratch chunk; acc is the leader's receive buffer, or (in
+ *      place, unless the leader is M[m-1]) a scratch chunk copied there at
+ *      the end.
  *   2. For each segment (in order), its leaders (one per node, node order)
  *      allreduce it where it is: node=shm in the last rank's slot, sent
  *      from and received into the shared buffer, so that the result is
- *      where the node's ranks read it; otherwise in their receive buffers.
+ *      where the node's ranks read it; otherwise (copy=cma too) in their
+ *      receive buffers.
  *      x=rd recursive doubling, x=rsa reduce-scatter + allgather
  *      (Rabenseifner), x=ring; x=ring32k the ring with its messages in
  *      pieces of at most 32 KiB, all posted in the step's round: under the
@@ -35,8 +42,13 @@
  *   3. node=shm: a node barrier; every rank (leaders too) copies the whole
  *      result from the last rank's slot, all at once.
  *      node=p2p: each leader sends its segments to the node's other ranks.
- *      node=cma: every rank reads the segments it does not lead from their
- *      leaders' receive buffers, then raises the leaders' flags.
+ *      copy=cma: each leader raises the flag of every other rank of its
+ *      node; every rank waits for the other leaders' flags, reads each
+ *      segment it does not lead from its leader's receive buffer into its
+ *      own and raises those leaders' flags; a leader returns only after the
+ *      flags of the node's other ranks (its receive buffer is read until
+ *      then).  A rank's input is read in step 1 only, before the flags of
+ *      step 3 that it waits for before it writes its receive buffer.
  *   Each element is combined once on a node and the leaders' exchange gives
  *   every leader the same bits (src/blocks/allreduce_members.h), so all ranks hold bitwise-
  *   identical results.
@@ -46,19 +58,24 @@
  *   once); distribution shm one copy of n per rank, in parallel (a copy of
  *   n/K out of the window and one back in per leader saved on the critical
  *   path), p2p (m-1) messages of n/K per leader;
- *   node=cma: no copy-in or copy-out, (m-1) n / K read by process_vm_readv
- *   and (m-1) n / K gamma per leader, n (a leader (K-1) n / K) read per rank
- *   in the distribution.
+ *   copy=cma: no copy-in or copy-out, (m-1) n / K read by process_vm_readv
+ *   (one system call per peer and chunk) and (m-1) n / K gamma per leader,
+ *   n (a leader (K-1) n / K) read per rank in the distribution, three
+ *   flags on the critical path.
  * Memory: node=shm: node-shared m n (twice: the halves alternate between
  *   calls; none on a node of one rank); scratch n/K (x) plus, node=p2p,
- *   (m-1) n/K per led segment; node=cma: no node-shared data, scratch as
- *   hierarchical_cma.c says.
+ *   (m-1) n/K per led segment; copy=cma: no node-shared data (the flags
+ *   and the publication lines), scratch n (x) or min(TC_SHM_CHUNK, n/K)
+ *   elements (in place: twice) where that is more.
  * Restrictions: commutative operations (a node's ranks need not be
- *   consecutive); node=shm needs node-shared memory; node=cma node-shared
- *   flags, cross-memory attach and contiguous datatypes.  Any mapping,
+ *   consecutive); node=shm needs node-shared memory; copy=cma node-shared
+ *   flags, cross-memory attach (probed when the communicator's context is
+ *   made; TOPOCOLL_CMA=0 turns it off) and contiguous datatypes; node=p2p
+ *   takes copy=in only.  Any mapping,
  *   unequal nodes.
  * Source: Kandalla et al. 2009 (multiple leaders); Li, Hoefler, Snir 2013
- *   (node-level shared-memory reduction and broadcast); Rabenseifner 2004
+ *   (node-level shared-memory reduction and broadcast, threads reading each
+ *   other's vectors); Rabenseifner 2004
  *   and Thakur, Rabenseifner, Gropp 2005 (the leaders' exchanges).
  */
 #include <errno.h>
@@ -68,6 +85,7 @@
 #include "algo/allreduce/common.h"
 #include "algo/allreduce/hierarchical.h"
 #include "blocks/allreduce_members.h"
+#include "algo/shm_common.h"
 
 enum { X_RD, X_RSA, X_RING, X_RING_PIECES };
 static const int leader_counts[] = { 1, 2, 4 };
@@ -171,6 +189,82 @@ static void reduce_p2p(tc_sched *s, const ar_hier *h)
     tc_sched_round(s);
 }
 
+/* The scratch chunk: the largest segment, at most TC_SHM_CHUNK elements. */
+static int64_t chunk_of(const ar_hier *h)
+{
+    int64_t most = ar_hier_seg_lo(h, 1) - ar_hier_seg_lo(h, 0);   /* the first segments are the largest */
+    return most < TC_SHM_CHUNK ? most : TC_SHM_CHUNK;
+}
+
+/* node=shm,copy=cma: the scratch elements of the node phases. */
+static int64_t cma_tmp(const ar_hier *h)
+{
+    int64_t c = chunk_of(h);
+    return h->a->in_place ? 2 * c : c;
+}
+
+/* Step 1 (copy=cma) for elements [lo, lo + len) of a segment this rank leads. */
+static void reduce_chunk_cma(tc_sched *s, const ar_hier *h, int64_t lo, int64_t len)
+{
+    int direct = !h->a->in_place || h->M[h->m - 1] == h->a->rank;   /* accumulate in the receive buffer */
+    tc_region acc = direct ? tc_reg(TC_BUF_RECV, lo, len) : tc_reg(TC_BUF_TMP, chunk_of(h), len);
+    tc_shm_reduce_read(s, h->a, h->M, h->m, ar_hier_input(h), lo, acc, tc_reg(TC_BUF_TMP, 0, len));
+}
+
+/* Flags to (raise) or from (wait) every other leader of the node, each once. */
+static void other_leaders(tc_sched *s, const ar_hier *h, int raise)
+{
+    int prev = -1;
+    for (int j = 0; j < h->K; j++) {
+        int l = ar_hier_leader(h, h->node, j);
+        if (l == prev || l == h->a->rank) continue;
+        prev = l;
+        if (raise) tc_sched_signal(s, l);
+        else tc_sched_wait(s, l);
+    }
+}
+
+/* Flags to (raise) or from (wait) every other rank of the node. */
+static void other_ranks(tc_sched *s, const ar_hier *h, int raise)
+{
+    for (int i = 0; i < h->m; i++) {
+        if (i == h->mi) continue;
+        if (raise) tc_sched_signal(s, h->M[i]);
+        else tc_sched_wait(s, h->M[i]);
+    }
+}
+
+/* Step 1 (copy=cma). */
+static void reduce_cma(tc_sched *s, const ar_hier *h)
+{
+    int lead = ar_hier_leads(h, h->mi);
+    other_leaders(s, h, 1);                 /* published: the leaders may read */
+    if (lead) other_ranks(s, h, 0);
+    tc_sched_round(s);
+    for (int j = 0; j < h->K; j++) {
+        if (ar_hier_leader(h, h->node, j) != h->a->rank) continue;
+        int64_t lo = ar_hier_seg_lo(h, j), hi = ar_hier_seg_lo(h, j + 1);
+        for (int64_t c = lo; c < hi; c += TC_SHM_CHUNK) reduce_chunk_cma(s, h, c, hi - c < TC_SHM_CHUNK ? hi - c : TC_SHM_CHUNK);
+    }
+    tc_sched_round(s);
+}
+
+/* Step 3 (copy=cma). */
+static void distribute_cma(tc_sched *s, const ar_hier *h)
+{
+    int lead = ar_hier_leads(h, h->mi);
+    if (lead) other_ranks(s, h, 1);         /* the led segments are final */
+    other_leaders(s, h, 0);
+    tc_sched_round(s);
+    for (int j = 0; j < h->K; j++) {
+        int l = ar_hier_leader(h, h->node, j);
+        if (l != h->a->rank) tc_sched_rread(s, l, ar_hier_seg(h, TC_BUF_RECV, 0, j), ar_hier_seg(h, TC_BUF_RECV, 0, j));
+    }
+    other_leaders(s, h, 1);                 /* read: the leaders may return */
+    if (lead) other_ranks(s, h, 0);
+    tc_sched_round(s);
+}
+
 /* Step 2. */
 static int exchange(tc_sched *s, const ar_hier *h)
 {
@@ -200,7 +294,7 @@ static void distribute(tc_sched *s, const ar_hier *h)
 {
     int last = h->m - 1;
     if (h->node_mode == AR_NODE_CMA) {
-        ar_hier_distribute_cma(s, h);
+        distribute_cma(s, h);
         return;
     }
     if (h->node_mode == AR_NODE_P2P) {
@@ -236,8 +330,8 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
         }
         reduce_shm(s, &h);
     } else if (node_mode == AR_NODE_CMA) {
-        tc_sched_need_tmp(s, ar_hier_cma_tmp(&h));
-        ar_hier_reduce_cma(s, &h);
+        tc_sched_need_tmp(s, cma_tmp(&h));
+        reduce_cma(s, &h);
     } else {
         reduce_p2p(s, &h);
     }
@@ -249,15 +343,33 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int K, int 
 
 /* ---- the family's catalog row ---------------------------------------------- */
 
-enum { P_LEADERS, P_NODE, P_X };
+enum { P_LEADERS, P_NODE, P_X, P_COPY };
+enum { COPY_IN, COPY_CMA };
 static const char *const leaders_values[] = { "1", "2", "4", NULL };
-static const char *const node_values[] = { "shm", "p2p", "cma", NULL };
+static const char *const node_values[] = { "shm", "p2p", NULL };
 static const char *const x_values[] = { "rd", "rsa", "ring", "ring32k", NULL };
+static const char *const copy_values[] = { "in", "cma", NULL };
 static const tc_param_def params[] = {
     { "leaders", leaders_values, 0 },
     { "node", node_values, AR_NODE_SHM },
     { "x", x_values, X_RD },
+    { "copy", copy_values, COPY_IN },
 };
+/* per leader count: node=shm, node=p2p, then the single-copy node phases */
+static const int order[] = { P_LEADERS, P_COPY, P_NODE, P_X };
+/* single copy was once a node mode of its own */
+static const tc_legacy_value legacy[] = { { "node", "cma", "node=shm,copy=cma" }, { NULL, NULL, NULL } };
+
+static const char *invalid(const int *v)
+{
+    return v[P_NODE] == AR_NODE_P2P && v[P_COPY] == COPY_CMA ? "node=p2p moves no data by copy (copy=in)" : NULL;
+}
+
+/* The node phases: AR_NODE_SHM, AR_NODE_P2P, or AR_NODE_CMA (node=shm,copy=cma). */
+static int node_mode_of(const int *v)
+{
+    return v[P_COPY] == COPY_CMA ? AR_NODE_CMA : v[P_NODE];
+}
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
@@ -265,33 +377,35 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
     static const char *const xt[] = { "recursive doubling", "reduce-scatter + allgather", "ring",
                                       "ring in messages of at most 32 KiB" };
     static const char *const nt[] = { "shared-memory", "point-to-point", "single-copy (process_vm_readv)" };
-    if (v[P_NODE] == AR_NODE_CMA) out->source = "src/algo/allreduce/hierarchical_cma.c";
-    snprintf(out->alias, sizeof out->alias, "h%s_%s_%s", leaders_values[v[P_LEADERS]], node_values[v[P_NODE]],
+    static const char *const mode_names[] = { "shm", "p2p", "cma" };
+    int mode = node_mode_of(v);
+    snprintf(out->alias, sizeof out->alias, "h%s_%s_%s", leaders_values[v[P_LEADERS]], mode_names[mode],
              x_values[v[P_X]]);
     snprintf(out->desc, sizeof out->desc,
              "hierarchical, %s leader%s per node (1/%s of the vector each): node-level %s reduction, "
              "leaders' %s, node-level %s broadcast", leaders_values[v[P_LEADERS]],
              v[P_LEADERS] ? "s" : "", leaders_values[v[P_LEADERS]],
-             nt[v[P_NODE]], xt[v[P_X]], v[P_NODE] == AR_NODE_CMA ? "single-copy" : nt[v[P_NODE]]);
+             nt[mode], xt[v[P_X]], mode == AR_NODE_CMA ? "single-copy" : nt[mode]);
 }
 
 static unsigned req_of(const int *v)
 {
-    if (v[P_NODE] == AR_NODE_CMA) return TC_REQ_NODE_SHM | TC_REQ_CMA;
+    if (node_mode_of(v) == AR_NODE_CMA) return TC_REQ_NODE_SHM | TC_REQ_CMA;
     return v[P_NODE] == AR_NODE_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE;
 }
 
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
-    return generate(s, a, t, leader_counts[v[P_LEADERS]], v[P_NODE], v[P_X]);
+    return generate(s, a, t, leader_counts[v[P_LEADERS]], node_mode_of(v), v[P_X]);
 }
 
 const tc_family tc_allreduce_hierarchical = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "hierarchical",
     .summary = "node-level reduction, leaders' allreduce (1, 2 or 4 leaders per node, each carrying its "
                "share of the vector), node-level broadcast; node phases through the node-shared window, "
-               "point-to-point, or single copy (node=cma: process_vm_readv of the peers' buffers)",
-    .source = __FILE__, .nparams = 3, .params = params, .rule = "",
+               "single copy (copy=cma: process_vm_readv of the peers' buffers) or point-to-point",
+    .source = __FILE__, .nparams = 4, .params = params, .order = order, .invalid = invalid,
+    .rule = "node=p2p takes no copy=cma", .legacy = legacy,
     .describe = describe, .req = TC_REQ_COMMUTATIVE, .req_of = req_of, .generate = family_generate,
 };

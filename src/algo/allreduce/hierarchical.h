@@ -1,9 +1,7 @@
 /*
- * What the files of the hierarchical allreduce share (hierarchical.c: the
- * family, its copy-in and point-to-point node phases and the leaders'
- * exchange; hierarchical_cma.c: the single-copy node phases): the call as
- * seen from this rank's node, the K segments of the vector and their
- * leaders.  Segment j is elements [ar_hier_seg_lo(j), ar_hier_seg_lo(j+1));
+ * The hierarchical allreduce (hierarchical.c: the family, its node phases
+ * and the leaders' exchange): the call as seen from this rank's node, the
+ * K segments of the vector and their leaders.  Segment j is elements [ar_hier_seg_lo(j), ar_hier_seg_lo(j+1));
  * its leader on node nd is the rank at position j m / K of the node's ranks
  * (m of them, increasing), so a node of fewer than K ranks has ranks leading
  * several segments, and the leaders of one node are in segment order.
@@ -13,6 +11,7 @@
 
 #include "algo/catalog.h"
 
+/* The node phases: node=shm (copy=in), node=p2p, node=shm,copy=cma. */
 enum { AR_NODE_SHM, AR_NODE_P2P, AR_NODE_CMA };
 
 typedef struct ar_hier {
@@ -52,11 +51,5 @@ static inline int ar_hier_leads(const ar_hier *h, int i)
 }
 
 static inline int ar_hier_input(const ar_hier *h) { return h->a->in_place ? TC_BUF_RECV : TC_BUF_SEND; }
-
-/* node=cma (hierarchical_cma.c): scratch elements the node phases need, the
- * node-level reduction (step 1) and the node-level broadcast (step 3). */
-int64_t ar_hier_cma_tmp(const ar_hier *h);
-void ar_hier_reduce_cma(tc_sched *s, const ar_hier *h);
-void ar_hier_distribute_cma(tc_sched *s, const ar_hier *h);
 
 #endif

@@ -2,7 +2,7 @@
  * reduce family "shm_tiled:tiles=T,tile=S" (one node, any root): the tiled
  * reduction of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013), section 3.2, as a rooted reduce, with
- * processes instead of threads (copy-in: src/algo/allreduce/shm_common.h).
+ * processes instead of threads (copy-in: src/algo/shm_common.h).
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
  *   buffer; a barrier (every rank raises every other rank's flag and waits
@@ -29,7 +29,7 @@
 
 #define NSLOTS 1
 
-/* T_NAIVE, T_CYCLIC: the tile kinds of algo/allreduce/shm_common.h (via shm_rooted.h). */
+/* TC_TILE_NAIVE, TC_TILE_CYCLIC: the tile kinds of algo/shm_common.h (via shm_rooted.h). */
 static const int64_t tile_sizes[] = { 2048, 16384, 131072 };
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int64_t S)
@@ -42,14 +42,14 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int64_t S)
         tc_sched_round(s);
         return 0;
     }
-    ar_shm_layout(s, a, NSLOTS);
+    tc_shm_layout(s, a, NSLOTS);
     int in = a->in_place && me == a->root ? TC_BUF_RECV : TC_BUF_SEND;   /* in place: the root's */
-    tc_sched_copy(s, tc_reg(in, 0, a->scount), ar_slot_all(a, NSLOTS, me, 0));
-    ar_barrier(s, a);
+    tc_sched_copy(s, tc_reg(in, 0, a->scount), tc_shm_slot_all(a, NSLOTS, me, 0));
+    tc_shm_barrier(s, a);
     int64_t lo, hi;
-    for (int k = 0; ar_tile(a, S > 0 ? T_CYCLIC : T_NAIVE, S, me, p, k, &lo, &hi); k++)
+    for (int k = 0; tc_shm_tile(a, S > 0 ? TC_TILE_CYCLIC : TC_TILE_NAIVE, S, me, p, k, &lo, &hi); k++)
         for (int r = p - 2; r >= 0; r--)
-            tc_sched_reduce(s, ar_slot(a, NSLOTS, r, 0, lo, hi - lo), ar_slot(a, NSLOTS, p - 1, 0, lo, hi - lo));
+            tc_sched_reduce(s, tc_shm_slot(a, NSLOTS, r, 0, lo, hi - lo), tc_shm_slot(a, NSLOTS, p - 1, 0, lo, hi - lo));
     if (me != a->root) {
         tc_sched_signal(s, a->root);
         tc_sched_round(s);
@@ -58,7 +58,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int64_t S)
     for (int q = 0; q < p; q++)
         if (q != me) tc_sched_wait(s, q);
     tc_sched_round(s);
-    tc_sched_copy(s, ar_slot_all(a, NSLOTS, p - 1, 0), out);
+    tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, p - 1, 0), out);
     tc_sched_round(s);
     return 0;
 }
@@ -69,19 +69,19 @@ enum { P_TILES, P_TILE };
 static const char *const tiles_values[] = { "naive", "cyclic", NULL };
 static const char *const tile_values[] = { "2k", "16k", "128k", NULL };
 static const tc_param_def params[] = {
-    { "tiles", tiles_values, T_NAIVE },
+    { "tiles", tiles_values, TC_TILE_NAIVE },
     { "tile", tile_values, 1 },
 };
 
 static const char *invalid(const int *v)
 {
-    return v[P_TILES] == T_NAIVE && v[P_TILE] != 1 ? "tiles=naive has one tile per rank (no tile size)" : NULL;
+    return v[P_TILES] == TC_TILE_NAIVE && v[P_TILE] != 1 ? "tiles=naive has one tile per rank (no tile size)" : NULL;
 }
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
-    if (v[P_TILES] == T_NAIVE) {
+    if (v[P_TILES] == TC_TILE_NAIVE) {
         snprintf(out->alias, sizeof out->alias, "shm_tiled_naive");
         snprintf(out->desc, sizeof out->desc,
                  "shared memory (copy-in), tiled reduce (one contiguous tile per rank), the root copies out");
@@ -96,7 +96,7 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
-    return generate(s, a, t, v[P_TILES] == T_NAIVE ? 0 : tile_sizes[v[P_TILE]]);
+    return generate(s, a, t, v[P_TILES] == TC_TILE_NAIVE ? 0 : tile_sizes[v[P_TILE]]);
 }
 
 const tc_family tc_reduce_shm_tiled = {

@@ -2,7 +2,7 @@
  * reduce family "shm_tree:fanin=F,chunk=C" (one node, any root): the socket-aware
  * tree reduction of Li, Hoefler, Snir, "NUMA-Aware Shared-Memory Collective
  * Communication for MPI" (2013), section 3.1, as a rooted reduce, with
- * processes instead of threads (copy-in: src/algo/allreduce/shm_common.h).
+ * processes instead of threads (copy-in: src/algo/shm_common.h).
  *
  * Steps: 1. every rank copies its vector into its slot of the node-shared
  *   buffer (the root, when it ends with the result, into its receive
@@ -82,7 +82,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int6
         tc_sched_round(s);
         return 0;
     }
-    ar_shm_layout(s, a, NSLOTS);
+    tc_shm_layout(s, a, NSLOTS);
     /* Commutative: the sockets, the root's socket last and the root last in
      * it, so the result ends at the root; otherwise one group of all ranks
      * in rank order (the result ends at rank p-1). */
@@ -97,7 +97,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int6
         }
         /* The accumulator: the root's own receive buffer when it ends with
          * the result, else this rank's slot. */
-        tc_region acc = me == root && R == root ? out : ar_slot_all(a, NSLOTS, me, 0);
+        tc_region acc = me == root && R == root ? out : tc_shm_slot_all(a, NSLOTS, me, 0);
         rc = chunks(s, a, &g, F, C, in, acc, &R);
     }
     tc_shm_tree_free(&g);
@@ -106,7 +106,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t, int F, int6
     if (me != R) tc_sched_wait(s, R);                       /* the release */
     if (me == root && R != root) tc_sched_wait(s, R);
     tc_sched_round(s);
-    if (me == root && R != root) tc_sched_copy(s, ar_slot_all(a, NSLOTS, R, 0), out);
+    if (me == root && R != root) tc_sched_copy(s, tc_shm_slot_all(a, NSLOTS, R, 0), out);
     tc_sched_round(s);
     return 0;
 }
