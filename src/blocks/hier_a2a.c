@@ -1,0 +1,532 @@
+/*
+ * The hierarchical all-to-all (see hier_a2a.h) of Träff, Rougier, "MPI
+ * Collectives and Datatypes for Hierarchical All-to-all Communication"
+ * (2014), sections 2.1-2.4, with k leaders per node after Kandalla,
+ * Subramoni, Santhanaraman, Koop, Panda, "Designing Multi-Leader-Based
+ * Allgather Algorithms for Multi-Core Clusters" (2009).
+ *
+ * Order.  The paper's node-sorted rank order is the topology's member
+ * lists: nodes in order, each node's ranks in increasing order.  Nothing
+ * assumes consecutive ranks or equal nodes.  Copies of parts that lie one
+ * after another on both sides (equal parts of consecutive ranks, say) are
+ * made as one copy.
+ *
+ * Leaders.  Node A (nA ranks) has kA = min(k, nA) leaders, spread over its
+ * member list (leader l is member l nA / kA).  The pair of nodes (A, B) is
+ * handled by leader (A+B) mod kA of A and (A+B) mod kB of B, so leader l of
+ * A sends to and receives from the nodes D_l = { B : (A+B) mod kA = l }
+ * (A itself when it falls to l: that share stays in the node).
+ *
+ * Steps over messages (S(i,j), R(i,j): the parts of member i, hier_a2a.h):
+ *   1. pack: every rank copies its parts for the nodes of D_l, node-sorted,
+ *      to a chunk per leader l in its scratch (a leader's own chunk straight
+ *      to its staging row), then sends each chunk to its leader; leader l
+ *      receives member i's chunk as staging row i, [i][B][j].
+ *   2. transpose: leader l copies the staging rows into one bundle per
+ *      other node B of D_l, [j of B][i of A] (one copy per part).
+ *   3. exchange: leader l sends B's bundle to B's leader for A and receives
+ *      B's bundle for A, [j of A][i of B] (bundles differ in size).
+ *   4. distribute: member j's parts from node B are consecutive in B's
+ *      bundle: one copy per (j, B) to j's chunk [B][i]; the parts inside my
+ *      node go straight from the staging rows to the chunks, min(S(i,j),
+ *      R(j,i)) units each (counts that do not match inside a node stay in
+ *      bounds); the leader's own parts go to its receive buffer.
+ *   5. hand out and unpack: in one round each leader sends its chunks and
+ *      every rank receives the other leaders' chunks (handing out after
+ *      taking would deadlock two leaders of a node, each waiting for the
+ *      other); then every rank copies each part to its place.
+ * Steps over node-shared memory (every part copied twice, by its own
+ * ranks; the leaders only send and receive):
+ *   1. pack transposed: every rank i writes its part for rank j of node B
+ *      straight to its place in the outgoing bundle of B, [j of B][i of A],
+ *      in the node-shared area of B's leader (every rank computes the
+ *      place from the node's counts), then signals every leader.
+ *   2. exchange: leader l waits for its node's ranks, then sends each
+ *      bundle of D_l from the node-shared area and receives B's bundle for
+ *      A, [j of A][i of B], into it.
+ *   3. unpack: every leader signals its node's ranks; every rank j waits for
+ *      the other leaders and copies row j of each incoming bundle (of its
+ *      own node: row j of the outgoing one, min(S(i,j), R(j,i)) per part) to
+ *      its receive buffer.
+ * Cost (G nodes, n ranks per node, k = 1, m the mean part): per leader,
+ *   (n-1) alpha + n p m beta intra-node twice (shared memory: n-1 signals
+ *   and waits, the members' copies in the node-shared area instead),
+ *   (G-1) alpha + (p-n) n m beta inter-node; members: 2 alpha + 2 p m beta
+ *   (shared memory: two copies of p m, one signal and one wait per leader).
+ *   Inter-node G (G-1) messages in all instead of p (p-n): the paper's
+ *   point for small parts; k leaders split the bundles of a node over k
+ *   ranks (and k network ports).
+ * Memory (R_l: the units of leader l's nodes D_l per member): messages: my
+ *   own parts once (pack area, reused for the chunks received), leader l
+ *   about 3 n R_l (staging rows, bundles in, bundles out and then chunks);
+ *   shared memory: the node's outgoing and incoming bundles, about 2 n p m
+ *   node-shared (leader l's share bound to its NUMA domain), no scratch.
+ * Restrictions: shared memory needs the ranks of a node to share it.
+ *   MPI_IN_PLACE: every rank reads its whole input in step 1, before
+ *   anything writes its receive buffer.
+ */
+#include "blocks/hier_a2a.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXL = TC_A2A_HIER_MAX_LEADERS };
+
+typedef struct hier {
+    tc_sched *s;
+    const tc_args *a;
+    const tc_topo *t;
+    const tc_a2a_parts *pt;
+    int p, G, k, shm;
+    int A, nA, ia, kA, lead;          /* lead: my leader index, -1 for none */
+    const int *memA;
+    tc_region run_from, run_to;       /* the copy being extended */
+    int run_open;
+    int64_t chunk[MAXL], csz[MAXL];   /* messages: my pack chunks (TMP) */
+    int64_t rchunk[MAXL], rsz[MAXL];  /* messages: the chunks the other leaders send me */
+    int64_t tmp_end;                  /* TMP used so far */
+    int64_t base[MAXL + 1];           /* shared memory: leader l's area; base[kA]: the size */
+    int64_t *bout, *bin;              /* [G] bundles of B, out and in */
+    int64_t *cur;                     /* [nA] running offsets */
+    /* leaders, messages only */
+    int64_t *row;                     /* [nA + 1] staging row of member i (row[nA]: end) */
+    int64_t *seg;                     /* [nA * G] offset of B's segment in row i */
+    int64_t *fin;                     /* [nA + 1] chunk of member j (fin[nA]: end) */
+} hier;
+
+static int nleaders(int n, int k) { return n < k ? n : k; }
+static int leader_member(int l, int n, int kn) { return (int)((int64_t)l * n / kn); }
+static int owner(const hier *h, int B) { return (h->A + B) % h->kA; }
+static int leader_rank(const hier *h, int l) { return h->memA[leader_member(l, h->nA, h->kA)]; }
+static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+
+/* B's leader for the pair (A, B). */
+static int peer_leader(const hier *h, int B)
+{
+    int nB = tc_topo_node_size(h->t, B), kB = nleaders(nB, h->k);
+    return tc_topo_node_members(h->t, B)[leader_member((h->A + B) % kB, nB, kB)];
+}
+
+/* Units member i of my node sends to / receives from rank j. */
+static int64_t S(const hier *h, int i, int j)
+{ return h->pt->node_sc ? h->pt->node_sc[(int64_t)i * h->p + j] : h->pt->unit; }
+static int64_t R(const hier *h, int i, int j)
+{ return h->pt->node_rc ? h->pt->node_rc[(int64_t)i * h->p + j] : h->pt->unit; }
+
+/* Units member i sends to (f = S) or receives from (f = R) node B. */
+static int64_t node_sum(const hier *h, int B, int i, int64_t (*f)(const hier *, int, int))
+{
+    const int *m = tc_topo_node_members(h->t, B);
+    int n = tc_topo_node_size(h->t, B);
+    if (!h->pt->node_sc) return n * h->pt->unit;
+    int64_t sum = 0;
+    for (int x = 0; x < n; x++) sum += f(h, i, m[x]);
+    return sum;
+}
+
+/* The units of B's bundle out of A (f = S: what A's members send B) or into
+ * A (f = R). */
+static int64_t bundle_size(const hier *h, int B, int64_t (*f)(const hier *, int, int))
+{
+    int64_t n = 0;
+    for (int i = 0; i < h->nA; i++) n += node_sum(h, B, i, f);
+    return n;
+}
+
+static tc_region tmp(int64_t off, int64_t cnt) { return tc_reg(TC_BUF_TMP, off, cnt); }
+static tc_region shm(int64_t off, int64_t cnt) { return tc_reg(TC_BUF_SHM, off, cnt); }
+
+/* My output part from rank j, c units (at most its count). */
+static tc_region out_part(const hier *h, int j, int64_t c)
+{
+    tc_region r = h->pt->out(h->a, j);
+    r.cnt = c;
+    return r;
+}
+
+/* ---- copies: adjacent ones merged ------------------------------------------ */
+
+static int follows(tc_region x, tc_region y) { return x.buf == y.buf && x.off + x.cnt == y.off; }
+
+static void flush(hier *h)
+{
+    if (h->run_open) tc_sched_copy(h->s, h->run_from, h->run_to);
+    h->run_open = 0;
+}
+
+static void copy(hier *h, tc_region from, tc_region to)
+{
+    if (from.cnt <= 0 && to.cnt <= 0) return;
+    if (h->run_open && follows(h->run_from, from) && follows(h->run_to, to)) {
+        h->run_from.cnt += from.cnt;
+        h->run_to.cnt += to.cnt;
+        return;
+    }
+    flush(h);
+    h->run_from = from, h->run_to = to, h->run_open = 1;
+}
+
+static void end_round(hier *h)
+{
+    flush(h);
+    tc_sched_round(h->s);
+}
+
+/* ---- over messages ---------------------------------------------------------- */
+
+/* Step 1 (local): my parts, node-sorted, to my chunk of every leader. */
+static void pack(hier *h)
+{
+    for (int l = 0; l < h->kA; l++) h->cur[l] = l == h->lead ? h->row[h->ia] : h->chunk[l];
+    for (int B = 0; B < h->G; B++) {
+        const int *m = tc_topo_node_members(h->t, B);
+        int l = owner(h, B);
+        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
+            int64_t n = S(h, h->ia, m[x]);
+            copy(h, h->pt->in(h->a, m[x]), tmp(h->cur[l], n));
+            h->cur[l] += n;
+        }
+    }
+    end_round(h);
+}
+
+/* Step 1 (messages): chunks to the leaders; leaders take their rows. */
+static void gather(hier *h)
+{
+    for (int l = 0; l < h->kA; l++)
+        if (l != h->lead) tc_sched_send(h->s, leader_rank(h, l), tmp(h->chunk[l], h->csz[l]));
+    for (int i = 0; h->lead >= 0 && i < h->nA; i++)
+        if (i != h->ia) tc_sched_recv(h->s, h->memA[i], tmp(h->row[i], h->row[i + 1] - h->row[i]));
+    tc_sched_round(h->s);
+}
+
+/* Steps 2 and 3 (leaders): bundles of the other nodes out of the staging
+ * rows, exchanged. */
+static void transpose_exchange(hier *h)
+{
+    for (int B = 0; B < h->G; B++) {
+        if (owner(h, B) != h->lead || B == h->A) continue;
+        const int *m = tc_topo_node_members(h->t, B);
+        int64_t at = h->bout[B];
+        for (int i = 0; i < h->nA; i++) h->cur[i] = h->seg[(int64_t)i * h->G + B];
+        for (int x = 0; x < tc_topo_node_size(h->t, B); x++)
+            for (int i = 0; i < h->nA; i++) {
+                int64_t n = S(h, i, m[x]);
+                copy(h, tmp(h->cur[i], n), tmp(at, n));
+                h->cur[i] += n;
+                at += n;
+            }
+    }
+    end_round(h);
+    for (int B = 0; B < h->G; B++) {
+        if (owner(h, B) != h->lead || B == h->A) continue;
+        tc_sched_recv(h->s, peer_leader(h, B), tmp(h->bin[B], bundle_size(h, B, R)));
+        tc_sched_send(h->s, peer_leader(h, B), tmp(h->bout[B], bundle_size(h, B, S)));
+    }
+    tc_sched_round(h->s);
+}
+
+/* Step 4 for my own node: part (i -> j) straight from row i's segment of A
+ * to j's chunk (mine: to my output), at most what both sides count. */
+static void distribute_own(hier *h, int64_t *fcur)
+{
+    int n = h->nA;
+    for (int i = 0; i < n; i++) h->cur[i] = h->seg[(int64_t)i * h->G + h->A];
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int64_t c = min64(S(h, i, h->memA[j]), R(h, j, h->memA[i]));
+            if (j == h->ia) copy(h, tmp(h->cur[i], c), out_part(h, h->memA[i], c));
+            else copy(h, tmp(h->cur[i], c), tmp(fcur[j], c));
+            if (j != h->ia) fcur[j] += R(h, j, h->memA[i]);
+            h->cur[i] += S(h, i, h->memA[j]);
+        }
+}
+
+/* Step 4 (leaders): member j's parts from B, one copy per (j, B); mine to
+ * my output. */
+static int distribute(hier *h)
+{
+    int64_t *fcur = malloc((size_t)h->nA * sizeof *fcur);
+    if (!fcur) return 1;
+    memcpy(fcur, h->fin, (size_t)h->nA * sizeof *fcur);
+    for (int B = 0; B < h->G; B++) {
+        if (owner(h, B) != h->lead) continue;
+        if (B == h->A) {
+            distribute_own(h, fcur);
+            continue;
+        }
+        const int *m = tc_topo_node_members(h->t, B);
+        int64_t at = h->bin[B];
+        for (int j = 0; j < h->nA; j++) {
+            if (j != h->ia) {
+                int64_t n = node_sum(h, B, j, R);
+                copy(h, tmp(at, n), tmp(fcur[j], n));
+                fcur[j] += n;
+                at += n;
+                continue;
+            }
+            for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
+                int64_t c = R(h, j, m[x]);
+                copy(h, tmp(at, c), out_part(h, m[x], c));
+                at += c;
+            }
+        }
+    }
+    free(fcur);
+    end_round(h);   /* the chunks are written before they are sent */
+    return 0;
+}
+
+/* Step 5: chunks out and in, one round; then my parts to my output. */
+static void scatter(hier *h)
+{
+    for (int j = 0; h->lead >= 0 && j < h->nA; j++)
+        if (j != h->ia) tc_sched_send(h->s, h->memA[j], tmp(h->fin[j], h->fin[j + 1] - h->fin[j]));
+    for (int l = 0; l < h->kA; l++)
+        if (l != h->lead) tc_sched_recv(h->s, leader_rank(h, l), tmp(h->rchunk[l], h->rsz[l]));
+    tc_sched_round(h->s);
+    for (int l = 0; l < h->kA; l++) h->cur[l] = h->rchunk[l];
+    for (int B = 0; B < h->G; B++) {
+        int l = owner(h, B);
+        if (l == h->lead) continue;
+        const int *m = tc_topo_node_members(h->t, B);
+        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
+            int64_t c = R(h, h->ia, m[x]);
+            copy(h, tmp(h->cur[l], c), out_part(h, m[x], c));
+            h->cur[l] += c;
+        }
+    }
+    end_round(h);
+}
+
+/* My chunks: per leader, the parts of its nodes (none for my own leader
+ * index); the chunks received later reuse the pack area, whose sends have
+ * completed by then. */
+static void layout_mine(hier *h)
+{
+    for (int B = 0; B < h->G; B++) {
+        h->csz[owner(h, B)] += node_sum(h, B, h->ia, S);
+        h->rsz[owner(h, B)] += node_sum(h, B, h->ia, R);
+    }
+    int64_t out = 0, in = 0;
+    for (int l = 0; l < h->kA; l++) {
+        if (l == h->lead) h->csz[l] = h->rsz[l] = 0;
+        h->chunk[l] = out;
+        h->rchunk[l] = in;
+        out += h->csz[l];
+        in += h->rsz[l];
+    }
+    h->tmp_end = out > in ? out : in;
+}
+
+/* A leader's areas in TMP after my own: staging rows (segments per node),
+ * bundles in and out (other nodes only), then the chunks per member over
+ * the bundles out (written in step 4, after the exchange sent them). */
+static void layout_leader(hier *h)
+{
+    int nA = h->nA, G = h->G;
+    int64_t at = h->tmp_end;
+    for (int i = 0; i < nA; i++) {   /* staging: row i = member i's chunk */
+        h->row[i] = at;
+        for (int B = 0; B < G; B++) {
+            if (owner(h, B) != h->lead) continue;
+            h->seg[(int64_t)i * G + B] = at;
+            at += node_sum(h, B, i, S);
+        }
+    }
+    h->row[nA] = at;
+    for (int B = 0; B < G; B++)      /* bundles in: [j of A][i of B] */
+        if (owner(h, B) == h->lead && B != h->A) h->bin[B] = at, at += bundle_size(h, B, R);
+    int64_t out_at = at;
+    for (int B = 0; B < G; B++)      /* bundles out: [j of B][i of A] */
+        if (owner(h, B) == h->lead && B != h->A) h->bout[B] = at, at += bundle_size(h, B, S);
+    int64_t out_end = at;
+    at = out_at;                     /* the chunks over the bundles out, sent by then */
+    for (int j = 0; j < nA; j++) {   /* chunks: [B][i] of member j */
+        h->fin[j] = at;
+        if (j == h->ia) continue;
+        for (int B = 0; B < G; B++)
+            if (owner(h, B) == h->lead) at += node_sum(h, B, j, R);
+    }
+    h->fin[nA] = at;
+    h->tmp_end = at > out_end ? at : out_end;
+}
+
+static int generate_p2p(hier *h)
+{
+    if (h->lead >= 0) {
+        h->row = malloc((size_t)(h->nA + 1) * sizeof *h->row);
+        h->fin = malloc((size_t)(h->nA + 1) * sizeof *h->fin);
+        h->seg = malloc((size_t)h->nA * (size_t)h->G * sizeof *h->seg);
+        if (!h->row || !h->fin || !h->seg) return 1;
+    }
+    layout_mine(h);
+    if (h->lead >= 0) layout_leader(h);
+    tc_sched_need_tmp(h->s, h->tmp_end);
+    pack(h);
+    gather(h);
+    if (h->lead >= 0) {
+        transpose_exchange(h);
+        if (distribute(h)) return 1;
+    }
+    scatter(h);
+    return 0;
+}
+
+/* ---- over node-shared memory ------------------------------------------------ */
+
+/* Leader l's area: the outgoing bundles of its nodes, [j of B][i of A], then
+ * the incoming ones of the other nodes, [j of A][i of B]. */
+static void layout_shm(hier *h)
+{
+    int64_t at = 0;
+    for (int l = 0; l < h->kA; l++) {
+        h->base[l] = at;
+        for (int B = 0; B < h->G; B++)
+            if (owner(h, B) == l) h->bout[B] = at, at += bundle_size(h, B, S);
+        for (int B = 0; B < h->G; B++)
+            if (owner(h, B) == l && B != h->A) h->bin[B] = at, at += bundle_size(h, B, R);
+    }
+    h->base[h->kA] = at;
+}
+
+/* What the members before member i send rank j (*before), and all of them
+ * (the return value). */
+static int64_t column(const hier *h, int j, int i, int64_t *before)
+{
+    if (!h->pt->node_sc) {
+        *before = i * h->pt->unit;
+        return h->nA * h->pt->unit;
+    }
+    int64_t col = 0;
+    for (int y = 0; y < h->nA; y++) {
+        if (y == i) *before = col;
+        col += S(h, y, j);
+    }
+    return col;
+}
+
+/* Step 1, one round: each of my parts to its place in an outgoing bundle
+ * (the transposition happens here, spread over the node's ranks); then
+ * every leader hears that my parts are there (a round raises its signals
+ * after its copies), and leaders wait for all. */
+static void pack_transposed(hier *h)
+{
+    for (int B = 0; B < h->G; B++) {
+        const int *m = tc_topo_node_members(h->t, B);
+        int64_t at = h->bout[B];
+        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
+            int64_t before = 0, col = column(h, m[x], h->ia, &before);
+            copy(h, h->pt->in(h->a, m[x]), shm(at + before, S(h, h->ia, m[x])));
+            at += col;
+        }
+    }
+    flush(h);
+    for (int l = 0; l < h->kA; l++)
+        if (l != h->lead) tc_sched_signal(h->s, leader_rank(h, l));
+    for (int i = 0; h->lead >= 0 && i < h->nA; i++)
+        if (i != h->ia) tc_sched_wait(h->s, h->memA[i]);
+    tc_sched_round(h->s);
+}
+
+/* Step 2 (leaders): the bundles of my nodes, from and to the node-shared
+ * area. */
+static void exchange_bundles(hier *h)
+{
+    for (int B = 0; B < h->G; B++) {
+        if (owner(h, B) != h->lead || B == h->A) continue;
+        tc_sched_recv(h->s, peer_leader(h, B), shm(h->bin[B], bundle_size(h, B, R)));
+        tc_sched_send(h->s, peer_leader(h, B), shm(h->bout[B], bundle_size(h, B, S)));
+    }
+    tc_sched_round(h->s);
+}
+
+/* Step 3 for my own node: row ia of A's outgoing bundle. */
+static void unpack_own(hier *h)
+{
+    int me = h->memA[h->ia];
+    int64_t at = h->bout[h->A], before = 0;
+    for (int x = 0; x < h->ia; x++) at += column(h, h->memA[x], 0, &before);
+    for (int i = 0; i < h->nA; i++) {
+        int64_t c = min64(S(h, i, me), R(h, h->ia, h->memA[i]));
+        copy(h, shm(at, c), out_part(h, h->memA[i], c));
+        at += S(h, i, me);
+    }
+}
+
+/* Step 3: leaders tell their node's ranks that their bundles are in (one
+ * round, as in scatter); every rank copies its row of every bundle. */
+static void unpack_rows(hier *h)
+{
+    for (int j = 0; h->lead >= 0 && j < h->nA; j++)
+        if (j != h->ia) tc_sched_signal(h->s, h->memA[j]);
+    for (int l = 0; l < h->kA; l++)
+        if (l != h->lead) tc_sched_wait(h->s, leader_rank(h, l));
+    tc_sched_round(h->s);
+    for (int B = 0; B < h->G; B++) {
+        if (B == h->A) {
+            unpack_own(h);
+            continue;
+        }
+        const int *m = tc_topo_node_members(h->t, B);
+        int64_t at = h->bin[B];
+        for (int j = 0; j < h->ia; j++) at += node_sum(h, B, j, R);
+        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
+            int64_t c = R(h, h->ia, m[x]);
+            copy(h, shm(at, c), out_part(h, m[x], c));
+            at += c;
+        }
+    }
+    end_round(h);
+}
+
+static void generate_shm(hier *h)
+{
+    layout_shm(h);
+    tc_sched_need_shm(h->s, h->base[h->kA]);
+    if (h->lead >= 0) tc_sched_shm_home(h->s, h->base[h->lead], h->base[h->lead + 1] - h->base[h->lead]);
+    pack_transposed(h);
+    if (h->lead >= 0) exchange_bundles(h);
+    unpack_rows(h);
+}
+
+/* ---- the generator ---------------------------------------------------------- */
+
+static void hier_free(hier *h)
+{
+    free(h->bout);
+    free(h->cur);
+    free(h->row);
+    free(h->fin);
+    free(h->seg);
+}
+
+int tc_a2a_hier_generate(tc_sched *s, const tc_args *a, const tc_topo *t, const tc_a2a_parts *parts,
+                         int leaders, int shm_intra)
+{
+    if (a->in_place && a->size == 1) return 0;
+    hier h;
+    memset(&h, 0, sizeof h);
+    h.s = s, h.a = a, h.t = t, h.pt = parts;
+    h.p = a->size, h.G = t->nnodes;
+    h.k = leaders < 1 ? 1 : leaders > MAXL ? MAXL : leaders;
+    h.shm = shm_intra;
+    h.A = t->node_of[a->rank];
+    h.nA = tc_topo_node_size(t, h.A);
+    h.ia = t->node_idx[a->rank];
+    h.memA = tc_topo_node_members(t, h.A);
+    h.kA = nleaders(h.nA, h.k);
+    h.lead = -1;
+    for (int l = 0; l < h.kA; l++)
+        if (leader_member(l, h.nA, h.kA) == h.ia) h.lead = l;
+    h.bout = malloc(2 * (size_t)h.G * sizeof *h.bout);
+    h.cur = malloc((size_t)(h.nA > MAXL ? h.nA : MAXL) * sizeof *h.cur);
+    int bad = !h.bout || !h.cur;
+    if (!bad) {
+        h.bin = h.bout + h.G;
+        if (h.shm) generate_shm(&h);
+        else bad = generate_p2p(&h);
+    }
+    hier_free(&h);
+    return bad;
+}
