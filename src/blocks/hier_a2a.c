@@ -80,8 +80,6 @@ typedef struct hier {
     int p, G, k, shm;
     int A, nA, ia, kA, lead;          /* lead: my leader index, -1 for none */
     const int *memA;
-    tc_region run_from, run_to;       /* the copy being extended */
-    int run_open;
     int64_t chunk[MAXL], csz[MAXL];   /* messages: my pack chunks (TMP) */
     int64_t rchunk[MAXL], rsz[MAXL];  /* messages: the chunks the other leaders send me */
     int64_t tmp_end;                  /* TMP used so far */
@@ -136,40 +134,35 @@ static int64_t bundle_size(const hier *h, int B, int64_t (*f)(const hier *, int,
 static tc_region tmp(int64_t off, int64_t cnt) { return tc_reg(TC_BUF_TMP, off, cnt); }
 static tc_region shm(int64_t off, int64_t cnt) { return tc_reg(TC_BUF_SHM, off, cnt); }
 
-/* My output part from rank j, c units (at most its count). */
-static tc_region out_part(const hier *h, int j, int64_t c)
-{
-    tc_region r = h->pt->out(h->a, j);
-    r.cnt = c;
-    return r;
-}
+static int64_t side_off(const tc_a2a_side *sd, int j) { return sd->displs ? sd->displs[j] : j * sd->count; }
+static int64_t side_cnt(const tc_a2a_side *sd, int j) { return sd->counts ? sd->counts[j] : sd->count; }
 
 /* ---- copies: adjacent ones merged ------------------------------------------ */
 
-static int follows(tc_region x, tc_region y) { return x.buf == y.buf && x.off + x.cnt == y.off; }
-
-static void flush(hier *h)
+/* Copy fc elements of buffer fb from fo to tc elements of tb at to, as one
+ * copy with the previous one when both sides follow on it (the copies of
+ * this generator are between areas that do not overlap). */
+static inline void put(hier *h, int fb, int64_t fo, int64_t fc, int tb, int64_t to, int64_t tc)
 {
-    if (h->run_open) tc_sched_copy(h->s, h->run_from, h->run_to);
-    h->run_open = 0;
+    tc_sched_copy_join(h->s, tc_reg(fb, fo, fc), tc_reg(tb, to, tc));
 }
 
-static void copy(hier *h, tc_region from, tc_region to)
+/* n units within buffer buf (TMP or SHM), from `from` to `to`. */
+static inline void move(hier *h, int buf, int64_t from, int64_t to, int64_t n) { put(h, buf, from, n, buf, to, n); }
+
+/* My input part for rank j to buf at `to`, n units. */
+static inline void take_in(hier *h, int j, int buf, int64_t to, int64_t n)
 {
-    if (from.cnt <= 0 && to.cnt <= 0) return;
-    if (h->run_open && follows(h->run_from, from) && follows(h->run_to, to)) {
-        h->run_from.cnt += from.cnt;
-        h->run_to.cnt += to.cnt;
-        return;
-    }
-    flush(h);
-    h->run_from = from, h->run_to = to, h->run_open = 1;
+    const tc_a2a_side *in = &h->pt->in;
+    put(h, in->buf, side_off(in, j), side_cnt(in, j), buf, to, n);
 }
 
-static void end_round(hier *h)
+/* c units of buf at `from` to my output part from rank j (c: at most its
+ * count). */
+static inline void give_out(hier *h, int buf, int64_t from, int j, int64_t c)
 {
-    flush(h);
-    tc_sched_round(h->s);
+    const tc_a2a_side *out = &h->pt->out;
+    put(h, buf, from, c, out->buf, side_off(out, j), c);
 }
 
 /* ---- over messages ---------------------------------------------------------- */
@@ -183,11 +176,11 @@ static void pack(hier *h)
         int l = owner(h, B);
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
             int64_t n = S(h, h->ia, m[x]);
-            copy(h, h->pt->in(h->a, m[x]), tmp(h->cur[l], n));
+            take_in(h, m[x], TC_BUF_TMP, h->cur[l], n);
             h->cur[l] += n;
         }
     }
-    end_round(h);
+    tc_sched_round(h->s);
 }
 
 /* Step 1 (messages): chunks to the leaders; leaders take their rows. */
@@ -212,12 +205,12 @@ static void transpose_exchange(hier *h)
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++)
             for (int i = 0; i < h->nA; i++) {
                 int64_t n = S(h, i, m[x]);
-                copy(h, tmp(h->cur[i], n), tmp(at, n));
+                move(h, TC_BUF_TMP, h->cur[i], at, n);
                 h->cur[i] += n;
                 at += n;
             }
     }
-    end_round(h);
+    tc_sched_round(h->s);
     for (int B = 0; B < h->G; B++) {
         if (owner(h, B) != h->lead || B == h->A) continue;
         tc_sched_recv(h->s, peer_leader(h, B), tmp(h->bin[B], bundle_size(h, B, R)));
@@ -235,8 +228,8 @@ static void distribute_own(hier *h, int64_t *fcur)
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
             int64_t c = min64(S(h, i, h->memA[j]), R(h, j, h->memA[i]));
-            if (j == h->ia) copy(h, tmp(h->cur[i], c), out_part(h, h->memA[i], c));
-            else copy(h, tmp(h->cur[i], c), tmp(fcur[j], c));
+            if (j == h->ia) give_out(h, TC_BUF_TMP, h->cur[i], h->memA[i], c);
+            else move(h, TC_BUF_TMP, h->cur[i], fcur[j], c);
             if (j != h->ia) fcur[j] += R(h, j, h->memA[i]);
             h->cur[i] += S(h, i, h->memA[j]);
         }
@@ -260,20 +253,20 @@ static int distribute(hier *h)
         for (int j = 0; j < h->nA; j++) {
             if (j != h->ia) {
                 int64_t n = node_sum(h, B, j, R);
-                copy(h, tmp(at, n), tmp(fcur[j], n));
+                move(h, TC_BUF_TMP, at, fcur[j], n);
                 fcur[j] += n;
                 at += n;
                 continue;
             }
             for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
                 int64_t c = R(h, j, m[x]);
-                copy(h, tmp(at, c), out_part(h, m[x], c));
+                give_out(h, TC_BUF_TMP, at, m[x], c);
                 at += c;
             }
         }
     }
     free(fcur);
-    end_round(h);   /* the chunks are written before they are sent */
+    tc_sched_round(h->s);   /* the chunks are written before they are sent */
     return 0;
 }
 
@@ -292,11 +285,11 @@ static void scatter(hier *h)
         const int *m = tc_topo_node_members(h->t, B);
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
             int64_t c = R(h, h->ia, m[x]);
-            copy(h, tmp(h->cur[l], c), out_part(h, m[x], c));
+            give_out(h, TC_BUF_TMP, h->cur[l], m[x], c);
             h->cur[l] += c;
         }
     }
-    end_round(h);
+    tc_sched_round(h->s);
 }
 
 /* My chunks: per leader, the parts of its nodes (none for my own leader
@@ -417,11 +410,10 @@ static void pack_transposed(hier *h)
         int64_t at = h->bout[B];
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
             int64_t before = 0, col = column(h, m[x], h->ia, &before);
-            copy(h, h->pt->in(h->a, m[x]), shm(at + before, S(h, h->ia, m[x])));
+            take_in(h, m[x], TC_BUF_SHM, at + before, S(h, h->ia, m[x]));
             at += col;
         }
     }
-    flush(h);
     for (int l = 0; l < h->kA; l++)
         if (l != h->lead) tc_sched_signal(h->s, leader_rank(h, l));
     for (int i = 0; h->lead >= 0 && i < h->nA; i++)
@@ -449,7 +441,7 @@ static void unpack_own(hier *h)
     for (int x = 0; x < h->ia; x++) at += column(h, h->memA[x], 0, &before);
     for (int i = 0; i < h->nA; i++) {
         int64_t c = min64(S(h, i, me), R(h, h->ia, h->memA[i]));
-        copy(h, shm(at, c), out_part(h, h->memA[i], c));
+        give_out(h, TC_BUF_SHM, at, h->memA[i], c);
         at += S(h, i, me);
     }
 }
@@ -473,11 +465,11 @@ static void unpack_rows(hier *h)
         for (int j = 0; j < h->ia; j++) at += node_sum(h, B, j, R);
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
             int64_t c = R(h, h->ia, m[x]);
-            copy(h, shm(at, c), out_part(h, m[x], c));
+            give_out(h, TC_BUF_SHM, at, m[x], c);
             at += c;
         }
     }
-    end_round(h);
+    tc_sched_round(h->s);
 }
 
 static void generate_shm(hier *h)

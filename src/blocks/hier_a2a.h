@@ -10,9 +10,10 @@
  * Parts.  The generator sees the data only as parts: the part member i of
  * the calling rank's node sends to rank j has S(i, j) units of scratch
  * (TMP, laid out in receive-type elements), the part i receives from j
- * R(i, j) units; the calling rank reads its part for rank j from in(a, j)
- * and writes its part from rank j to out(a, j).  The caller says where the
- * counts come from:
+ * R(i, j) units; the calling rank reads its part for rank j from its input
+ * side and writes its part from rank j to its output side (a buffer with a
+ * count and displacement per peer, or equal parts one after another).  The
+ * caller says where the counts come from:
  *   equal parts (alltoall; alltoallv without per-peer counts): node_sc and
  *     node_rc NULL, every part `unit` units;
  *   per-peer parts (alltoallv): node_sc / node_rc, the count rows of every
@@ -30,11 +31,19 @@
 
 enum { TC_A2A_HIER_MAX_LEADERS = 4 };
 
+/* One side of the calling rank's parts: part j is buf[displs[j], counts[j]]
+ * (in the buffer's elements), or without displs buf[j * count, count]. */
+typedef struct tc_a2a_side {
+    int buf;                        /* TC_BUF_SEND or TC_BUF_RECV */
+    const int64_t *counts, *displs; /* [size], or both NULL */
+    int64_t count;
+} tc_a2a_side;
+
 typedef struct tc_a2a_parts {
     const int64_t *node_sc, *node_rc;   /* [node size * size] rows, or both NULL */
     int64_t unit;                       /* every part's units without rows */
-    tc_region (*in)(const tc_args *a, int j);    /* my input part for rank j */
-    tc_region (*out)(const tc_args *a, int j);   /* my output part from rank j */
+    tc_a2a_side in;                     /* my input parts (read before any output is written) */
+    tc_a2a_side out;                    /* my output parts */
 } tc_a2a_parts;
 
 /* The schedule of rank a->rank with min(leaders, node size) leaders per

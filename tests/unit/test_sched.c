@@ -2,7 +2,7 @@
  * and empty ones not kept, skip_kinds keeping round numbers, streaming
  * through drain / tc_sched_drained, reset keeping the consumer's settings,
  * pipeline chunks, the scratch and shared-memory sizes, what finish
- * computes, and sticky errors.  Ends with "N passed, M failed". */
+ * computes, joined copies, and sticky errors.  Ends with "N passed, M failed". */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +301,36 @@ static void finish(void)
     tc_sched_free(&s);
 }
 
+/* tc_sched_copy_join: a copy continuing the open round's last copy on both
+ * sides extends it; anything else is a copy of its own. */
+static void copy_join(void)
+{
+    tc_sched s;
+    tc_sched_init(&s);
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_SEND, 0, 2), tc_reg(TC_BUF_TMP, 10, 4));
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_SEND, 2, 1), tc_reg(TC_BUF_TMP, 14, 2));
+    CHECK(s.nops == 1 && s.ops[0].a.cnt == 3 && s.ops[0].b.cnt == 6 && s.ops[0].a.off == 0 && s.ops[0].b.off == 10,
+          "following on both sides: one copy (%d ops)", s.nops);
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_SEND, 3, 1), tc_reg(TC_BUF_TMP, 17, 2));   /* gap in dst */
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_SEND, 5, 1), tc_reg(TC_BUF_TMP, 19, 2));   /* gap in src */
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_RECV, 6, 1), tc_reg(TC_BUF_TMP, 21, 2));   /* other buffer */
+    CHECK(s.nops == 4, "a gap on either side or another buffer: copies of their own (%d ops)", s.nops);
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_RECV, 7, 0), tc_reg(TC_BUF_TMP, 23, 0));
+    CHECK(s.nops == 4 && s.ops[3].a.cnt == 1, "an empty copy changes nothing");
+    tc_sched_send(&s, 1, tc_reg(TC_BUF_TMP, 0, 3));
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_TMP, 3, 1), tc_reg(TC_BUF_TMP, 0, 1));   /* would follow the send */
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_RECV, 7, 1), tc_reg(TC_BUF_TMP, 23, 2));
+    CHECK(s.nops == 7 && s.ops[4].kind == TC_OP_SEND && s.ops[4].a.cnt == 3, "not into another kind of op (%d ops)",
+          s.nops);
+    tc_sched_round(&s);
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_RECV, 8, 1), tc_reg(TC_BUF_TMP, 25, 2));
+    CHECK(s.nops == 8 && s.nrounds == 1 && s.ops[6].a.cnt == 1, "not into a closed round (%d ops)", s.nops);
+    tc_sched_drained(&s);   /* keeps the open round's last op: joining goes on */
+    tc_sched_copy_join(&s, tc_reg(TC_BUF_RECV, 9, 1), tc_reg(TC_BUF_TMP, 27, 2));
+    CHECK(s.nops == 1 && s.ops[0].a.cnt == 2 && s.ops[0].b.cnt == 4, "joins the op kept by a drain (%d ops)", s.nops);
+    tc_sched_free(&s);
+}
+
 /* An error sticks: rounds no longer close, a full array takes no more ops,
  * finish reports it. */
 static void sticky_error(void)
@@ -329,6 +359,7 @@ int main(void)
     chunks();
     sizes();
     finish();
+    copy_join();
     sticky_error();
     return tc_test_summary();
 }

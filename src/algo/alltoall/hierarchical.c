@@ -39,13 +39,12 @@ static const char *const leader_values[] = { "1", "2", "4", NULL };
 static const int leader_count[] = { 1, 2, 4 };
 static const char *const intra_values[] = { "p2p", "shm", NULL };
 
-static tc_region in_block(const tc_args *a, int j) { return a2a_send(a, j, 1); }
-static tc_region out_block(const tc_args *a, int j) { return a2a_recv(a, j, 1); }
-
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
-    tc_a2a_parts parts = { NULL, NULL, a->rcount, in_block, out_block };
+    tc_a2a_parts parts = { .unit = a->rcount,
+                           .in = { TC_BUF_SEND, NULL, NULL, a->scount },
+                           .out = { TC_BUF_RECV, NULL, NULL, a->rcount } };
     return tc_a2a_hier_generate(s, a, t, &parts, leader_count[v ? v[P_LEADERS] : 0], v && v[P_INTRA] == I_SHM);
 }
 

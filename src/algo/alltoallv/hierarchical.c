@@ -54,15 +54,16 @@ static const char *const leader_values[] = { "1", "2", "4", NULL };
 static const int leader_count[] = { 1, 2, 4 };
 static const char *const intra_values[] = { "p2p", "shm", NULL };
 
-/* My input part for rank j: SEND, or RECV in place (read first only). */
-static tc_region in_part(const tc_args *a, int j)
-{ return a->in_place ? av_out(a, j) : tc_reg(TC_BUF_SEND, av_sdispl(a, j), av_scount(a, j)); }
-
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
-    if (a->v && (!a->node_sc || !a->node_rc)) return 1;   /* TC_REQ_NODE_COUNTS not met */
-    tc_a2a_parts parts = { a->v ? a->node_sc : NULL, a->v ? a->node_rc : NULL, a->rcount, in_part, av_out };
+    const tc_vcounts *c = a->v;
+    if (c && (!a->node_sc || !a->node_rc)) return 1;   /* TC_REQ_NODE_COUNTS not met */
+    /* without per-peer counts (the simulator) every part is rcount (scount) */
+    tc_a2a_side recv = { TC_BUF_RECV, c ? c->rcounts : NULL, c ? c->rdispls : NULL, a->rcount };
+    tc_a2a_side send = { TC_BUF_SEND, c ? c->scounts : NULL, c ? c->sdispls : NULL, a->scount };
+    /* in place: the input is RECV, read before anything writes it */
+    tc_a2a_parts parts = { c ? a->node_sc : NULL, c ? a->node_rc : NULL, a->rcount, a->in_place ? recv : send, recv };
     return tc_a2a_hier_generate(s, a, t, &parts, leader_count[v ? v[P_LEADERS] : 0], v && v[P_INTRA] == I_SHM);
 }
 
