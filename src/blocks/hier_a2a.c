@@ -165,6 +165,62 @@ static inline void give_out(hier *h, int buf, int64_t from, int j, int64_t c)
     put(h, buf, from, c, out->buf, side_off(out, j), c);
 }
 
+/* Equal parts one after another on side sd: the parts of a run of
+ * consecutive ranks are one region (one test per rank, not a copy). */
+static int runs_of(const hier *h, const tc_a2a_side *sd) { return !h->pt->node_sc && !sd->displs; }
+
+/* The ranks m[x], m[x+1], ... consecutive from x: the run's end. */
+static int run_end(const int *m, int x, int n)
+{
+    int y = x + 1;
+    while (y < n && m[y] == m[y - 1] + 1) y++;
+    return y;
+}
+
+/* My input parts for B's ranks, in member order, to buf from `at`, one
+ * after another; returns the units written. */
+static int64_t parts_in(hier *h, int B, int buf, int64_t at)
+{
+    const int *m = tc_topo_node_members(h->t, B);
+    int n = tc_topo_node_size(h->t, B);
+    const tc_a2a_side *in = &h->pt->in;
+    int64_t from = at;
+    for (int x = 0, y; x < n; x = y) {
+        if (runs_of(h, in)) {
+            y = run_end(m, x, n);
+            put(h, in->buf, m[x] * in->count, (y - x) * in->count, buf, at, (y - x) * h->pt->unit);
+            at += (y - x) * h->pt->unit;
+            continue;
+        }
+        y = x + 1;
+        take_in(h, m[x], buf, at, S(h, h->ia, m[x]));
+        at += S(h, h->ia, m[x]);
+    }
+    return at - from;
+}
+
+/* buf from `at`: my parts from B's ranks, in member order, one after
+ * another, to my output; returns the units read. */
+static int64_t parts_out(hier *h, int B, int buf, int64_t at)
+{
+    const int *m = tc_topo_node_members(h->t, B);
+    int n = tc_topo_node_size(h->t, B);
+    const tc_a2a_side *out = &h->pt->out;
+    int64_t from = at;
+    for (int x = 0, y; x < n; x = y) {
+        if (runs_of(h, out)) {
+            y = run_end(m, x, n);
+            put(h, buf, at, (y - x) * h->pt->unit, out->buf, m[x] * out->count, (y - x) * out->count);
+            at += (y - x) * h->pt->unit;
+            continue;
+        }
+        y = x + 1;
+        give_out(h, buf, at, m[x], R(h, h->ia, m[x]));
+        at += R(h, h->ia, m[x]);
+    }
+    return at - from;
+}
+
 /* ---- over messages ---------------------------------------------------------- */
 
 /* Step 1 (local): my parts, node-sorted, to my chunk of every leader. */
@@ -172,13 +228,8 @@ static void pack(hier *h)
 {
     for (int l = 0; l < h->kA; l++) h->cur[l] = l == h->lead ? h->row[h->ia] : h->chunk[l];
     for (int B = 0; B < h->G; B++) {
-        const int *m = tc_topo_node_members(h->t, B);
         int l = owner(h, B);
-        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
-            int64_t n = S(h, h->ia, m[x]);
-            take_in(h, m[x], TC_BUF_TMP, h->cur[l], n);
-            h->cur[l] += n;
-        }
+        h->cur[l] += parts_in(h, B, TC_BUF_TMP, h->cur[l]);
     }
     tc_sched_round(h->s);
 }
@@ -248,7 +299,6 @@ static int distribute(hier *h)
             distribute_own(h, fcur);
             continue;
         }
-        const int *m = tc_topo_node_members(h->t, B);
         int64_t at = h->bin[B];
         for (int j = 0; j < h->nA; j++) {
             if (j != h->ia) {
@@ -258,11 +308,7 @@ static int distribute(hier *h)
                 at += n;
                 continue;
             }
-            for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
-                int64_t c = R(h, j, m[x]);
-                give_out(h, TC_BUF_TMP, at, m[x], c);
-                at += c;
-            }
+            at += parts_out(h, B, TC_BUF_TMP, at);
         }
     }
     free(fcur);
@@ -282,12 +328,7 @@ static void scatter(hier *h)
     for (int B = 0; B < h->G; B++) {
         int l = owner(h, B);
         if (l == h->lead) continue;
-        const int *m = tc_topo_node_members(h->t, B);
-        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
-            int64_t c = R(h, h->ia, m[x]);
-            give_out(h, TC_BUF_TMP, h->cur[l], m[x], c);
-            h->cur[l] += c;
-        }
+        h->cur[l] += parts_out(h, B, TC_BUF_TMP, h->cur[l]);
     }
     tc_sched_round(h->s);
 }
@@ -406,8 +447,19 @@ static int64_t column(const hier *h, int j, int i, int64_t *before)
 static void pack_transposed(hier *h)
 {
     for (int B = 0; B < h->G; B++) {
+        if (h->nA == 1) {   /* a bundle from a node of one rank is in B's member order */
+            parts_in(h, B, TC_BUF_SHM, h->bout[B]);
+            continue;
+        }
         const int *m = tc_topo_node_members(h->t, B);
         int64_t at = h->bout[B];
+        const tc_a2a_side *in = &h->pt->in;
+        if (runs_of(h, in)) {   /* equal parts: block ia of every column of nA */
+            int64_t u = h->pt->unit;
+            for (int x = 0; x < tc_topo_node_size(h->t, B); x++, at += h->nA * u)
+                tc_sched_copy(h->s, tc_reg(in->buf, m[x] * in->count, in->count), shm(at + h->ia * u, u));
+            continue;
+        }
         for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
             int64_t before = 0, col = column(h, m[x], h->ia, &before);
             take_in(h, m[x], TC_BUF_SHM, at + before, S(h, h->ia, m[x]));
@@ -439,6 +491,10 @@ static void unpack_own(hier *h)
     int me = h->memA[h->ia];
     int64_t at = h->bout[h->A], before = 0;
     for (int x = 0; x < h->ia; x++) at += column(h, h->memA[x], 0, &before);
+    if (!h->pt->node_sc) {   /* equal parts: the row is in A's member order */
+        parts_out(h, h->A, TC_BUF_SHM, at);
+        return;
+    }
     for (int i = 0; i < h->nA; i++) {
         int64_t c = min64(S(h, i, me), R(h, h->ia, h->memA[i]));
         give_out(h, TC_BUF_SHM, at, h->memA[i], c);
@@ -460,14 +516,9 @@ static void unpack_rows(hier *h)
             unpack_own(h);
             continue;
         }
-        const int *m = tc_topo_node_members(h->t, B);
         int64_t at = h->bin[B];
         for (int j = 0; j < h->ia; j++) at += node_sum(h, B, j, R);
-        for (int x = 0; x < tc_topo_node_size(h->t, B); x++) {
-            int64_t c = R(h, h->ia, m[x]);
-            give_out(h, TC_BUF_SHM, at, m[x], c);
-            at += c;
-        }
+        parts_out(h, B, TC_BUF_SHM, at);
     }
     tc_sched_round(h->s);
 }
