@@ -6,7 +6,9 @@
  *   mirror.c          a schedule run backwards;
  *   twotier_plan.c    the two tiers' plan order, units, leaders, gateways,
  *                     copies between plan and rank order;
- *   twotier_reduce.c  which units own which pieces of which segments.
+ *   twotier_reduce.c  which units own which pieces of which segments;
+ *   hier_a2a.c        equal parts given as count rows make the schedule
+ *                     of equal parts given as one size (its two paths).
  * Ends with "N passed, M failed". */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "blocks/groups.h"
+#include "blocks/hier_a2a.h"
 #include "blocks/mirror.h"
 #include "blocks/twotier_plan.h"
 #include "blocks/twotier_reduce.h"
@@ -460,6 +463,56 @@ static void ownership(const tc_topo *t, int sockets, const char *lay)
     tc_sched_free(&s);
 }
 
+/* ---- hier_a2a.c: the two ways of giving equal parts ---------------------- */
+
+static int same_sched(const tc_sched *x, const tc_sched *y)
+{
+    if (x->nrounds != y->nrounds || x->nops != y->nops || x->tmp_count != y->tmp_count ||
+        x->shm_count != y->shm_count || x->shm_home_off != y->shm_home_off || x->shm_home_cnt != y->shm_home_cnt)
+        return 0;
+    for (int r = 0; r <= x->nrounds; r++)
+        if (x->round_start[r] != y->round_start[r]) return 0;
+    for (int i = 0; i < x->nops; i++) {
+        const tc_op *a = &x->ops[i], *b = &y->ops[i];
+        if (a->kind != b->kind || a->peer != b->peer || !same_reg(a->a, b->a) ||
+            ((a->kind == TC_OP_COPY) && !same_reg(a->b, b->b)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Parts of u units: as one size, and as count rows and per-peer counts and
+ * displacements that say the same; the schedules must be equal op by op. */
+static void hier_a2a(const tc_topo *t, const char *lay)
+{
+    int p = t->size, bad = 0, cases = 0;
+    int64_t u = 3, *rows = malloc((size_t)p * (size_t)p * sizeof *rows), *cnt = malloc(2 * (size_t)p * sizeof *cnt);
+    for (int64_t i = 0; i < (int64_t)p * p; i++) rows[i] = u;
+    for (int j = 0; j < p; j++) cnt[j] = u, cnt[p + j] = j * u;
+    tc_a2a_side equal = { TC_BUF_SEND, NULL, NULL, u }, listed = { TC_BUF_SEND, cnt, cnt + p, u };
+    for (int leaders = 1; leaders <= TC_A2A_HIER_MAX_LEADERS; leaders *= 2)
+        for (int shm = 0; shm < 2; shm++)
+            for (int r = 0; r < p; r++) {
+                tc_args a;
+                memset(&a, 0, sizeof a);
+                a.coll = TOPOCOLL_ALLTOALL, a.rank = r, a.size = p, a.scount = a.rcount = u;
+                tc_a2a_parts one = { NULL, NULL, u, equal, equal }, per = { rows, rows, u, listed, listed };
+                one.out.buf = per.out.buf = TC_BUF_RECV;
+                tc_sched x, y;
+                tc_sched_init(&x);
+                tc_sched_init(&y);
+                int rx = tc_a2a_hier_generate(&x, &a, t, &one, leaders, shm);
+                int ry = tc_a2a_hier_generate(&y, &a, t, &per, leaders, shm);
+                cases++;
+                bad += rx || ry || tc_sched_finish(&x) || tc_sched_finish(&y) || !same_sched(&x, &y) || x.nops == 0;
+                tc_sched_free(&x);
+                tc_sched_free(&y);
+            }
+    free(rows);
+    free(cnt);
+    CHECK(bad == 0, "%s: %d of %d hierarchical all-to-all schedules differ between the two ways", lay, bad, cases);
+}
+
 int main(void)
 {
     for (int p = 1; p <= 26; p++)
@@ -472,6 +525,7 @@ int main(void)
                 continue;
             }
             groups(t, lay);
+            hier_a2a(t, lay);
             for (int sockets = 0; sockets < 2; sockets++) {
                 plan(t, sockets, -1, lay);
                 plan(t, sockets, (p * 2) / 3, lay);
