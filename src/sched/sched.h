@@ -152,6 +152,25 @@ static inline void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
     if (s->skip_kinds & (1u << TC_OP_COPY)) s->skipped = 1;
     else tc_sched_push(s, TC_OP_COPY, -1, src, dst);
 }
+/* A copy that extends the open round's last op instead when that op is a
+ * copy this one continues on both sides (src starts where its source ends,
+ * dst where its destination ends): parts that lie one after another become
+ * one copy.  For copies between areas that do not overlap.  Safe while
+ * streaming: tc_sched_drained keeps the open round's last op. */
+static inline void tc_sched_copy_join(tc_sched *s, tc_region src, tc_region dst)
+{
+    if (src.cnt <= 0 && dst.cnt <= 0) return;
+    if (s->nops > s->round_start[s->nrounds]) {
+        tc_op *o = &s->ops[s->nops - 1];
+        if (o->kind == TC_OP_COPY && o->a.buf == src.buf && o->b.buf == dst.buf &&
+            o->a.off + o->a.cnt == src.off && o->b.off + o->b.cnt == dst.off) {
+            o->a.cnt += src.cnt;
+            o->b.cnt += dst.cnt;
+            return;
+        }
+    }
+    tc_sched_copy(s, src, dst);
+}
 static inline void tc_sched_reduce(tc_sched *s, tc_region src, tc_region inout)
 { if (src.cnt > 0) tc_sched_push(s, TC_OP_REDUCE, -1, src, inout); }
 static inline void tc_sched_signal(tc_sched *s, int peer)
