@@ -513,8 +513,8 @@ tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const 
     tc_model_pick pk = { NULL, tc_model_native(m, a, t, bytes), -1, "" };
     if (pk.native_s <= 0) return pk;
     const tc_algo *best = NULL;
-    for (int i = 0; i < tc_catalog_count(a->coll); i++) {
-        const tc_algo *al = tc_catalog_at(a->coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(a->coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(a->coll, i);
         const char *why;
         double c = tc_model_predict(m, al, a, t, bytes);
         if (c <= 0 || !tc_algo_accepts(al, a, t, &why)) continue;

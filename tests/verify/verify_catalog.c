@@ -85,8 +85,8 @@ static void check_family(const tc_family *f)
 {
     char name[160];
     int n = 0;
-    for (int i = 0; i < tc_catalog_count(f->coll); i++) {
-        const tc_algo *al = tc_catalog_at(f->coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(f->coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(f->coll, i);
         if (!al->family || strcmp(al->family, f->name)) continue;
         check_orders(f, al);
         n++;
@@ -154,9 +154,9 @@ int main(void)
 {
     check_lists();
     for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
-        int n = tc_catalog_count((topocoll_coll)c);
+        int n = tc_catalog_variant_count((topocoll_coll)c);
         CHECK(n > 0, "%s: empty catalog", tc_coll_name((topocoll_coll)c));
-        for (int i = 0; i < n; i++) check_instance(tc_catalog_at((topocoll_coll)c, i));
+        for (int i = 0; i < n; i++) check_instance(tc_catalog_variant_at((topocoll_coll)c, i));
         for (int i = 0; i < tc_catalog_family_count((topocoll_coll)c); i++)
             check_family(tc_catalog_family_at((topocoll_coll)c, i));
         printf("%s: %d instances, %d families\n", tc_coll_name((topocoll_coll)c), n,
