@@ -363,14 +363,30 @@ static int parse_params(const tc_family *f, const char *s, int *v, char *why, si
     return 0;
 }
 
+/* Is the family part of a name (its first flen characters) f's name or
+ * f's former name?  The parameters to parse (former_params first) into
+ * params. */
+static int family_named(const tc_family *f, const char *name, size_t flen, char *params, size_t plen)
+{
+    const char *rest = name[flen] ? name + flen + 1 : "";
+    if (strlen(f->name) == flen && !strncmp(f->name, name, flen)) {
+        snprintf(params, plen, "%s", rest);
+        return 1;
+    }
+    if (!f->former || strlen(f->former) != flen || strncmp(f->former, name, flen)) return 0;
+    snprintf(params, plen, "%s%s%s", f->former_params, *rest ? "," : "", rest);
+    return 1;
+}
+
 static const tc_algo *by_family(topocoll_coll coll, const char *name, char *why, size_t len)
 {
     size_t flen = strcspn(name, ":");
+    char params[256];
     for (int i = 0; i < cat[coll].n; i++) {
         const tc_family *f = cat[coll].inst[i].fam;
-        if (!f || strlen(f->name) != flen || strncmp(f->name, name, flen)) continue;
+        if (!f || !family_named(f, name, flen, params, sizeof params)) continue;
         int v[TC_FAMILY_MAXPARAMS] = { 0 };
-        if (parse_params(f, name[flen] ? name + flen + 1 : "", v, why, len)) return NULL;
+        if (parse_params(f, params, v, why, len)) return NULL;
         for (int j = i; j < cat[coll].n; j++)
             if (cat[coll].inst[j].fam == f && !memcmp(cat[coll].inst[j].v, v, sizeof v))
                 return &cat[coll].inst[j].algo;

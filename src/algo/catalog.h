@@ -174,6 +174,9 @@ struct tc_family {
     unsigned req;                            /* TC_REQ_* of every instance, */
     unsigned (*req_of)(const int *v);        /* plus these (NULL: none) */
     tc_generate_fn generate;
+    /* A former family name kept as an alias (NULL: none): "former:k=v,..."
+     * names this family with former_params ("key=value,...") and k=v. */
+    const char *former, *former_params;
 };
 
 /* One entry: a flat algorithm or a family (see the header). */

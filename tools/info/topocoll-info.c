@@ -49,7 +49,11 @@ static void print_entries(topocoll_coll coll)
            "| requires | source file |\n|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < tc_catalog_entry_count(coll); i++) {
         const tc_entry *e = tc_catalog_entry_at(coll, i);
-        printf("| `%s` | %s | ", e->name, e->desc);
+        printf("| `%s` | %s", e->name, e->desc);
+        if (e->family && e->family->former)
+            printf(" (the former family name `%s` is `%s`, `%s`)", e->family->former, e->name,
+                   e->family->former_params);
+        printf(" | ");
         if (e->family) print_tunables(e->family);
         else printf("-");
         printf(" | %s | %d | `%s` | %s | `%s` |\n", e->family && e->family->rule[0] ? e->family->rule : "-",
