@@ -120,6 +120,11 @@ static void check_legacy(void)
         { TOPOCOLL_REDUCE, "twotier_sockets", "twotier:units=sockets" },
         { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_sockets", "twotier:units=sockets" },
         { TOPOCOLL_REDUCE, "rabenseifner", "rabenseifner" },
+        /* the former family twotier_landing: twotier with landing=yes */
+        { TOPOCOLL_REDUCE, "twotier_landing", "twotier:landing=yes" },
+        { TOPOCOLL_REDUCE, "twotier_landing_sockets", "twotier_landing:units=sockets" },
+        { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_landing", "twotier_landing:units=ranks" },
+        { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_landing_sockets", "twotier:landing=yes,units=sockets" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const tc_algo *a = tc_catalog_find(names[i].coll, names[i].alias);
@@ -132,6 +137,8 @@ static void check_legacy(void)
     expect_not_found(TOPOCOLL_ALLGATHER, "hierarchical:agg", "not key=value");
     expect_not_found(TOPOCOLL_ALLGATHER, "hierarchical:agg=shm,", "trailing comma");
     expect_not_found(TOPOCOLL_SCATTER, "twotier:chunked=yes", "unknown parameter");
+    expect_not_found(TOPOCOLL_REDUCE, "twotier_landing:landing=no", "given twice");
+    expect_not_found(TOPOCOLL_SCATTER, "twotier_landing", "no algorithm or family");
 }
 
 /* Lists of names: a family name keeps its comma-separated parameters. */
