@@ -21,15 +21,12 @@ void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out)
              sockets ? "sockets" : "ranks");
 }
 
-void tt_reduce_describe(const tc_family *f, const int *v, tc_instance_text *out, const char *landing,
+void tt_reduce_describe(const int *v, tc_instance_text *out, const char *owner, const char *landing,
                         const char *landing_source)
 {
-    int sockets = v[TT_P_UNITS];
-    if (!v[TT_P_LANDING]) {
-        tt_family_describe(f, v, out);
-        return;
-    }
-    snprintf(out->alias, sizeof out->alias, "twotier_landing%s", sockets ? "_sockets" : "");
-    snprintf(out->desc, sizeof out->desc, "%s, units = %s of a node", landing, sockets ? "sockets" : "ranks");
-    out->source = landing_source;
+    int sockets = v[TT_P_UNITS], land = v[TT_P_LANDING];
+    snprintf(out->alias, sizeof out->alias, "twotier%s%s", land ? "_landing" : "", sockets ? "_sockets" : "");
+    snprintf(out->desc, sizeof out->desc, "%s, units = %s of a node", land ? landing : owner,
+             sockets ? "sockets" : "ranks");
+    if (land) out->source = landing_source;
 }

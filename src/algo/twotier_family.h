@@ -36,10 +36,10 @@ static inline int tt_units_sockets(const tc_args *a)
 /* Alias "twotier[_sockets]", description "<summary>, units = ... of a node". */
 void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out);
 
-/* The reductions: as tt_family_describe for landing=no; for landing=yes
- * alias "twotier_landing[_sockets]", description "<landing>, units = ...",
- * source landing_source. */
-void tt_reduce_describe(const tc_family *f, const int *v, tc_instance_text *out, const char *landing,
+/* The reductions: alias "twotier[_sockets]" for landing=no,
+ * "twotier_landing[_sockets]" (source landing_source) for landing=yes;
+ * description "<owner or landing>, units = ... of a node". */
+void tt_reduce_describe(const int *v, tc_instance_text *out, const char *owner, const char *landing,
                         const char *landing_source);
 
 /* Generators shared across files. */

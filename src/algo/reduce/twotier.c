@@ -81,7 +81,9 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
-    tt_reduce_describe(f, v, out, "two-tier: reduction in stages, supernode sums reduced where they land",
+    (void)f;
+    tt_reduce_describe(v, out, "two-tier: owner-based reduction in stages",
+                       "two-tier: reduction in stages, supernode sums reduced where they land",
                        tc_reduce_twotier_landing_source);
 }
 

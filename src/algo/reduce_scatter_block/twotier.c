@@ -81,7 +81,8 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
-    tt_reduce_describe(f, v, out,
+    (void)f;
+    tt_reduce_describe(v, out, "two-tier: owner-based reduction in stages, scattered per supernode",
                        "two-tier: reduction in stages, supernode sums reduced where they land, scattered per supernode",
                        tc_rsb_twotier_landing_source);
 }
