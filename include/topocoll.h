@@ -39,18 +39,44 @@ int topocoll_coll_from_name(const char *name);
 
 /* ---- the catalog --------------------------------------------------------- */
 
+/* The catalog has two levels.  An algorithm (entry) is one flat algorithm
+ * or one family with tunable parameters ("hierarchical": leaders, agg, x,
+ * dist); a variant is an algorithm with concrete parameter values
+ * ("h1_shm_rd_shm" = "hierarchical:leaders=1,agg=shm,x=rd,dist=shm"); a flat
+ * algorithm is its own single variant.  Every name taking an algorithm
+ * (environment, tuning files, topocoll_<coll>_algorithm) accepts an
+ * algorithm's name (its default parameters), a variant's listed or
+ * canonical name, or a family name with some parameters. */
+
 /* Number of algorithms of a collective (native included). */
 int topocoll_algorithm_count(topocoll_coll coll);
 /* Name / one-line description / requirements text of algorithm i
- * (0 <= i < count), or NULL when out of range. */
+ * (0 <= i < count), or NULL when out of range.  The requirements are those
+ * of the variant its bare name runs. */
 const char *topocoll_algorithm_name(topocoll_coll coll, int i);
 const char *topocoll_algorithm_description(topocoll_coll coll, int i);
 const char *topocoll_algorithm_requirements(topocoll_coll coll, int i);
-/* Family of algorithm i: "native", "flat" or "hierarchical"; NULL when out
- * of range. */
+/* Family of algorithm i: "native", "flat", "composed", "direct" or the
+ * family's name ("hierarchical"); NULL when out of range. */
 const char *topocoll_algorithm_family(topocoll_coll coll, int i);
-/* Index of a named algorithm, or -1. */
+/* Tunable parameters of algorithm i, "key=v1|v2 (default v1), ..." ("" for
+ * a flat algorithm); NULL when out of range. */
+const char *topocoll_algorithm_parameters(topocoll_coll coll, int i);
+/* Index of the algorithm a name resolves into (any of its variants' names),
+ * or -1. */
 int topocoll_algorithm_index(topocoll_coll coll, const char *name);
+
+/* Every variant of a collective, algorithm by algorithm: count, and as
+ * above for variant i (its listed name: the short alias where one exists,
+ * else the canonical name). */
+int topocoll_variant_count(topocoll_coll coll);
+const char *topocoll_variant_name(topocoll_coll coll, int i);
+const char *topocoll_variant_canonical_name(topocoll_coll coll, int i);
+const char *topocoll_variant_description(topocoll_coll coll, int i);
+const char *topocoll_variant_requirements(topocoll_coll coll, int i);
+const char *topocoll_variant_family(topocoll_coll coll, int i);
+/* Index of the variant a name resolves to, or -1. */
+int topocoll_variant_index(topocoll_coll coll, const char *name);
 /* Length of the first name in a comma-separated list of algorithm names
  * ("ring,hierarchical:leaders=s,agg=shm,bruck" has three: a family name's
  * parameters stay with it). */

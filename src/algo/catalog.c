@@ -1,7 +1,9 @@
 /*
- * The catalog's machinery (the declaration is catalog_tables.c): expands
- * the tables into their concrete instances once, on first use, and resolves
- * names (listed, canonical, or family with parameters; see catalog.h).
+ * The catalog's machinery (the declaration is catalog_tables.c): on first
+ * use, makes one entry per table row and expands each entry into its
+ * variants (a family: one per valid combination of its parameters); resolves
+ * names to variants (listed, canonical, family with parameters, or bare
+ * entry name; see catalog.h).
  */
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
@@ -68,16 +70,23 @@ const char *tc_req_text(unsigned req, char *buf, size_t len)
     return buf;
 }
 
-/* ---- instances ---------------------------------------------------------------- */
+/* ---- entries and variants ------------------------------------------------------- */
 
 typedef struct tc_inst {
     tc_algo algo;
     const tc_family *fam;        /* NULL for a flat algorithm */
     int v[TC_FAMILY_MAXPARAMS];
+    int entry;                   /* index of its entry */
     char alias[40], canonical[128], desc[200], requires[96];
 } tc_inst;
 
-static struct { tc_inst *inst; int n; } cat[TOPOCOLL_NCOLL];
+typedef struct tc_entry_slot {
+    tc_entry e;
+    char tunables[320];
+} tc_entry_slot;
+
+/* Per collective: the variants (inst, n) and the entries (ent, nent). */
+static struct { tc_inst *inst; int n; tc_entry_slot *ent; int nent; } cat[TOPOCOLL_NCOLL];
 static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static int nvalues(const tc_param_def *d)
@@ -155,44 +164,127 @@ static int expand(const tc_family *f, tc_inst *out)
     }
 }
 
-static int build_coll(topocoll_coll c, tc_inst *out)
+/* "key=v1|v2 (default v1), ..." of family f into out. */
+static void tunables_text(const tc_family *f, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = 0;
+    for (int k = 0; k < f->nparams && at < len; k++) {
+        const tc_param_def *d = &f->params[k];
+        at += (size_t)snprintf(out + at, len - at, "%s%s=", k ? ", " : "", d->key);
+        for (int x = 0; d->values[x] && at < len; x++)
+            at += (size_t)snprintf(out + at, len - at, "%s%s", x ? "|" : "", d->values[x]);
+        if (at < len) at += (size_t)snprintf(out + at, len - at, " (default %s)", d->values[d->def]);
+    }
+}
+
+/* The variant of entry slot's family with the default of every parameter,
+ * or its first variant when the defaults are not a valid combination. */
+static const tc_algo *default_variant(const tc_inst *first, int n, const tc_family *f)
+{
+    int v[TC_FAMILY_MAXPARAMS] = { 0 };
+    for (int k = 0; k < f->nparams; k++) v[k] = f->params[k].def;
+    for (int j = 0; j < n; j++)
+        if (!memcmp(first[j].v, v, sizeof v)) return &first[j].algo;
+    return &first[0].algo;
+}
+
+/* Entry slot for the row (its variants written at inst[first..]). */
+static void add_entry(tc_entry_slot *slot, const tc_catalog_row *row, tc_inst *inst, int first, int n, int index)
+{
+    for (int j = 0; j < n; j++) inst[first + j].entry = index;
+    slot->e = (tc_entry){ .family = row->family, .first = first, .nvariants = n, .tunables = slot->tunables };
+    if (row->family) {
+        slot->e.name = row->family->name;
+        slot->e.desc = row->family->summary;
+        slot->e.def = default_variant(inst + first, n, row->family);
+        tunables_text(row->family, slot->tunables, sizeof slot->tunables);
+    } else {
+        slot->e.def = &inst[first].algo;
+        slot->e.name = slot->e.def->name;
+        slot->e.desc = slot->e.def->desc;
+        slot->tunables[0] = 0;
+    }
+}
+
+/* Fills the variants (out) and entries (ent) of c when not NULL; returns
+ * the number of variants and sets *nent. */
+static int build_coll(topocoll_coll c, tc_inst *out, tc_entry_slot *ent, int *nent)
 {
     const tc_catalog_row *row = tc_catalog_table(c);
-    int n = 0;
-    for (; row && (row->algo || row->family); row++) {
+    int n = 0, e = 0;
+    for (; row && (row->algo || row->family); row++, e++) {
+        int first = n;
         if (row->algo) {
             if (out) add_flat(&out[n], row->algo);
             n++;
         } else {
             n += expand(row->family, out ? out + n : NULL);
         }
+        if (out && ent && n > first) add_entry(&ent[e], row, out, first, n - first, e);
+        if (n == first) e--;                   /* a family without a valid combination lists nothing */
     }
+    *nent = e;
     return n;
 }
 
 static void build(void)
 {
     for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
-        int n = build_coll((topocoll_coll)c, NULL);
+        int nent = 0, n = build_coll((topocoll_coll)c, NULL, NULL, &nent);
         cat[c].inst = calloc((size_t)n, sizeof *cat[c].inst);
-        if (!cat[c].inst) continue;           /* the collective lists nothing */
-        cat[c].n = build_coll((topocoll_coll)c, cat[c].inst);
+        cat[c].ent = calloc((size_t)nent, sizeof *cat[c].ent);
+        if (!cat[c].inst || !cat[c].ent) {    /* the collective lists nothing */
+            free(cat[c].inst);
+            free(cat[c].ent);
+            cat[c].inst = NULL;
+            cat[c].ent = NULL;
+            continue;
+        }
+        cat[c].n = build_coll((topocoll_coll)c, cat[c].inst, cat[c].ent, &cat[c].nent);
     }
 }
 
 static int coll_ok(topocoll_coll coll) { return (int)coll >= 0 && coll < TOPOCOLL_NCOLL; }
 
-int tc_catalog_count(topocoll_coll coll)
+int tc_catalog_variant_count(topocoll_coll coll)
 {
     if (!coll_ok(coll)) return 0;
     pthread_once(&built, build);
     return cat[coll].n;
 }
 
-const tc_algo *tc_catalog_at(topocoll_coll coll, int i)
+const tc_algo *tc_catalog_variant_at(topocoll_coll coll, int i)
 {
-    if (i < 0 || i >= tc_catalog_count(coll)) return NULL;
+    if (i < 0 || i >= tc_catalog_variant_count(coll)) return NULL;
     return &cat[coll].inst[i].algo;
+}
+
+int tc_catalog_entry_count(topocoll_coll coll)
+{
+    if (!coll_ok(coll)) return 0;
+    pthread_once(&built, build);
+    return cat[coll].nent;
+}
+
+const tc_entry *tc_catalog_entry_at(topocoll_coll coll, int i)
+{
+    if (i < 0 || i >= tc_catalog_entry_count(coll)) return NULL;
+    return &cat[coll].ent[i].e;
+}
+
+int tc_catalog_variant_index(const tc_algo *variant)
+{
+    int n = variant ? tc_catalog_variant_count(variant->coll) : 0;
+    for (int i = 0; i < n; i++)
+        if (&cat[variant->coll].inst[i].algo == variant) return i;
+    return -1;
+}
+
+const tc_entry *tc_catalog_entry_of(const tc_algo *variant)
+{
+    int i = tc_catalog_variant_index(variant);
+    return i < 0 ? NULL : &cat[variant->coll].ent[cat[variant->coll].inst[i].entry].e;
 }
 
 int tc_catalog_family_count(topocoll_coll coll)
@@ -297,14 +389,30 @@ static int parse_params(const tc_family *f, const char *s, int *v, char *why, si
     return 0;
 }
 
+/* Is the family part of a name (its first flen characters) f's name or
+ * f's former name?  The parameters to parse (former_params first) into
+ * params. */
+static int family_named(const tc_family *f, const char *name, size_t flen, char *params, size_t plen)
+{
+    const char *rest = name[flen] ? name + flen + 1 : "";
+    if (strlen(f->name) == flen && !strncmp(f->name, name, flen)) {
+        snprintf(params, plen, "%s", rest);
+        return 1;
+    }
+    if (!f->former || strlen(f->former) != flen || strncmp(f->former, name, flen)) return 0;
+    snprintf(params, plen, "%s%s%s", f->former_params, *rest ? "," : "", rest);
+    return 1;
+}
+
 static const tc_algo *by_family(topocoll_coll coll, const char *name, char *why, size_t len)
 {
     size_t flen = strcspn(name, ":");
+    char params[256];
     for (int i = 0; i < cat[coll].n; i++) {
         const tc_family *f = cat[coll].inst[i].fam;
-        if (!f || strlen(f->name) != flen || strncmp(f->name, name, flen)) continue;
+        if (!f || !family_named(f, name, flen, params, sizeof params)) continue;
         int v[TC_FAMILY_MAXPARAMS] = { 0 };
-        if (parse_params(f, name[flen] ? name + flen + 1 : "", v, why, len)) return NULL;
+        if (parse_params(f, params, v, why, len)) return NULL;
         for (int j = i; j < cat[coll].n; j++)
             if (cat[coll].inst[j].fam == f && !memcmp(cat[coll].inst[j].v, v, sizeof v))
                 return &cat[coll].inst[j].algo;
@@ -318,7 +426,7 @@ static const tc_algo *by_family(topocoll_coll coll, const char *name, char *why,
 const tc_algo *tc_catalog_resolve(topocoll_coll coll, const char *name, char *why, size_t len)
 {
     if (why && len) why[0] = 0;
-    if (!name || !tc_catalog_count(coll)) {
+    if (!name || !tc_catalog_variant_count(coll)) {
         say(why, len, "no name or no such collective");
         return NULL;
     }

@@ -6,20 +6,34 @@
  * Declared in one place, src/algo/catalog_tables.c: one table per
  * collective, whose rows are either one algorithm (a tc_algo defined in the
  * algorithm's file) or one family (a tc_family: named parameters with their
- * value sets, defined in the family's file).  The catalog expands every
- * family into its concrete instances, in table order, so enumeration
- * (tc_catalog_count / tc_catalog_at) lists every instance.
+ * value sets, defined in the family's file).
  *
- * Names.  Every instance has a canonical name: the algorithm's name, or for a
- * family instance "family:key=value,..." with every parameter in declared
+ * Two levels.  An ENTRY is one row: one flat algorithm, or one family with
+ * its tunables (the family's parameters, their values, defaults and
+ * validity rule).  A VARIANT is an entry with concrete parameter values: a
+ * flat algorithm is its own single variant, a family has one variant per
+ * valid combination.  A variant is a tc_algo (generator and parameter
+ * values): what the executor, the verifier and the simulator run.
+ *   - tc_catalog_entry_count / tc_catalog_entry_at: the entries, in table
+ *     order (what users are shown: the public API's topocoll_algorithm_*,
+ *     topocoll-info catalog, the benchmark's columns); an entry's `def` is
+ *     the variant its bare name runs (a family's defaults).
+ *   - tc_catalog_variant_count / tc_catalog_variant_at: every variant, entry
+ *     by entry, a family's in its enumeration order (what behaviour sweeps,
+ *     selection, the tuner and the consistency check enumerate);
+ *     tc_catalog_entry_of(variant) goes back up.
+ *
+ * Names.  Every variant has a canonical name: the algorithm's name, or for a
+ * family variant "family:key=value,..." with every parameter in declared
  * order (e.g. "hierarchical:leaders=1,agg=shm,x=rd,dist=shm",
- * "twotier:units=sockets").  A family instance may also have a short alias
+ * "twotier:units=sockets").  A family variant may also have a short alias
  * ("h1_shm_rd_shm", "twotier_sockets"); tc_algo.name is the alias where one
  * exists (the name lists, bench columns, explain lines, tuning files and the
  * docs show), else the canonical name.  tc_catalog_find accepts either, and
  * also a family name with parameters in any order, missing ones taking their
- * defaults ("hierarchical:dist=shm,agg=shm", "hierarchical"), and a
- * family's old spellings of values (tc_family.legacy).
+ * defaults ("hierarchical:dist=shm,agg=shm"), a bare entry name
+ * ("hierarchical": the family's defaults), and a family's old spellings of
+ * values (tc_family.legacy); it always returns a variant.
  *
  * Domains.  An entry's requirement flags (TC_REQ_*) are its whole domain:
  * it serves exactly the cases that meet every flag, so a consumer predicts
@@ -171,14 +185,36 @@ struct tc_family {
     unsigned req;                            /* TC_REQ_* of every instance, */
     unsigned (*req_of)(const int *v);        /* plus these (NULL: none) */
     tc_generate_fn generate;
+    /* A former family name kept as an alias (NULL: none): "former:k=v,..."
+     * names this family with former_params ("key=value,...") and k=v. */
+    const char *former, *former_params;
 };
 
-/* Entries of a collective, in catalog order: count, and entry i (NULL when
+/* One entry: a flat algorithm or a family (see the header). */
+typedef struct tc_entry {
+    const char *name;            /* the algorithm's listed name, or the family's name */
+    const char *desc;            /* the algorithm's description, or the family's summary */
+    const tc_family *family;     /* NULL for a flat algorithm */
+    const tc_algo *def;          /* the variant the bare name runs (a family's defaults) */
+    const char *tunables;        /* "key=v1|v2 (default v1), ..."; "" for a flat algorithm */
+    int first, nvariants;        /* its variants: tc_catalog_variant_at(coll, first + k) */
+} tc_entry;
+
+/* Entries of a collective, in table order: count, and entry i (NULL when
  * out of range). */
-int tc_catalog_count(topocoll_coll coll);
-const tc_algo *tc_catalog_at(topocoll_coll coll, int i);
-/* By listed name, canonical name, or family name with parameters (any
- * order, defaults); NULL when not found. */
+int tc_catalog_entry_count(topocoll_coll coll);
+const tc_entry *tc_catalog_entry_at(topocoll_coll coll, int i);
+/* Variants of a collective, entry by entry: count, and variant i (NULL when
+ * out of range). */
+int tc_catalog_variant_count(topocoll_coll coll);
+const tc_algo *tc_catalog_variant_at(topocoll_coll coll, int i);
+/* Index of a variant among its collective's variants, and the entry it
+ * belongs to (-1 / NULL for a tc_algo that is no variant of the catalog). */
+int tc_catalog_variant_index(const tc_algo *variant);
+const tc_entry *tc_catalog_entry_of(const tc_algo *variant);
+/* The variant named by a listed name (alias), canonical name, family name
+ * with parameters (any order, defaults) or bare entry name; NULL when not
+ * found. */
 const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name);
 /* tc_catalog_find, saying why a name is not found into why (may be NULL). */
 const tc_algo *tc_catalog_resolve(topocoll_coll coll, const char *name, char *why, size_t len);

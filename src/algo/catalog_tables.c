@@ -32,9 +32,6 @@ extern const tc_family tc_reduce_twotier;
 extern const tc_algo tc_reduce_scatter_block_pairwise, tc_reduce_scatter_block_native;
 extern const tc_family tc_reduce_scatter_block_twotier;
 
-/* The two-tier reductions reduced where the L2 data land. */
-extern const tc_family tc_reduce_twotier_landing, tc_reduce_scatter_block_twotier_landing;
-
 extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather,
     tc_allreduce_ring, tc_allreduce_reduce_bcast, tc_allreduce_native;
 extern const tc_family tc_allreduce_shm_reduce_bcast, tc_allreduce_shm_tiled, tc_allreduce_shm_dissemination,
@@ -91,8 +88,7 @@ static const tc_catalog_row gather[] = {
 static const tc_catalog_row reduce[] = {
     ALGO(tc_reduce_binomial),
     ALGO(tc_reduce_rabenseifner),
-    FAMILY(tc_reduce_twotier),
-    FAMILY(tc_reduce_twotier_landing),     /* twotier_landing:units=ranks|sockets */
+    FAMILY(tc_reduce_twotier),             /* twotier:units=ranks|sockets,landing=no|yes */
     ALGO(tc_reduce_native),
     FAMILY(tc_reduce_shm_tree),            /* shm_tree:fanin=2|4|8 (one node) */
     FAMILY(tc_reduce_shm_tiled),           /* shm_tiled:tiles=naive|cyclic,tile=2k|16k|128k (one node) */
@@ -108,8 +104,7 @@ extern const tc_algo tc_alltoall_bridge, tc_alltoall_bridge_a2a, tc_alltoall_bri
 
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
-    FAMILY(tc_reduce_scatter_block_twotier),
-    FAMILY(tc_reduce_scatter_block_twotier_landing), /* twotier_landing:units=ranks|sockets */
+    FAMILY(tc_reduce_scatter_block_twotier), /* twotier:units=ranks|sockets,landing=no|yes */
     ALGO(tc_reduce_scatter_block_native),
     END,
 };

@@ -6,7 +6,11 @@
  * socket, as on the paper's own machine, e.g. spec 64x16x16).  bcast adds
  * chunked=no|yes (aliases "twotier_chunked", "twotier_chunked_sockets"):
  * the same two tiers with the buffer split into chunks, see
- * src/algo/bcast/twotier_chunked.c.  Tiers and wiring: src/blocks/twotier_plan.h.
+ * src/algo/bcast/twotier_chunked.c.  reduce and reduce_scatter_block add
+ * landing=no|yes (aliases "twotier_landing", "twotier_landing_sockets";
+ * the former family name "twotier_landing" stands for landing=yes): the
+ * reduction among supernodes done where the L2 data land, see
+ * src/algo/reduce/twotier_landing.c.  Tiers and wiring: src/blocks/twotier_plan.h.
  */
 #ifndef TC_ALGO_TWOTIER_FAMILY_H
 #define TC_ALGO_TWOTIER_FAMILY_H
@@ -14,10 +18,13 @@
 #include "algo/catalog.h"
 
 /* Parameter indices in tc_args.param (const int[]). */
-enum { TT_P_UNITS = 0, TT_P_CHUNKED = 1 };
+enum { TT_P_UNITS = 0, TT_P_CHUNKED = 1, TT_P_LANDING = 1 };
 
-/* units=ranks|sockets (default ranks); bcast: units, then chunked=no|yes. */
-extern const tc_param_def tt_units_params[1], tt_bcast_params[2];
+/* units=ranks|sockets (default ranks); bcast: units, then chunked=no|yes;
+ * reduce and reduce_scatter_block: units, then landing=no|yes. */
+extern const tc_param_def tt_units_params[1], tt_bcast_params[2], tt_reduce_params[2];
+/* The reductions' enumeration order: landing=no first (units inside). */
+extern const int tt_reduce_order[2];
 
 /* Are the units sockets (tc_args.param of a two-tier instance)? */
 static inline int tt_units_sockets(const tc_args *a)
@@ -29,12 +36,17 @@ static inline int tt_units_sockets(const tc_args *a)
 /* Alias "twotier[_sockets]", description "<summary>, units = ... of a node". */
 void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out);
 
-/* Alias "<family name>[_sockets]" (the landing families: "twotier_landing",
- * "twotier_landing_sockets"), description as tt_family_describe. */
-void tt_family_describe_named(const tc_family *f, const int *v, tc_instance_text *out);
+/* The reductions: alias "twotier[_sockets]" for landing=no,
+ * "twotier_landing[_sockets]" (source landing_source) for landing=yes;
+ * description "<owner or landing>, units = ... of a node". */
+void tt_reduce_describe(const int *v, tc_instance_text *out, const char *owner, const char *landing,
+                        const char *landing_source);
 
 /* Generators shared across files. */
 int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tt_reduce_landing_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tt_rsb_landing_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+extern const char tc_reduce_twotier_landing_source[], tc_rsb_twotier_landing_source[];  /* their __FILE__ */
 int tt_bcast_chunked_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 extern const char tc_bcast_twotier_chunked_source[];   /* its __FILE__ */
 

@@ -7,39 +7,85 @@
 
 const char *topocoll_coll_name(topocoll_coll coll) { return tc_coll_name(coll); }
 int topocoll_coll_from_name(const char *name) { return tc_coll_from_name(name); }
-int topocoll_algorithm_count(topocoll_coll coll) { return tc_catalog_count(coll); }
+/* ---- entries ---- */
+
+int topocoll_algorithm_count(topocoll_coll coll) { return tc_catalog_entry_count(coll); }
 
 const char *topocoll_algorithm_name(topocoll_coll coll, int i)
 {
-    const tc_algo *al = tc_catalog_at(coll, i);
-    return al ? al->name : NULL;
+    const tc_entry *e = tc_catalog_entry_at(coll, i);
+    return e ? e->name : NULL;
 }
 
 const char *topocoll_algorithm_description(topocoll_coll coll, int i)
 {
-    const tc_algo *al = tc_catalog_at(coll, i);
-    return al ? al->desc : NULL;
+    const tc_entry *e = tc_catalog_entry_at(coll, i);
+    return e ? e->desc : NULL;
 }
 
 const char *topocoll_algorithm_requirements(topocoll_coll coll, int i)
 {
-    const tc_algo *al = tc_catalog_at(coll, i);
-    return al ? al->requires : NULL;
+    const tc_entry *e = tc_catalog_entry_at(coll, i);
+    return e ? e->def->requires : NULL;
 }
 
 const char *topocoll_algorithm_family(topocoll_coll coll, int i)
 {
-    const tc_algo *al = tc_catalog_at(coll, i);
-    return al ? tc_algo_family(al) : NULL;
+    const tc_entry *e = tc_catalog_entry_at(coll, i);
+    return e ? tc_algo_family(e->def) : NULL;
+}
+
+const char *topocoll_algorithm_parameters(topocoll_coll coll, int i)
+{
+    const tc_entry *e = tc_catalog_entry_at(coll, i);
+    return e ? e->tunables : NULL;
 }
 
 int topocoll_algorithm_index(topocoll_coll coll, const char *name)
 {
-    int n = tc_catalog_count(coll);
-    const tc_algo *al = tc_catalog_find(coll, name);
-    for (int i = 0; al && i < n; i++)
-        if (tc_catalog_at(coll, i) == al) return i;
+    const tc_entry *e = tc_catalog_entry_of(name ? tc_catalog_find(coll, name) : NULL);
+    for (int i = 0; e && i < tc_catalog_entry_count(coll); i++)
+        if (tc_catalog_entry_at(coll, i) == e) return i;
     return -1;
+}
+
+/* ---- variants ---- */
+
+int topocoll_variant_count(topocoll_coll coll) { return tc_catalog_variant_count(coll); }
+
+const char *topocoll_variant_name(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_variant_at(coll, i);
+    return al ? al->name : NULL;
+}
+
+const char *topocoll_variant_canonical_name(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_variant_at(coll, i);
+    return al ? al->canonical : NULL;
+}
+
+const char *topocoll_variant_description(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_variant_at(coll, i);
+    return al ? al->desc : NULL;
+}
+
+const char *topocoll_variant_requirements(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_variant_at(coll, i);
+    return al ? al->requires : NULL;
+}
+
+const char *topocoll_variant_family(topocoll_coll coll, int i)
+{
+    const tc_algo *al = tc_catalog_variant_at(coll, i);
+    return al ? tc_algo_family(al) : NULL;
+}
+
+int topocoll_variant_index(topocoll_coll coll, const char *name)
+{
+    return tc_catalog_variant_index(name ? tc_catalog_find(coll, name) : NULL);
 }
 
 int topocoll_coll_buffer_elems(topocoll_coll coll, int size, int rank, int root, int count,

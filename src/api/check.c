@@ -103,9 +103,9 @@ static void type_text(uint64_t id, char *buf, size_t len)
 
 static uint64_t algo_index(const tc_check_call *k)
 {
-    int n = tc_catalog_count(k->d->coll);
+    int n = tc_catalog_variant_count(k->d->coll);
     for (int i = 0; i < n; i++)
-        if (tc_catalog_at(k->d->coll, i) == k->algo) return (uint64_t)i;
+        if (tc_catalog_variant_at(k->d->coll, i) == k->algo) return (uint64_t)i;
     return (uint64_t)n;
 }
 
@@ -183,7 +183,7 @@ static void value_text(const tc_check_call *k, int f, uint64_t v, char *buf, siz
     if (f == F_OP) snprintf(buf, len, "%s", op_name(v));
     else if (f == F_TYPE) type_text(v, buf, len);
     else if (f == F_ALGO) {
-        const tc_algo *al = tc_catalog_at(k->d->coll, (int)v);
+        const tc_algo *al = tc_catalog_variant_at(k->d->coll, (int)v);
         snprintf(buf, len, "%s", al ? al->name : "?");
     } else if (f == F_VRECV) snprintf(buf, len, "hash %016llx", (unsigned long long)v);
     else snprintf(buf, len, "%llu", (unsigned long long)v);

@@ -342,7 +342,8 @@ static double twotier_cost(const tc_model_params *m, topocoll_coll coll, const t
     double big = (double)t->size * n;   /* N for the block collectives */
     char cb[16];
     const char *c = al->canonical ? al->canonical : al->name;
-    int landing = !strcmp(tc_algo_family(al), "twotier_landing");
+    char lb[8];
+    int landing = !strcmp(param_of(c, "landing=", lb, sizeof lb), "yes");
     int chunked = !strcmp(param_of(c, "chunked=", cb, sizeof cb), "yes");
     switch (coll) {
     case TOPOCOLL_ALLGATHER:   /* N beta (1/nps + 1/sn + 1/(sn nps)) */
@@ -446,7 +447,7 @@ static double cost_by_name(const tc_model_params *m, topocoll_coll coll, const c
                            const tc_algo *al, const tc_topo *t, double n)
 {
     if (t->size < 2) return -1;
-    if (al && (!strcmp(tc_algo_family(al), "twotier") || !strcmp(tc_algo_family(al), "twotier_landing")))
+    if (al && !strcmp(tc_algo_family(al), "twotier"))
         return twotier_cost(m, coll, al, t, n);
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
@@ -513,8 +514,8 @@ tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const 
     tc_model_pick pk = { NULL, tc_model_native(m, a, t, bytes), -1, "" };
     if (pk.native_s <= 0) return pk;
     const tc_algo *best = NULL;
-    for (int i = 0; i < tc_catalog_count(a->coll); i++) {
-        const tc_algo *al = tc_catalog_at(a->coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(a->coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(a->coll, i);
         const char *why;
         double c = tc_model_predict(m, al, a, t, bytes);
         if (c <= 0 || !tc_algo_accepts(al, a, t, &why)) continue;

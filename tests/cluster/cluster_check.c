@@ -183,9 +183,9 @@ static void run_matrix(MPI_Comm sub)
     static const mcase sub_cases[] = { { 1000, 0 } };
     const mcase *wc = quick ? world_quick : world_full;
     const int nwc = quick ? 2 : 5, nsc = sub != MPI_COMM_NULL ? 1 : 0;
-    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER), tested = 0;
+    int nalgo = topocoll_variant_count(TOPOCOLL_ALLGATHER), tested = 0;
     for (int a = -1; a < nalgo; a++) {
-        const char *algo = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHER, a);
+        const char *algo = a < 0 ? NULL : topocoll_variant_name(TOPOCOLL_ALLGATHER, a);
         const char *label = algo ? algo : "auto";
         int passed = 0, failed = 0, skipped = 0;
         if (algo && sample > 1 && a % sample != 0 && strcmp(algo, "native") != 0) continue;

@@ -360,7 +360,7 @@ static void check_served(ctx *c, const ccase *k, bufs *b, int rc, const char *de
             tm_set_key(keys, K_SERVED, 0, c->wrank, c->wsize);
             detail(c, desc, "topocoll_last_algorithm() = \"%s\"", served ? served : "(null)");
         } else if (!k->algo && c->auto_served[k->coll]) {
-            int i = served ? topocoll_algorithm_index(k->coll, served) : -1;
+            int i = served ? topocoll_variant_index(k->coll, served) : -1;
             int n = c->nalgo[k->coll];
             c->auto_served[k->coll][i >= 0 && i < n ? i : n]++;
         }
@@ -460,7 +460,7 @@ static int known_bug(ctx *c, const ccase *k, const char *desc)
 {
     const char *fam;
     if (!mpich_reduce_in_place_bug(k)) return 0;
-    fam = k->algo ? topocoll_algorithm_family(k->coll, k->algo_index) : NULL;
+    fam = k->algo ? topocoll_variant_family(k->coll, k->algo_index) : NULL;
     if (k->algo && fam && strcmp(fam, "native") != 0) return 0;
     SKIP();
     c->nknown++;

@@ -145,9 +145,9 @@ static void zero_blocks(MPI_Comm comm, const char *topo)
         g_dsp[0][j] = g_dsp[1][j] = 0;
     }
     for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
-        int n = topocoll_algorithm_count(colls[c].coll);
+        int n = topocoll_variant_count(colls[c].coll);
         for (int i = -1; i < n; i++) {   /* -1: the selection's choice */
-            const char *name = i < 0 ? NULL : topocoll_algorithm_name(colls[c].coll, i);
+            const char *name = i < 0 ? NULL : topocoll_variant_name(colls[c].coll, i);
             for (int ip = 0; ip <= colls[c].in_place; ip++) zero_case(colls[c].coll, colls[c].name, name, ip, comm, topo);
         }
     }
@@ -178,9 +178,9 @@ static void aliased(MPI_Comm comm)
     expect(topocoll_allreduce(in, out, 4, MPI_INT, MPI_SUM, comm), MPI_SUCCESS, "allreduce, valid");
     expect(topocoll_allreduce(out, out, 4, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
            "allreduce with sendbuf == recvbuf after a valid call");
-    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLREDUCE);
+    int nalgo = topocoll_variant_count(TOPOCOLL_ALLREDUCE);
     for (int i = 0; i < nalgo; i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, i);
+        const char *name = topocoll_variant_name(TOPOCOLL_ALLREDUCE, i);
         char what[160];
         snprintf(what, sizeof what, "allreduce %s with sendbuf == recvbuf", name);
         expect(topocoll_allreduce_algorithm(name, out, out, 4, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER, what);

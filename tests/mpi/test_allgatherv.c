@@ -101,8 +101,8 @@ static int must_decline(const char *algo, int p, const int *c, MPI_Comm comm)
     int equal = 1;
     for (int j = 1; j < p; j++) equal &= c[j] == c[0];
     if (!algo) return 0;
-    int i = topocoll_algorithm_index(TOPOCOLL_ALLGATHERV, algo);
-    const char *fam = topocoll_algorithm_family(TOPOCOLL_ALLGATHERV, i);
+    int i = topocoll_variant_index(TOPOCOLL_ALLGATHERV, algo);
+    const char *fam = topocoll_variant_family(TOPOCOLL_ALLGATHERV, i);
     if (fam && !strcmp(fam, "hierarchical"))
         return topocoll_applicable(TOPOCOLL_ALLGATHER, algo, 1, MPI_INT, 1, MPI_INT, MPI_OP_NULL, 0, comm,
                                    NULL) != 1;
@@ -241,13 +241,13 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);   /* declines are answers here */
-    int n = topocoll_algorithm_count(TOPOCOLL_ALLGATHERV), casen = 0;
+    int n = topocoll_variant_count(TOPOCOLL_ALLGATHERV), casen = 0;
     for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++) {
         char where[96];
         if (specs[sp] && topocoll_set_topology(comm, specs[sp]) != MPI_SUCCESS) continue;
         snprintf(where, sizeof where, "topology %s", specs[sp] ? specs[sp] : "detected");
         for (int a = -1; a < n; a++) {
-            const char *fam = a < 0 ? "" : topocoll_algorithm_family(TOPOCOLL_ALLGATHERV, a);
+            const char *fam = a < 0 ? "" : topocoll_variant_family(TOPOCOLL_ALLGATHERV, a);
             /* the hierarchical instances (many): each on one of the mappings */
             if (!strcmp(fam, "hierarchical") && a % (int)(sizeof specs / sizeof specs[0]) != (int)sp) continue;
             for (int kind = 0; kind < NKINDS; kind++)
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
                         rng = 0x9E3779B97F4A7C15ull + (uint64_t)casen * 0x2545F4914F6CDD1Dull;
                         int t = (casen + casen / 4) % 4;   /* every type at every (in place, displs) */
                         if (ip && t == 2) t = 1;   /* in place: one type for both */
-                        run_case(a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLGATHERV, a), &types[t],
+                        run_case(a < 0 ? NULL : topocoll_variant_name(TOPOCOLL_ALLGATHERV, a), &types[t],
                                  kind, sh, ip, casen, comm, where);
                     }
         }

@@ -134,10 +134,10 @@ static void run_mapping(const char *spec)
         MPI_Comm_free(&comm);
         return;
     }
-    int na = topocoll_algorithm_count(TOPOCOLL_ALLREDUCE);
+    int na = topocoll_variant_count(TOPOCOLL_ALLREDUCE);
     for (int a = -1; a < na; a++) {
-        const char *name = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, a);
-        const char *fam = a < 0 ? "auto" : topocoll_algorithm_family(TOPOCOLL_ALLREDUCE, a);
+        const char *name = a < 0 ? NULL : topocoll_variant_name(TOPOCOLL_ALLREDUCE, a);
+        const char *fam = a < 0 ? "auto" : topocoll_variant_family(TOPOCOLL_ALLREDUCE, a);
         for (int t = 0; t < NT; t++)
             for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
                 for (int ip = 0; ip < 2; ip++) {

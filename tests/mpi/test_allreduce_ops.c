@@ -326,10 +326,10 @@ static void run_mapping(const char *spec)
         MPI_Comm_free(&comm);
         return;
     }
-    int na = topocoll_algorithm_count(TOPOCOLL_ALLREDUCE);
+    int na = topocoll_variant_count(TOPOCOLL_ALLREDUCE);
     long served = 0;
     for (int a = -1; a < na; a++) {
-        const char *name = a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, a);
+        const char *name = a < 0 ? NULL : topocoll_variant_name(TOPOCOLL_ALLREDUCE, a);
         if (!chosen(name)) continue;
         for (int t = 0; t < ncases; t++) {
             unsigned pair = (unsigned)(a + 1) * 131u + (unsigned)t;
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
     sbuf = malloc(most), rbuf = malloc(most), ref = malloc(most);
     if (!sbuf || !rbuf || !ref) MPI_Abort(MPI_COMM_WORLD, 2);
     if (wrank == 0) printf("%d op/type cases x %d allreduce entries (and auto)\n", ncases,
-                           topocoll_algorithm_count(TOPOCOLL_ALLREDUCE));
+                           topocoll_variant_count(TOPOCOLL_ALLREDUCE));
     if (wrank == 0 && entries) printf("entries: %s\n", entries);
     for (int i = 0; i < nspecs; i++) run_mapping(strcmp(specs[i], "detected") ? specs[i] : NULL);
     if (nspecs == 0) {

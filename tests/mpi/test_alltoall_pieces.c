@@ -89,11 +89,11 @@ int main(int argc, char **argv)
         { "a vector with holes to 2 ints", holes, MPI_INT, K, 2 * K, 3, 1, 0 },
         { "in place, pairs", pair, pair, K, K, 2, 2, 1 },
     };
-    int n = topocoll_algorithm_count(TOPOCOLL_ALLTOALL), entries = 0;
+    int n = topocoll_variant_count(TOPOCOLL_ALLTOALL), entries = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         run_case(&cases[ci], NULL);
         for (int i = 0; i < n; i++) {
-            const char *name = topocoll_algorithm_name(TOPOCOLL_ALLTOALL, i);
+            const char *name = topocoll_variant_name(TOPOCOLL_ALLTOALL, i);
             if (!name || !strstr(name, "_pieces")) continue;
             entries += ci == 0;
             run_case(&cases[ci], name);

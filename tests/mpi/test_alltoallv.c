@@ -138,10 +138,10 @@ static void generic_run(topocoll_coll coll, MPI_Comm comm)
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
-    int nalg = topocoll_algorithm_count(coll), a2a = coll == TOPOCOLL_ALLTOALLV;
+    int nalg = topocoll_variant_count(coll), a2a = coll == TOPOCOLL_ALLTOALLV;
     for (int a = -1; a < nalg; a++)
         for (int ip = 0; ip < 2; ip++) {
-            const char *algo = a < 0 ? NULL : topocoll_algorithm_name(coll, a);
+            const char *algo = a < 0 ? NULL : topocoll_variant_name(coll, a);
             int n = 1 + (a + 2) % 3, bad = 0, all = 0;
             int *s = malloc((size_t)(p * n) * sizeof *s), *r = malloc((size_t)(p * n) * sizeof *r);
             for (int j = 0; j < p; j++)
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
     const char *specs[] = { NULL, "2x*", "2x*/cyclic", "3x*/random:7", unequal };
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    int n = topocoll_algorithm_count(TOPOCOLL_ALLTOALLV), casen = 0;
+    int n = topocoll_variant_count(TOPOCOLL_ALLTOALLV), casen = 0;
     for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++) {
         char where[96];
         if (specs[sp] && topocoll_set_topology(comm, specs[sp]) != MPI_SUCCESS) continue;
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
                     for (int rep = 0; rep < 3; rep++) {
                         rng = 0x9E3779B97F4A7C15ull + (uint64_t)(++casen) * 0x2545F4914F6CDD1Dull;
                         if (ip && t == 2) continue;   /* in place: one type for both */
-                        run_case(a < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_ALLTOALLV, a), &types[t], ip,
+                        run_case(a < 0 ? NULL : topocoll_variant_name(TOPOCOLL_ALLTOALLV, a), &types[t], ip,
                                  casen, comm, where);
                     }
     }

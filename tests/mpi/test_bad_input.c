@@ -239,8 +239,9 @@ static void unknown_names(int *send, int *recv, int env_mode)
                  arg_cls, 1, "topocoll_allgather_algorithm", "empty algorithm name");
     rc = topocoll_allgather_applicable("nosuch", COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, NULL);
     record(rc < 0, "topocoll_allgather_applicable(\"nosuch\") returned %d, expected < 0", rc);
-    record(topocoll_algorithm_index(TOPOCOLL_ALLGATHER, "nosuch") == -1,
-           "topocoll_algorithm_index(\"nosuch\") is not -1");
+    record(topocoll_variant_index(TOPOCOLL_ALLGATHER, "nosuch") == -1 &&
+           topocoll_algorithm_index(TOPOCOLL_ALLGATHER, "nosuch") == -1,
+           "topocoll_variant_index or topocoll_algorithm_index(\"nosuch\") is not -1");
     if (env_mode) {
         fill(send, recv);
         expect_error(topocoll_allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD),
@@ -253,13 +254,13 @@ static void unknown_names(int *send, int *recv, int env_mode)
 static const char *every_algorithm(int *send, int *recv)
 {
     const char *fallback = NULL;
-    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
-    record(nalgo >= 1, "topocoll_algorithm_count(TOPOCOLL_ALLGATHER) = %d", nalgo);
+    int nalgo = topocoll_variant_count(TOPOCOLL_ALLGATHER);
+    record(nalgo >= 1, "topocoll_variant_count(TOPOCOLL_ALLGATHER) = %d", nalgo);
     for (int i = 0; i < nalgo; i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i), *why = NULL;
+        const char *name = topocoll_variant_name(TOPOCOLL_ALLGATHER, i), *why = NULL;
         int app;
         if (!name) {
-            record(0, "topocoll_algorithm_name(TOPOCOLL_ALLGATHER, %d) is NULL", i);
+            record(0, "topocoll_variant_name(TOPOCOLL_ALLGATHER, %d) is NULL", i);
             continue;
         }
         app = topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT, MPI_COMM_WORLD, &why);
@@ -329,10 +330,10 @@ static void still_works(int *send, int *recv, int env_mode, const char *fallback
 /* Last: MPI_IN_PLACE as recvbuf, through every entry point. */
 static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
 {
-    int nalgo = topocoll_algorithm_count(TOPOCOLL_ALLGATHER);
+    int nalgo = topocoll_variant_count(TOPOCOLL_ALLGATHER);
     if (!env_mode) bad_arguments(NULL, send, recv, 1);
     for (int i = 0; i < nalgo; i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
+        const char *name = topocoll_variant_name(TOPOCOLL_ALLGATHER, i);
         if (name && topocoll_allgather_applicable(name, COUNT, MPI_INT, COUNT, MPI_INT,
                                                   MPI_COMM_WORLD, NULL) == 1)
             bad_arguments(name, send, recv, 1);
@@ -772,9 +773,9 @@ static void forced_allreduce_sockets(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &probe);
     g_topology = "1x2x*/cyclic";
     topocoll_set_topology(probe, g_topology);
-    for (int i = 0; i < topocoll_algorithm_count(TOPOCOLL_ALLREDUCE); i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLREDUCE, i), *why = NULL;
-        const char *req = topocoll_algorithm_requirements(TOPOCOLL_ALLREDUCE, i);
+    for (int i = 0; i < topocoll_variant_count(TOPOCOLL_ALLREDUCE); i++) {
+        const char *name = topocoll_variant_name(TOPOCOLL_ALLREDUCE, i), *why = NULL;
+        const char *req = topocoll_variant_requirements(TOPOCOLL_ALLREDUCE, i);
         char label[160];
         if (!name || !req || !strstr(req, "one node")) continue;
         if (topocoll_applicable(TOPOCOLL_ALLREDUCE, name, CNT, MPI_FLOAT, CNT, MPI_FLOAT, MPI_SUM, 0, probe,
@@ -807,9 +808,9 @@ static void forced_reductions(void)
     g_topology = wsize >= 4 ? "2x*/cyclic" : NULL;
     if (g_topology) topocoll_set_topology(probe, g_topology);
     for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
-        int n = topocoll_algorithm_count(colls[c].tc);
+        int n = topocoll_variant_count(colls[c].tc);
         for (int i = 0; i < n; i++) {
-            const char *name = topocoll_algorithm_name(colls[c].tc, i), *why = NULL;
+            const char *name = topocoll_variant_name(colls[c].tc, i), *why = NULL;
             char label[128];
             if (!name) continue;
             if (topocoll_applicable(colls[c].tc, name, CNT, MPI_FLOAT, CNT, MPI_FLOAT, MPI_SUM, 0,
@@ -836,8 +837,8 @@ static void forced_reductions(void)
 static void forced_alltoall(void)
 {
     g_topology = wsize >= 4 ? "2x*/cyclic" : NULL;
-    for (int i = 0; i < topocoll_algorithm_count(TOPOCOLL_ALLTOALL); i++) {
-        const char *name = topocoll_algorithm_name(TOPOCOLL_ALLTOALL, i);
+    for (int i = 0; i < topocoll_variant_count(TOPOCOLL_ALLTOALL); i++) {
+        const char *name = topocoll_variant_name(TOPOCOLL_ALLTOALL, i);
         char label[128];
         if (!name) continue;
         snprintf(label, sizeof label, "(algorithm %s)", name);
@@ -1018,13 +1019,13 @@ static void mismatched_counts(void)
         const mm_layout *l = &mm_layouts[li];
         if (l->q > wsize) continue;
         for (size_t a = 0; a < sizeof mm_alltoallv / sizeof *mm_alltoallv; a++) {
-            record(topocoll_algorithm_index(TOPOCOLL_ALLTOALLV, mm_alltoallv[a]) >= 0,
+            record(topocoll_variant_index(TOPOCOLL_ALLTOALLV, mm_alltoallv[a]) >= 0,
                    "alltoallv has no algorithm \"%s\"", mm_alltoallv[a]);
             mm_one(-1, mm_alltoallv[a], l, MM_MORE);
             mm_one(-1, mm_alltoallv[a], l, MM_LESS);
         }
         for (size_t a = 0; a < sizeof mm_alltoall / sizeof *mm_alltoall; a++) {
-            record(topocoll_algorithm_index(TOPOCOLL_ALLTOALL, mm_alltoall[a]) >= 0,
+            record(topocoll_variant_index(TOPOCOLL_ALLTOALL, mm_alltoall[a]) >= 0,
                    "alltoall has no algorithm \"%s\"", mm_alltoall[a]);
             /* dst 0 is its node's root: alltoall's bridge entries then run the
              * MPI library's own MPI_Alltoall over the bridge with counts that
@@ -1032,8 +1033,8 @@ static void mismatched_counts(void)
             if (l->dst == 0 && !strncmp(mm_alltoall[a], "bridge", 6)) continue;
             if (mm_serves(AA, mm_alltoall[a], l)) mm_one(AA, mm_alltoall[a], l, MM_RECV_SHORT);
         }
-        for (int i = 0; li == 0 && i < topocoll_algorithm_count(TOPOCOLL_ALLGATHER); i++) {
-            const char *name = topocoll_algorithm_name(TOPOCOLL_ALLGATHER, i);
+        for (int i = 0; li == 0 && i < topocoll_variant_count(TOPOCOLL_ALLGATHER); i++) {
+            const char *name = topocoll_variant_name(TOPOCOLL_ALLGATHER, i);
             if (!name || !strcmp(name, "native")) continue;
             if (mm_serves(AG, name, l)) mm_one(AG, name, l, MM_RECV_SHORT);
         }
@@ -1064,7 +1065,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 #ifndef BAD_INPUT_MPI_NAMES
-    env_mode = env && *env && topocoll_algorithm_index(TOPOCOLL_ALLGATHER, env) < 0;
+    env_mode = env && *env && topocoll_variant_index(TOPOCOLL_ALLGATHER, env) < 0;
 #else
     env_mode = 0;
     (void)env;

@@ -280,9 +280,9 @@ static void run_mapping(const char *spec, unsigned m)
         MPI_Comm comm = fresh(spec);
         if (comm == MPI_COMM_NULL) return;
         long ran = pairs(mapping, c, NULL, m, comm);   /* the selection first: a fresh context */
-        int n = topocoll_algorithm_count(colls[c]);
+        int n = topocoll_variant_count(colls[c]);
         for (int a = 0; a < n; a++) {
-            long k = pairs(mapping, c, topocoll_algorithm_name(colls[c], a), m + (unsigned)a, comm);
+            long k = pairs(mapping, c, topocoll_variant_name(colls[c], a), m + (unsigned)a, comm);
             if (k) applied[c][a] = 1;
             ran += k;
         }
@@ -297,13 +297,13 @@ static void report(void)
 {
     if (wrank != 0) return;
     for (int c = 0; c < NCOLLS; c++) {
-        int n = topocoll_algorithm_count(colls[c]), ran = 0;
+        int n = topocoll_variant_count(colls[c]), ran = 0;
         for (int a = 0; a < n; a++) ran += applied[c][a];
         printf("%s: %d of %d entries ran", coll_names[c], ran, n);
         const char *sep = "; applied nowhere: ";
         for (int a = 0; a < n; a++)
             if (!applied[c][a]) {
-                printf("%s%s", sep, topocoll_algorithm_name(colls[c], a));
+                printf("%s%s", sep, topocoll_variant_name(colls[c], a));
                 sep = ", ";
             }
         printf("\n");
@@ -312,7 +312,7 @@ static void report(void)
 
 static void run_all(void)
 {
-    for (int c = 0; c < NCOLLS; c++) applied[c] = calloc((size_t)topocoll_algorithm_count(colls[c]), 1);
+    for (int c = 0; c < NCOLLS; c++) applied[c] = calloc((size_t)topocoll_variant_count(colls[c]), 1);
     run_mapping(NULL, 0);
     if (wsize >= 2) run_mapping("1x2x*", 1);
     if (wsize >= 2) run_mapping(wsize >= 4 ? "2x*/cyclic" : "2x*", 2);

@@ -218,9 +218,9 @@ static int in_list(const char *list, const char *name)
  * --hierarchical, --family, --entry-sample)? */
 static int algo_selected(const ctx *c, topocoll_coll coll, int a)
 {
-    const char *fam = a < 0 ? "auto" : topocoll_algorithm_family(coll, a);
+    const char *fam = a < 0 ? "auto" : topocoll_variant_family(coll, a);
     if (!fam) return 0;
-    if (c->only_algo && strcmp(c->only_algo, a < 0 ? "auto" : topocoll_algorithm_name(coll, a)) != 0) return 0;
+    if (c->only_algo && strcmp(c->only_algo, a < 0 ? "auto" : topocoll_variant_name(coll, a)) != 0) return 0;
     if (c->family_mode == 1 && strcmp(fam, "hierarchical") == 0) return 0;
     if (c->family_mode == 2 && !in_list(c->families, fam)) return 0;
     if (a < 0 || c->entry_sample <= 1 || strcmp(fam, "hierarchical") != 0) return 1;
@@ -335,7 +335,7 @@ static int run_matrix(ctx *c, MPI_Comm comm, const char *where, const mapping *m
             memset(&k, 0, sizeof k);
             k.coll = (topocoll_coll)coll;
             k.algo_index = a;
-            k.algo = a < 0 ? NULL : topocoll_algorithm_name(k.coll, a);
+            k.algo = a < 0 ? NULL : topocoll_variant_name(k.coll, a);
             if (run_algorithm(c, comm, where, m, mx, &k) < 0) return -1;
             if (large && !c->counting && run_large(c, comm, where, m, large, &k) < 0) return -1;
         }
@@ -345,27 +345,49 @@ static int run_matrix(ctx *c, MPI_Comm comm, const char *where, const mapping *m
 
 /* ---- the catalog ---------------------------------------------------------------- */
 
+/* One collective's algorithms (entries): names, indices (the bare name and
+ * every variant's name map to their algorithm), descriptions, parameters,
+ * out-of-range queries.  0 when fine. */
+static int entry_problems(ctx *c, topocoll_coll cl, const char *cname)
+{
+    int n = topocoll_algorithm_count(cl), bad = n < 1 || n > topocoll_variant_count(cl) ||
+        topocoll_algorithm_name(cl, n) || topocoll_algorithm_parameters(cl, -1);
+    for (int i = 0; i < n; i++) {
+        const char *name = topocoll_algorithm_name(cl, i);
+        if (!name || topocoll_algorithm_index(cl, name) != i || !topocoll_algorithm_description(cl, i) ||
+            !topocoll_algorithm_requirements(cl, i) || !topocoll_algorithm_family(cl, i) ||
+            !topocoll_algorithm_parameters(cl, i) || topocoll_variant_index(cl, name) < 0)
+            bad = 1;
+    }
+    for (int v = 0; v < topocoll_variant_count(cl); v++) {
+        int i = topocoll_algorithm_index(cl, topocoll_variant_name(cl, v));
+        if (i < 0 || strcmp(topocoll_algorithm_family(cl, i), topocoll_variant_family(cl, v)) != 0) bad = 1;
+    }
+    if (bad && c->wrank == 0) fprintf(stderr, "%s: the algorithms (entries) do not match the variants\n", cname);
+    return bad;
+}
+
 /* One collective's catalog: names, indices, descriptions, families, the
  * native entry, out-of-range queries, the collective's name.  0 when fine. */
 static int catalog_problems(ctx *c, topocoll_coll cl)
 {
     const char *cname = topocoll_coll_name(cl);
-    int n = topocoll_algorithm_count(cl), native = 0, bad = 0;
+    int n = topocoll_variant_count(cl), native = 0, bad = 0;
     if (!cname || topocoll_coll_from_name(cname) != (int)cl) {
         bad = 1;
         if (c->wrank == 0) fprintf(stderr, "collective %d: name \"%s\" does not map back\n", (int)cl,
                                    cname ? cname : "(null)");
     }
-    if (n < 1 || topocoll_algorithm_name(cl, n) != NULL || topocoll_algorithm_name(cl, -1) != NULL ||
-        topocoll_algorithm_family(cl, n) != NULL) {
+    if (n < 1 || topocoll_variant_name(cl, n) != NULL || topocoll_variant_name(cl, -1) != NULL ||
+        topocoll_variant_family(cl, n) != NULL) {
         bad = 1;
         if (c->wrank == 0) fprintf(stderr, "%s: %d algorithms, or out-of-range queries answer\n",
                                    cname ? cname : "?", n);
     }
     for (int i = 0; i < n; i++) {
-        const char *name = topocoll_algorithm_name(cl, i), *fam = topocoll_algorithm_family(cl, i);
-        if (!name || topocoll_algorithm_index(cl, name) != i || !topocoll_algorithm_description(cl, i) ||
-            !topocoll_algorithm_requirements(cl, i) || !fam || !fam[0]) {
+        const char *name = topocoll_variant_name(cl, i), *fam = topocoll_variant_family(cl, i);
+        if (!name || topocoll_variant_index(cl, name) != i || !topocoll_variant_description(cl, i) ||
+            !topocoll_variant_requirements(cl, i) || !fam || !fam[0]) {
             bad = 1;
             if (c->wrank == 0) fprintf(stderr, "%s: entry %d (%s) is incomplete\n", cname ? cname : "?", i,
                                        name ? name : "(null)");
@@ -377,7 +399,7 @@ static int catalog_problems(ctx *c, topocoll_coll cl)
         if (c->wrank == 0) fprintf(stderr, "%s: %d entries of the family \"native\"\n", cname ? cname : "?", native);
     }
     c->nalgo[cl] = n < 0 ? 0 : n;
-    return bad;
+    return bad | entry_problems(c, cl, cname ? cname : "?");
 }
 
 /* The catalog of every tested collective (one case), and the per-entry
@@ -603,7 +625,7 @@ static int op_reuse(ctx *c, const world *w, topocoll_coll coll, int a)
     memset(&k, 0, sizeof k);
     k.coll = coll;
     k.algo_index = a;
-    k.algo = a < 0 ? NULL : topocoll_algorithm_name(coll, a);
+    k.algo = a < 0 ? NULL : topocoll_variant_name(coll, a);
     k.root = c->wsize - 1;
     k.count = 3;
     k.rc = &r;
@@ -697,7 +719,7 @@ static void print_statistics(const ctx *c)
         printf("auto selected (%s):", topocoll_coll_name((topocoll_coll)coll));
         for (int i = 0; i <= c->nalgo[coll]; i++)
             if (c->auto_served[coll][i])
-                printf(" %s x%d", i < c->nalgo[coll] ? topocoll_algorithm_name((topocoll_coll)coll, i) : "(unknown)",
+                printf(" %s x%d", i < c->nalgo[coll] ? topocoll_variant_name((topocoll_coll)coll, i) : "(unknown)",
                        c->auto_served[coll][i]);
         printf("\n");
     }
@@ -707,7 +729,7 @@ static void print_statistics(const ctx *c)
             for (int i = 0; c->fails[coll] && i <= c->nalgo[coll]; i++)
                 if (c->fails[coll][i])
                     printf(" %s/%s %d", topocoll_coll_name((topocoll_coll)coll),
-                           i == 0 ? "auto" : topocoll_algorithm_name((topocoll_coll)coll, i - 1), c->fails[coll][i]);
+                           i == 0 ? "auto" : topocoll_variant_name((topocoll_coll)coll, i - 1), c->fails[coll][i]);
         printf("\n");
     }
     if (c->nsampled_out) printf("%d cases sampled out (--sample=%d)\n", c->nsampled_out, c->sample);

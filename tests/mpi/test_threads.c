@@ -180,7 +180,7 @@ static void run_call(worker *w, MPI_Comm comm, const call *c, int *sbuf, int *rb
         check(w, strcmp(last, c->algo) == 0, "%s call %d: topocoll_last_algorithm() is '%s', "
               "this thread ran '%s'", cname, c->k, last, c->algo);
     else
-        check(w, topocoll_algorithm_index(c->coll, last) >= 0,
+        check(w, topocoll_variant_index(c->coll, last) >= 0,
               "%s call %d by selection: topocoll_last_algorithm() is '%s', not a %s algorithm",
               cname, c->k, last, cname);
 }
@@ -191,9 +191,9 @@ static const char *pick_algorithm(uint64_t *rng, const call *c, MPI_Comm comm)
 {
     uint32_t r = next(rng);
     if (r % 3 == 0) return NULL;
-    int n = topocoll_algorithm_count(c->coll);
+    int n = topocoll_variant_count(c->coll);
     for (int tries = 0; tries < 4 && n > 0; tries++) {
-        const char *name = topocoll_algorithm_name(c->coll, (int)(next(rng) % (uint32_t)n));
+        const char *name = topocoll_variant_name(c->coll, (int)(next(rng) % (uint32_t)n));
         if (name && topocoll_applicable(c->coll, name, c->count, MPI_INT, c->count, MPI_INT,
                                         MPI_SUM, c->root, comm, NULL) == 1)
             return name;

@@ -431,8 +431,8 @@ static void test_shift_forms(void)
     static const char *const maps[] = { "", "cyclic", "" };   /* 2: in order, one rank short */
     int n = 0;
     for (int c = 0; c < TOPOCOLL_NCOLL; c++)
-        for (int k = 0; k < tc_catalog_count((topocoll_coll)c); k++) {
-            const tc_algo *al = tc_catalog_at((topocoll_coll)c, k);
+        for (int k = 0; k < tc_catalog_variant_count((topocoll_coll)c); k++) {
+            const tc_algo *al = tc_catalog_variant_at((topocoll_coll)c, k);
             if (!al->shift) continue;
             for (int sp = 0; sp < 5; sp++)
                 for (int m = 0; m < 3; m++) {
@@ -513,8 +513,8 @@ static void random_case(int i)
     const char *spec = specs[rnd(8)];
     tc_net *net = tc_net_parse(spec, err, sizeof err);
     topocoll_coll coll = g_only_coll >= 0 ? (topocoll_coll)g_only_coll : colls[rnd(6)];
-    int ncat = tc_catalog_count(coll);
-    const tc_algo *al = tc_catalog_at(coll, (int)rnd((unsigned)ncat));
+    int ncat = tc_catalog_variant_count(coll);
+    const tc_algo *al = tc_catalog_variant_at(coll, (int)rnd((unsigned)ncat));
     int mapping = (int)rnd(3), levels = (int)rnd(2), esize = 1 << rnd(4);
     if (!net || !al) {
         CHECK(0, "random case %d: %s", i, err);

@@ -119,8 +119,8 @@ static int listed_family(const tc_algo *al)
 
 static int print_rows(void)
 {
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLREDUCE); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLREDUCE, i);
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLREDUCE); i++) {
+        const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLREDUCE, i);
         if (!listed_family(al)) continue;
         printf("    { \"%s\", \"%s\", 0x%016llxull },\n", al->name, al->canonical,
                (unsigned long long)fingerprint(al));

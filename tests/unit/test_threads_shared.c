@@ -76,9 +76,9 @@ static void ask(answers *r, int rank, int generate)
             tc_args a = args_for((topocoll_coll)c, rank, bytes_list[b]);
             r->chosen[c][b] = tc_select(&a, topo, bytes_list[b], NULL, 0);
         }
-        r->catalog_n[c] = tc_catalog_count((topocoll_coll)c);
+        r->catalog_n[c] = tc_catalog_variant_count((topocoll_coll)c);
         for (int i = 0; i < r->catalog_n[c]; i++) {
-            const tc_algo *al = tc_catalog_at((topocoll_coll)c, i);
+            const tc_algo *al = tc_catalog_variant_at((topocoll_coll)c, i);
             if (tc_catalog_find((topocoll_coll)c, al->name) != al) r->found_mismatch++;
         }
     }
@@ -89,7 +89,7 @@ static void ask(answers *r, int rank, int generate)
      * the shared topology and its views */
     for (int c = 0; generate && c < TOPOCOLL_NCOLL; c++)
         for (int i = 0; i < r->catalog_n[c]; i++) {
-            const tc_algo *al = tc_catalog_at((topocoll_coll)c, i);
+            const tc_algo *al = tc_catalog_variant_at((topocoll_coll)c, i);
             tc_args a = args_for((topocoll_coll)c, rank, 24);
             const char *why = NULL;
             if (!al->generate || !tc_algo_accepts(al, &a, topo, &why)) continue;   /* native: none */

@@ -1,8 +1,8 @@
 /*
  * What the verifier sweeps share: the catalog drives them.
  *
- *   - Entries: every instance of the collective's catalog (tc_catalog_count /
- *     tc_catalog_at) that has a schedule; no name or family is singled out.
+ *   - Entries: every variant of the collective's catalog (tc_catalog_variant_count /
+ *     tc_catalog_variant_at) that has a schedule; no name or family is singled out.
  *   - Cost: a catalog row (a flat algorithm, or a family) with at most
  *     SWEEP_FULL_ROW instances runs every instance at every point of a
  *     sweep; a larger row runs one instance per point, rotating, so the row
@@ -57,8 +57,8 @@ static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
 static int row_size_scan(const tc_algo *al, int *index)
 {
     int n = 0, me = 0;
-    for (int i = 0; i < tc_catalog_count(al->coll); i++) {
-        const tc_algo *b = tc_catalog_at(al->coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(al->coll); i++) {
+        const tc_algo *b = tc_catalog_variant_at(al->coll, i);
         if (b == al) me = n;
         if (b == al || (al->family && b->family && strcmp(al->family, b->family) == 0)) n++;
     }

@@ -39,8 +39,8 @@ static long point;
 static void sweep_topo(const tc_topo *t, const char *tname)
 {
     point++;
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLGATHER); i++) {
+        const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLGATHER, i);
         if (al->generate && sweep_runs(al, point)) cases_p(al, t, tname);
     }
 }
@@ -306,8 +306,8 @@ static void sweep_small(void)
         tc_topo *t = tc_topo_from_spec(small_specs[s], spec_size(small_specs[s]), err, sizeof err);
         CHECK(t != NULL, "spec %s: %s", small_specs[s], t ? "" : err);
         if (!t) continue;
-        for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
-            const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+        for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLGATHER); i++) {
+            const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLGATHER, i);
             if (!al->generate) continue;
             for (int ip = 0; ip < 2; ip++) sweep_case(al, t, small_specs[s], ag_args(2, 2, ip), 1, 1);
             sweep_case(al, t, small_specs[s], ag_args(1, 3, 0), 3, 1);
@@ -330,8 +330,8 @@ static void sweep_large(void)
         tc_topo *t = tc_topo_from_spec(large_specs[s], large_p[s], err, sizeof err);
         CHECK(t != NULL, "spec %s: %s", large_specs[s], t ? "" : err);
         if (!t) continue;
-        for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) {
-            const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLGATHER, i);
+        for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLGATHER); i++) {
+            const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLGATHER, i);
             if (al->generate && sweep_sample(al, s, 7))
                 sweep_case(al, t, large_specs[s], ag_args(1, 1, s == 1), 1, 1);
         }
@@ -347,7 +347,7 @@ int main(void)
     sweep_small();
     sweep_large();
     int n = 0;
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLGATHER); i++) n += tc_catalog_at(TOPOCOLL_ALLGATHER, i)->generate != NULL;
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLGATHER); i++) n += tc_catalog_variant_at(TOPOCOLL_ALLGATHER, i)->generate != NULL;
     printf("allgather: %d instances with a schedule; %ld cases declined as their domains say\n", n,
            sweep_stat.declined);
     return tc_test_summary();

@@ -55,8 +55,8 @@ static long point;
 static void sweep_topo(const tc_topo *t, const char *spec)
 {
     point++;
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALL); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLTOALL, i);
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLTOALL); i++) {
+        const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLTOALL, i);
         if (al->generate && (t->size <= 16 || sweep_runs(al, point))) sweep_algo(al, t, spec);
     }
 }
@@ -166,8 +166,8 @@ int main(void)
     sweep_p(32);
     sweep_p(48);
     int n = 0;
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLTOALL); i++)
-        n += tc_catalog_at(TOPOCOLL_ALLTOALL, i)->generate != NULL;
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLTOALL); i++)
+        n += tc_catalog_variant_at(TOPOCOLL_ALLTOALL, i)->generate != NULL;
     printf("alltoall: %d instances with a schedule\n", n);
     printf("%ld cases declined as their domains say\n", sweep_stat.declined);
     expect_rejected(broken_local, "no exchange", 0);

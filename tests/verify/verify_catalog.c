@@ -85,8 +85,8 @@ static void check_family(const tc_family *f)
 {
     char name[160];
     int n = 0;
-    for (int i = 0; i < tc_catalog_count(f->coll); i++) {
-        const tc_algo *al = tc_catalog_at(f->coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(f->coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(f->coll, i);
         if (!al->family || strcmp(al->family, f->name)) continue;
         check_orders(f, al);
         n++;
@@ -120,6 +120,11 @@ static void check_legacy(void)
         { TOPOCOLL_REDUCE, "twotier_sockets", "twotier:units=sockets" },
         { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_sockets", "twotier:units=sockets" },
         { TOPOCOLL_REDUCE, "rabenseifner", "rabenseifner" },
+        /* the former family twotier_landing: twotier with landing=yes */
+        { TOPOCOLL_REDUCE, "twotier_landing", "twotier:landing=yes" },
+        { TOPOCOLL_REDUCE, "twotier_landing_sockets", "twotier_landing:units=sockets" },
+        { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_landing", "twotier_landing:units=ranks" },
+        { TOPOCOLL_REDUCE_SCATTER_BLOCK, "twotier_landing_sockets", "twotier:landing=yes,units=sockets" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const tc_algo *a = tc_catalog_find(names[i].coll, names[i].alias);
@@ -132,6 +137,8 @@ static void check_legacy(void)
     expect_not_found(TOPOCOLL_ALLGATHER, "hierarchical:agg", "not key=value");
     expect_not_found(TOPOCOLL_ALLGATHER, "hierarchical:agg=shm,", "trailing comma");
     expect_not_found(TOPOCOLL_SCATTER, "twotier:chunked=yes", "unknown parameter");
+    expect_not_found(TOPOCOLL_REDUCE, "twotier_landing:landing=no", "given twice");
+    expect_not_found(TOPOCOLL_SCATTER, "twotier_landing", "no algorithm or family");
 }
 
 /* Lists of names: a family name keeps its comma-separated parameters. */
@@ -154,9 +161,9 @@ int main(void)
 {
     check_lists();
     for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
-        int n = tc_catalog_count((topocoll_coll)c);
+        int n = tc_catalog_variant_count((topocoll_coll)c);
         CHECK(n > 0, "%s: empty catalog", tc_coll_name((topocoll_coll)c));
-        for (int i = 0; i < n; i++) check_instance(tc_catalog_at((topocoll_coll)c, i));
+        for (int i = 0; i < n; i++) check_instance(tc_catalog_variant_at((topocoll_coll)c, i));
         for (int i = 0; i < tc_catalog_family_count((topocoll_coll)c); i++)
             check_family(tc_catalog_family_at((topocoll_coll)c, i));
         printf("%s: %d instances, %d families\n", tc_coll_name((topocoll_coll)c), n,

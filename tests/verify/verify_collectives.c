@@ -107,8 +107,8 @@ static void sweep_topo(const tc_topo *t, const char *spec, int large)
 {
     point++;
     for (int k = 0; k < NCOLLS; k++)
-        for (int i = 0; i < tc_catalog_count(colls[k]); i++) {
-            const tc_algo *al = tc_catalog_at(colls[k], i);
+        for (int i = 0; i < tc_catalog_variant_count(colls[k]); i++) {
+            const tc_algo *al = tc_catalog_variant_at(colls[k], i);
             if (!al->generate || !sweep_runs(al, point)) continue;
             sweep_dry = pair++ % part_n != part_k;
             sweep_algo(al, t, spec, large);
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < (int)(sizeof large_p / sizeof large_p[0]); i++) sweep_p(large_p[i], 1);
     for (int k = 0; k < NCOLLS; k++) {
         int n = 0;
-        for (int i = 0; i < tc_catalog_count(colls[k]); i++) n += tc_catalog_at(colls[k], i)->generate != NULL;
+        for (int i = 0; i < tc_catalog_variant_count(colls[k]); i++) n += tc_catalog_variant_at(colls[k], i)->generate != NULL;
         printf("%s: %d instances with a schedule\n", tc_coll_name(colls[k]), n);
     }
     printf("%ld cases declined as their domains say\n", sweep_stat.declined);

@@ -73,8 +73,8 @@ static int run_topo(const char *spec, int p)
     if (!t) return 0;   /* the layout does not fit p */
     point++;
     for (int c = 0; c < 2; c++)
-        for (int i = 0; i < tc_catalog_count(colls[c]); i++) {
-            const tc_algo *al = tc_catalog_at(colls[c], i);
+        for (int i = 0; i < tc_catalog_variant_count(colls[c]); i++) {
+            const tc_algo *al = tc_catalog_variant_at(colls[c], i);
             if (!family_entry(al) || (p > 17 && !sweep_runs(al, point))) continue;
             run_entry(al, t, spec);
             entries++;

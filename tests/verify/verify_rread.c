@@ -64,8 +64,8 @@ static void sweep(void)
                                    "2x*", "2x2x*/cyclic", "3x*/random:5", "unequal" };
     static const int64_t counts[] = { 0, 1, 3, 255, 257, 2049, 16385, 70000 };
     int found = 0, several = 0;
-    for (int i = 0; i < tc_catalog_count(TOPOCOLL_ALLREDUCE); i++) {
-        const tc_algo *al = tc_catalog_at(TOPOCOLL_ALLREDUCE, i);
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLREDUCE); i++) {
+        const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLREDUCE, i);
         if (!(al->req & TC_REQ_CMA)) continue;
         found++;
         int nodes = !(al->req & TC_REQ_ONE_NODE);

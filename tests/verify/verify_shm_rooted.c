@@ -46,8 +46,8 @@ static void run_topo(const char *spec, int p)
     if (!t) return;
     CHECK(t->nnodes == 1, "topology %s at p=%d: %d nodes, expected one", spec, p, t->nnodes);
     for (int c = 0; c < 2; c++)
-        for (int i = 0; i < tc_catalog_count(colls[c]); i++) {
-            const tc_algo *al = tc_catalog_at(colls[c], i);
+        for (int i = 0; i < tc_catalog_variant_count(colls[c]); i++) {
+            const tc_algo *al = tc_catalog_variant_at(colls[c], i);
             if (!al->generate || !(al->req & TC_REQ_ONE_NODE)) continue;
             /* p > 5: a row of more than SWEEP_FULL_ROW instances runs one per p */
             if (p <= 5 || sweep_runs(al, p)) run_entry(al, t, spec);
@@ -64,8 +64,8 @@ int main(void)
     int entries = 0;
     for (int c = 0; c < 2; c++) {
         topocoll_coll coll = c ? TOPOCOLL_BCAST : TOPOCOLL_REDUCE;
-        for (int i = 0; i < tc_catalog_count(coll); i++)
-            entries += (tc_catalog_at(coll, i)->req & TC_REQ_ONE_NODE) != 0;
+        for (int i = 0; i < tc_catalog_variant_count(coll); i++)
+            entries += (tc_catalog_variant_at(coll, i)->req & TC_REQ_ONE_NODE) != 0;
     }
     CHECK(entries >= 2, "only %d one-node reduce/bcast entries in the catalog", entries);
     for (int p = 2; p <= 9; p++) {

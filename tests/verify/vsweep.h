@@ -17,8 +17,8 @@ typedef void (*vsweep_run_fn)(const tc_algo *al, const tc_topo *t, const char *s
 
 static void vsweep_topo(topocoll_coll coll, int nkinds, vsweep_run_fn run, const tc_topo *t, const char *spec)
 {
-    for (int i = 0; i < tc_catalog_count(coll); i++) {
-        const tc_algo *al = tc_catalog_at(coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(coll, i);
         if (!al->generate) continue;
         for (int kind = 0; kind < nkinds; kind++) {
             run(al, t, spec, kind, 0, 1);

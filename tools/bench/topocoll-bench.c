@@ -154,11 +154,14 @@ static void list_algorithms(FILE *f, topocoll_coll coll)
         const char *name = topocoll_algorithm_name(coll, i);
         const char *desc = topocoll_algorithm_description(coll, i);
         const char *req = topocoll_algorithm_requirements(coll, i);
+        const char *par = topocoll_algorithm_parameters(coll, i);
         if (name == NULL)
             continue;
         fprintf(f, "  %-24s %s%s%s%s\n", name, desc ? desc : "",
                 req && *req ? " [requires: " : "", req && *req ? req : "",
                 req && *req ? "]" : "");
+        if (par && *par)
+            fprintf(f, "  %-24s parameters: %s\n", "", par);
     }
 }
 
@@ -227,32 +230,40 @@ static int adaptive_warmup(int iters)
     return w;
 }
 
-/* Replaces every -a entry holding a shell pattern ('*', '?', '[') by the
- * catalog names it matches, in catalog order, without duplicates; a pattern
- * that matches nothing stays, so that it is reported as unknown. */
+/* The names one -a entry stands for: "all" every algorithm (entry), "variants"
+ * every variant, a shell pattern ('*', '?', '[') the variants whose listed
+ * name it matches; anything else itself.  Catalog order, no duplicates. */
+static int add_expanded(bench_ctx *c, const char *a, char **out, int *n, int cap)
+{
+    int all = strcmp(a, "all") == 0, variants = strcmp(a, "variants") == 0, matched = 0;
+    int ncat = all ? topocoll_algorithm_count(c->coll) : topocoll_variant_count(c->coll);
+    for (int k = 0; (all || variants || strpbrk(a, "*?[")) && k < ncat; k++) {
+        const char *name = all ? topocoll_algorithm_name(c->coll, k) : topocoll_variant_name(c->coll, k);
+        int dup = 0;
+        if (!name || (!all && !variants && fnmatch(a, name, 0) != 0)) continue;
+        matched = 1;
+        for (int j = 0; j < *n && !dup; j++) dup = strcmp(out[j], name) == 0;
+        if (!dup && (*n >= cap || !(out[(*n)++] = strdup(name)))) return -1;
+    }
+    if (!matched && (*n >= cap || !(out[(*n)++] = strdup(a)))) return -1;
+    return 0;
+}
+
+/* Replaces every -a entry by the names it stands for (add_expanded); a
+ * pattern that matches nothing stays, so that it is reported as unknown. */
 static int expand_patterns(bench_ctx *c)
 {
     bench_opts *o = &c->opts;
-    int ncat = topocoll_algorithm_count(c->coll), n = 0;
+    int cap = o->nalgos * (topocoll_variant_count(c->coll) + 1), n = 0;
     if (!o->algos) return 0;
-    char **out = calloc((size_t)(o->nalgos + ncat) + 1, sizeof *out);
+    char **out = calloc((size_t)cap + 1, sizeof *out);
     if (!out) return -1;
-    for (int i = 0; i < o->nalgos; i++) {
-        const char *a = o->algos[i];
-        int matched = 0;
-        if (strpbrk(a, "*?[")) {
-            for (int k = 0; k < ncat; k++) {
-                const char *name = topocoll_algorithm_name(c->coll, k);
-                int dup = 0;
-                if (!name || fnmatch(a, name, 0) != 0) continue;
-                matched = 1;
-                for (int j = 0; j < n && !dup; j++) dup = strcmp(out[j], name) == 0;
-                if (!dup && !(out[n++] = strdup(name))) return -1;
-            }
+    for (int i = 0; i < o->nalgos; i++)
+        if (add_expanded(c, o->algos[i], out, &n, cap) != 0) {
+            for (int j = 0; j < n; j++) free(out[j]);
+            free(out);
+            return -1;
         }
-        if (!matched && !(out[n++] = strdup(a))) return -1;
-        if (n > o->nalgos + ncat - 1) break;
-    }
     for (int i = 0; i < o->nalgos; i++) free(o->algos[i]);
     free(o->algos);
     o->algos = out;

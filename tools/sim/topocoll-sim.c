@@ -21,8 +21,8 @@
 
 static void list_algos(topocoll_coll coll)
 {
-    for (int i = 0; i < tc_catalog_count(coll); i++) {
-        const tc_algo *al = tc_catalog_at(coll, i);
+    for (int i = 0; i < tc_catalog_variant_count(coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(coll, i);
         printf("%-28s %s%s\n", al->name, al->desc, al->generate ? "" : " [no schedule: not simulated]");
     }
 }
@@ -38,7 +38,7 @@ static int has(const tc_algo *const *v, int n, const tc_algo *al)
  * shell pattern (those with a schedule), or a name.  0, or -1 with err. */
 static int add_token(topocoll_coll coll, const char *tok, const tc_algo **v, int *k, char *err, size_t len)
 {
-    int n = tc_catalog_count(coll), all = !strcmp(tok, "all"), pattern = strpbrk(tok, "*?[") != NULL, hits = 0;
+    int n = tc_catalog_variant_count(coll), all = !strcmp(tok, "all"), pattern = strpbrk(tok, "*?[") != NULL, hits = 0;
     if (!all && !pattern) {
         const tc_algo *al = tc_catalog_find(coll, tok);
         if (!al) {
@@ -50,7 +50,7 @@ static int add_token(topocoll_coll coll, const char *tok, const tc_algo **v, int
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        const tc_algo *al = tc_catalog_at(coll, i);
+        const tc_algo *al = tc_catalog_variant_at(coll, i);
         if (!al->generate || (pattern && fnmatch(tok, al->name, 0) != 0)) continue;
         hits++;
         if (!has(v, *k, al)) v[(*k)++] = al;
@@ -66,7 +66,7 @@ static int add_token(topocoll_coll coll, const char *tok, const tc_algo **v, int
  * flat algorithm with a schedule (families: name them or use a pattern). */
 static int pick_algos(const sim_opts *o, topocoll_coll coll, const tc_algo ***out, int *n, char *err, size_t len)
 {
-    int total = tc_catalog_count(coll), k = 0;
+    int total = tc_catalog_variant_count(coll), k = 0;
     const tc_algo **v = calloc((size_t)total + 1, sizeof *v);
     if (!v) {
         snprintf(err, len, "out of memory");
@@ -74,7 +74,7 @@ static int pick_algos(const sim_opts *o, topocoll_coll coll, const tc_algo ***ou
     }
     if (!o->algos) {
         for (int i = 0; i < total; i++) {
-            const tc_algo *al = tc_catalog_at(coll, i);
+            const tc_algo *al = tc_catalog_variant_at(coll, i);
             if (al->generate && !strcmp(tc_algo_family(al), "flat")) v[k++] = al;
         }
     }

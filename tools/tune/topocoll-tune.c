@@ -97,10 +97,10 @@ static double est_call(const group_est *g, size_t bytes)
 /* The catalog's names of coll (pointers into the library's catalog). */
 static const char **catalog_names(topocoll_coll coll, int *n)
 {
-    int k = topocoll_algorithm_count(coll), m = 0;
+    int k = topocoll_variant_count(coll), m = 0;
     const char **names = calloc((size_t)(k > 0 ? k : 1), sizeof *names);
     for (int i = 0; names && i < k; i++)
-        if (topocoll_algorithm_name(coll, i)) names[m++] = topocoll_algorithm_name(coll, i);
+        if (topocoll_variant_name(coll, i)) names[m++] = topocoll_variant_name(coll, i);
     *n = m;
     return names;
 }
@@ -137,11 +137,11 @@ static void screen_pick(const tuner *t, topocoll_coll coll, const char **names, 
             for (int e = 0; e < n; e++) {
                 double te = screen_time(bt, nb, e);
                 if (bad[e] || e == nat || keep[e] || te < 0 || te >= tn) continue;
-                const char *fam = topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[e]));
+                const char *fam = topocoll_variant_family(coll, topocoll_variant_index(coll, names[e]));
                 int fam_taken = 0;
                 for (int k = 0; pass == 0 && k < n; k++)
                     if (keep[k] == 2 && k != nat && fam &&
-                        strcmp(fam, topocoll_algorithm_family(coll, topocoll_algorithm_index(coll, names[k]))) == 0)
+                        strcmp(fam, topocoll_variant_family(coll, topocoll_variant_index(coll, names[k]))) == 0)
                         fam_taken = 1;
                 if (!fam_taken && (best < 0 || te < screen_time(bt, nb, best))) best = e;
             }

@@ -1,7 +1,9 @@
 /*
- * reduce family "twotier:units=ranks|sockets" (aliases "twotier",
- * "twotier_sockets"; twotier_family.h): the two-tier reduce (section
- * 5.4), owner-based reduction in stages.  Tiers (supernode = topology node;
+ * reduce family "twotier:units=ranks|sockets,landing=no|yes" (aliases
+ * "twotier", "twotier_sockets", "twotier_landing", "twotier_landing_sockets";
+ * twotier_family.h).  This file: landing=no, the two-tier reduce (section
+ * 5.4), owner-based reduction in stages; landing=yes:
+ * src/algo/reduce/twotier_landing.c.  Tiers (supernode = topology node;
  * unit = a rank, or a socket for _sockets) and the round-robin wiring:
  * twotier_plan.h; the stages: twotier_reduce.h.
  *
@@ -71,9 +73,24 @@ static int tt_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *v = a->param;
+    return v[TT_P_LANDING] ? tt_reduce_landing_generate(s, a, t) : tt_reduce_generate(s, a, t);
+}
+
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    (void)f;
+    tt_reduce_describe(v, out, "two-tier: owner-based reduction in stages",
+                       "two-tier: reduction in stages, supernode sums reduced where they land",
+                       tc_reduce_twotier_landing_source);
+}
+
 const tc_family tc_reduce_twotier = {
     .coll = TOPOCOLL_REDUCE, .name = "twotier",
-    .summary = "two-tier: owner-based reduction in stages",
-    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
-    .describe = tt_family_describe, .req = TC_REQ_COMMUTATIVE, .generate = tt_reduce_generate,
+    .summary = "two-tier: owner-based reduction in stages, or (landing=yes) supernode sums reduced where they land",
+    .source = __FILE__, .nparams = 2, .params = tt_reduce_params, .order = tt_reduce_order, .rule = "",
+    .describe = describe, .req = TC_REQ_COMMUTATIVE, .generate = generate,
+    .former = "twotier_landing", .former_params = "landing=yes",
 };

@@ -1,10 +1,11 @@
 /*
- * reduce family "twotier_landing:units=ranks|sockets" (aliases
- * "twotier_landing", "twotier_landing_sockets"): the two-tier reduce of
+ * reduce family "twotier", landing=yes ("twotier:units=ranks|sockets,landing=yes",
+ * aliases "twotier_landing", "twotier_landing_sockets"; the former family
+ * name "twotier_landing" still names them): the two-tier reduce of
  * Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012),
  * section 5.4, with the reduction among supernodes done where the L2 data
  * land (the reading of the paper's Table 5 loads, see
- * docs/reproduction_twotier.md).  "twotier" (twotier.c) is the same
+ * docs/reproduction_twotier.md).  landing=no (twotier.c) is the same
  * schedule with that stage gathered at one owner unit per supernode.
  * Tiers (supernode = topology node; unit = a rank, or a socket for
  * _sockets) and the round-robin wiring: twotier_plan.h; the stages:
@@ -71,7 +72,7 @@ static void collect(tc_sched *s, const tc_args *a, const tt_red *R, int lead, in
     tc_sched_round(s);
 }
 
-static int tt_landing_reduce_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+int tt_reduce_landing_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tt_plan pl;
     tt_plan_init(&pl, t, tt_units_sockets(a), a->root);
@@ -88,9 +89,4 @@ static int tt_landing_reduce_generate(tc_sched *s, const tc_args *a, const tc_to
     return 0;
 }
 
-const tc_family tc_reduce_twotier_landing = {
-    .coll = TOPOCOLL_REDUCE, .name = "twotier_landing",
-    .summary = "two-tier: reduction in stages, supernode sums reduced where they land",
-    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
-    .describe = tt_family_describe_named, .req = TC_REQ_COMMUTATIVE, .generate = tt_landing_reduce_generate,
-};
+const char tc_reduce_twotier_landing_source[] = __FILE__;

@@ -1,7 +1,9 @@
 /*
- * reduce_scatter_block family "twotier:units=ranks|sockets" (aliases "twotier",
- * "twotier_sockets"; twotier_family.h): the two-tier
- * reduce-scatter (section 5.4): the two-tier reduce with the owners of the
+ * reduce_scatter_block family "twotier:units=ranks|sockets,landing=no|yes"
+ * (aliases "twotier", "twotier_sockets", "twotier_landing",
+ * "twotier_landing_sockets"; twotier_family.h).  This file: landing=no
+ * (landing=yes: src/algo/reduce_scatter_block/twotier_landing.c), the
+ * two-tier reduce-scatter (section 5.4): the two-tier reduce with the owners of the
  * last stage chosen so that "a supernode becomes owner of the data which its
  * cores are required to receive", and a scatter inside every supernode in
  * place of the collection at supernode 0.  Tiers (supernode = topology node;
@@ -71,9 +73,25 @@ static int tt_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *v = a->param;
+    return v[TT_P_LANDING] ? tt_rsb_landing_generate(s, a, t) : tt_rsb_generate(s, a, t);
+}
+
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    (void)f;
+    tt_reduce_describe(v, out, "two-tier: owner-based reduction in stages, scattered per supernode",
+                       "two-tier: reduction in stages, supernode sums reduced where they land, scattered per supernode",
+                       tc_rsb_twotier_landing_source);
+}
+
 const tc_family tc_reduce_scatter_block_twotier = {
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "twotier",
-    .summary = "two-tier: owner-based reduction in stages, scattered per supernode",
-    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
-    .describe = tt_family_describe, .req = TC_REQ_COMMUTATIVE, .generate = tt_rsb_generate,
+    .summary = "two-tier: owner-based reduction in stages, or (landing=yes) supernode sums reduced where they "
+               "land, scattered per supernode",
+    .source = __FILE__, .nparams = 2, .params = tt_reduce_params, .order = tt_reduce_order, .rule = "",
+    .describe = describe, .req = TC_REQ_COMMUTATIVE, .generate = generate,
+    .former = "twotier_landing", .former_params = "landing=yes",
 };

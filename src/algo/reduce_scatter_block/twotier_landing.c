@@ -1,10 +1,12 @@
 /*
- * reduce_scatter_block family "twotier_landing:units=ranks|sockets" (aliases
- * "twotier_landing", "twotier_landing_sockets"): the two-tier reduce-scatter
+ * reduce_scatter_block family "twotier", landing=yes
+ * ("twotier:units=ranks|sockets,landing=yes", aliases "twotier_landing",
+ * "twotier_landing_sockets"; the former family name "twotier_landing"
+ * still names them): the two-tier reduce-scatter
  * of Jain, Lau, Kale, "Collectives on Two-tier Direct Networks" (2012),
  * section 5.4, with the reduction among supernodes done where the L2 data
  * land, which is what the paper's Table 5 loads (65 MB on every L1 link)
- * imply.  "twotier" (twotier.c) is the same schedule with that stage
+ * imply.  landing=no (twotier.c) is the same schedule with that stage
  * gathered at one owner unit per supernode.  Tiers (supernode = topology
  * node; unit = a rank, or a socket for _sockets) and the round-robin
  * wiring: twotier_plan.h; the stages: twotier_landing.h.
@@ -65,7 +67,7 @@ static void scatter_unit(tc_sched *s, const tc_args *a, const tt_plan *pl, int l
     tc_sched_round(s);
 }
 
-static int tt_landing_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+int tt_rsb_landing_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     tt_plan pl;
     tt_plan_init(&pl, t, tt_units_sockets(a), -1);
@@ -82,9 +84,4 @@ static int tt_landing_rsb_generate(tc_sched *s, const tc_args *a, const tc_topo 
     return 0;
 }
 
-const tc_family tc_reduce_scatter_block_twotier_landing = {
-    .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "twotier_landing",
-    .summary = "two-tier: reduction in stages, supernode sums reduced where they land, scattered per supernode",
-    .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
-    .describe = tt_family_describe_named, .req = TC_REQ_COMMUTATIVE, .generate = tt_landing_rsb_generate,
-};
+const char tc_rsb_twotier_landing_source[] = __FILE__;
