@@ -25,7 +25,6 @@
 #include "api/context.h"
 #include "api/composed.h"
 #include "api/check.h"
-#include "exec/shm_inline.h"
 #include "api/node_counts.h"
 #include "api/shm_budget.h"
 #include "api/explain.h"
@@ -493,31 +492,10 @@ static int run_native(const call *c)
     return f(c);
 }
 
-/* The direct entries (TC_REQ_DIRECT): shm_inline of each collective
- * (src/exec/shm_inline.c); one node, so node ranks are the call's ranks. */
-static int run_direct(tc_ctx *x, const call *c)
-{
-    const void *in = c->in_place ? MPI_IN_PLACE : c->sbuf;
-    switch (c->d->coll) {
-    case TOPOCOLL_ALLREDUCE:
-        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op);
-    case TOPOCOLL_ALLGATHER:
-        return tc_shm_inline_allgather(&x->shm, &x->ws, x->comm, in, c->scount, c->stype, c->rbuf, c->rcount,
-                                       c->rtype);
-    case TOPOCOLL_BCAST:
-        return tc_shm_inline_bcast(&x->shm, &x->ws, x->comm, c->rbuf, c->rcount, c->rtype, c->root);
-    case TOPOCOLL_REDUCE:
-        return tc_shm_inline_reduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op, c->root);
-    default:
-        return MPI_ERR_INTERN;
-    }
-}
-
 /* An entry without a schedule: the MPI library's own collective, or a
  * composition of MPI collectives (src/api/composed.c). */
 static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
 {
-    if (al->req & TC_REQ_DIRECT) return run_direct(x, c);
     if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
     tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
     return tc_composed_run(x, al, &cc);
@@ -861,7 +839,8 @@ static int shm_plan(tc_ctx *x, const call *c, tc_args *a, int64_t bytes, const t
     bound_sizes(c, esz);
     int64_t need;
     int rc;
-    if ((*al)->generate && x->topo->nnodes == 1 && !c->d->vcounts && bytes <= half) {
+    if ((*al)->generate && !((*al)->req & TC_REQ_INLINE) && x->topo->nnodes == 1 && !c->d->vcounts &&
+        bytes <= half) {
         /* one node, likely whole: the schedule the call runs (cached) has the need */
         tc_sched_key key = key_of(*al, c, a);
         const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
@@ -872,7 +851,7 @@ static int shm_plan(tc_ctx *x, const call *c, tc_args *a, int64_t bytes, const t
     }
     if (need > half && (!separable(c) || (*piece = piece_elems(x, *al, c, a, esz, half, &need)) == 0))
         return reselect_without_shm(x, c, a, bytes, al, "its node-shared window exceeds TOPOCOLL_SHM_BUDGET");
-    if ((*al)->req & TC_REQ_DIRECT) {   /* its slots: made and agreed on in the call (one node) */
+    if ((*al)->req & TC_REQ_INLINE) {   /* its lines: made and agreed on in the call (one node) */
         x->shm.failed_bytes = 0;
         return MPI_SUCCESS;
     }
@@ -973,7 +952,7 @@ static inline int call_collective(call *c, const tc_config *cfg, int by_name, co
     const tc_sched *s;
     /* the MPI library's own collective gets the user's counts */
     rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);
-    if (rc != MPI_SUCCESS && (al->req & TC_REQ_DIRECT) && tc_shm_budget_failed(x, c->d->coll) &&
+    if (rc != MPI_SUCCESS && (al->req & TC_REQ_INLINE) && tc_shm_budget_failed(x, c->d->coll) &&
         (rc = reselect_without_shm(x, c, &a, bytes, &al, "node-shared memory could not be had")) == MPI_SUCCESS)
         rc = run(x, al, al->generate || (al->req & TC_REQ_COMPOSED) ? &cut : c, &a, &s);   /* nothing moved yet */
     if (c->mismatch) return signature_error(c);   /* whatever the erroneous call ran into */
