@@ -12,13 +12,34 @@
 
 #define TC_TAG 7  /* on the private communicator: no user message can match */
 
+/* The bytes of a predefined C scalar type (0: another type): its layout
+ * without asking the MPI library, whose three calls a binding are a
+ * visible part of an 8-byte call. */
+static int scalar_bytes(MPI_Datatype t)
+{
+    if (t == MPI_BYTE || t == MPI_CHAR || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR) return 1;
+    if (t == MPI_INT || t == MPI_UNSIGNED) return (int)sizeof(int);
+    if (t == MPI_DOUBLE) return (int)sizeof(double);
+    if (t == MPI_FLOAT) return (int)sizeof(float);
+    if (t == MPI_LONG || t == MPI_UNSIGNED_LONG) return (int)sizeof(long);
+    if (t == MPI_LONG_LONG || t == MPI_UNSIGNED_LONG_LONG) return (int)sizeof(long long);
+    return 0;
+}
+
 int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type)
 {
     MPI_Aint lb;
-    int rc;
+    int rc, bytes = scalar_bytes(type);
     b->base = base;
     b->type = type;
     b->packed = 0;
+    if (bytes) {
+        b->extent = b->true_extent = bytes;
+        b->true_lb = 0;
+        b->size = bytes;
+        b->contiguous = 1;
+        return MPI_SUCCESS;
+    }
     if ((rc = PMPI_Type_get_extent(type, &lb, &b->extent)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Type_get_true_extent(type, &b->true_lb, &b->true_extent)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Type_size(type, &b->size)) != MPI_SUCCESS) return rc;
@@ -576,6 +597,21 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     return MPI_SUCCESS;
 }
 
+/* A schedule without messages, flags or remote reads (the inline ones):
+ * its rounds are its local ops in order, run in one pass. */
+static int run_local(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec_env *env,
+                     const tc_reduce_kernel *k, run_state *st)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->nops && rc == MPI_SUCCESS; i++) {
+        const tc_op *op = &s->ops[i];
+        if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
+        else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
+        else rc = local_op(bind, op, env, k);
+    }
+    return rc;
+}
+
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
 {
     int rc;
@@ -601,7 +637,9 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     st.inline_err = MPI_SUCCESS;
     if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st.ic)) != MPI_SUCCESS)
         return rc;
-    for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
+    if (s->max_comm == 0 && !s->uses_shm) rc = run_local(s, bind, env, &k, &st);
+    else
+        for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
     /* done whatever failed: the peers' next calls wait for it */
     tc_inline_finish(env->shm, &st.ic, st.collected == env->shm->node_size - 1);
     if (rc == MPI_SUCCESS) rc = st.err;

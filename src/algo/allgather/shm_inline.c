@@ -15,7 +15,7 @@
  * Steps: (1) copy the own block (packed if its type is not contiguous) into
  *   the rank's slot line by line, each line's sequence number stored after
  *   its data (release); not in place, also copy it to its place in the
- *   receive buffer (read back from the own slot); (2) for r = me+1, ...,
+ *   receive buffer (from the send buffer); (2) for r = me+1, ...,
  *   me+p-1 (mod p), wait for rank r's lines of this call and copy them to
  *   block r (unpacked for a non-contiguous receive type).  Nobody waits for
  *   readers: the slots alternate between two parities, and a rank that read
