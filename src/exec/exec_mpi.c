@@ -526,14 +526,18 @@ static void inline_publish(const tc_bind *bind, const tc_op *op, const tc_exec_e
     const tc_bind *sb = &bind[(int)op->a.buf];
     int64_t n = op->b.cnt * bind[TC_BUF_SHM].size;
     const char *src = addr(sb, &op->a);
-    if (!sb->contiguous && !sb->packed) {   /* published even after a failure: readers wait */
+    if (!sb->contiguous && !sb->packed) {
         int rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
         if (rc == MPI_SUCCESS) rc = tc_pack_elems(src, op->a.cnt, sb, env->ws->pack, env->comm);
         inline_error(st, rc);
-        src = rc == MPI_SUCCESS ? env->ws->pack : NULL;
+        src = env->ws->pack;
+        if (rc != MPI_SUCCESS) {   /* published empty all the same: the readers wait for it (and
+                                      see a short publication, the reductions an error) */
+            src = (const char *)&st->ic;
+            n = 0;
+        }
     }
-    if (src) tc_inline_publish(env->shm, &st->ic, src, n);
-    else inline_error(st, MPI_ERR_NO_MEM);   /* nothing to publish from: the error is reported */
+    tc_inline_publish(env->shm, &st->ic, src, n);
 }
 
 /* Fewer bytes than asked: a short copy (the rest left as it was), but a

@@ -41,10 +41,12 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     (void)t;
     int p = a->size, me = a->rank;
     if (a->rcount == 0) return 0;
+    if (p > 1) {   /* published first: the peers wait for it, not for our own copy */
+        tc_sched_need_inline(s, a->rcount);
+        tc_sched_publish(s, ag_own(a), a->rcount);
+    }
     if (!a->in_place) tc_sched_copy(s, ag_own(a), ag_rbuf(a, me, 1));
     if (p == 1) return 0;
-    tc_sched_need_inline(s, a->rcount);
-    tc_sched_publish(s, ag_own(a), a->rcount);
     tc_sched_round(s);
     for (int i = 1; i < p; i++) {
         int r = (me + i) % p;
