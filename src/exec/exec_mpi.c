@@ -601,19 +601,34 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     return MPI_SUCCESS;
 }
 
-/* A schedule without messages, flags or remote reads (the inline ones):
- * its rounds are its local ops in order, run in one pass. */
-static int run_local(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec_env *env,
-                     const tc_reduce_kernel *k, run_state *st)
+/* A schedule on the inline lines without messages, flags or remote reads
+ * (every catalog one): its rounds are its local ops in order, run in one
+ * pass, and a first PUBLISH goes before anything its readers do not need
+ * (scratch, the reductions' kernel): the peers wait for it. */
+static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env, run_state *st)
 {
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < s->nops && rc == MPI_SUCCESS; i++) {
+    int rc, i = 0;
+    if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;   /* the slot's element size */
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st->ic)) != MPI_SUCCESS)
+        return rc;
+    st->collected = 0;
+    st->inline_err = MPI_SUCCESS;
+    if (s->nops > 0 && s->ops[0].kind == TC_OP_PUBLISH && s->ops[0].a.buf != TC_BUF_TMP)
+        inline_publish(bind, &s->ops[i++], env, st);
+    rc = bind_tmp(s, bind, env->ws);
+    if (rc == MPI_SUCCESS && !env->ws->rank1 && (rc = PMPI_Comm_rank(env->comm, &st->me)) == MPI_SUCCESS)
+        env->ws->rank1 = st->me + 1;   /* once per communicator */
+    tc_reduce_kernel k;
+    tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
+    for (; i < s->nops && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
         if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
         else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
-        else rc = local_op(bind, op, env, k);
+        else rc = local_op(bind, op, env, &k);
     }
-    return rc;
+    /* done whatever failed: the peers' next calls wait for it */
+    tc_inline_finish(env->shm, &st->ic, st->collected == env->shm->node_size - 1);
+    return rc == MPI_SUCCESS ? st->inline_err : rc;
 }
 
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
@@ -622,6 +637,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     run_state st;
     st.err = MPI_SUCCESS;
     st.me = env->ws->rank1 - 1;
+    if (s->uses_inline && s->max_comm == 0 && !s->uses_shm) return run_inline(s, bind, env, &st);
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
@@ -641,9 +657,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     st.inline_err = MPI_SUCCESS;
     if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st.ic)) != MPI_SUCCESS)
         return rc;
-    if (s->max_comm == 0 && !s->uses_shm) rc = run_local(s, bind, env, &k, &st);
-    else
-        for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
+    for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
     /* done whatever failed: the peers' next calls wait for it */
     tc_inline_finish(env->shm, &st.ic, st.collected == env->shm->node_size - 1);
     if (rc == MPI_SUCCESS) rc = st.err;
