@@ -448,7 +448,6 @@ const char *tc_algo_family(const tc_algo *al)
 {
     if (al->req & TC_REQ_NATIVE) return "native";
     if (al->req & TC_REQ_COMPOSED) return "composed";
-    if (al->req & TC_REQ_DIRECT) return "direct";
     return al->family ? al->family : "flat";
 }
 

@@ -74,9 +74,9 @@ enum {
                                        layer: src/api/node_counts.c, in bytes) */
     TC_REQ_CMA = 1u << 10,          /* single copy: ranks read node peers' buffers
                                        (tc_args.cma) */
-    TC_REQ_DIRECT = 1u << 11        /* not a domain flag: no schedule, a node-shared-memory
-                                       protocol that the MPI layer runs directly
-                                       (src/exec/shm_inline.c); family "direct" */
+    TC_REQ_INLINE = 1u << 11        /* not a domain flag: the schedule's node-shared memory is
+                                       the inline lines (sched.h's PUBLISH / COLLECT), which
+                                       the executor makes, not the SHM window */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
                        TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)

@@ -88,7 +88,8 @@ static int shm_need(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo
                     int64_t half, int64_t *need)
 {
     int rc = MPI_SUCCESS;
-    if (al->generate && x->topo->nnodes == 1 && !c->d->vcounts && c->bytes <= half) {
+    if (al->generate && !(al->req & TC_REQ_INLINE) && x->topo->nnodes == 1 && !c->d->vcounts &&
+        c->bytes <= half) {
         /* one node, likely whole: the schedule the call runs (cached) has the need */
         tc_sched_key key = tc_run_key(al, c, a);
         const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);
@@ -103,7 +104,7 @@ static int shm_need(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo
 /* A node-shared entry within the budget: the windows made before (every
  * rank of the communicator alike).  Neither whole nor in pieces it fits,
  * or the windows cannot be had: *al becomes an entry without node-shared
- * memory.  The direct entries (TC_REQ_DIRECT) make their slots in the call. */
+ * memory.  The inline entries (TC_REQ_INLINE) make their lines in the call. */
 int tc_bind_shm_plan(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo **al, int64_t *piece)
 {
     *piece = 0;
@@ -114,7 +115,7 @@ int tc_bind_shm_plan(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo **al
     if (rc != MPI_SUCCESS) return rc;
     if (need > half && (!separable(c) || (*piece = tc_pieces_size(x, *al, c, a, esz, half, &need)) == 0))
         return tc_bind_without_shm(x, c, a, al, "its node-shared window exceeds TOPOCOLL_SHM_BUDGET");
-    if ((*al)->req & TC_REQ_DIRECT) {   /* its slots: made and agreed on in the call (one node) */
+    if ((*al)->req & TC_REQ_INLINE) {   /* its lines: made and agreed on in the call (one node) */
         x->shm.failed_bytes = 0;
         return MPI_SUCCESS;
     }

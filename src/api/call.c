@@ -80,7 +80,7 @@ static int run_whole(tc_ctx *x, const tc_call *c, const tc_call *cut, tc_args *a
                      const tc_sched **s)
 {
     int rc = tc_run(x, *al, record_for(*al, c, cut), a, s);
-    if (rc != MPI_SUCCESS && ((*al)->req & TC_REQ_DIRECT) && tc_shm_budget_failed(x, c->d->coll) &&
+    if (rc != MPI_SUCCESS && ((*al)->req & TC_REQ_INLINE) && tc_shm_budget_failed(x, c->d->coll) &&
         (rc = tc_bind_without_shm(x, c, a, al, "node-shared memory could not be had")) == MPI_SUCCESS)
         rc = tc_run(x, *al, record_for(*al, c, cut), a, s);
     return rc;

@@ -2,38 +2,16 @@
  * Running the catalog entry that serves a call (see call.h): a schedule
  * from the context's cache, or built for the call where it depends on
  * every per-peer count; an entry without a schedule: the MPI library's own
- * collective (native.c), a composition of MPI collectives (composed.c), a
- * direct shared-memory protocol (shm_inline); the per-node counts'
- * compositions (node_counts.c).  Each kind one function below.
+ * collective (native.c), a composition of MPI collectives (composed.c);
+ * the per-node counts' compositions (node_counts.c).  Each kind one function below.
  */
 #include <stdlib.h>
 
 #include "api/call.h"
 #include "api/composed.h"
 #include "api/node_counts.h"
-#include "exec/shm_inline.h"
 
 /* ---- entries without a schedule ------------------------------------------ */
-
-/* The direct entries (TC_REQ_DIRECT): shm_inline of each collective
- * (src/exec/shm_inline.c); one node, so node ranks are the call's ranks. */
-static int run_direct(tc_ctx *x, const tc_call *c)
-{
-    const void *in = c->in_place ? MPI_IN_PLACE : c->sbuf;
-    switch (c->d->coll) {
-    case TOPOCOLL_ALLREDUCE:
-        return tc_shm_inline_allreduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op);
-    case TOPOCOLL_ALLGATHER:
-        return tc_shm_inline_allgather(&x->shm, &x->ws, x->comm, in, c->scount, c->stype, c->rbuf, c->rcount,
-                                       c->rtype);
-    case TOPOCOLL_BCAST:
-        return tc_shm_inline_bcast(&x->shm, &x->ws, x->comm, c->rbuf, c->rcount, c->rtype, c->root);
-    case TOPOCOLL_REDUCE:
-        return tc_shm_inline_reduce(&x->shm, &x->ws, x->comm, in, c->rbuf, c->rcount, c->rtype, c->op, c->root);
-    default:
-        return MPI_ERR_INTERN;
-    }
-}
 
 /* The composed entries (TC_REQ_COMPOSED): MPI collectives on the node and
  * bridge communicators (src/api/composed.c). */
@@ -45,7 +23,6 @@ static int run_composed(tc_ctx *x, const tc_algo *al, const tc_call *c)
 
 int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c)
 {
-    if (al->req & TC_REQ_DIRECT) return run_direct(x, c);
     if (al->req & TC_REQ_COMPOSED) return run_composed(x, al, c);
     return tc_run_native(c);
 }

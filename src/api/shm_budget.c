@@ -42,7 +42,7 @@ static int64_t need_of_rank(const tc_algo *al, const tc_args *a, const tc_topo *
 
 /* The inline slots (src/exec/shm_inline.c): 2 parities x n ranks x (the
  * payload's lines + a done line) of 64 bytes, at least 16 lines. */
-static int64_t need_of_direct(const tc_args *a, const int64_t esz[2])
+static int64_t need_of_inline(const tc_args *a, const int64_t esz[2])
 {
     int64_t bytes = (a->coll == TOPOCOLL_ALLGATHER ? a->scount : a->rcount) * esz[1];
     int64_t lines = (bytes + 55) / 56 + 1;
@@ -52,7 +52,7 @@ static int64_t need_of_direct(const tc_args *a, const int64_t esz[2])
 
 int64_t tc_shm_need(const tc_algo *al, const tc_args *a, const tc_topo *t, const int64_t esz[2])
 {
-    if (al->req & TC_REQ_DIRECT) return need_of_direct(a, esz);
+    if (al->req & TC_REQ_INLINE) return need_of_inline(a, esz);
     if (!al->generate || (al->req & TC_REQ_NODE_COUNTS)) return 0;   /* grows in the executor */
     if (t->nnodes == 1) return need_of_rank(al, a, t, esz);
     /* one rank per kind of node (its size and socket count): the layouts

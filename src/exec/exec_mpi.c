@@ -8,16 +8,38 @@
 
 #include "exec/membind.h"
 #include "exec/reduce_kernels.h"
+#include "exec/shm_inline.h"
 
 #define TC_TAG 7  /* on the private communicator: no user message can match */
+
+/* The bytes of a predefined C scalar type (0: another type): its layout
+ * without asking the MPI library, whose three calls a binding are a
+ * visible part of an 8-byte call. */
+static int scalar_bytes(MPI_Datatype t)
+{
+    if (t == MPI_BYTE || t == MPI_CHAR || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR) return 1;
+    if (t == MPI_INT || t == MPI_UNSIGNED) return (int)sizeof(int);
+    if (t == MPI_DOUBLE) return (int)sizeof(double);
+    if (t == MPI_FLOAT) return (int)sizeof(float);
+    if (t == MPI_LONG || t == MPI_UNSIGNED_LONG) return (int)sizeof(long);
+    if (t == MPI_LONG_LONG || t == MPI_UNSIGNED_LONG_LONG) return (int)sizeof(long long);
+    return 0;
+}
 
 int tc_bind_type(tc_bind *b, void *base, MPI_Datatype type)
 {
     MPI_Aint lb;
-    int rc;
+    int rc, bytes = scalar_bytes(type);
     b->base = base;
     b->type = type;
     b->packed = 0;
+    if (bytes) {
+        b->extent = b->true_extent = bytes;
+        b->true_lb = 0;
+        b->size = bytes;
+        b->contiguous = 1;
+        return MPI_SUCCESS;
+    }
     if ((rc = PMPI_Type_get_extent(type, &lb, &b->extent)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Type_get_true_extent(type, &b->true_lb, &b->true_extent)) != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Type_size(type, &b->size)) != MPI_SUCCESS) return rc;
@@ -339,10 +361,16 @@ static int post(const tc_bind *bind, const tc_op *op, int tag, MPI_Comm comm, MP
  * schedule at once (pending requests cancelled and completed). */
 #define TC_TAG_ERR 9
 
-/* Per run: the first truncation (seen or passed on), and my rank. */
+/* Per run: the first truncation (seen or passed on), and my rank; for a
+ * schedule on the inline lines, the call, the other ranks collected from
+ * and the first error of an inline op (which never stops the schedule: the
+ * node's peers wait for this rank's publication and done line). */
 typedef struct run_state {
     int err;
     int me;
+    tc_inline_call ic;
+    int collected;
+    int inline_err;
 } run_state;
 
 static int error_class(int code)
@@ -484,6 +512,55 @@ static void passed_on(const tc_sched *s, int b, int e, const MPI_Status *stats, 
     }
 }
 
+/* ---- the inline lines (sched.h's PUBLISH and COLLECT, shm_inline.h) ----
+ * Dense data (contiguous or packed) goes straight between the region and
+ * the lines; a type with holes through the pack buffer. */
+
+static void inline_error(run_state *st, int rc)
+{
+    if (rc != MPI_SUCCESS && st->inline_err == MPI_SUCCESS) st->inline_err = rc;
+}
+
+static void inline_publish(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
+{
+    const tc_bind *sb = &bind[(int)op->a.buf];
+    int64_t n = op->b.cnt * bind[TC_BUF_SHM].size;
+    const char *src = addr(sb, &op->a);
+    if (!sb->contiguous && !sb->packed) {
+        int rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
+        if (rc == MPI_SUCCESS) rc = tc_pack_elems(src, op->a.cnt, sb, env->ws->pack, env->comm);
+        inline_error(st, rc);
+        src = env->ws->pack;
+        if (rc != MPI_SUCCESS) {   /* published empty all the same: the readers wait for it (and
+                                      see a short publication, the reductions an error) */
+            src = (const char *)&st->ic;
+            n = 0;
+        }
+    }
+    tc_inline_publish(env->shm, &st->ic, src, n);
+}
+
+/* Fewer bytes than asked: a short copy (the rest left as it was), but a
+ * reduction's operand must be whole. */
+static void inline_collect(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
+{
+    const tc_bind *db = &bind[(int)op->b.buf];
+    int64_t n = op->a.cnt * bind[TC_BUF_SHM].size, got;
+    int truncated = 0, rc = MPI_SUCCESS;
+    char *dst = addr(db, &op->b);
+    if (db->contiguous || db->packed) {
+        got = tc_inline_collect(env->shm, &st->ic, env->node_idx[op->peer], dst, n, &truncated);
+    } else {
+        rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
+        got = rc == MPI_SUCCESS ? tc_inline_collect(env->shm, &st->ic, env->node_idx[op->peer], env->ws->pack,
+                                                    n, &truncated) : 0;
+        if (rc == MPI_SUCCESS && db->size > 0) rc = tc_unpack_elems(env->ws->pack, dst, got / db->size, db, env->comm);
+    }
+    if (truncated || (got < n && env->op != MPI_OP_NULL)) rc = MPI_ERR_TRUNCATE;
+    inline_error(st, rc);
+    if (op->peer != st->me) st->collected++;
+}
+
 static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
                      const tc_reduce_kernel *k, run_state *st)
 {
@@ -495,6 +572,8 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         const tc_op *op = &s->ops[i];
         n = 1;
         if (op->kind == TC_OP_RREAD) rc = remote_reads(bind, s, i, e, env, &n);
+        else if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
+        else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
         else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE)
             rc = nreq ? local_op_in_flight(bind, op, env, k) : local_op(bind, op, env, k);
     }
@@ -522,10 +601,43 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     return MPI_SUCCESS;
 }
 
+/* A schedule on the inline lines without messages, flags or remote reads
+ * (every catalog one): its rounds are its local ops in order, run in one
+ * pass, and a first PUBLISH goes before anything its readers do not need
+ * (scratch, the reductions' kernel): the peers wait for it. */
+static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env, run_state *st)
+{
+    int rc, i = 0;
+    if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;   /* the slot's element size */
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st->ic)) != MPI_SUCCESS)
+        return rc;
+    st->collected = 0;
+    st->inline_err = MPI_SUCCESS;
+    if (s->nops > 0 && s->ops[0].kind == TC_OP_PUBLISH && s->ops[0].a.buf != TC_BUF_TMP)
+        inline_publish(bind, &s->ops[i++], env, st);
+    rc = bind_tmp(s, bind, env->ws);
+    if (rc == MPI_SUCCESS && !env->ws->rank1 && (rc = PMPI_Comm_rank(env->comm, &st->me)) == MPI_SUCCESS)
+        env->ws->rank1 = st->me + 1;   /* once per communicator */
+    tc_reduce_kernel k;
+    tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
+    for (; i < s->nops && rc == MPI_SUCCESS; i++) {
+        const tc_op *op = &s->ops[i];
+        if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
+        else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
+        else rc = local_op(bind, op, env, &k);
+    }
+    /* done whatever failed: the peers' next calls wait for it */
+    tc_inline_finish(env->shm, &st->ic, st->collected == env->shm->node_size - 1);
+    return rc == MPI_SUCCESS ? st->inline_err : rc;
+}
+
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
 {
     int rc;
-    run_state st = { MPI_SUCCESS, env->ws->rank1 - 1 };
+    run_state st;
+    st.err = MPI_SUCCESS;
+    st.me = env->ws->rank1 - 1;
+    if (s->uses_inline && s->max_comm == 0 && !s->uses_shm) return run_inline(s, bind, env, &st);
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
@@ -536,9 +648,20 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     }
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
-    for (int r = 0; r < s->nrounds; r++)
-        if ((rc = run_round(s, r, bind, env, &k, &st)) != MPI_SUCCESS) return rc;
-    return st.err;   /* the first truncation, seen here or passed on (see above) */
+    if (!s->uses_inline) {
+        for (int r = 0; r < s->nrounds; r++)
+            if ((rc = run_round(s, r, bind, env, &k, &st)) != MPI_SUCCESS) return rc;
+        return st.err;   /* the first truncation, seen here or passed on (see above) */
+    }
+    st.collected = 0;
+    st.inline_err = MPI_SUCCESS;
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st.ic)) != MPI_SUCCESS)
+        return rc;
+    for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
+    /* done whatever failed: the peers' next calls wait for it */
+    tc_inline_finish(env->shm, &st.ic, st.collected == env->shm->node_size - 1);
+    if (rc == MPI_SUCCESS) rc = st.err;
+    return rc == MPI_SUCCESS ? st.inline_err : rc;
 }
 
 void tc_workspace_free(tc_workspace *ws)

@@ -1,43 +1,45 @@
 /*
- * The inline shared-memory protocol (the catalog entries "shm_inline" of
- * allreduce, allgather, bcast and reduce: src/algo/<coll>/shm_inline.c):
- * a rank publishes n bytes into its slot of node-shared 64-byte lines, each
- * line carrying 56 bytes of data and the call's sequence number; a reader
- * collects a rank's n bytes of this call line by line as they arrive.
+ * The inline shared-memory protocol: the executor's side of the schedule
+ * ops PUBLISH and COLLECT (src/sched/sched.h; the catalog entries
+ * "shm_inline" of allreduce, allgather, bcast and reduce:
+ * src/algo/<coll>/shm_inline.c).  A rank publishes n bytes into its slot of
+ * node-shared 64-byte lines, each line carrying 56 bytes of data and the
+ * call's sequence number; a reader collects a rank's bytes of this call
+ * line by line as they arrive.
  *
- * Every function is one call on the node of sh (every rank of the
- * communicator on it, so node ranks are the communicator's ranks), made by
- * every rank with the same byte count; ws gives scratch.  They return an MPI
- * error code; an error of the MPI library (pack, unpack, reduction) is
- * returned after the rank has published and read what the call asks of it,
- * so that no peer is left waiting.
+ * One schedule that uses the lines is one call: tc_inline_begin (every rank
+ * of the node of sh, the same n: the slots grow collectively), then at most
+ * one tc_inline_publish and any tc_inline_collect, then tc_inline_finish
+ * after the last collect.  Node ranks are the communicator's ranks.
  */
 #ifndef TC_EXEC_SHM_INLINE_H
 #define TC_EXEC_SHM_INLINE_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "exec/shm.h"
-#include "exec/exec_mpi.h"
 
-/* recv = contributions of node ranks 0..n-1 reduced in that order.  sbuf
- * MPI_IN_PLACE: the input is in rbuf. */
-int tc_shm_inline_allreduce(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf,
-                            int count, MPI_Datatype type, MPI_Op op);
+typedef struct tc_inline_call {
+    uint64_t seq;     /* the call's sequence number */
+    int parity;       /* its slots: seq mod 2 */
+} tc_inline_call;
 
-/* Block r of rbuf (rcount elements of rtype at r rcount extents) = rank r's
- * send buffer.  sbuf MPI_IN_PLACE: the own block is already in rbuf. */
-int tc_shm_inline_allgather(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, int scount,
-                            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
+/* Slots for n bytes per rank (collective over the node when they grow) and
+ * the call's sequence number.  An MPI error code. */
+int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c);
 
-/* buf = root's buf. */
-int tc_shm_inline_bcast(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, void *buf, int count, MPI_Datatype type,
-                        int root);
+/* n bytes at src into this rank's slot, after making sure that nobody still
+ * reads it from two calls back. */
+void tc_inline_publish(const tc_shm *sh, const tc_inline_call *c, const void *src, int64_t n);
 
-/* At the root, rbuf = contributions of ranks 0..n-1 reduced in that order;
- * rbuf is not touched elsewhere.  sbuf MPI_IN_PLACE (root only): the root's
- * input is in rbuf. */
-int tc_shm_inline_reduce(tc_shm *sh, tc_workspace *ws, MPI_Comm comm, const void *sbuf, void *rbuf, int count,
-                         MPI_Datatype type, MPI_Op op, int root);
+/* Node rank r's bytes of this call, at most n of them, into dst; returns
+ * how many were copied (the writer's count when smaller); *truncated set
+ * when the writer published more than n. */
+int64_t tc_inline_collect(const tc_shm *sh, const tc_inline_call *c, int r, void *dst, int64_t n, int *truncated);
+
+/* After the call's last collect; read_all: this rank collected from every
+ * other rank of the node in this call. */
+void tc_inline_finish(tc_shm *sh, const tc_inline_call *c, int read_all);
 
 #endif

@@ -14,6 +14,8 @@ void tc_sched_init(tc_sched *s)
     s->max_comm = 0;
     s->tmp_count = 0;
     s->shm_count = 0;
+    s->inline_count = 0;
+    s->uses_inline = 0;
     s->shm_home_off = s->shm_home_cnt = 0;
     s->uses_shm = 0;
     s->uses_rread = 0;
@@ -47,7 +49,8 @@ void tc_sched_reset(tc_sched *s)
     s->nrounds = 0;
     s->round_start[0] = 0;
     s->max_comm = 0;
-    s->tmp_count = s->shm_count = 0;
+    s->tmp_count = s->shm_count = s->inline_count = 0;
+    s->uses_inline = 0;
     s->shm_home_off = s->shm_home_cnt = 0;
     s->tmp_like = TC_BUF_RECV;
     s->uses_shm = 0;
@@ -115,6 +118,11 @@ void tc_sched_need_tmp(tc_sched *s, int64_t n)
     if (n > s->tmp_count) s->tmp_count = n;
 }
 
+void tc_sched_need_inline(tc_sched *s, int64_t n)
+{
+    if (n > s->inline_count) s->inline_count = n;
+}
+
 void tc_sched_need_shm(tc_sched *s, int64_t n)
 {
     if (n > s->shm_count) s->shm_count = n;
@@ -138,8 +146,10 @@ int tc_sched_finish(tc_sched *s)
     s->max_comm = 0;
     s->uses_shm = s->shm_count > 0;
     s->uses_rread = 0;
+    s->uses_inline = 0;
     for (int i = 0; i < s->nops; i++) {
         int k = s->ops[i].kind;
+        s->uses_inline |= k == TC_OP_PUBLISH || k == TC_OP_COLLECT;
         s->uses_shm |= k == TC_OP_SIGNAL || k == TC_OP_WAIT || k == TC_OP_RREAD;
         s->uses_rread |= k == TC_OP_RREAD;
     }
@@ -183,6 +193,14 @@ void tc_sched_print(const tc_sched *s, void *file)
             case TC_OP_RREAD:
                 fprintf(f, "  rread %d:%s[%lld+%lld] -> %s[%lld+%lld]\n", op->peer,
                         buf_name(op->a.buf), (long long)op->a.off, (long long)op->a.cnt,
+                        buf_name(op->b.buf), (long long)op->b.off, (long long)op->b.cnt);
+                break;
+            case TC_OP_PUBLISH:
+                fprintf(f, "  publish %s[%lld+%lld] -> slot[%lld]\n", buf_name(op->a.buf),
+                        (long long)op->a.off, (long long)op->a.cnt, (long long)op->b.cnt);
+                break;
+            case TC_OP_COLLECT:
+                fprintf(f, "  collect %d:slot[%lld] -> %s[%lld+%lld]\n", op->peer, (long long)op->a.cnt,
                         buf_name(op->b.buf), (long long)op->b.off, (long long)op->b.cnt);
                 break;
             default:

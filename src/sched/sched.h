@@ -18,6 +18,23 @@
  * peer must not write the region or finish its schedule before a signal
  * from the reader that follows the read (the verifier checks both).
  *
+ * Inline lines (src/exec/shm_inline.c): each rank of a node owns a slot of
+ * 64-byte lines, 56 data bytes and a sequence number each.  Every schedule
+ * with PUBLISH or COLLECT ops is one inline call: it takes the node's next
+ * sequence number s and the slots of parity s mod 2.  PUBLISH copies a local
+ * region into this rank's slot, line by line, each line's number stored
+ * after its data (release); first, if a rank may still read the slot from
+ * call s - 2, it waits for every other rank's done line to say s - 2 (make
+ * room; skipped when this rank collected from every other rank in call
+ * s - 1).  COLLECT waits (acquire) until the peer's slot carries s, then
+ * copies it out; a peer that published more than asked is a truncation.
+ * After its last round the rank stores s in its done line.  Slot regions
+ * (PUBLISH's b, COLLECT's a) start at 0 and count packed elements of
+ * tmp_like's type, as SHM does; tc_sched.inline_count is the slot's size,
+ * the same on every rank of the node.  Rules (the verifier's): a rank
+ * publishes at most once, collects from a peer at most once and only from
+ * one that publishes, and keeps PUBLISH and COLLECT in different rounds.
+ *
  * Round semantics (what the MPI executor does and the verifier enforces):
  *   1. every RECV and SEND of the round is posted (nonblocking), in order;
  *   2. the local ops (COPY, REDUCE, RREAD) of the round run, in order;
@@ -46,8 +63,11 @@ typedef enum {
     TC_OP_REDUCE = 3, /* b = a (op) b, elementwise; a, b same element count */
     TC_OP_SIGNAL = 4, /* peer (same node) may go past its matching WAIT */
     TC_OP_WAIT = 5,   /* wait for peer's matching SIGNAL */
-    TC_OP_RREAD = 6   /* a: region of peer's SEND/RECV/TMP (in its elements),
+    TC_OP_RREAD = 6,  /* a: region of peer's SEND/RECV/TMP (in its elements),
                          b: local destination; peer on this node */
+    TC_OP_PUBLISH = 7,/* a: local source, b: own inline slot region (see above) */
+    TC_OP_COLLECT = 8 /* a: peer's inline slot region, b: local destination;
+                         peer on this node (itself allowed) */
 } tc_op_kind;
 
 typedef struct tc_region {
@@ -71,6 +91,8 @@ typedef struct tc_sched {
     int max_comm;      /* most SEND+RECV ops in one round */
     int uses_shm;      /* set by tc_sched_finish */
     int uses_rread;    /* has RREAD ops (set by tc_sched_finish) */
+    int uses_inline;   /* has PUBLISH or COLLECT ops (set by tc_sched_finish) */
+    int64_t inline_count; /* inline slot elements (packed tmp_like) */
     int64_t tmp_count; /* TMP elements needed */
     int64_t shm_count; /* SHM elements needed (node-wide layout) */
     int64_t shm_home_off, shm_home_cnt; /* SHM part to place in this rank's
@@ -182,6 +204,13 @@ static inline void tc_sched_wait(tc_sched *s, int peer)
 static inline void tc_sched_rread(tc_sched *s, int peer, tc_region remote, tc_region dst)
 { if (remote.cnt > 0) tc_sched_push(s, TC_OP_RREAD, peer, remote, dst); }
 
+/* Inline lines: a local region into this rank's slot (from element 0), and
+ * the slot of peer into a local region (its first dst.cnt elements' bytes). */
+static inline void tc_sched_publish(tc_sched *s, tc_region src, int64_t slot_cnt)
+{ if (slot_cnt > 0) tc_sched_push(s, TC_OP_PUBLISH, -1, src, tc_reg(TC_BUF_SHM, 0, slot_cnt)); }
+static inline void tc_sched_collect(tc_sched *s, int peer, int64_t slot_cnt, tc_region dst)
+{ if (slot_cnt > 0) tc_sched_push(s, TC_OP_COLLECT, peer, tc_reg(TC_BUF_SHM, 0, slot_cnt), dst); }
+
 /* Close the current round (an empty round is not kept; one whose only ops
  * were dropped receives is, so that round numbers do not depend on
  * skip_kinds). */
@@ -195,6 +224,7 @@ static inline void tc_sched_round(tc_sched *s)
 /* Ask for at least n TMP / SHM elements. */
 void tc_sched_need_tmp(tc_sched *s, int64_t n);
 void tc_sched_need_shm(tc_sched *s, int64_t n);
+void tc_sched_need_inline(tc_sched *s, int64_t n);
 void tc_sched_shm_home(tc_sched *s, int64_t off, int64_t cnt);
 /* Does the schedule use node-shared memory (SHM regions or SIGNAL/WAIT)? */
 int tc_sched_uses_shm(const tc_sched *s);

@@ -336,8 +336,13 @@ SIM_INLINE int scan_ops(sim_eng *e, scan_state *st, int k, int i, int end, round
             rs->rd += (uint64_t)op->a.cnt * st->esz;
         } else if (op->kind == TC_OP_RECV && st->check && scan_recv(e, k, op) != 0) {
             return -1;
+        } else if (op->kind == TC_OP_COLLECT && op->peer != st->r) {   /* a peer's inline lines */
+            uint64_t b = (uint64_t)op->a.cnt * st->esz;
+            rs->msgs++;
+            rs->bytes += b;
+            rs->intra += b;   /* node memory: no network */
         }
-        /* COPY, SIGNAL, WAIT (and any later local kind): no network traffic */
+        /* COPY, PUBLISH, SIGNAL, WAIT (and any later local kind): no network traffic */
     }
     return 0;
 }

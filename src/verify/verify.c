@@ -88,6 +88,12 @@ typedef struct vstate {
     uint64_t key_sum;        /* sum of every rank's key */
     int *op_rank;            /* global op id -> rank (only for comm ops) */
     const tc_vcounts *vall;  /* per-peer counts of every rank (vcounts collectives) */
+    /* Inline lines (PUBLISH / COLLECT, only when a schedule has them): per
+     * rank its slot's labels of this call and whether it has published
+     * (with its clock then, when happens-before is tracked). */
+    label_t **slot;          /* [p] */
+    int *published;          /* [p] */
+    int32_t **pub_vc;        /* [p] */
     int64_t vstride;         /* element ids per (rank, peer) part: more than any part */
     tc_verify_report *rep;
 } vstate;
@@ -355,11 +361,17 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
     for (int i = tc_sched_round_begin(s, round); i < tc_sched_round_end(s, round); i++) {
         const tc_op *op = &s->ops[i];
         if (is_sync(op->kind) || is_self_copy(v, r, op)) continue;
+        if (op->kind == TC_OP_PUBLISH) {   /* reads a; its b is the slot */
+            ureg a = resolve(v, r, op->a);
+            sp[n++] = (span){ a.lo, a.hi, a.buf, W_LREAD, i };
+            continue;
+        }
         ureg a = resolve(v, op->kind == TC_OP_RREAD ? op->peer : r, op->a), b = resolve(v, r, op->b);
         switch (op->kind) {
         case TC_OP_SEND: sp[n++] = (span){ a.lo, a.hi, a.buf, W_SEND, i }; break;
         case TC_OP_RECV: sp[n++] = (span){ a.lo, a.hi, a.buf, W_RECV, i }; break;
         case TC_OP_RREAD: sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i }; break;
+        case TC_OP_COLLECT: sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i }; break;
         default:
             sp[n++] = (span){ a.lo, a.hi, a.buf, W_LREAD, i };
             sp[n++] = (span){ b.lo, b.hi, b.buf, W_LWRITE, i };
@@ -393,13 +405,68 @@ static tc_verify_status check_rread(vstate *v, int r, int i, const tc_op *op)
     return TC_VERIFY_OK;
 }
 
-static tc_verify_status check_shape(vstate *v, int r)
+/* ---- inline lines: shape ----------------------------------------------------
+ * A slot region starts at 0 within the slot (packed tmp_like elements, SHM's
+ * units); a rank publishes once, collects from a peer of its node (itself
+ * included) once, and never publishes and collects in one round: the
+ * executor's count of the peers collected from (make room, shm_inline.c)
+ * and the verifier's order of a round's ops rest on that. */
+static int slot_ok(const vstate *v, int r, tc_region g)
+{
+    return g.off == 0 && g.cnt >= 0 && g.cnt <= v->rk[r].s.inline_count;
+}
+
+static tc_verify_status check_inline(vstate *v, int r, int i, const tc_op *op, unsigned char *seen)
+{
+    const vrank *k = &v->rk[r];
+    int pub = op->kind == TC_OP_PUBLISH, owner = pub ? r : op->peer;
+    tc_region local = pub ? op->a : op->b, slot = pub ? op->b : op->a;
+    if (!pub && (op->peer < 0 || op->peer >= v->p || v->t->node_of[op->peer] != v->t->node_of[r]))
+        return fail(v, "rank %d op %d: collect from rank %d, not on its node", r, i, op->peer);
+    if (!region_ok(v, r, local) || local.buf == TC_BUF_SHM || !slot_ok(v, owner, slot))
+        return fail(v, "rank %d op %d: %s outside its buffers or slot (%s off %lld cnt %lld, slot %lld)", r, i,
+                    pub ? "publish" : "collect", bufname(local.buf), (long long)local.off, (long long)local.cnt,
+                    (long long)slot.cnt);
+    ureg u = resolve(v, r, local);
+    if (u.hi - u.lo != slot.cnt * k->unit[TC_BUF_SHM])
+        return fail(v, "rank %d op %d: %s of %lld units into %lld", r, i, pub ? "publish" : "collect",
+                    (long long)(u.hi - u.lo), (long long)(slot.cnt * k->unit[TC_BUF_SHM]));
+    unsigned char *mark = &seen[pub ? v->p : op->peer];
+    if (*mark)
+        return fail(v, "rank %d op %d: %s twice in one call", r, i, pub ? "publishes" : "collects from a rank");
+    *mark = 1;
+    return TC_VERIFY_OK;
+}
+
+/* The rounds that publish do not collect. */
+static tc_verify_status check_inline_rounds(vstate *v, int r)
+{
+    const tc_sched *s = &v->rk[r].s;
+    for (int k = 0; k < s->nrounds; k++) {
+        int pub = 0, col = 0;
+        for (int i = tc_sched_round_begin(s, k); i < tc_sched_round_end(s, k); i++) {
+            pub |= s->ops[i].kind == TC_OP_PUBLISH;
+            col |= s->ops[i].kind == TC_OP_COLLECT;
+        }
+        if (pub && col) return fail(v, "rank %d round %d: publishes and collects in one round", r, k);
+    }
+    return TC_VERIFY_OK;
+}
+
+/* Each op on its own; seen: the inline ops so far (peers collected from,
+ * then the publication). */
+static tc_verify_status check_ops(vstate *v, int r, unsigned char *seen)
 {
     const tc_sched *s = &v->rk[r].s;
     for (int i = 0; i < s->nops; i++) {
         const tc_op *op = &s->ops[i];
         int local = is_local(op->kind);
-        if (op->kind > TC_OP_RREAD) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (op->kind > TC_OP_COLLECT) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (op->kind == TC_OP_PUBLISH || op->kind == TC_OP_COLLECT) {
+            tc_verify_status st = check_inline(v, r, i, op, seen);
+            if (st) return st;
+            continue;
+        }
         if (!local && (op->peer < 0 || op->peer >= v->p || op->peer == r))
             return fail(v, "rank %d op %d: peer %d out of range or itself", r, i, op->peer);
         if (is_sync(op->kind)) {
@@ -423,6 +490,18 @@ static tc_verify_status check_shape(vstate *v, int r)
                             (long long)(a.hi - a.lo), (long long)(b.hi - b.lo));
         }
     }
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status check_shape(vstate *v, int r)
+{
+    const tc_sched *s = &v->rk[r].s;
+    unsigned char *seen = s->uses_inline ? calloc((size_t)v->p + 1, 1) : NULL;
+    if (s->uses_inline && !seen) return fail(v, "out of memory");
+    tc_verify_status st0 = check_ops(v, r, seen);
+    free(seen);
+    if (!st0 && s->uses_inline) st0 = check_inline_rounds(v, r);
+    if (st0) return st0;
     int maxops = 0;
     for (int k = 0; k < s->nrounds; k++) {
         int n = tc_sched_round_end(s, k) - tc_sched_round_begin(s, k);
@@ -918,6 +997,82 @@ static int32_t *snapshot(vstate *v, int r)
     return v->snaps[v->nsnaps++] = c;
 }
 
+/* ---- inline lines: data and order ----------------------------------------
+ * A slot's labels start undefined in every call, so a COLLECT reads only
+ * what its peer published in the same call (anything else shows as
+ * uninitialised data).  A round with COLLECTs is entered only once every
+ * peer it collects from has published (the executor's acquire wait); the
+ * reader's next round is ordered after the publication.  Reuse across calls
+ * (parity, done lines) is PUBLISH's own rule (sched.h); what it rests on,
+ * one publication and one collect per peer per call, check_inline checks. */
+static tc_verify_status setup_inline(vstate *v)
+{
+    v->slot = calloc((size_t)v->p, sizeof *v->slot);
+    v->published = calloc((size_t)v->p, sizeof *v->published);
+    v->pub_vc = calloc((size_t)v->p, sizeof *v->pub_vc);
+    if (!v->slot || !v->published || !v->pub_vc) return fail(v, "out of memory");
+    for (int r = 0; r < v->p; r++) {
+        const vrank *k = &v->rk[r];
+        const int *m = tc_topo_node_members(v->t, v->t->node_of[r]);
+        if (k->s.inline_count != v->rk[m[0]].s.inline_count)
+            return fail(v, "rank %d: inline slots of %lld elements, rank %d's of %lld", r,
+                        (long long)k->s.inline_count, m[0], (long long)v->rk[m[0]].s.inline_count);
+        int64_t units = k->s.inline_count * k->unit[TC_BUF_SHM];
+        if (!(v->slot[r] = malloc((size_t)(units ? units : 1) * sizeof(label_t)))) return fail(v, "out of memory");
+        set_undef(v->slot[r], units);
+    }
+    return TC_VERIFY_OK;
+}
+
+static void release_inline(vstate *v)
+{
+    for (int r = 0; v->slot && r < v->p; r++) free(v->slot[r]);
+    free(v->slot);
+    free(v->published);
+    free(v->pub_vc);
+}
+
+static tc_verify_status publish_op(vstate *v, int r, const tc_op *op)
+{
+    int64_t n;
+    const label_t *a = labels_at(v, r, op->a, &n);
+    for (int64_t i = 0; i < n; i++)
+        if (a[i].elem < 0)
+            return fail(v, "rank %d publishes uninitialised %s data (units %lld..)", r, bufname(op->a.buf),
+                        (long long)(resolve(v, r, op->a).lo + i));
+    memcpy(v->slot[r], a, (size_t)n * sizeof *a);
+    v->published[r] = 1;
+    if (v->vc && !(v->pub_vc[r] = snapshot(v, r))) return fail(v, "out of memory");
+    return TC_VERIFY_OK;
+}
+
+static tc_verify_status collect_op(vstate *v, int r, const tc_op *op)
+{
+    int64_t n;
+    tc_verify_status st = track(v, r, op->b, 1);
+    if (st) return st;
+    label_t *b = labels_at(v, r, op->b, &n);
+    const label_t *a = v->slot[op->peer];
+    for (int64_t i = 0; i < n; i++)
+        if (a[i].elem < 0)
+            return fail(v, "rank %d collects slot unit %lld that rank %d did not publish in this call", r,
+                        (long long)i, op->peer);
+    memmove(b, a, (size_t)n * sizeof *a);
+    if (v->vc && v->pub_vc[op->peer])
+        vc_join(v->pend + (size_t)r * (size_t)v->p, v->pub_vc[op->peer], v->p);
+    return TC_VERIFY_OK;
+}
+
+/* The peer that round k of rank r collects from and that has not published
+ * yet (-1: none). */
+static int unpublished_peer(const vstate *v, const vrank *k, int round)
+{
+    if (!k->s.uses_inline) return -1;
+    for (int i = tc_sched_round_begin(&k->s, round); i < tc_sched_round_end(&k->s, round); i++)
+        if (k->s.ops[i].kind == TC_OP_COLLECT && !v->published[k->s.ops[i].peer]) return k->s.ops[i].peer;
+    return -1;
+}
+
 static void complete_partner(vstate *v, int64_t pid, int *queue, int *qn)
 {
     int pr = v->op_rank[pid];
@@ -931,6 +1086,7 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
     vrank *k = &v->rk[r];
     while (k->cur < k->s.nrounds) {
         if (!k->entered) {
+            if (unpublished_peer(v, k, k->cur) >= 0) return TC_VERIFY_OK;   /* blocked: retried */
             k->entered = 1;
             k->pending = 0;
             if (v->vc) {   /* what completed in earlier rounds happened before */
@@ -971,6 +1127,10 @@ static tc_verify_status run_rank(vstate *v, int r, int *queue, int *qn)
                     st = combine(v, r, op->a, op->b);
                 else if (op->kind == TC_OP_RREAD)
                     st = rread(v, r, op);
+                else if (op->kind == TC_OP_PUBLISH)
+                    st = publish_op(v, r, op);
+                else if (op->kind == TC_OP_COLLECT)
+                    st = collect_op(v, r, op);
                 if (st) return st;
             }
             /* signals go up after the round's local ops */
@@ -1000,17 +1160,27 @@ static tc_verify_status simulate(vstate *v)
     int *queue = malloc((size_t)(v->p + 1) * sizeof *queue);
     int *queue2 = malloc((size_t)(v->p + 1) * sizeof *queue2);
     if (!queue || !queue2) { free(queue); free(queue2); return fail(v, "out of memory"); }
-    int qn = 0;
+    int qn = 0, moved = 1;
     tc_verify_status st = TC_VERIFY_OK;
     for (int r = 0; r < v->p && !st; r++) st = run_rank(v, r, queue, &qn);
-    while (!st && qn) {
-        int n2 = 0;
-        for (int i = 0; i < qn && !st; i++) {
-            int r = queue[i];
-            if (v->rk[r].pending == 0) st = run_rank(v, r, queue2, &n2);
+    while (!st && moved) {
+        while (!st && qn) {
+            int n2 = 0;
+            for (int i = 0; i < qn && !st; i++) {
+                int r = queue[i];
+                if (v->rk[r].pending == 0) st = run_rank(v, r, queue2, &n2);
+            }
+            int *tq = queue; queue = queue2; queue2 = tq;
+            qn = n2;
         }
-        int *tq = queue; queue = queue2; queue2 = tq;
-        qn = n2;
+        moved = 0;   /* rounds waiting for a publication: once more */
+        for (int r = 0; r < v->p && !st && v->slot; r++) {
+            vrank *k = &v->rk[r];
+            if (k->entered || k->cur >= k->s.nrounds) continue;
+            int was = k->cur;
+            st = run_rank(v, r, queue, &qn);
+            moved |= k->entered || k->cur != was;
+        }
     }
     free(queue);
     free(queue2);
@@ -1018,6 +1188,10 @@ static tc_verify_status simulate(vstate *v)
     for (int r = 0; r < v->p; r++)
         if (v->rk[r].cur < v->rk[r].s.nrounds) {
             const vrank *k = &v->rk[r];
+            int q = k->entered ? -1 : unpublished_peer(v, k, k->cur);
+            if (q >= 0)
+                return fail(v, "deadlock: rank %d round %d collects from rank %d, which never publishes "
+                            "before it", r, k->cur, q);
             for (int i = tc_sched_round_begin(&k->s, k->cur); i < tc_sched_round_end(&k->s, k->cur); i++) {
                 const tc_op *op = &k->s.ops[i];
                 if (op->kind == TC_OP_WAIT && !raised(v, v->partner[v->base[r] + i]))
@@ -1106,6 +1280,7 @@ static tc_verify_status check_result(vstate *v)
 static void release(vstate *v)
 {
     release_hb(v);
+    release_inline(v);
     if (v->rk)
         for (int r = 0; r < v->p; r++) {
             tc_sched_free(&v->rk[r].s);
@@ -1201,6 +1376,8 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
     if (!st) st = match(&v);
     if (!st) st = setup_hb(&v);
+    for (int r = 0; r < v.p && !st && !v.slot; r++)
+        if (v.rk[r].s.uses_inline) st = setup_inline(&v);
     if (!st) st = simulate(&v);
     if (!st) st = check_result(&v);
     release(&v);

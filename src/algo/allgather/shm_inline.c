@@ -15,7 +15,7 @@
  * Steps: (1) copy the own block (packed if its type is not contiguous) into
  *   the rank's slot line by line, each line's sequence number stored after
  *   its data (release); not in place, also copy it to its place in the
- *   receive buffer (read back from the own slot); (2) for r = me+1, ...,
+ *   receive buffer (from the send buffer); (2) for r = me+1, ...,
  *   me+p-1 (mod p), wait for rank r's lines of this call and copy them to
  *   block r (unpacked for a non-contiguous receive type).  Nobody waits for
  *   readers: the slots alternate between two parities, and a rank that read
@@ -28,15 +28,37 @@
  * Source: Kandalla et al. 2009 and Li, Hoefler, Snir 2013 (shared-memory
  *   copy-in/copy-out); the sequence numbers inside the data lines are this
  *   library's.
- * No schedule: the MPI layer runs the protocol directly (TC_REQ_DIRECT); the
- *   verifier and the simulator do not see it, the MPI tests run it like
- *   every other entry.
+ * Schedule: round 0 PUBLISH of the own block (not in place, also a COPY to
+ *   its place); round 1 COLLECT of every other rank's block, from the next
+ *   rank on (readers spread over the slots).  The line protocol is the
+ *   PUBLISH / COLLECT semantics of sched.h (src/exec/shm_inline.c).
  */
 #include "algo/catalog.h"
+#include "blocks/ag_regions.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, me = a->rank;
+    if (a->rcount == 0) return 0;
+    if (p > 1) {   /* published first: the peers wait for it, not for our own copy */
+        tc_sched_need_inline(s, a->rcount);
+        tc_sched_publish(s, ag_own(a), a->rcount);
+    }
+    if (!a->in_place) tc_sched_copy(s, ag_own(a), ag_rbuf(a, me, 1));
+    if (p == 1) return 0;
+    tc_sched_round(s);
+    for (int i = 1; i < p; i++) {
+        int r = (me + i) % p;
+        tc_sched_collect(s, r, a->rcount, ag_rbuf(a, r, 1));
+    }
+    tc_sched_round(s);
+    return 0;
+}
 
 const tc_algo tc_allgather_shm_inline = {
     .coll = TOPOCOLL_ALLGATHER, .name = "shm_inline",
     .desc = "shared memory, every rank reads every block; sequence numbers inside the data's cache "
             "lines (small blocks)",
-    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_DIRECT, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_INLINE, .generate = generate, .source = __FILE__,
 };

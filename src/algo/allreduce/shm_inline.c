@@ -24,16 +24,31 @@
  * Restrictions: every rank on one node, node-shared memory.  Every rank
  *   evaluates the same expression, so the results are bitwise identical and
  *   non-commutative operations keep MPI's order.
- * No schedule: the protocol (sequence numbers inside the data lines) is not
- *   one of the schedule model's operations, so the MPI layer runs it
- *   directly (src/exec/shm_inline.c); the verifier and the simulator do not
- *   see it, the MPI tests run it like every other entry.
+ * Schedule: round 0 PUBLISH of the input; round 1 the fold of
+ *   algo/inline_fold.h (COLLECT and REDUCE ops).  The line protocol (make
+ *   room, done lines) is the PUBLISH / COLLECT semantics of sched.h, run by
+ *   src/exec/shm_inline.c.
  */
 #include "algo/catalog.h"
+#include "algo/inline_fold.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int64_t n = a->scount;
+    if (n == 0) return 0;
+    if (a->size == 1) {
+        if (!a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, n), tc_reg(TC_BUF_RECV, 0, n));
+        return 0;
+    }
+    tc_inline_publish_input(s, a->in_place, n);
+    tc_inline_fold(s, a->size, a->rank, a->in_place, n);
+    return 0;
+}
 
 const tc_algo tc_allreduce_shm_inline = {
     .coll = TOPOCOLL_ALLREDUCE, .name = "shm_inline",
     .desc = "shared memory, every rank reads all vectors and reduces them in rank order; sequence "
             "numbers inside the data's cache lines (small vectors)",
-    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_DIRECT, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_INLINE, .generate = generate, .source = __FILE__,
 };

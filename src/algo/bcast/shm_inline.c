@@ -30,15 +30,28 @@
  * Source: Li, Hoefler, Snir 2013, section 3.3 (one-stage broadcast); the
  *   sequence numbers inside the data lines and the done lines are this
  *   library's.
- * No schedule: the MPI layer runs the protocol directly (TC_REQ_DIRECT); the
- *   verifier and the simulator do not see it, the MPI tests run it like
- *   every other entry.
+ * Schedule: root PUBLISH of the buffer (in bytes: the MPI layer packs a
+ *   non-contiguous type), the others COLLECT of the root's slot.  Steps (1)
+ *   and the done lines are the PUBLISH / COLLECT semantics of sched.h
+ *   (src/exec/shm_inline.c).
  */
 #include "algo/catalog.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int64_t n = a->rcount;
+    if (n == 0 || a->size == 1) return 0;
+    tc_sched_need_inline(s, n);
+    if (a->rank == a->root) tc_sched_publish(s, tc_reg(TC_BUF_RECV, 0, n), n);
+    else tc_sched_collect(s, a->root, n, tc_reg(TC_BUF_RECV, 0, n));
+    tc_sched_round(s);
+    return 0;
+}
 
 const tc_algo tc_bcast_shm_inline = {
     .coll = TOPOCOLL_BCAST, .name = "shm_inline",
     .desc = "shared memory, the root publishes and every rank reads; sequence numbers inside the "
             "data's cache lines (small messages)",
-    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_DIRECT, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_INLINE, .generate = generate, .source = __FILE__,
 };

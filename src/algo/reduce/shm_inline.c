@@ -31,15 +31,31 @@
  *   operations keep MPI's order.
  * Source: Li, Hoefler, Snir 2013 (shared-memory reduction); the sequence
  *   numbers inside the data lines and the done lines are this library's.
- * No schedule: the MPI layer runs the protocol directly (TC_REQ_DIRECT); the
- *   verifier and the simulator do not see it, the MPI tests run it like
- *   every other entry.
+ * Schedule: every rank round 0 PUBLISH of the input; the root round 1 the
+ *   fold of algo/inline_fold.h (COLLECT and REDUCE ops).  Steps (1) and the
+ *   done lines are the PUBLISH / COLLECT semantics of sched.h.
  */
 #include "algo/catalog.h"
+#include "algo/inline_fold.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int64_t n = a->scount;
+    int root = a->rank == a->root, in_place = root && a->in_place;
+    if (n == 0) return 0;
+    if (a->size == 1) {
+        if (!in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, n), tc_reg(TC_BUF_RECV, 0, n));
+        return 0;
+    }
+    tc_inline_publish_input(s, in_place, n);
+    if (root) tc_inline_fold(s, a->size, a->rank, in_place, n);
+    return 0;
+}
 
 const tc_algo tc_reduce_shm_inline = {
     .coll = TOPOCOLL_REDUCE, .name = "shm_inline",
     .desc = "shared memory, every rank publishes its vector, the root reads and reduces them in rank "
             "order; sequence numbers inside the data's cache lines (small vectors)",
-    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_DIRECT, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NODE_SHM | TC_REQ_ONE_NODE | TC_REQ_INLINE, .generate = generate, .source = __FILE__,
 };
