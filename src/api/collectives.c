@@ -23,7 +23,6 @@
 #include "topocoll.h"
 #include "coll/desc.h"
 #include "api/context.h"
-#include "api/composed.h"
 #include "api/check.h"
 #include "exec/shm_inline.h"
 #include "api/node_counts.h"
@@ -514,13 +513,11 @@ static int run_direct(tc_ctx *x, const call *c)
 }
 
 /* An entry without a schedule: the MPI library's own collective, or a
- * composition of MPI collectives (src/api/composed.c). */
+ * direct protocol (the compositions run with their node's counts). */
 static int run_unscheduled(tc_ctx *x, const tc_algo *al, const call *c)
 {
     if (al->req & TC_REQ_DIRECT) return run_direct(x, c);
-    if (!(al->req & TC_REQ_COMPOSED)) return run_native(c);
-    tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
-    return tc_composed_run(x, al, &cc);
+    return run_native(c);
 }
 
 /* Schedules that count bytes (bcast) run on the receive buffer: contiguous

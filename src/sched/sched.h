@@ -46,9 +46,22 @@ typedef enum {
     TC_OP_REDUCE = 3, /* b = a (op) b, elementwise; a, b same element count */
     TC_OP_SIGNAL = 4, /* peer (same node) may go past its matching WAIT */
     TC_OP_WAIT = 5,   /* wait for peer's matching SIGNAL */
-    TC_OP_RREAD = 6   /* a: region of peer's SEND/RECV/TMP (in its elements),
+    TC_OP_RREAD = 6,  /* a: region of peer's SEND/RECV/TMP (in its elements),
                          b: local destination; peer on this node */
+    TC_OP_SUBCOLL = 7 /* first op of a round: the round's SENDs and RECVs are
+                         one collective call over a member set (peer: TC_SUB_*) */
 } tc_op_kind;
+
+/* Member sets of TC_OP_SUBCOLL rounds.  Such a round holds only SEND, RECV
+ * and COPY ops; its messages stay inside the set (NODE: the ranks of my
+ * node; ROOTS: the nodes' first members), every member of the set has a
+ * SUBCOLL round of that set as often as the others, and a schedule that has
+ * one at any rank has one at every rank.  What moves is what its SENDs,
+ * RECVs and COPYs say (the verifier and the simulator read them as such);
+ * the MPI executor runs the messages as one MPI_Alltoallw on the set's
+ * communicator, with a derived datatype per peer over the regions, in op
+ * order (src/exec/subcoll.c). */
+enum { TC_SUB_NODE = 0, TC_SUB_ROOTS = 1 };
 
 typedef struct tc_region {
     int64_t off;      /* in elements of the buffer's type */
@@ -71,6 +84,7 @@ typedef struct tc_sched {
     int max_comm;      /* most SEND+RECV ops in one round */
     int uses_shm;      /* set by tc_sched_finish */
     int uses_rread;    /* has RREAD ops (set by tc_sched_finish) */
+    int uses_subcoll;  /* has SUBCOLL rounds (set by tc_sched_finish) */
     int64_t tmp_count; /* TMP elements needed */
     int64_t shm_count; /* SHM elements needed (node-wide layout) */
     int64_t shm_home_off, shm_home_cnt; /* SHM part to place in this rank's
@@ -162,6 +176,10 @@ static inline void tc_sched_wait(tc_sched *s, int peer)
 /* Read peer's region `remote` (its own buffer) into local region `dst`. */
 static inline void tc_sched_rread(tc_sched *s, int peer, tc_region remote, tc_region dst)
 { if (remote.cnt > 0) tc_sched_push(s, TC_OP_RREAD, peer, remote, dst); }
+
+/* Open a member-set round (call on an empty open round): set is TC_SUB_*. */
+static inline void tc_sched_subcoll(tc_sched *s, int set)
+{ tc_sched_push(s, TC_OP_SUBCOLL, set, tc_reg(TC_BUF_SEND, 0, 0), tc_reg(TC_BUF_SEND, 0, 0)); }
 
 /* Close the current round (an empty round is not kept; one whose only ops
  * were dropped receives is, so that round numbers do not depend on

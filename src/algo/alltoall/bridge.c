@@ -27,11 +27,16 @@
  *   tile only then); no schedule (TC_REQ_COMPOSED): run by src/api/composed.c.
  * Source: Träff, Rougier 2014, sections 2.1 and 2.2.
  */
-#include "algo/catalog.h"
+#include "algo/alltoall/bridge_steps.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    return tc_bridge_alltoall(s, a, t, TC_BRIDGE_BUNDLES);
+}
 
 const tc_algo tc_alltoall_bridge = {
     .coll = TOPOCOLL_ALLTOALL, .name = "bridge",
     .desc = "gather (vector receive type) -> alltoall over the bridge of node roots -> scatter, "
             "derived datatypes do all reordering (Träff, Rougier 2014, second solution)",
-    .req = TC_REQ_COMPOSED | TC_REQ_EQUAL_NODES, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -14,11 +14,16 @@
  *   (TC_REQ_COMPOSED): run by src/api/composed.c.
  * Source: Träff, Rougier 2014, section 2.2, first solution.
  */
-#include "algo/catalog.h"
+#include "algo/alltoall/bridge_steps.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    return tc_bridge_alltoall(s, a, t, TC_BRIDGE_ROWS);
+}
 
 const tc_algo tc_alltoall_bridge_a2a = {
     .coll = TOPOCOLL_ALLTOALL, .name = "bridge_a2a",
     .desc = "gather -> alltoall over the bridge with vector send/receive types -> scatter "
             "(Träff, Rougier 2014, first solution)",
-    .req = TC_REQ_COMPOSED | TC_REQ_EQUAL_NODES, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -15,11 +15,16 @@
  *   (TC_REQ_COMPOSED): run by src/api/composed.c.
  * Source: Träff, Rougier 2014, section 2 (the scheme of Figure 1).
  */
-#include "algo/catalog.h"
+#include "algo/alltoall/bridge_steps.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    return tc_bridge_alltoall(s, a, t, TC_BRIDGE_PACK);
+}
 
 const tc_algo tc_alltoall_bridge_pack = {
     .coll = TOPOCOLL_ALLTOALL, .name = "bridge_pack",
     .desc = "pack node-sorted -> gather -> reorder -> alltoallv over the bridge -> reorder -> "
             "scatter -> unpack (explicit copies instead of datatypes)",
-    .req = TC_REQ_COMPOSED, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };

@@ -16,11 +16,16 @@
  *   (TC_REQ_COMPOSED): run by src/api/composed.c.
  * Source: Träff, Rougier 2014, section 2.3 (the solution they implement).
  */
-#include "algo/catalog.h"
+#include "algo/alltoall/bridge_steps.h"
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    return tc_bridge_alltoall(s, a, t, TC_BRIDGE_ROWS);
+}
 
 const tc_algo tc_alltoall_bridge_w = {
     .coll = TOPOCOLL_ALLTOALL, .name = "bridge_w",
     .desc = "gather -> MPI_Alltoallw over the bridge (a type per node) -> scatter: "
             "any node sizes (Träff, Rougier 2014, section 2.3)",
-    .req = TC_REQ_COMPOSED, .generate = NULL, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
 };
