@@ -1,18 +1,23 @@
 /*
  * Member-set rounds (see subcoll.h): a round whose messages form one
- * collective call over the node or the node roots runs as one
- * MPI_Alltoallw on the set's communicator, the way the compositions of
- * Träff, Rougier, "MPI Collectives and Datatypes for Hierarchical
- * All-to-all Communication" (2014) run their gathers, exchanges and
- * scatters: every byte moved by the MPI library through derived datatypes
- * ("zero-copy"), here one struct type per peer and direction whose blocks
- * are the round's regions for that peer, in op order, at their absolute
- * addresses (from MPI_BOTTOM).  Adjacent regions of one buffer merge into
- * one block, so a rank's node-sorted view of its blocks costs one block per
- * run of consecutive ranks.  The messages between two members are the
- * concatenation of their ops, matched op by op by the verifier.
- * Cost per round: O(ops) to describe, 2 m datatypes made and freed (m: the
- * set's size), one MPI_Alltoallw.
+ * gather, exchange or scatter over the node or the node roots runs on the
+ * set's communicator the way the compositions of Träff, Rougier, "MPI
+ * Collectives and Datatypes for Hierarchical All-to-all Communication"
+ * (2014) run their collectives: every byte moved by the MPI library through
+ * derived datatypes ("zero-copy"), here one message per peer and direction
+ * whose struct datatype has the round's regions for that peer as blocks, in
+ * op order, at their absolute addresses (from MPI_BOTTOM).  Adjacent
+ * regions of one buffer merge into one block, so a rank's node-sorted view
+ * of its blocks costs one block per run of consecutive ranks.  The messages
+ * go as nonblocking sends and receives, not as MPI_Alltoallw: Open MPI 4.1's
+ * MPI_Alltoallw (persistent requests per call) made the alltoall "bridge"
+ * 1.5x slower at 64 bytes, np 4 (2 nodes of 2, oversubscribed); the
+ * verifier holds the rounds to a collective's rules anyway (sched.h), so
+ * either runs them.  The message between two members is the concatenation
+ * of their ops, which the verifier pairs op by op inside the c-th rounds of
+ * the set at both.
+ * Cost per round: O(ops) to describe, a datatype made and freed per peer
+ * and direction, one message each.
  */
 #include "exec/subcoll.h"
 
@@ -21,6 +26,8 @@
 #include <stdlib.h>
 
 #include "exec/exec_mpi.h"
+
+#define TC_SUBCOLL_TAG 11   /* the set communicators carry nothing else */
 
 int tc_subcomms_make(tc_subcomms *n, MPI_Comm comm, int rank, const int *node_of, const int *node_idx)
 {
@@ -130,29 +137,44 @@ static void blocks_free(blocks *k)
     free(k->type);
 }
 
-/* One struct type per list (MPI_BYTE with count 0 for an empty one), and
- * the call. */
-static int alltoallw(const blocks *k, MPI_Comm comm)
+/* One struct type per non-empty list, committed (MPI_DATATYPE_NULL for an
+ * empty one). */
+static int make_types(const blocks *k, MPI_Datatype *ty)
 {
-    int m = k->m, rc = MPI_SUCCESS;
-    MPI_Datatype *ty = malloc(2 * (size_t)m * sizeof *ty + 1);
-    int *cnt = malloc(3 * (size_t)m * sizeof *cnt + 1);   /* send, receive counts; zero displacements */
-    if (!ty || !cnt) rc = MPI_ERR_NO_MEM;
-    for (int j = 0; ty && j < 2 * m; j++) ty[j] = MPI_BYTE;
-    for (int j = 0; rc == MPI_SUCCESS && j < 2 * m; j++) {
-        cnt[j] = k->cnt[j] > 0;
-        cnt[2 * m + j % m] = 0;
-        if (!cnt[j]) continue;
+    int rc = MPI_SUCCESS;
+    for (int j = 0; j < 2 * k->m; j++) ty[j] = MPI_DATATYPE_NULL;
+    for (int j = 0; j < 2 * k->m && rc == MPI_SUCCESS; j++) {
+        if (k->cnt[j] == 0) continue;
         rc = PMPI_Type_create_struct(k->cnt[j], k->len + k->at[j], k->disp + k->at[j], k->type + k->at[j], &ty[j]);
-        if (rc != MPI_SUCCESS) ty[j] = MPI_BYTE;
-        else if ((rc = PMPI_Type_commit(&ty[j])) != MPI_SUCCESS) (void)PMPI_Type_free(&ty[j]), ty[j] = MPI_BYTE;
+        if (rc != MPI_SUCCESS) ty[j] = MPI_DATATYPE_NULL;
+        else if ((rc = PMPI_Type_commit(&ty[j])) != MPI_SUCCESS) (void)PMPI_Type_free(&ty[j]);
     }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoallw(MPI_BOTTOM, cnt, cnt + 2 * m, ty, MPI_BOTTOM, cnt + m, cnt + 2 * m, ty + m, comm);
+    return rc;
+}
+
+/* One message per peer and direction: receives, then sends, then the wait;
+ * on an error the posted requests are cancelled and completed. */
+static int exchange(const blocks *k, MPI_Comm comm)
+{
+    int m = k->m, nr = 0, rc;
+    MPI_Datatype *ty = malloc(2 * (size_t)m * sizeof *ty + 1);
+    MPI_Request *rq = malloc(2 * (size_t)m * sizeof *rq + 1);
+    if (!ty || !rq) rc = MPI_ERR_NO_MEM;
+    else rc = make_types(k, ty);
+    for (int d = 1; d >= 0 && rc == MPI_SUCCESS; d--)
+        for (int j = 0; j < m && rc == MPI_SUCCESS; j++) {
+            if (ty[d * m + j] == MPI_DATATYPE_NULL) continue;
+            rc = d ? PMPI_Irecv(MPI_BOTTOM, 1, ty[d * m + j], j, TC_SUBCOLL_TAG, comm, &rq[nr])
+                   : PMPI_Isend(MPI_BOTTOM, 1, ty[d * m + j], j, TC_SUBCOLL_TAG, comm, &rq[nr]);
+            if (rc == MPI_SUCCESS) nr++;
+        }
+    if (rc == MPI_SUCCESS) rc = PMPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+    else
+        for (int i = 0; i < nr; i++) (void)PMPI_Cancel(&rq[i]), (void)PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);
     for (int j = 0; ty && j < 2 * m; j++)
-        if (ty[j] != MPI_BYTE) (void)PMPI_Type_free(&ty[j]);
+        if (ty[j] != MPI_DATATYPE_NULL) (void)PMPI_Type_free(&ty[j]);   /* the requests keep what they need */
     free(ty);
-    free(cnt);
+    free(rq);
     return rc;
 }
 
@@ -167,7 +189,7 @@ int tc_exec_subcoll(const tc_sched *s, int b, int e, const tc_bind *bind, const 
     blocks k = { 0 };
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &k.m);
     if (rc == MPI_SUCCESS) rc = collect(&k, s, b, e, bind, env, set);
-    if (rc == MPI_SUCCESS) rc = alltoallw(&k, comm);
+    if (rc == MPI_SUCCESS) rc = exchange(&k, comm);
     blocks_free(&k);
     return rc;
 }

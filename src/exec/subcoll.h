@@ -27,8 +27,8 @@ int tc_subcomms_make(tc_subcomms *n, MPI_Comm comm, int rank, const int *node_of
 int tc_subcomms_free(tc_subcomms *n);
 
 /* Run ops [b, e) of s, a round opened by TC_OP_SUBCOLL: its COPYs, then its
- * SENDs and RECVs as one MPI_Alltoallw on the set's communicator (a struct
- * datatype per peer and direction over its regions, in op order, from
+ * SENDs and RECVs as one message per peer and direction on the set's
+ * communicator (a struct datatype over the regions, in op order, from
  * MPI_BOTTOM; adjacent regions merged).  Returns an MPI error code. */
 int tc_exec_subcoll(const tc_sched *s, int b, int e, const struct tc_bind *bind, const struct tc_exec_env *env,
                     int (*copy)(const struct tc_bind *bind, const tc_op *op, const struct tc_exec_env *env));

@@ -54,13 +54,15 @@ typedef enum {
 
 /* Member sets of TC_OP_SUBCOLL rounds.  Such a round holds only SEND, RECV
  * and COPY ops; its messages stay inside the set (NODE: the ranks of my
- * node; ROOTS: the nodes' first members), every member of the set has a
- * SUBCOLL round of that set as often as the others, and a schedule that has
- * one at any rank has one at every rank.  What moves is what its SENDs,
- * RECVs and COPYs say (the verifier and the simulator read them as such);
- * the MPI executor runs the messages as one MPI_Alltoallw on the set's
- * communicator, with a derived datatype per peer over the regions, in op
- * order (src/exec/subcoll.c). */
+ * node; ROOTS: the nodes' first members), every member of the set has as
+ * many SUBCOLL rounds of that set as the others, messages pair ops of the
+ * c-th such rounds at both ends, and a schedule that has one at any rank
+ * has one at every rank: the rules of one collective call per round, so
+ * that the MPI executor may merge a round's messages to a peer into one
+ * (src/exec/subcoll.c: one message per peer and direction on the set's
+ * communicator, a derived datatype over the regions in op order).  What
+ * moves is what its SENDs, RECVs and COPYs say (the verifier and the
+ * simulator read them as such). */
 enum { TC_SUB_NODE = 0, TC_SUB_ROOTS = 1 };
 
 typedef struct tc_region {

@@ -564,10 +564,10 @@ static tc_verify_status match(vstate *v)
 
 /* ---- member-set rounds (TC_OP_SUBCOLL) -------------------------------------- */
 
-/* Rank r's rounds: set[id] the member set of op id's round (-1: a plain
- * round), count[2 r + set] how many rounds of each set r has; the rules of
- * sched.h on what such a round holds. */
-static tc_verify_status subcoll_shape(vstate *v, int r, int8_t *set, int64_t *count)
+/* Rank r's rounds: set[id] for op id, 2 c + s in the c-th round of member
+ * set s (-1: a plain round), count[2 r + s] how many rounds of each set r
+ * has; the rules of sched.h on what such a round holds. */
+static tc_verify_status subcoll_shape(vstate *v, int r, int64_t *set, int64_t *count)
 {
     const tc_sched *s = &v->rk[r].s;
     const tc_topo *t = v->t;
@@ -576,10 +576,11 @@ static tc_verify_status subcoll_shape(vstate *v, int r, int8_t *set, int64_t *co
         int sub = s->ops[b].kind == TC_OP_SUBCOLL ? s->ops[b].peer : -1;
         if (sub > TC_SUB_ROOTS || (sub == TC_SUB_ROOTS && t->node_idx[r] != 0))
             return fail(v, "rank %d round %d: member set %d is not one of this rank's", r, k, sub);
+        int64_t mark = sub >= 0 ? 2 * count[2 * r + sub] + sub : -1;
         if (sub >= 0) count[2 * r + sub]++;
         for (int i = b; i < e; i++) {
             const tc_op *op = &s->ops[i];
-            set[v->base[r] + i] = (int8_t)sub;
+            set[v->base[r] + i] = mark;
             if (i > b && op->kind == TC_OP_SUBCOLL)
                 return fail(v, "rank %d op %d: a member-set mark not first in its round", r, i);
             if (sub < 0 || i == b) continue;
@@ -595,13 +596,14 @@ static tc_verify_status subcoll_shape(vstate *v, int r, int8_t *set, int64_t *co
 
 /* Member-set rounds run as one collective call each: every rank has them
  * if any has, every member of a set as many of that set, and every message
- * pairs ops of rounds of one set (or two plain rounds). */
+ * pairs ops of the c-th rounds of one set at both ends (or of two plain
+ * rounds), so that a round's messages to one peer may go as one. */
 static tc_verify_status check_subcoll(vstate *v)
 {
     int any = 0;
     for (int r = 0; r < v->p; r++) any |= v->rk[r].s.uses_subcoll;
     if (!any) return TC_VERIFY_OK;
-    int8_t *set = malloc((size_t)v->base[v->p] + 1);
+    int64_t *set = malloc(((size_t)v->base[v->p] + 1) * sizeof *set);
     int64_t *count = calloc(2 * (size_t)v->p, sizeof *count);
     tc_verify_status st = !set || !count ? fail(v, "out of memory") : TC_VERIFY_OK;
     for (int r = 0; r < v->p && !st; r++)
@@ -612,7 +614,7 @@ static tc_verify_status check_subcoll(vstate *v)
         int first = tc_topo_node_members(v->t, v->t->node_of[r])[0];
         for (int i = 0; i < s->nops && !st; i++)
             if (is_comm(s->ops[i].kind) && set[v->base[r] + i] != set[v->partner[v->base[r] + i]])
-                st = fail(v, "rank %d op %d: message with rank %d pairs ops of rounds of different member sets",
+                st = fail(v, "rank %d op %d: message with rank %d pairs ops of different collective calls",
                           r, i, s->ops[i].peer);
         if (!st && count[2 * r] != count[2 * first])
             st = fail(v, "rank %d: %lld collective calls on its node, rank %d %lld", r, (long long)count[2 * r],

@@ -183,6 +183,23 @@ static int broken_set_foreign(tc_sched *s, const tc_args *a, const tc_topo *t)
     return rc;
 }
 
+/* Two collective calls on the node where a member's second message goes
+ * to the root's first call: merged per call, the messages would not match. */
+static int broken_set_calls(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *m = tc_topo_node_members(t, t->node_of[a->rank]);
+    int n = tc_topo_node_size(t, t->node_of[a->rank]);
+    tc_sched_need_tmp(s, 2 * (int64_t)n * a->rcount);
+    for (int call = 0; call < 2; call++) {
+        tc_sched_subcoll(s, TC_SUB_NODE);
+        for (int i = 1; call == 0 && a->rank == m[0] && i < n; i++)
+            for (int k = 0; k < 2; k++) tc_sched_recv(s, m[i], tc_reg(TC_BUF_TMP, (2 * i + k) * a->rcount, a->rcount));
+        if (a->rank != m[0]) tc_sched_send(s, m[0], tc_reg(TC_BUF_SEND, call * a->scount, a->scount));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
 static void expect_rejected(tc_generate_fn g, const char *what, int in_place)
 {
     tc_algo al = { .coll = TOPOCOLL_ALLTOALL, .name = what, .generate = g };
@@ -217,5 +234,6 @@ int main(void)
     expect_rejected(broken_set_outside, "a node's collective with messages off the node", 0);
     expect_rejected(broken_set_missing, "a node's collective without one member", 0);
     expect_rejected(broken_set_foreign, "a roots' collective at a rank that is none", 1);
+    expect_rejected(broken_set_calls, "a message across two collective calls", 0);
     return tc_test_summary();
 }

@@ -12,12 +12,12 @@
  *      every received row, into rank order.
  * Each step is a member-set round (TC_OP_SUBCOLL: src/algo/alltoall/
  * bridge_steps.c lists its messages block by block, which the verifier
- * checks and the simulator routes); the MPI executor runs each round as one
- * MPI_Alltoallw on the cached node or bridge communicator with a struct
- * datatype per peer over its regions (src/exec/subcoll.c), made and freed
- * inside each call, as in the paper's measurements.
- * Cost: the three collectives of the MPI library (gather and scatter of
- *   p n blocks at the root, n_A n_J blocks between roots A and J).
+ * checks and the simulator routes); the MPI executor runs each round on
+ * the cached node or bridge communicator as one message per peer whose
+ * struct datatype covers the regions for that peer (src/exec/subcoll.c),
+ * made and freed inside each call, as in the paper's measurements.
+ * Cost: a gather and a scatter of p n blocks at the root (n - 1 messages
+ *   each), n_A n_J blocks between roots A and J (one message each way).
  * Memory: 2 p n blocks at each node root.
  * Restrictions: none (the bundles are laid out for any node sizes).
  * Source: Träff, Rougier 2014, sections 2.1 and 2.2.

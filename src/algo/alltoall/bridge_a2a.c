@@ -7,8 +7,8 @@
  * send type) and places them transposed, [destination member][source
  * position] (its receive type), so that the scatter sends p consecutive
  * blocks to each rank, received into rank order.  Member-set rounds
- * (src/algo/alltoall/bridge_steps.c, layout ROWS), run by the executor as
- * MPI_Alltoallw with derived datatypes (src/exec/subcoll.c).
+ * (src/algo/alltoall/bridge_steps.c, layout ROWS), run by the executor
+ * with derived datatypes, one message per peer (src/exec/subcoll.c).
  * Cost, memory: as "bridge".
  * Restrictions: none.
  * Source: Träff, Rougier 2014, section 2.2, first solution.

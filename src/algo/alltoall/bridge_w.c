@@ -7,8 +7,8 @@
  * members, from node I its n_I x n_A blocks placed transposed; the scatter
  * of p consecutive blocks per rank, received into rank order.  As a
  * schedule it is the layout of "bridge_a2a" (ROWS in
- * src/algo/alltoall/bridge_steps.c), whose exchange the executor runs as
- * MPI_Alltoallw anyway (src/exec/subcoll.c).
+ * src/algo/alltoall/bridge_steps.c): the executor's datatype per peer is
+ * the paper's type per node (src/exec/subcoll.c).
  * Cost: as "bridge" (2 N types per root and call in the exchange).
  * Memory: 2 p n_A blocks at each node root.
  * Restrictions: none (any mapping, unequal nodes).
