@@ -159,8 +159,14 @@ static int exchange(const blocks *k, MPI_Comm comm)
     int m = k->m, nr = 0, rc;
     MPI_Datatype *ty = malloc(2 * (size_t)m * sizeof *ty + 1);
     MPI_Request *rq = malloc(2 * (size_t)m * sizeof *rq + 1);
-    if (!ty || !rq) rc = MPI_ERR_NO_MEM;
-    else rc = make_types(k, ty);
+    MPI_Status *st = malloc(2 * (size_t)m * sizeof *st + 1);   /* MPICH's headers: no MPI_STATUSES_IGNORE */
+    if (!ty || !rq || !st) {
+        free(ty);
+        free(rq);
+        free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    rc = make_types(k, ty);
     for (int d = 1; d >= 0 && rc == MPI_SUCCESS; d--)
         for (int j = 0; j < m && rc == MPI_SUCCESS; j++) {
             if (ty[d * m + j] == MPI_DATATYPE_NULL) continue;
@@ -168,13 +174,20 @@ static int exchange(const blocks *k, MPI_Comm comm)
                    : PMPI_Isend(MPI_BOTTOM, 1, ty[d * m + j], j, TC_SUBCOLL_TAG, comm, &rq[nr]);
             if (rc == MPI_SUCCESS) nr++;
         }
-    if (rc == MPI_SUCCESS) rc = PMPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
-    else
+    int cls = MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && (rc = PMPI_Waitall(nr, rq, st)) != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS &&
+        cls == MPI_ERR_IN_STATUS)   /* the request's own error (a truncation: counts that disagree) */
+        for (int i = nr - 1; i >= 0; i--) {
+            if (st[i].MPI_ERROR == MPI_ERR_PENDING) (void)PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);   /* none left behind */
+            else if (st[i].MPI_ERROR != MPI_SUCCESS) rc = st[i].MPI_ERROR;
+        }
+    if (rc != MPI_SUCCESS && cls == MPI_SUCCESS)
         for (int i = 0; i < nr; i++) (void)PMPI_Cancel(&rq[i]), (void)PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);
-    for (int j = 0; ty && j < 2 * m; j++)
+    for (int j = 0; j < 2 * m; j++)
         if (ty[j] != MPI_DATATYPE_NULL) (void)PMPI_Type_free(&ty[j]);   /* the requests keep what they need */
     free(ty);
     free(rq);
+    free(st);
     return rc;
 }
 
