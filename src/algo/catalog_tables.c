@@ -115,7 +115,7 @@ static const tc_catalog_row alltoall[] = {
     ALGO(tc_alltoall_bruck),
     ALGO(tc_alltoall_native),
     FAMILY(tc_alltoall_hierarchical),      /* hierarchical:leaders=1|2|4,intra=p2p|shm */
-    ALGO(tc_alltoall_bridge),              /* MPI compositions (src/api/composed.c) */
+    ALGO(tc_alltoall_bridge),              /* member-set rounds (bridge_steps.c) */
     ALGO(tc_alltoall_bridge_a2a),
     ALGO(tc_alltoall_bridge_w),
     ALGO(tc_alltoall_bridge_pack),

@@ -137,7 +137,7 @@ tc_sched_key tc_run_key(const tc_algo *al, const tc_call *c, const tc_args *a);
 int tc_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args *a, const tc_sched **used);
 /* Run schedule s for the call. */
 int tc_run_schedule(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_args *a);
-/* An entry without a schedule (native, composed, direct). */
+/* An entry without a schedule: the MPI library's own collective. */
 int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c);
 
 /* ---- native.c ---- */

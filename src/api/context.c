@@ -44,31 +44,12 @@ static atomic_uint ctx_generation = 1;
 typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
 static TC_THREAD_LOCAL last_ctx last_used;
 
-/* Frees the compositions' communicators (MPI_SUCCESS or the first error). */
-static int node_comms_free(tc_node_comms *n)
-{
-    int rc = MPI_SUCCESS, rc2;
-    if (n->made && n->local != MPI_COMM_NULL) rc = PMPI_Comm_free(&n->local);
-    if (n->made && n->bridge != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&n->bridge)) != MPI_SUCCESS &&
-        rc == MPI_SUCCESS)
-        rc = rc2;
-    n->made = 0;
-    return rc;
-}
+static int node_comms_free(tc_node_comms *n) { return tc_subcomms_free(n); }
 
 int tc_ctx_node_comms(tc_ctx *c, const tc_node_comms **out)
 {
-    tc_node_comms *n = &c->ncomms;
-    *out = n;
-    if (n->made) return MPI_SUCCESS;
-    n->local = n->bridge = MPI_COMM_NULL;
-    int node = c->topo->node_of[c->rank], root = c->topo->node_idx[c->rank] == 0;
-    int rc = PMPI_Comm_split(c->comm, node, c->rank, &n->local);
-    int rc2 = PMPI_Comm_split(c->comm, root ? 0 : MPI_UNDEFINED, node, &n->bridge);
-    n->made = 1;
-    if (rc == MPI_SUCCESS) rc = rc2;
-    if (rc != MPI_SUCCESS) (void)node_comms_free(n);   /* rc is the error reported */
-    return rc;
+    *out = &c->ncomms;
+    return tc_subcomms_make(&c->ncomms, c->comm, c->rank, c->topo->node_of, c->topo->node_idx);
 }
 
 /* Contexts alive (markers included) and made, for tests (tc_ctx_alive). */
@@ -440,7 +421,8 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
 
 tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)
 {
-    tc_exec_env env = { c->comm, &c->ws, &c->shm, c->topo->node_idx, op };
+    tc_exec_env env = { c->comm, &c->ws, &c->shm, c->topo->node_idx, op, &c->ncomms };
+    if (!c->ncomms.made) c->ncomms.node_of = c->topo->node_of;   /* for the executor to make them */
     return env;
 }
 

@@ -53,14 +53,10 @@ typedef struct tc_call_memo {
     unsigned config_gen;       /* the configuration it was chosen under */
 } tc_call_memo;
 
-/* The node and bridge communicators of the compositions (src/api/composed.c):
- * made on first use, once per communicator (and again after a topology
- * change), from the private duplicate. */
-typedef struct tc_node_comms {
-    int made;
-    MPI_Comm local;        /* the ranks of my node, in increasing rank order */
-    MPI_Comm bridge;       /* node roots (node index 0), rank = node id; MPI_COMM_NULL elsewhere */
-} tc_node_comms;
+/* The node and bridge communicators of the member-set rounds and of the
+ * compositions (exec/subcoll.h): made on first use, once per communicator
+ * (and again after a topology change), from the private duplicate. */
+typedef tc_subcomms tc_node_comms;
 
 typedef struct tc_ctx {
     int built;             /* 0: a marker only, counting calls (tc_ctx_for_call) */
@@ -76,7 +72,7 @@ typedef struct tc_ctx {
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
-    tc_node_comms ncomms;  /* the compositions' communicators */
+    tc_node_comms ncomms;  /* the member sets' communicators */
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
     tc_shm_model *model;   /* the one-node allreduce memory model, made by the
                               context on first need (shm_calibrate.h); NULL: not yet */

@@ -2,28 +2,21 @@
  * Running the catalog entry that serves a call (see call.h): a schedule
  * from the context's cache, or built for the call where it depends on
  * every per-peer count; an entry without a schedule: the MPI library's own
- * collective (native.c), a composition of MPI collectives (composed.c);
- * the per-node counts' compositions (node_counts.c).  Each kind one function below.
+ * collective (native.c); the per-node counts' entries (node_counts.c: the
+ * alltoallv compositions, and the count rows the hierarchical alltoallv
+ * reads).  Each kind one function below.
  */
 #include <stdlib.h>
 
 #include "api/call.h"
-#include "api/composed.h"
 #include "api/node_counts.h"
 
 /* ---- entries without a schedule ------------------------------------------ */
 
-/* The composed entries (TC_REQ_COMPOSED): MPI collectives on the node and
- * bridge communicators (src/api/composed.c). */
-static int run_composed(tc_ctx *x, const tc_algo *al, const tc_call *c)
-{
-    tc_composed_call cc = { c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->in_place };
-    return tc_composed_run(x, al, &cc);
-}
-
 int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c)
 {
-    if (al->req & TC_REQ_COMPOSED) return run_composed(x, al, c);
+    (void)x;
+    (void)al;
     return tc_run_native(c);
 }
 

@@ -561,11 +561,17 @@ static void inline_collect(const tc_bind *bind, const tc_op *op, const tc_exec_e
     if (op->peer != st->me) st->collected++;
 }
 
+static int copy_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
+{
+    return copy(bind, op, env->ws, env->comm);
+}
+
 static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_exec_env *env,
                      const tc_reduce_kernel *k, run_state *st)
 {
     int nreq = 0;
     int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
+    if (s->ops[b].kind == TC_OP_SUBCOLL) return tc_exec_subcoll(s, b, e, bind, env, copy_op);
     MPI_Request *reqs = env->ws->reqs;
     int rc = post_round(s, b, e, bind, env, st, &nreq);
     for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {
@@ -646,6 +652,10 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
         if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
         env->ws->rank1 = st.me + 1;
     }
+    if (s->uses_subcoll && !env->sub) return MPI_ERR_INTERN;
+    if (s->uses_subcoll &&   /* every rank's schedule has such rounds: all make them here */
+        (rc = tc_subcomms_make(env->sub, env->comm, env->ws->rank1 - 1, env->sub->node_of, env->node_idx)) != MPI_SUCCESS)
+        return rc;
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     if (!s->uses_inline) {

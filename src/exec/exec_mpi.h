@@ -30,6 +30,7 @@
 
 #include <mpi.h>
 #include "exec/shm.h"
+#include "exec/subcoll.h"
 #include "sched/sched.h"
 
 /* What a logical buffer is bound to for one call. */
@@ -65,6 +66,8 @@ typedef struct tc_exec_env {
     tc_shm *shm;            /* node-shared memory (schedules that use it) */
     const int *node_idx;    /* rank -> index in its node (= node_comm rank) */
     MPI_Op op;              /* for REDUCE ops; MPI_OP_NULL when none */
+    tc_subcomms *sub;       /* member-set communicators (schedules with SUBCOLL rounds:
+                               made before the first round, collective over comm) */
 } tc_exec_env;
 
 /* Fill extent/size/contiguity of b->type. */

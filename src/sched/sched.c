@@ -19,6 +19,7 @@ void tc_sched_init(tc_sched *s)
     s->shm_home_off = s->shm_home_cnt = 0;
     s->uses_shm = 0;
     s->uses_rread = 0;
+    s->uses_subcoll = 0;
     s->tmp_like = TC_BUF_RECV;
     s->err = 0;
     s->drain = NULL;
@@ -55,6 +56,7 @@ void tc_sched_reset(tc_sched *s)
     s->tmp_like = TC_BUF_RECV;
     s->uses_shm = 0;
     s->uses_rread = 0;
+    s->uses_subcoll = 0;
     s->err = 0;
     s->round_base = 0;
     s->skipped = 0;
@@ -147,11 +149,13 @@ int tc_sched_finish(tc_sched *s)
     s->uses_shm = s->shm_count > 0;
     s->uses_rread = 0;
     s->uses_inline = 0;
+    s->uses_subcoll = 0;
     for (int i = 0; i < s->nops; i++) {
         int k = s->ops[i].kind;
         s->uses_inline |= k == TC_OP_PUBLISH || k == TC_OP_COLLECT;
         s->uses_shm |= k == TC_OP_SIGNAL || k == TC_OP_WAIT || k == TC_OP_RREAD;
         s->uses_rread |= k == TC_OP_RREAD;
+        s->uses_subcoll |= k == TC_OP_SUBCOLL;
     }
     for (int r = 0; r < s->nrounds; r++) {
         int comm = 0;
@@ -189,6 +193,9 @@ void tc_sched_print(const tc_sched *s, void *file)
                 break;
             case TC_OP_WAIT:
                 fprintf(f, "  wait <- %d\n", op->peer);
+                break;
+            case TC_OP_SUBCOLL:
+                fprintf(f, "  collective over %s\n", op->peer == TC_SUB_NODE ? "the node" : "the node roots");
                 break;
             case TC_OP_RREAD:
                 fprintf(f, "  rread %d:%s[%lld+%lld] -> %s[%lld+%lld]\n", op->peer,

@@ -66,9 +66,24 @@ typedef enum {
     TC_OP_RREAD = 6,  /* a: region of peer's SEND/RECV/TMP (in its elements),
                          b: local destination; peer on this node */
     TC_OP_PUBLISH = 7,/* a: local source, b: own inline slot region (see above) */
-    TC_OP_COLLECT = 8 /* a: peer's inline slot region, b: local destination;
+    TC_OP_COLLECT = 8,/* a: peer's inline slot region, b: local destination;
                          peer on this node (itself allowed) */
+    TC_OP_SUBCOLL = 9 /* first op of a round: the round's SENDs and RECVs are
+                         one collective call over a member set (peer: TC_SUB_*) */
 } tc_op_kind;
+
+/* Member sets of TC_OP_SUBCOLL rounds.  Such a round holds only SEND, RECV
+ * and COPY ops; its messages stay inside the set (NODE: the ranks of my
+ * node; ROOTS: the nodes' first members), every member of the set has as
+ * many SUBCOLL rounds of that set as the others, messages pair ops of the
+ * c-th such rounds at both ends, and a schedule that has one at any rank
+ * has one at every rank: the rules of one collective call per round, so
+ * that the MPI executor may merge a round's messages to a peer into one
+ * (src/exec/subcoll.c: one message per peer and direction on the set's
+ * communicator, a derived datatype over the regions in op order).  What
+ * moves is what its SENDs, RECVs and COPYs say (the verifier and the
+ * simulator read them as such). */
+enum { TC_SUB_NODE = 0, TC_SUB_ROOTS = 1 };
 
 typedef struct tc_region {
     int64_t off;      /* in elements of the buffer's type */
@@ -93,6 +108,7 @@ typedef struct tc_sched {
     int uses_rread;    /* has RREAD ops (set by tc_sched_finish) */
     int uses_inline;   /* has PUBLISH or COLLECT ops (set by tc_sched_finish) */
     int64_t inline_count; /* inline slot elements (packed tmp_like) */
+    int uses_subcoll;  /* has SUBCOLL rounds (set by tc_sched_finish) */
     int64_t tmp_count; /* TMP elements needed */
     int64_t shm_count; /* SHM elements needed (node-wide layout) */
     int64_t shm_home_off, shm_home_cnt; /* SHM part to place in this rank's
@@ -210,6 +226,9 @@ static inline void tc_sched_publish(tc_sched *s, tc_region src, int64_t slot_cnt
 { if (slot_cnt > 0) tc_sched_push(s, TC_OP_PUBLISH, -1, src, tc_reg(TC_BUF_SHM, 0, slot_cnt)); }
 static inline void tc_sched_collect(tc_sched *s, int peer, int64_t slot_cnt, tc_region dst)
 { if (slot_cnt > 0) tc_sched_push(s, TC_OP_COLLECT, peer, tc_reg(TC_BUF_SHM, 0, slot_cnt), dst); }
+/* Open a member-set round (call on an empty open round): set is TC_SUB_*. */
+static inline void tc_sched_subcoll(tc_sched *s, int set)
+{ tc_sched_push(s, TC_OP_SUBCOLL, set, tc_reg(TC_BUF_SEND, 0, 0), tc_reg(TC_BUF_SEND, 0, 0)); }
 
 /* Close the current round (an empty round is not kept; one whose only ops
  * were dropped receives is, so that round numbers do not depend on

@@ -360,7 +360,7 @@ static tc_verify_status check_round(vstate *v, int r, int round, span *sp)
     int n = 0;
     for (int i = tc_sched_round_begin(s, round); i < tc_sched_round_end(s, round); i++) {
         const tc_op *op = &s->ops[i];
-        if (is_sync(op->kind) || is_self_copy(v, r, op)) continue;
+        if (is_sync(op->kind) || op->kind == TC_OP_SUBCOLL || is_self_copy(v, r, op)) continue;
         if (op->kind == TC_OP_PUBLISH) {   /* reads a; its b is the slot */
             ureg a = resolve(v, r, op->a);
             sp[n++] = (span){ a.lo, a.hi, a.buf, W_LREAD, i };
@@ -461,7 +461,8 @@ static tc_verify_status check_ops(vstate *v, int r, unsigned char *seen)
     for (int i = 0; i < s->nops; i++) {
         const tc_op *op = &s->ops[i];
         int local = is_local(op->kind);
-        if (op->kind > TC_OP_COLLECT) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (op->kind > TC_OP_SUBCOLL) return fail(v, "rank %d op %d: bad kind", r, i);
+        if (op->kind == TC_OP_SUBCOLL) continue;   /* check_subcoll */
         if (op->kind == TC_OP_PUBLISH || op->kind == TC_OP_COLLECT) {
             tc_verify_status st = check_inline(v, r, i, op, seen);
             if (st) return st;
@@ -637,6 +638,72 @@ static tc_verify_status match(vstate *v)
     free(node_out);
     free(S);
     free(R);
+    return st;
+}
+
+/* ---- member-set rounds (TC_OP_SUBCOLL) -------------------------------------- */
+
+/* Rank r's rounds: set[id] for op id, 2 c + s in the c-th round of member
+ * set s (-1: a plain round), count[2 r + s] how many rounds of each set r
+ * has; the rules of sched.h on what such a round holds. */
+static tc_verify_status subcoll_shape(vstate *v, int r, int64_t *set, int64_t *count)
+{
+    const tc_sched *s = &v->rk[r].s;
+    const tc_topo *t = v->t;
+    for (int k = 0; k < s->nrounds; k++) {
+        int b = tc_sched_round_begin(s, k), e = tc_sched_round_end(s, k);
+        int sub = s->ops[b].kind == TC_OP_SUBCOLL ? s->ops[b].peer : -1;
+        if (sub > TC_SUB_ROOTS || (sub == TC_SUB_ROOTS && t->node_idx[r] != 0))
+            return fail(v, "rank %d round %d: member set %d is not one of this rank's", r, k, sub);
+        int64_t mark = sub >= 0 ? 2 * count[2 * r + sub] + sub : -1;
+        if (sub >= 0) count[2 * r + sub]++;
+        for (int i = b; i < e; i++) {
+            const tc_op *op = &s->ops[i];
+            set[v->base[r] + i] = mark;
+            if (i > b && op->kind == TC_OP_SUBCOLL)
+                return fail(v, "rank %d op %d: a member-set mark not first in its round", r, i);
+            if (sub < 0 || i == b) continue;
+            if (!is_comm(op->kind) && op->kind != TC_OP_COPY)
+                return fail(v, "rank %d op %d: a member-set round holds sends, receives and copies only", r, i);
+            if (is_comm(op->kind) &&
+                (sub == TC_SUB_NODE ? t->node_of[op->peer] != t->node_of[r] : t->node_idx[op->peer] != 0))
+                return fail(v, "rank %d op %d: message with rank %d outside the round's member set", r, i, op->peer);
+        }
+    }
+    return TC_VERIFY_OK;
+}
+
+/* Member-set rounds run as one collective call each: every rank has them
+ * if any has, every member of a set as many of that set, and every message
+ * pairs ops of the c-th rounds of one set at both ends (or of two plain
+ * rounds), so that a round's messages to one peer may go as one. */
+static tc_verify_status check_subcoll(vstate *v)
+{
+    int any = 0;
+    for (int r = 0; r < v->p; r++) any |= v->rk[r].s.uses_subcoll;
+    if (!any) return TC_VERIFY_OK;
+    int64_t *set = malloc(((size_t)v->base[v->p] + 1) * sizeof *set);
+    int64_t *count = calloc(2 * (size_t)v->p, sizeof *count);
+    tc_verify_status st = !set || !count ? fail(v, "out of memory") : TC_VERIFY_OK;
+    for (int r = 0; r < v->p && !st; r++)
+        st = v->rk[r].s.uses_subcoll ? subcoll_shape(v, r, set, count)
+                                     : fail(v, "rank %d has no member-set round where others have", r);
+    for (int r = 0; r < v->p && !st; r++) {
+        const tc_sched *s = &v->rk[r].s;
+        int first = tc_topo_node_members(v->t, v->t->node_of[r])[0];
+        for (int i = 0; i < s->nops && !st; i++)
+            if (is_comm(s->ops[i].kind) && set[v->base[r] + i] != set[v->partner[v->base[r] + i]])
+                st = fail(v, "rank %d op %d: message with rank %d pairs ops of different collective calls",
+                          r, i, s->ops[i].peer);
+        if (!st && count[2 * r] != count[2 * first])
+            st = fail(v, "rank %d: %lld collective calls on its node, rank %d %lld", r, (long long)count[2 * r],
+                      first, (long long)count[2 * first]);
+        if (!st && v->t->node_idx[r] == 0 && count[2 * r + 1] != count[1])   /* rank 0 is a root */
+            st = fail(v, "rank %d: %lld collective calls among the roots, rank 0 %lld", r,
+                      (long long)count[2 * r + 1], (long long)count[1]);
+    }
+    free(set);
+    free(count);
     return st;
 }
 
@@ -1375,6 +1442,7 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     }
     for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
     if (!st) st = match(&v);
+    if (!st) st = check_subcoll(&v);
     if (!st) st = setup_hb(&v);
     for (int r = 0; r < v.p && !st && !v.slot; r++)
         if (v.rk[r].s.uses_inline) st = setup_inline(&v);

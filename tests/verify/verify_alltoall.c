@@ -14,6 +14,7 @@
 
 #include "verify/sweep.h"
 #include "pattern/pattern.h"
+#include "algo/alltoall/bridge_steps.h"
 
 /* count elements per block, receive elements of elem_bytes (0: unset): in
  * place and not, and (a nonzero count, not in place) a send type of two
@@ -142,6 +143,63 @@ static int broken_block(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Member-set rounds (TC_OP_SUBCOLL): a direct exchange marked as one
+ * collective over the node, whose messages leave the node. */
+static int broken_set_outside(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    tc_sched_subcoll(s, TC_SUB_NODE);
+    tc_sched_copy(s, tc_reg(TC_BUF_SEND, r * a->scount, a->scount), tc_reg(TC_BUF_RECV, r * a->rcount, a->rcount));
+    for (int k = 1; k < p; k++) {
+        int dst = tc_wrap(r + k, p), src = tc_wrap(r - k, p);
+        tc_sched_recv(s, src, tc_reg(TC_BUF_RECV, src * a->rcount, a->rcount));
+        tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, dst * a->scount, a->scount));
+    }
+    tc_sched_round(s);
+    return 0;
+}
+
+/* The "bridge" schedule where rank 1 (not a root) runs its gather as a
+ * plain round: its node's collective call would wait for it forever. */
+static int broken_set_missing(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    int rc = tc_bridge_alltoall(s, a, t, TC_BRIDGE_BUNDLES);
+    for (int i = 0; rc == 0 && a->rank == 1 && i < s->nops; i++)
+        if (s->ops[i].kind == TC_OP_SUBCOLL) {
+            s->ops[i].kind = TC_OP_COPY;   /* an empty copy in its place */
+            s->ops[i].a = s->ops[i].b = tc_reg(TC_BUF_RECV, 0, 0);
+            break;
+        }
+    return rc;
+}
+
+/* The "bridge_a2a" schedule where rank 1 claims a round among the roots. */
+static int broken_set_foreign(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    int rc = tc_bridge_alltoall(s, a, t, TC_BRIDGE_ROWS);
+    for (int i = 0; rc == 0 && a->rank == 1 && i < s->nops; i++)
+        if (s->ops[i].kind == TC_OP_SUBCOLL) s->ops[i].peer = TC_SUB_ROOTS;
+    return rc;
+}
+
+/* Two collective calls on the node where a member's second message goes
+ * to the root's first call: merged per call, the messages would not match. */
+static int broken_set_calls(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    const int *m = tc_topo_node_members(t, t->node_of[a->rank]);
+    int n = tc_topo_node_size(t, t->node_of[a->rank]);
+    tc_sched_need_tmp(s, 2 * (int64_t)n * a->rcount);
+    for (int call = 0; call < 2; call++) {
+        tc_sched_subcoll(s, TC_SUB_NODE);
+        for (int i = 1; call == 0 && a->rank == m[0] && i < n; i++)
+            for (int k = 0; k < 2; k++) tc_sched_recv(s, m[i], tc_reg(TC_BUF_TMP, (2 * i + k) * a->rcount, a->rcount));
+        if (a->rank != m[0]) tc_sched_send(s, m[0], tc_reg(TC_BUF_SEND, call * a->scount, a->scount));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
 static void expect_rejected(tc_generate_fn g, const char *what, int in_place)
 {
     tc_algo al = { .coll = TOPOCOLL_ALLTOALL, .name = what, .generate = g };
@@ -173,5 +231,9 @@ int main(void)
     expect_rejected(broken_local, "no exchange", 0);
     expect_rejected(broken_in_place, "in place without saving the input", 1);
     expect_rejected(broken_block, "wrong block", 0);
+    expect_rejected(broken_set_outside, "a node's collective with messages off the node", 0);
+    expect_rejected(broken_set_missing, "a node's collective without one member", 0);
+    expect_rejected(broken_set_foreign, "a roots' collective at a rank that is none", 1);
+    expect_rejected(broken_set_calls, "a message across two collective calls", 0);
     return tc_test_summary();
 }
