@@ -20,18 +20,7 @@
 
 #include "algo/catalog.h"
 #include "coll/desc.h"
-
-static long passed, failed;
-
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (cond) passed++;                                                 \
-        else {                                                              \
-            failed++;                                                       \
-            if (failed < 30) { printf("FAIL %s:%d: ", __FILE__, __LINE__);  \
-                printf(__VA_ARGS__); printf("\n"); }                        \
-        }                                                                   \
-    } while (0)
+#include "common/harness.h"
 
 /* Entries expected per collective: the rows of catalog_tables.c. */
 static const int expected_entries[TOPOCOLL_NCOLL] = {
@@ -186,6 +175,5 @@ int main(int argc, char **argv)
     CHECK(variants == nlines, "%d variants, %d recorded", variants, nlines);
     printf("%d entries, %d variants\n", total, variants);
 done:
-    printf("%ld passed, %ld failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return tc_test_summary();
 }
