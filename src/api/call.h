@@ -137,6 +137,15 @@ tc_sched_key tc_run_key(const tc_algo *al, const tc_call *c, const tc_args *a);
 int tc_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args *a, const tc_sched **used);
 /* Run schedule s for the call. */
 int tc_run_schedule(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_args *a);
+/* SEND and RECV's bindings without their buffers (bases NULL; in place,
+ * *alias_off: the alias's bytes from the other's base), for a collective
+ * without per-peer counts or byte counts: what tc_run_schedule binds per
+ * call, the same for every call of the same types, counts and args. */
+int tc_run_bind_types(const tc_call *c, const tc_args *a, tc_bind b[2], MPI_Aint *alias_off);
+/* tc_run_schedule with the bindings of tc_run_bind_types (the call's
+ * buffers set into them). */
+int tc_run_schedule_typed(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_args *a,
+                          const tc_bind types[2], MPI_Aint alias_off);
 /* An entry without a schedule: the MPI library's own collective. */
 int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c);
 

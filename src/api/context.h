@@ -51,6 +51,9 @@ typedef struct tc_call_memo {
     const tc_sched *sched;     /* NULL: native */
     unsigned long epoch;       /* the cache epoch sched belongs to */
     unsigned config_gen;       /* the configuration it was chosen under */
+    int typed;                 /* types, alias_off: sched's bindings (tc_run_bind_types) */
+    tc_bind types[2];
+    MPI_Aint alias_off;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the

@@ -32,7 +32,11 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
     *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
                          watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
-                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation };
+                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
+                         { { 0 }, { 0 } }, 0 };
+    /* the types' bindings once: the calls it serves have the same types */
+    if (s && !c->d->vblock && !c->d->counts_bytes)
+        m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks
@@ -97,7 +101,8 @@ int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *r
         return 0;
     fill_from_memo(c, x, m);
     tc_record_algorithm(m->algo->name);
-    *rc = m->sched ? tc_run_schedule(x, m->sched, c, &m->args) : tc_run_unscheduled(x, m->algo, c);
+    if (m->typed) *rc = tc_run_schedule_typed(x, m->sched, c, &m->args, m->types, m->alias_off);
+    else *rc = m->sched ? tc_run_schedule(x, m->sched, c, &m->args) : tc_run_unscheduled(x, m->algo, c);
     if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
     return 1;
 }

@@ -22,20 +22,39 @@ int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c)
 
 /* ---- schedules ------------------------------------------------------------ */
 
-/* Bind SEND and RECV; an insignificant buffer takes the other's type so
- * that scratch is typed consistently; in place, the descriptor's alias. */
-static int bind_buffers(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF])
+/* Bind SEND and RECV's types (bases NULL); an insignificant buffer takes
+ * the other's type so that scratch is typed consistently; in place, the
+ * descriptor's alias (*alias_off: its bytes from the other's base). */
+int tc_run_bind_types(const tc_call *c, const tc_args *a, tc_bind b[2], MPI_Aint *alias_off)
 {
     int rc, us = c->use[TC_BUF_SEND], ur = c->use[TC_BUF_RECV];
     MPI_Datatype st = us ? c->stype : c->rtype, rt = ur ? c->rtype : c->stype;
-    if ((rc = tc_bind_type(&b[TC_BUF_SEND], us ? (void *)c->sbuf : NULL, st)) != MPI_SUCCESS) return rc;
-    if ((rc = tc_bind_type(&b[TC_BUF_RECV], ur ? c->rbuf : NULL, rt)) != MPI_SUCCESS) return rc;
+    *alias_off = 0;
+    if ((rc = tc_bind_type(&b[TC_BUF_SEND], NULL, st)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_bind_type(&b[TC_BUF_RECV], NULL, rt)) != MPI_SUCCESS) return rc;
     if (!a->in_place) return MPI_SUCCESS;
     int from = c->d->in_place.arg, to = 1 - from;
-    MPI_Aint off = (MPI_Aint)tc_coll_pos_elems(c->d->in_place.offset, a, c->rank) * b[to].extent;
+    *alias_off = (MPI_Aint)tc_coll_pos_elems(c->d->in_place.offset, a, c->rank) * b[to].extent;
     b[from] = b[to];
-    b[from].base = b[to].base + off;
     return MPI_SUCCESS;
+}
+
+/* The call's buffers into bindings of their types (tc_run_bind_types). */
+static void bind_bases(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF], MPI_Aint alias_off)
+{
+    b[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
+    b[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
+    if (!a->in_place) return;
+    int from = c->d->in_place.arg, to = 1 - from;
+    b[from].base = b[to].base + alias_off;
+}
+
+static int bind_buffers(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF])
+{
+    MPI_Aint alias_off;
+    int rc = tc_run_bind_types(c, a, b, &alias_off);
+    if (rc == MPI_SUCCESS) bind_bases(c, a, b, alias_off);
+    return rc;
 }
 
 /* Schedules that count bytes (bcast) run on the receive buffer: contiguous
@@ -121,6 +140,17 @@ int tc_run_schedule(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_arg
     if (c->d->counts_bytes) return run_bytes(x, s, c, a);
     tc_bind b[TC_NBUF];
     if ((rc = bind_buffers(c, a, b)) != MPI_SUCCESS) return rc;
+    tc_exec_env env = tc_ctx_env(x, c->d->reduction ? c->op : MPI_OP_NULL);
+    return tc_exec(s, b, &env);
+}
+
+int tc_run_schedule_typed(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_args *a,
+                          const tc_bind types[2], MPI_Aint alias_off)
+{
+    tc_bind b[TC_NBUF];
+    b[TC_BUF_SEND] = types[TC_BUF_SEND];
+    b[TC_BUF_RECV] = types[TC_BUF_RECV];
+    bind_bases(c, a, b, alias_off);
     tc_exec_env env = tc_ctx_env(x, c->d->reduction ? c->op : MPI_OP_NULL);
     return tc_exec(s, b, &env);
 }

@@ -369,6 +369,7 @@ typedef struct run_state {
     int err;
     int me;
     tc_inline_call ic;
+    int64_t line_elem;   /* bytes of one element in the slots (tmp_like's, packed) */
     int collected;
     int inline_err;
 } run_state;
@@ -524,7 +525,7 @@ static void inline_error(run_state *st, int rc)
 static void inline_publish(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
 {
     const tc_bind *sb = &bind[(int)op->a.buf];
-    int64_t n = op->b.cnt * bind[TC_BUF_SHM].size;
+    int64_t n = op->b.cnt * st->line_elem;
     const char *src = addr(sb, &op->a);
     if (!sb->contiguous && !sb->packed) {
         int rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
@@ -545,7 +546,7 @@ static void inline_publish(const tc_bind *bind, const tc_op *op, const tc_exec_e
 static void inline_collect(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
 {
     const tc_bind *db = &bind[(int)op->b.buf];
-    int64_t n = op->a.cnt * bind[TC_BUF_SHM].size, got;
+    int64_t n = op->a.cnt * st->line_elem, got;
     int truncated = 0, rc = MPI_SUCCESS;
     char *dst = addr(db, &op->b);
     if (db->contiguous || db->packed) {
@@ -607,15 +608,29 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
     return MPI_SUCCESS;
 }
 
+/* A reduction: the call's kernel, looked up at the schedule's first one
+ * (*have: schedules of allgather, bcast and a reduce's non-roots have none). */
+static int inline_reduce(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, tc_reduce_kernel *k,
+                         int *have, int tmp_like)
+{
+    if (!*have) {
+        tc_reduce_kernel_find(env->op, bind[tmp_like].type, k);
+        *have = 1;
+    }
+    return local_op(bind, op, env, k);
+}
+
 /* A schedule on the inline lines without messages, flags or remote reads
  * (every catalog one): its rounds are its local ops in order, run in one
  * pass, and a first PUBLISH goes before anything its readers do not need
- * (scratch, the reductions' kernel): the peers wait for it. */
+ * (scratch, the reductions' kernel): the peers wait for it.  No SHM
+ * binding (no op of such a schedule has an SHM region but the lines'; their
+ * element size is tmp_like's), the kernel only with a REDUCE. */
 static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env, run_state *st)
 {
-    int rc, i = 0;
-    if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;   /* the slot's element size */
-    if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st->ic)) != MPI_SUCCESS)
+    int rc, i = 0, have_k = 0;
+    st->line_elem = bind[s->tmp_like].size;
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * st->line_elem, &st->ic)) != MPI_SUCCESS)
         return rc;
     st->collected = 0;
     st->inline_err = MPI_SUCCESS;
@@ -625,12 +640,15 @@ static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_en
     if (rc == MPI_SUCCESS && !env->ws->rank1 && (rc = PMPI_Comm_rank(env->comm, &st->me)) == MPI_SUCCESS)
         env->ws->rank1 = st->me + 1;   /* once per communicator */
     tc_reduce_kernel k;
-    tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     for (; i < s->nops && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
-        if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
-        else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
-        else rc = local_op(bind, op, env, &k);
+        switch (op->kind) {
+        case TC_OP_PUBLISH: inline_publish(bind, op, env, st); break;
+        case TC_OP_COLLECT: inline_collect(bind, op, env, st); break;
+        case TC_OP_COPY: rc = copy(bind, op, env->ws, env->comm); break;
+        case TC_OP_REDUCE: rc = inline_reduce(bind, op, env, &k, &have_k, s->tmp_like); break;
+        default: rc = MPI_ERR_INTERN;   /* not an op of such a schedule */
+        }
     }
     /* done whatever failed: the peers' next calls wait for it */
     tc_inline_finish(env->shm, &st->ic, st->collected == env->shm->node_size - 1);
@@ -643,7 +661,8 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     run_state st;
     st.err = MPI_SUCCESS;
     st.me = env->ws->rank1 - 1;
-    if (s->uses_inline && s->max_comm == 0 && !s->uses_shm) return run_inline(s, bind, env, &st);
+    if (s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll)
+        return run_inline(s, bind, env, &st);
     if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
@@ -665,7 +684,8 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     }
     st.collected = 0;
     st.inline_err = MPI_SUCCESS;
-    if ((rc = tc_inline_begin(env->shm, s->inline_count * bind[TC_BUF_SHM].size, &st.ic)) != MPI_SUCCESS)
+    st.line_elem = bind[TC_BUF_SHM].size;
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * st.line_elem, &st.ic)) != MPI_SUCCESS)
         return rc;
     for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
     /* done whatever failed: the peers' next calls wait for it */
