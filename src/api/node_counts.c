@@ -1,8 +1,9 @@
 /*
- * The count exchange of the hierarchical alltoallv (Träff, Rougier, "MPI
- * Collectives and Datatypes for Hierarchical All-to-all Communication"
- * (2014), section 2.4: the counts gathered node-locally first), and the
- * run of its schedule.
+ * The count exchange of the hierarchical alltoallv entries (Träff,
+ * Rougier, "MPI Collectives and Datatypes for Hierarchical All-to-all
+ * Communication" (2014), section 2.4: the counts gathered node-locally
+ * first; the family "hierarchical" and "bridge", "bridge_dt"), and the run
+ * of their schedules.
  *
  * A leader lays out the parts of every rank of its node, so each rank's
  * counts are allgathered over the node communicator (tc_ctx_node_comms:
