@@ -447,7 +447,6 @@ const tc_algo *tc_catalog_find(topocoll_coll coll, const char *name)
 const char *tc_algo_family(const tc_algo *al)
 {
     if (al->req & TC_REQ_NATIVE) return "native";
-    if (al->req & TC_REQ_COMPOSED) return "composed";
     return al->family ? al->family : "flat";
 }
 

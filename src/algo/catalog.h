@@ -59,9 +59,6 @@ enum {
     TC_REQ_NATIVE = 1u << 2,        /* calls the MPI library's own collective */
     TC_REQ_COMMUTATIVE = 1u << 3,   /* commutative reduction operation */
     TC_REQ_NODE_SHM = 1u << 4,      /* the ranks of a node share memory (tc_args.node_shm) */
-    TC_REQ_COMPOSED = 1u << 5,      /* no schedule: a composition of MPI collectives over
-                                       node and bridge communicators, run by the MPI layer
-                                       (alltoallv: src/api/node_counts.c); family "composed" */
     TC_REQ_EQUAL_NODES = 1u << 6,   /* every node of the topology has as many ranks
                                        (checked by tc_algo_accepts, which has the topology) */
     TC_REQ_ONE_NODE = 1u << 7,      /* every rank on one node (the topology's node count;

@@ -131,8 +131,8 @@ static const tc_catalog_row alltoallv[] = {
     ALGO(tc_alltoallv_linear),
     ALGO(tc_alltoallv_native),
     FAMILY(tc_alltoallv_hierarchical),     /* hierarchical:leaders=1|2|4 (node counts first) */
-    ALGO(tc_alltoallv_bridge),             /* MPI composition (src/api/node_counts.c) */
-    ALGO(tc_alltoallv_bridge_dt),          /* zero-copy composition (src/api/node_counts_dt.c) */
+    ALGO(tc_alltoallv_bridge),             /* member-set rounds (bridge_steps.c) */
+    ALGO(tc_alltoallv_bridge_dt),          /* the schedule of "bridge" (zero-copy rounds) */
     END,
 };
 

@@ -67,11 +67,11 @@ static int run_in_pieces(tc_ctx *x, const tc_call *c, const tc_config *cfg, cons
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 
-/* The record an entry runs with: the schedules and compositions see the
- * cut counts, the MPI library's own collective the user's. */
+/* The record an entry runs with: the schedules see the cut counts, the MPI
+ * library's own collective the user's. */
 static const tc_call *record_for(const tc_algo *al, const tc_call *c, const tc_call *cut)
 {
-    return al->generate || (al->req & TC_REQ_COMPOSED) ? cut : c;
+    return al->generate ? cut : c;
 }
 
 /* Run the entry whole; a direct entry whose slots could not be had (before

@@ -3,8 +3,7 @@
  * from the context's cache, or built for the call where it depends on
  * every per-peer count; an entry without a schedule: the MPI library's own
  * collective (native.c); the per-node counts' entries (node_counts.c: the
- * alltoallv compositions, and the count rows the hierarchical alltoallv
- * reads).  Each kind one function below.
+ * count rows the hierarchical and bridge alltoallv schedules read).  Each kind one function below.
  */
 #include <stdlib.h>
 
@@ -194,7 +193,7 @@ tc_sched_key tc_run_key(const tc_algo *al, const tc_call *c, const tc_args *a)
 int tc_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args *a, const tc_sched **used)
 {
     *used = NULL;
-    if (al->req & TC_REQ_NODE_COUNTS) return run_node_counts(x, al, c, a);   /* schedule or composition */
+    if (al->req & TC_REQ_NODE_COUNTS) return run_node_counts(x, al, c, a);   /* the node's count rows first */
     /* topocoll's own reductions check the op on every rank before anything
      * moves (a direct reduce reduces at the root only); the library's own
      * collective checks it itself */

@@ -572,7 +572,7 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
 {
     int nreq = 0;
     int b = tc_sched_round_begin(s, r), e = tc_sched_round_end(s, r);
-    if (s->ops[b].kind == TC_OP_SUBCOLL) return tc_exec_subcoll(s, b, e, bind, env, copy_op);
+    if (s->ops[b].kind == TC_OP_SUBCOLL) return tc_exec_subcoll(s, b, e, bind, env, copy_op, &st->err);
     MPI_Request *reqs = env->ws->reqs;
     int rc = post_round(s, b, e, bind, env, st, &nreq);
     for (int i = b, n = 1; i < e && rc == MPI_SUCCESS; i += n) {

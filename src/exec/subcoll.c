@@ -27,7 +27,8 @@
 
 #include "exec/exec_mpi.h"
 
-#define TC_SUBCOLL_TAG 11   /* the set communicators carry nothing else */
+#define TC_SUBCOLL_TAG 11       /* the set communicators carry nothing else */
+#define TC_SUBCOLL_TAG_ERR 12   /* sent after a truncation (see subcoll.h) */
 
 int tc_subcomms_make(tc_subcomms *n, MPI_Comm comm, int rank, const int *node_of, const int *node_idx)
 {
@@ -152,11 +153,45 @@ static int make_types(const blocks *k, MPI_Datatype *ty)
     return rc;
 }
 
-/* One message per peer and direction: receives, then sends, then the wait;
- * on an error the posted requests are cancelled and completed. */
-static int exchange(const blocks *k, MPI_Comm comm)
+static int error_class(int code)
 {
-    int m = k->m, nr = 0, rc;
+    int cls = MPI_ERR_OTHER;
+    return PMPI_Error_class(code, &cls) == MPI_SUCCESS ? cls : MPI_ERR_OTHER;
+}
+
+/* After the wait: a truncated receive or an error-tagged message is
+ * recorded in *trunc (the round goes on); another error is returned, the
+ * requests left pending completed first.  rc: the wait's. */
+static int wait_errors(int rc, int nr, int nrecv, MPI_Request *rq, MPI_Status *st, int *trunc)
+{
+    int cls = rc == MPI_SUCCESS ? MPI_SUCCESS : error_class(rc);
+    if (cls == MPI_ERR_TRUNCATE && nr == 1) {   /* an MPI that names the class itself */
+        if (*trunc == MPI_SUCCESS) *trunc = rc;
+        return MPI_SUCCESS;
+    }
+    if (cls != MPI_SUCCESS && cls != MPI_ERR_IN_STATUS) return rc;
+    int first = MPI_SUCCESS;
+    for (int i = 0; cls == MPI_ERR_IN_STATUS && i < nr; i++) {
+        int e = st[i].MPI_ERROR;
+        if (e == MPI_ERR_PENDING) e = PMPI_Wait(&rq[i], &st[i]);   /* none left behind */
+        if (e == MPI_SUCCESS) continue;
+        if (error_class(e) != MPI_ERR_TRUNCATE) {
+            if (first == MPI_SUCCESS) first = e;
+        } else if (*trunc == MPI_SUCCESS) {
+            *trunc = e;
+        }
+    }
+    for (int i = 0; i < nrecv; i++)
+        if (st[i].MPI_TAG == TC_SUBCOLL_TAG_ERR && *trunc == MPI_SUCCESS) *trunc = MPI_ERR_TRUNCATE;
+    return first;
+}
+
+/* One message per peer and direction: receives (either tag), then sends
+ * (the error tag after a truncation), then the wait; on an error the posted
+ * requests are cancelled and completed. */
+static int exchange(const blocks *k, MPI_Comm comm, int *trunc)
+{
+    int m = k->m, nr = 0, nrecv = 0, rc, tag = *trunc == MPI_SUCCESS ? TC_SUBCOLL_TAG : TC_SUBCOLL_TAG_ERR;
     MPI_Datatype *ty = malloc(2 * (size_t)m * sizeof *ty + 1);
     MPI_Request *rq = malloc(2 * (size_t)m * sizeof *rq + 1);
     MPI_Status *st = malloc(2 * (size_t)m * sizeof *st + 1);   /* MPICH's headers: no MPI_STATUSES_IGNORE */
@@ -170,19 +205,16 @@ static int exchange(const blocks *k, MPI_Comm comm)
     for (int d = 1; d >= 0 && rc == MPI_SUCCESS; d--)
         for (int j = 0; j < m && rc == MPI_SUCCESS; j++) {
             if (ty[d * m + j] == MPI_DATATYPE_NULL) continue;
-            rc = d ? PMPI_Irecv(MPI_BOTTOM, 1, ty[d * m + j], j, TC_SUBCOLL_TAG, comm, &rq[nr])
-                   : PMPI_Isend(MPI_BOTTOM, 1, ty[d * m + j], j, TC_SUBCOLL_TAG, comm, &rq[nr]);
-            if (rc == MPI_SUCCESS) nr++;
+            rc = d ? PMPI_Irecv(MPI_BOTTOM, 1, ty[d * m + j], j, MPI_ANY_TAG, comm, &rq[nr])
+                   : PMPI_Isend(MPI_BOTTOM, 1, ty[d * m + j], j, tag, comm, &rq[nr]);
+            if (rc == MPI_SUCCESS) nr++, nrecv += d;
         }
-    int cls = MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && (rc = PMPI_Waitall(nr, rq, st)) != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS &&
-        cls == MPI_ERR_IN_STATUS)   /* the request's own error (a truncation: counts that disagree) */
-        for (int i = nr - 1; i >= 0; i--) {
-            if (st[i].MPI_ERROR == MPI_ERR_PENDING) (void)PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);   /* none left behind */
-            else if (st[i].MPI_ERROR != MPI_SUCCESS) rc = st[i].MPI_ERROR;
-        }
-    if (rc != MPI_SUCCESS && cls == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        for (int i = 0; i < nr; i++) st[i].MPI_TAG = TC_SUBCOLL_TAG, st[i].MPI_ERROR = MPI_SUCCESS;
+        rc = wait_errors(PMPI_Waitall(nr, rq, st), nr, nrecv, rq, st, trunc);
+    } else {
         for (int i = 0; i < nr; i++) (void)PMPI_Cancel(&rq[i]), (void)PMPI_Wait(&rq[i], MPI_STATUS_IGNORE);
+    }
     for (int j = 0; j < 2 * m; j++)
         if (ty[j] != MPI_DATATYPE_NULL) (void)PMPI_Type_free(&ty[j]);   /* the requests keep what they need */
     free(ty);
@@ -192,7 +224,7 @@ static int exchange(const blocks *k, MPI_Comm comm)
 }
 
 int tc_exec_subcoll(const tc_sched *s, int b, int e, const tc_bind *bind, const tc_exec_env *env,
-                    int (*copy)(const tc_bind *bind, const tc_op *op, const tc_exec_env *env))
+                    int (*copy)(const tc_bind *bind, const tc_op *op, const tc_exec_env *env), int *trunc)
 {
     int set = s->ops[b].peer, rc = MPI_SUCCESS;
     MPI_Comm comm = set == TC_SUB_NODE ? env->sub->local : env->sub->bridge;
@@ -202,7 +234,7 @@ int tc_exec_subcoll(const tc_sched *s, int b, int e, const tc_bind *bind, const 
     blocks k = { 0 };
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &k.m);
     if (rc == MPI_SUCCESS) rc = collect(&k, s, b, e, bind, env, set);
-    if (rc == MPI_SUCCESS) rc = exchange(&k, comm);
+    if (rc == MPI_SUCCESS) rc = exchange(&k, comm, trunc);
     blocks_free(&k);
     return rc;
 }

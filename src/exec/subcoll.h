@@ -29,8 +29,15 @@ int tc_subcomms_free(tc_subcomms *n);
 /* Run ops [b, e) of s, a round opened by TC_OP_SUBCOLL: its COPYs, then its
  * SENDs and RECVs as one message per peer and direction on the set's
  * communicator (a struct datatype over the regions, in op order, from
- * MPI_BOTTOM; adjacent regions merged).  Returns an MPI error code. */
+ * MPI_BOTTOM; adjacent regions merged).  Returns an MPI error code.
+ * *trunc: the run's first truncation (MPI_SUCCESS: none yet), as the
+ * executor keeps it (exec_mpi.c, "erroneous calls"): a truncated receive is
+ * recorded there, not returned, and the round completes; once one is
+ * recorded, this rank's messages carry the error tag, and a message so
+ * tagged records MPI_ERR_TRUNCATE at its receiver, so that the ranks a
+ * truncated part may have reached report it too and none waits. */
 int tc_exec_subcoll(const tc_sched *s, int b, int e, const struct tc_bind *bind, const struct tc_exec_env *env,
-                    int (*copy)(const struct tc_bind *bind, const tc_op *op, const struct tc_exec_env *env));
+                    int (*copy)(const struct tc_bind *bind, const tc_op *op, const struct tc_exec_env *env),
+                    int *trunc);
 
 #endif
