@@ -167,8 +167,9 @@ static void topology_and_flush(void)
 
 /* Alltoall of N ints per block, `REPEAT` calls with fresh data through the
  * selection path (TOPOCOLL_ALLTOALL, set in main, forces a schedule), in
- * place or not; and a composition by name (no schedule: the MPI layer runs
- * it), repeated on a communicator of two virtual nodes. */
+ * place or not; and a bridge entry by name (member-set rounds over the
+ * node and bridge communicators), repeated on a communicator of two virtual
+ * nodes. */
 static void alltoall_repeated(MPI_Comm comm, int in_place, const char *what)
 {
     size_t n = (size_t)N * (size_t)size;
