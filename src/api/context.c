@@ -421,8 +421,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
 
 tc_exec_env tc_ctx_env(tc_ctx *c, MPI_Op op)
 {
-    tc_exec_env env = { c->comm, &c->ws, &c->shm, c->topo->node_idx, op, &c->ncomms };
-    if (!c->ncomms.made) c->ncomms.node_of = c->topo->node_of;   /* for the executor to make them */
+    tc_exec_env env = { c->comm, &c->ws, &c->shm, c->topo->node_idx, c->topo->node_of, op, &c->ncomms };
     return env;
 }
 

@@ -671,10 +671,11 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
         if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
         env->ws->rank1 = st.me + 1;
     }
-    if (s->uses_subcoll && !env->sub) return MPI_ERR_INTERN;
-    if (s->uses_subcoll &&   /* every rank's schedule has such rounds: all make them here */
-        (rc = tc_subcomms_make(env->sub, env->comm, env->ws->rank1 - 1, env->sub->node_of, env->node_idx)) != MPI_SUCCESS)
-        return rc;
+    if (s->uses_subcoll) {   /* every rank's schedule has such rounds: all make them here */
+        if (!env->sub) return MPI_ERR_INTERN;
+        rc = tc_subcomms_make(env->sub, env->comm, env->ws->rank1 - 1, env->node_of, env->node_idx);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     tc_reduce_kernel k;   /* once per call: the reductions' kernel for the call's op and type */
     tc_reduce_kernel_find(env->op, bind[s->tmp_like].type, &k);
     if (!s->uses_inline) {

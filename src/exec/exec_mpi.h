@@ -65,6 +65,7 @@ typedef struct tc_exec_env {
     tc_workspace *ws;
     tc_shm *shm;            /* node-shared memory (schedules that use it) */
     const int *node_idx;    /* rank -> index in its node (= node_comm rank) */
+    const int *node_of;     /* rank -> node (member-set communicators) */
     MPI_Op op;              /* for REDUCE ops; MPI_OP_NULL when none */
     tc_subcomms *sub;       /* member-set communicators (schedules with SUBCOLL rounds:
                                made before the first round, collective over comm) */

@@ -411,7 +411,7 @@ static void executor_reduce(int64_t n)
     if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_SEND], a, MPI_UNSIGNED_CHAR);
     if (rc == MPI_SUCCESS) rc = tc_bind_type(&bind[TC_BUF_RECV], b, MPI_UNSIGNED_CHAR);
     for (int bxor = 0; bxor < 2; bxor++) {
-        tc_exec_env env = { comm, &ws, NULL, NULL, bxor ? MPI_BXOR : MPI_SUM, NULL };
+        tc_exec_env env = { comm, &ws, NULL, NULL, NULL, bxor ? MPI_BXOR : MPI_SUM, NULL };
         int rc2 = rc == MPI_SUCCESS ? tc_exec(&s, bind, &env) : rc;
         long bad = rc2 == MPI_SUCCESS ? exec_check(b, n, bxor) : 0;
         char what[96];
