@@ -66,10 +66,16 @@ int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const
     return MPI_SUCCESS;
 }
 
+int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
+{
+    return tc_choose_learned(x, a, bytes, comm, NULL, NULL, out);
+}
+
 /* The MPI part of a decision: the memory model (calibrated on first need),
  * one agreed size where it differs between ranks, the selector
  * (src/select/selector.h), the errors it reports and the explain line. */
-int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
+int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo *learned,
+                      const char *learned_note, const tc_algo **out)
 {
     const char *coll = tc_coll_name(a->coll);
     /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
@@ -86,6 +92,8 @@ int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const t
         return tc_raise_mpi(comm, mrc, coll);
     tc_select_in in = tc_select_in_make(a, x->topo, bytes);
     in.shm = model;
+    in.learned = learned;
+    in.learned_note = learned_note;
     tc_why why = { shown ? text : NULL, sizeof text };
     tc_decision d = tc_selector_decide(&in, &why);
     if (d.forced_how == TC_FORCED_UNKNOWN)
