@@ -100,12 +100,13 @@ static void more_predictions(void)
         /* one leader: 3 gathered, log 2 = 1 exchange of 4 blocks, bcast in 2 steps of 8 and the copy */
         { TOPOCOLL_ALLGATHER, "h1_gather_rd_bcast", x24, 3 * (a0 + n * b0) + a2 + 4 * n * b2 + 2 * (a0 + 8 * n * b0) +
                                                        8 * n * b0 },
-        /* two leaders per node: groups of 2, 4 leaders (2 rd steps, 3 x 2 blocks each, both leaders
-         * of a node on its link), bcast in 1 step of 8 blocks and the copy */
+        /* two leaders per node: groups of 2, 4 leaders; rd step 1 swaps 2 blocks with the node's
+         * other leader, step 2 swaps 4 blocks across the network with both leaders of a node on
+         * its link; bcast in 1 step of 8 blocks and the copy */
         { TOPOCOLL_ALLGATHER, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
-          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+          a0 + n * b0 + a0 + 2 * n * b0 + a2 + 8 * n * b2 + a0 + 16 * n * b0 },
         { TOPOCOLL_ALLGATHERV, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
-          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+          a0 + n * b0 + a0 + 2 * n * b0 + a2 + 8 * n * b2 + a0 + 16 * n * b0 },
         /* two-tier, 4 units (ranks) per supernode, 2 supernodes, N = 8 blocks: L1 (N/4 + N/8) on
          * each of a leader's 3 links, L2 N/2 on the one link; 3 + 1 + 3 messages */
         { TOPOCOLL_ALLGATHER, "twotier", x24, 6 * a0 + a2 + 9 * n * b0 + 4 * n * b2 },
@@ -234,10 +235,10 @@ static void tuning_file(void)
           "model section: %s", t ? "wrong values" : err);
     /* the slower network makes the model choose a hierarchical entry where the built-in one does not */
     if (m) {
-        tc_topo *two = spec("2x4", 8);
-        tc_args a = args_of(TOPOCOLL_ALLGATHER, 8, 32768);
-        tc_model_pick pb = tc_model_choose(b, &a, two, 32768), pf = tc_model_choose(m, &a, two, 32768);
-        CHECK(!pb.algo && pf.algo, "2x4, 32 KiB: built-in %s, file %s", pb.algo ? pb.algo->name : "native",
+        tc_topo *two = spec("2x8", 16);
+        tc_args a = args_of(TOPOCOLL_ALLGATHER, 16, 32);
+        tc_model_pick pb = tc_model_choose(b, &a, two, 32), pf = tc_model_choose(m, &a, two, 32);
+        CHECK(!pb.algo && pf.algo, "2x8, 32 B: built-in %s, file %s", pb.algo ? pb.algo->name : "native",
               pf.algo ? pf.algo->name : "native");
         tc_topo_free(two);
     }

@@ -34,6 +34,7 @@
  *   pieces are this library's, from the emulated cluster's measurements
  *   (docs/alltoall.md, "Pieces under the eager limit").
  */
+#include "algo/cost_walk.h"
 #include <stdio.h>
 
 #include "algo/alltoall/common.h"
@@ -125,7 +126,19 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
     }
 }
 
+/* Cost function: one block to every other rank, priced as p-1 steps
+ * whatever the window (the network's queues serialise them). */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 const tc_family tc_alltoall_linear = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALL, .name = "linear",
     .summary = "linear: every receive and send posted at once, or a bounded window of partners; "
                "blocks whole or in pieces under the eager limit",
