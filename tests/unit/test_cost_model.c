@@ -124,6 +124,19 @@ static void more_predictions(void)
         CHECK(close_to(got, c[i].want), "%s %s on %d ranks: %g, wanted %g", tc_coll_name(c[i].coll), c[i].name,
               c[i].t->size, got, c[i].want);
     }
+    /* non-power-of-two p: the fold's extra steps (6 ranks on one socket: q = 4, ranks 1 and 3 fold) */
+    tc_topo *six = tc_topo_flat(6);
+    double rd6 = predict(m, TOPOCOLL_ALLREDUCE, "recursive_doubling", six, 1000);
+    CHECK(close_to(rd6, 4 * (a0 + n * b0) + 3 * n * g), "allreduce recursive doubling, p 6: %g", rd6);
+    double rsa6 = predict(m, TOPOCOLL_ALLREDUCE, "reduce_scatter_allgather", six, 1000);
+    CHECK(close_to(rsa6, 2 * (a0 + n * b0) + n * g + 2 * (2 * a0 + 0.75 * n * b0) + 0.75 * n * g),
+          "allreduce reduce-scatter-allgather, p 6: %g", rsa6);
+    double ag6 = predict(m, TOPOCOLL_ALLGATHER, "recursive_doubling", six, 1000);
+    /* the extras' blocks in; core ranks 0 and 1 hold 2-block slots: step 1 sends at most 2 blocks,
+     * step 2 the aligned pair of slots, at most 4; a copy of 6 blocks; 6 blocks out */
+    CHECK(close_to(ag6, (a0 + n * b0) + (a0 + 2 * n * b0) + (a0 + 4 * n * b0) + 6 * n * b0 + (a0 + 6 * n * b0)),
+          "allgather recursive doubling, p 6: %g", ag6);
+    tc_topo_free(six);
     /* the two-tier entries have no formula on one node (one supernode) */
     CHECK(predict(m, TOPOCOLL_SCATTER, "twotier", flat, 1000) < 0, "two-tier scatter on one node has a formula");
     /* every collective has a native prediction */
