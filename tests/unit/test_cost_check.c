@@ -17,10 +17,12 @@
  *     when its sends are out and its receives are in, then reduces at gamma
  *     and copies at the socket's beta; messages leaving a node share the
  *     node's link in the order they are posted) is compared with the price
- *     of the cost (tc_model_price): their ratio must lie within [1/3, 3]
- *     (the cost prices whole steps at their slowest pair and ignores most
- *     local copies; the replay lets ranks run ahead).  The largest ratio seen
- *     is printed.
+ *     of the cost (tc_model_price): their ratio must lie within [1/2, 2]
+ *     for a flat entry, [1/3, 3] for a family's variant (the cost prices
+ *     whole steps at their slowest pair and ignores most local copies; the
+ *     replay lets ranks run ahead; the families' formulas follow the
+ *     papers' bounds rather than every step).  The largest ratios seen are
+ *     printed.
  * Sizes are multiples of 840 elements (every block division of these p is
  * even), so every block has the same size and the traffic is determined.
  * Variants without a cost function are listed, per collective, so that an
@@ -51,7 +53,9 @@ static const layout layouts[] = {
     { "2x2x2", 8 },   /* two nodes of two sockets */
 };
 enum { NLAYOUTS = sizeof layouts / sizeof layouts[0] };
-#define APPROX 2.0   /* the estimates' tolerance: a factor */
+#define APPROX 2.0        /* the traffic estimates' tolerance: a factor */
+#define FLAT_TIME 2.0     /* cost / replay of a flat entry within [1/2, 2] */
+#define FAMILY_TIME 3.0   /* of a family's variant within [1/3, 3] */
 static const int64_t sizes[] = { 840, 8 * 840, 64 * 840 };
 
 static double worst_ratio = 1, worst_inv = 1;
@@ -302,7 +306,8 @@ static void check_variant(const tc_model_params *m, const tc_algo *al, const lay
     CHECK(rt > 0, "%s: the replay found unmatched receives", what);
     if (rt > 0 && pr > 0) {
         double ratio = pr / rt;
-        CHECK(ratio <= 3 && ratio >= 1.0 / 3, "%s: cost %.3g s, replay %.3g s", what, pr, rt);
+        double tol = al->family ? FAMILY_TIME : FLAT_TIME;
+        CHECK(ratio <= tol && ratio >= 1 / tol, "%s: cost %.3g s, replay %.3g s", what, pr, rt);
         if (ratio > worst_ratio) {
             worst_ratio = ratio;
             snprintf(worst_what, sizeof worst_what, "%s", what);
@@ -323,20 +328,21 @@ int main(void)
     if (getenv("TC_TEST_SHOW_ALL")) tc_test_counts_global.show_max = 1000000;
     for (int k = 0; k < NLAYOUTS; k++) topo[k] = tc_test_topo(layouts[k].spec, layouts[k].p);
     for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
-        int with = 0;
+        int with = 0, nv = tc_catalog_variant_count((topocoll_coll)c);
         printf("%s without a cost function:", tc_coll_name((topocoll_coll)c));
-        for (int i = 0; i < tc_catalog_variant_count((topocoll_coll)c); i++) {
+        for (int i = 0; i < nv; i++) {
             const tc_algo *al = tc_catalog_variant_at((topocoll_coll)c, i);
-            if (!al->cost) {
-                printf(" %s%s", al->name, al->generate ? "" : " (no schedule)");
-                continue;
-            }
-            with++;
-            for (int k = 0; k < NLAYOUTS; k++)
+            if (!al->cost) printf(" %s%s", al->name, al->generate ? "" : " (no schedule)");
+            else with++;
+        }
+        printf("\n  (%d of %d variants with one)\n", with, nv);
+        fflush(stdout);
+        for (int i = 0; i < nv; i++) {
+            const tc_algo *al = tc_catalog_variant_at((topocoll_coll)c, i);
+            for (int k = 0; al->cost && k < NLAYOUTS; k++)
                 for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
                     check_variant(m, al, &layouts[k], topo[k], sizes[s]);
         }
-        printf("\n  (%d variants with one)\n", with);
     }
     printf("largest cost/replay %.2f (%s); largest replay/cost %.2f (%s)\n", worst_ratio, worst_what, worst_inv,
            worst_inv_what);
