@@ -92,4 +92,3 @@ int ag_fold_allgather(tc_sched *s, const tc_args *a, int bitrev_positions)
     ag_fold_free(&f);
     return 0;
 }
-
