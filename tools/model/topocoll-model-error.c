@@ -72,6 +72,8 @@ static int parse_sizes(const char *s, long *sizes, int *n)
     return *n > 0 ? 0 : -1;
 }
 
+static int quiet;   /* not rank 0: option errors are rank 0's to print */
+
 static int parse_opts(int argc, char **argv, opts *o)
 {
     *o = (opts){ .reps = 5, .nsizes = 3, .sizes = { 2048, 32768, 524288 },
@@ -82,7 +84,7 @@ static int parse_opts(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--fit") && v && !strcmp(v, "calls")) o->fit = FIT_CALLS, i++;
         else if (!strcmp(a, "-T") && v) {
             if (parse_sizes(argv[++i], o->train, &o->ntrain)) {
-                fprintf(stderr, "topocoll-model-error: bad size list '%s' (e.g. 1K,8K,64K,1M)\n", argv[i]);
+                if (!quiet) fprintf(stderr, "topocoll-model-error: bad size list '%s' (e.g. 1K,8K,64K,1M)\n", argv[i]);
                 return -1;
             }
         }
@@ -93,11 +95,11 @@ static int parse_opts(int argc, char **argv, opts *o)
         else if (!strcmp(a, "-r") && v && (o->reps = atoi(argv[++i])) >= 1) continue;
         else if (!strcmp(a, "-s") && v) {
             if (parse_sizes(argv[++i], o->sizes, &o->nsizes)) {
-                fprintf(stderr, "topocoll-model-error: bad size list '%s' (e.g. 2K,32K,512K)\n", argv[i]);
+                if (!quiet) fprintf(stderr, "topocoll-model-error: bad size list '%s' (e.g. 2K,32K,512K)\n", argv[i]);
                 return -1;
             }
         } else {
-            fprintf(stderr, "topocoll-model-error: unknown or incomplete option '%s'\n"
+            if (!quiet) fprintf(stderr, "topocoll-model-error: unknown or incomplete option '%s'\n"
                             "usage: topocoll-model-error [--fit pingpong|calls] [-T SIZES] [-t SPEC] [-c COLLS] "
                             "[-s SIZES] [-r REPS] [--csv FILE] [--write-model FILE]\n", a);
             return -1;
@@ -335,6 +337,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     opts o;
+    quiet = rank != 0;
     if (parse_opts(argc, argv, &o)) {
         MPI_Finalize();
         return 2;
@@ -389,6 +392,7 @@ int main(int argc, char **argv)
     char desc[256] = "";
     topocoll_topology_describe(MPI_COMM_WORLD, desc, sizeof desc);
     FILE *csv = rank == 0 && o.csv ? fopen(o.csv, "w") : NULL;
+    if (rank == 0 && o.csv && !csv) fprintf(stderr, "topocoll-model-error: cannot write %s (no CSV)\n", o.csv);
     if (rank == 0) {
         printf("# np %d, %s; parameters: %s\n", np, desc, source);
         for (int l = 0; l < TC_NLEVELS; l++)
