@@ -305,6 +305,11 @@ static void ranking(void)
                     CHECK(few[i] == all[i] && fps[i] == ps[i], "max 3: #%d %s, full list %s", i, few[i]->name,
                           all[i]->name);
                 CHECK(tc_model_rank(m, &a, t, lens[l], few, NULL, 3) == k, "without pred_s: another count");
+                if (t->nnodes > 1 && (c == TOPOCOLL_ALLGATHER || c == TOPOCOLL_BCAST)) {
+                    int fam = 0;   /* the families' parameter combinations are ranked too */
+                    for (int i = 0; i < n; i++) fam += all[i]->family != NULL;
+                    CHECK(fam > 1, "%s %s: %d family variants ranked", specs[s], tc_coll_name((topocoll_coll)c), fam);
+                }
                 tc_model_pick pk = tc_model_choose(m, &a, t, lens[l]);
                 CHECK(n == 0 || !strcmp(pk.best, all[0]->name), "%s %s: choose's best %s, rank's first %s",
                       specs[s], tc_coll_name((topocoll_coll)c), pk.best, n ? all[0]->name : "-");
