@@ -139,7 +139,7 @@ static void add_instance(tc_inst *e, const tc_family *f, const int *v)
     snprintf(e->desc, sizeof e->desc, "%s", txt.desc);
     e->algo = (tc_algo){ .coll = f->coll, .name = e->alias[0] ? e->alias : e->canonical,
                          .desc = e->desc, .req = f->req | (f->req_of ? f->req_of(v) : 0), .generate = f->generate,
-                         .param = e->v, .family = f->name, .canonical = e->canonical,
+                         .cost = f->cost, .param = e->v, .family = f->name, .canonical = e->canonical,
                          .source = txt.source };
     fill_common(e);
 }

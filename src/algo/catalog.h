@@ -119,6 +119,36 @@ typedef int (*tc_shift_sink)(void *ctx, const tc_shift_round *rd);
 typedef int (*tc_shift_fn)(const tc_args *a, const tc_topo *t, tc_shift_sink sink, void *ctx);
 #define TC_SHIFT_NONE (-1)
 
+/* Cost.  Levels of distance between two ranks: the same socket, the same
+ * node (another socket), another node. */
+enum { TC_LVL_SOCKET = 0, TC_LVL_NODE = 1, TC_LVL_NET = 2, TC_NLEVELS = 3 };
+
+/* What one call of a variant costs, before pricing (the cost model,
+ * src/select/cost_model.h, prices it with alpha, beta and gamma per level):
+ * the critical path's messages and bytes per level, its reduced bytes and
+ * its node-memory bytes, and the traffic the schedule sends across each
+ * level summed over all ranks (tests/unit/test_cost_check.c compares it
+ * with the generated schedules). */
+typedef struct tc_cost {
+    double msgs[TC_NLEVELS];     /* messages on the critical path, per level */
+    double bytes[TC_NLEVELS];    /* their bytes; a network step's bytes times the ranks of
+                                    one node that send out of it in that step (they share
+                                    the node's link) */
+    double reduced;              /* bytes reduced on the critical path (gamma) */
+    double mem;                  /* node-memory bytes on the critical path: local copies,
+                                    shared-segment traffic (priced at the socket's beta) */
+    double total[TC_NLEVELS];    /* bytes sent across each level, all ranks together */
+    int total_approx;            /* total[] is an estimate, not the schedule's exact count
+                                    (the check allows a stated tolerance) */
+} tc_cost;
+
+struct tc_algo;
+/* Fills c (zeroed by the caller) for variant al on the call (a: rank 0's
+ * arguments, t: its topology, n: the selection's bytes); returns 0, or -1
+ * where the formula does not cover the case (the model then has no
+ * prediction). */
+typedef int (*tc_cost_fn)(const struct tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
+
 typedef struct tc_algo {
     topocoll_coll coll;
     const char *name;            /* listed name: the short alias where one exists */
@@ -137,6 +167,10 @@ typedef struct tc_algo {
     const char *source;          /* source file, "src/algo/..." (__FILE__ is trimmed) */
     tc_shift_fn shift;           /* optional: the schedule in shift form (NULL: none) */
     tc_generate_fn shift_prefix; /* optional: the rounds before the shift form (NULL: none) */
+    /* The cost of a call (NULL: none; the model never predicts such an
+     * entry, and the cost check lists it).  A family's variants take the
+     * family's. */
+    tc_cost_fn cost;
 } tc_algo;
 
 /* One named parameter of a family: its values, and the default. */
@@ -182,6 +216,7 @@ struct tc_family {
     unsigned req;                            /* TC_REQ_* of every instance, */
     unsigned (*req_of)(const int *v);        /* plus these (NULL: none) */
     tc_generate_fn generate;
+    tc_cost_fn cost;                         /* every instance's cost (NULL: none) */
     /* A former family name kept as an alias (NULL: none): "former:k=v,..."
      * names this family with former_params ("key=value,...") and k=v. */
     const char *former, *former_params;

@@ -42,6 +42,25 @@ void tt_family_describe(const tc_family *f, const int *v, tc_instance_text *out)
 void tt_reduce_describe(const int *v, tc_instance_text *out, const char *owner, const char *landing,
                         const char *landing_source);
 
+/* Every two-tier family's cost function (tc_family.cost): the bandwidth
+ * terms of Jain, Lau, Kale, "Collectives on Two-tier Direct Networks"
+ * (2012, Table 2) with supernodes = nodes (G), units = ranks or sockets of
+ * a node (u per node, k ranks each), N = p n for the block collectives:
+ * the table's load of the busiest L1 link times the u - 1 L1 links of a
+ * unit leader (its memory serves them one after another), its L2 load times
+ * the G - 1 L2 links of a node (they share the node's network link), a
+ * message per hop (u - 1 per L1 hop, ceil((G-1)/u) per L2 hop), k - 1
+ * messages inside a unit: allgather L1 N(1/u + 1/(G u)), L2 N/G; scatter,
+ * gather L1 N/u, L2 N/G; bcast L1 2n, L2 n (chunked: L1 3n/u, L2 n/u from
+ * the relays plus n out of the root's node); reduce L1 n/u (landing: 2n/u +
+ * 2n/(G u)), L2 2n/G, 2n reduced; reduce_scatter_block L1 N(1/u + 1/(G u)),
+ * L2 N/G, 2N reduced.  Several nodes only.  The level totals are estimates:
+ * over the network what every node receives from the others; inside the
+ * nodes the table's L1 loads on every L1 link (allgather,
+ * reduce_scatter_block), else what every rank but its node's entry point
+ * receives or gives there (n each, a lower bound). */
+int tt_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
+
 /* Generators shared across files. */
 int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 int tt_reduce_landing_generate(tc_sched *s, const tc_args *a, const tc_topo *t);

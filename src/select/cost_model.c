@@ -1,65 +1,26 @@
 /*
- * The cost model (see cost_model.h): per-step costs on the call's topology,
- * formulas per catalog entry, the choice with its margin, and the memo.
+ * The cost model (see cost_model.h): the pricing of the entries' costs, the
+ * prediction of native, the choice with its margin, the ranking, and the
+ * memo.
  *
- * Formulas (n: the selection's bytes; p ranks; G nodes, m ranks on the
- * largest node; steps priced by step() below; "tree": a binomial tree from
- * rank 0 in which only the ranks holding data send):
- *   allgather  ring: p-1 steps to rank+1 of n; recursive_doubling and
- *   (and       recursive_halving: step k to rank^2^k of n 2^k (power-of-two
- *   allgatherv p); bruck: step k to rank-2^k of n min(2^k, p-2^k);
- *   at regular neighbor_exchange: p/2 steps of 2n to alternating neighbours;
- *   counts,    linear: p-1 sends to every distance, priced as p-1 steps (no
- *   n the      overlap assumed); gather_bcast: the binomial gather below,
- *   mean       then a tree bcast of p n;
- *   block)     hierarchical with L leaders per node (1, one per socket, 2
- *              or 4; several nodes; Kandalla et al. 2009): groups of
- *              mg = ceil(m/L) ranks, GG = G L groups; aggregation (gather:
- *              mg-1 messages of n at the leader; ring: mg-1 steps of n; rd:
- *              ceil(log mg) messages and (mg-1) n bytes; shm: one copy of n
- *              and two flags), leaders' exchange (rd / bruck: ceil(log GG)
- *              messages, ring: GG-1; (GG-1) mg n bytes into each leader over
- *              the network, times L: the node's leaders share its link),
- *              distribution (bcast: ceil(log mg) messages of p n; new: of
- *              (p-mg) n; shm: a flag), plus the final copy of p n.
- *   bcast      binomial: the tree, ceil(log p) steps of n;
- *              scatter_allgather: a tree scatter of n/p and a ring allgather
- *              of n/p blocks.
- *   gather,    binomial: the tree, step k of the subtree's n min(2^k, p-2^k).
- *   scatter
- *   reduce     binomial: the tree, n and n gamma per step; rabenseifner: 2
- *              ceil(log p) messages, 2 (p-1)/p n bytes and (p-1)/p n gamma
- *              (Jain, Lau, Kale 2012, Table 2).
- *   reduce_scatter_block (n: a rank's block)  pairwise: p-1 steps of n and
- *              (p-1) n gamma; recursive_halving (native only): step k to
- *              rank^(p/2^(k+1)) of n p/2^(k+1) and as much gamma.
- *   allreduce  recursive_doubling: log p steps of n and n gamma; ring and
- *              reduce_scatter_allgather: 2(p-1) steps of n/p (ring) or 2 log p
- *              (halving, doubling), (p-1)/p n gamma.
- *   alltoall,  pairwise: p-1 steps to rank+k of n; bruck (alltoall):
- *   alltoallv  ceil(log p) steps of n p/2 plus two local rotations of p n;
- *              linear: as pairwise (alltoallv: n the mean block).
- *   two-tier   (Jain, Lau, Kale 2012, Table 2; supernodes = nodes, sn = G;
- *              units = ranks or sockets, nps = u per node, k ranks each; N =
- *              p n for the block collectives): the table's load of the
- *              busiest L1 link times the u-1 L1 links of a unit leader (its
- *              memory serves them one after another) at the level between
- *              the leaders, its L2 load times the G-1 L2 links of a
- *              supernode (they share the node's network link), alpha per
- *              message of the entry's hops (u-1 per L1 hop, ceil((G-1)/u)
- *              per L2 hop), and k-1 messages inside a unit:
- *              allgather L1 N(1/u + 1/(G u)), L2 N/G;  scatter, gather L1
- *              N/u, L2 N/G;  bcast L1 2n, L2 n (chunked: L1 3n/u, L2 n/u
- *              from the relays plus n out of the root's node);  reduce L1
- *              n/u (landing: 2n/u + 2n/(G u)), L2 2n/G, 2 n gamma;
- *              reduce_scatter_block L1 N(1/u + 1/(G u)), L2 N/G, 2 N gamma.
- * Native: allgather and allgatherv min(recursive_doubling where p is a power
- * of two, bruck, ring, neighbor_exchange at even p); bcast min(binomial,
- * scatter_allgather); gather, scatter binomial; reduce min(binomial,
- * rabenseifner); reduce_scatter_block min(recursive_halving at power-of-two
- * p, pairwise); allreduce min(recursive_doubling, ring,
- * reduce_scatter_allgather); alltoall min(bruck, pairwise); alltoallv
- * pairwise.
+ * The formulas are not here: every catalog entry carries its cost function
+ * (tc_algo.cost, a family's tc_family.cost; src/algo/catalog.h), next to
+ * its algorithm, and fills a tc_cost (messages and bytes per level on the
+ * critical path, reduced bytes, node-memory bytes, the traffic per level);
+ * tc_model_price turns it into seconds with the parameters.  A new entry
+ * with a cost function is considered by the model with no edit here;
+ * tests/unit/test_cost_check.c checks every cost function against the
+ * schedules its generator builds.
+ *
+ * Native: the best of the flat algorithms the MPI libraries choose among
+ * (their own selection is assumed to be good): allgather and allgatherv
+ * recursive doubling where p is a power of two, Bruck, ring, neighbor
+ * exchange at even p; bcast binomial, scatter-allgather; gather, scatter
+ * binomial; reduce binomial, Rabenseifner; reduce_scatter_block recursive
+ * halving at power-of-two p (a cost-only row in
+ * src/algo/reduce_scatter_block/native.c), pairwise; allreduce recursive
+ * doubling, ring, reduce-scatter-allgather (folded at any p, as MPICH does);
+ * alltoall Bruck, pairwise; alltoallv pairwise.
  */
 #include "select/cost_model.h"
 
@@ -69,7 +30,6 @@
 #include <string.h>
 
 #include "core/fp_env.h"
-#include "pattern/pattern.h"
 
 const char *const tc_level_names[TC_NLEVELS] = { "socket", "node", "network" };
 
@@ -90,403 +50,65 @@ const tc_model_params *tc_model_builtin(void)
     return &builtin;
 }
 
-/* ---- steps on the topology ------------------------------------------------- */
+/* ---- pricing ------------------------------------------------------------------ */
 
-static int level_of(const tc_topo *t, int i, int j)
+double tc_model_price(const tc_model_params *m, const tc_cost *c)
 {
-    if (t->sock_of[i] == t->sock_of[j]) return TC_LVL_SOCKET;
-    return t->node_of[i] == t->node_of[j] ? TC_LVL_NODE : TC_LVL_NET;
-}
-
-/* Partner of rank r in a step (-1: none). */
-typedef int (*partner_fn)(int r, int p, int d);
-
-static int p_shift(int r, int p, int d) { return (r + d) % p; }
-static int p_xor(int r, int p, int d) { int q = r ^ d; return q < p ? q : -1; }
-/* A binomial tree rooted at 0, the step of distance d: only the ranks that
- * hold data (multiples of 2d) send, to rank + d. */
-static int p_tree(int r, int p, int d) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }
-
-/* One step: every rank r sends `bytes` to partner(r, p, d).  The cost of the
- * farthest level crossed; the network term times the largest number of
- * ranks of one node that leave it in this step. */
-static double step(const tc_model_params *m, const tc_topo *t, partner_fn partner, int d, double bytes)
-{
-    int p = t->size, lvl = TC_LVL_SOCKET, crowd = 0;
-    int *out = calloc((size_t)t->nnodes, sizeof *out);
-    for (int r = 0; r < p; r++) {
-        int q = partner(r, p, d);
-        if (q < 0 || q == r) continue;
-        int l = level_of(t, r, q);
-        if (l > lvl) lvl = l;
-        if (l == TC_LVL_NET && out && ++out[t->node_of[r]] > crowd) crowd = out[t->node_of[r]];
-    }
-    free(out);
-    double c = crowd > 1 ? crowd : 1;
-    return m->alpha[lvl] + bytes * m->beta[lvl] * (lvl == TC_LVL_NET ? c : 1);
-}
-
-static int ceil_log2(int p)
-{
-    int k = 0;
-    while ((1 << k) < p) k++;
-    return k;
-}
-
-/* The largest number of ranks on one node, and the level inside a node. */
-static int max_ppn(const tc_topo *t)
-{
-    int m = 1;
-    for (int i = 0; i < t->nnodes; i++)
-        if (t->node_start[i + 1] - t->node_start[i] > m) m = t->node_start[i + 1] - t->node_start[i];
-    return m;
-}
-
-static int intra_level(const tc_topo *t)
-{
-    return t->nsockets > t->nnodes ? TC_LVL_NODE : TC_LVL_SOCKET;
-}
-
-/* ---- flat formulas ---------------------------------------------------------- */
-
-static double ring_steps(const tc_model_params *m, const tc_topo *t, int nsteps, double bytes)
-{
-    return nsteps * step(m, t, p_shift, 1, bytes);
-}
-
-static double rd_allgather(const tc_model_params *m, const tc_topo *t, double n)
-{
-    double s = 0;
-    for (int d = 1; d < t->size; d <<= 1) s += step(m, t, p_xor, d, n * d);
+    double s = c->reduced * m->gamma + c->mem * m->beta[TC_LVL_SOCKET];
+    for (int l = 0; l < TC_NLEVELS; l++) s += c->msgs[l] * m->alpha[l] + c->bytes[l] * m->beta[l];
     return s;
 }
 
-static double bruck_allgather(const tc_model_params *m, const tc_topo *t, double n)
+int tc_model_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, int64_t bytes, tc_cost *c)
 {
-    int p = t->size;
-    double s = 0;
-    for (int d = 1; d < p; d <<= 1) s += step(m, t, p_shift, p - d, n * (d < p - d ? d : p - d));
-    return s;
-}
-
-static double neighbor_exchange(const tc_model_params *m, const tc_topo *t, double n)
-{
-    int p = t->size;
-    double s = step(m, t, p_xor, 1, n);
-    for (int k = 1; k < p / 2; k++) s += step(m, t, p_shift, k % 2 ? 1 : p - 1, 2 * n);
-    return s;
-}
-
-/* Every distance once (direct exchange, pairwise). */
-static double all_distances(const tc_model_params *m, const tc_topo *t, double n)
-{
-    double s = 0;
-    if (t->size > 2048) return -1;   /* O(p^2) to price: not worth it */
-    for (int d = 1; d < t->size; d++) s += step(m, t, p_shift, d, n);
-    return s;
-}
-
-/* Binomial gather or scatter: step k to rank + 2^k (from root 0) of the
- * subtree's n min(2^k, p - 2^k) bytes. */
-static double subtree_steps(const tc_model_params *m, const tc_topo *t, double n)
-{
-    int p = t->size;
-    double s = 0;
-    for (int d = 1; d < p; d <<= 1) s += step(m, t, p_tree, d, n * (d < p - d ? d : p - d));
-    return s;
-}
-
-/* A binomial tree rooted at 0 (bcast, reduce): step k from the ranks that
- * hold the data to rank + 2^k, n bytes and per_step (reduction) each. */
-static double tree(const tc_model_params *m, const tc_topo *t, double n, double per_step)
-{
-    double s = 0;
-    for (int d = 1; d < t->size; d <<= 1) s += step(m, t, p_tree, d, n) + per_step;
-    return s;
-}
-
-static double binomial(const tc_model_params *m, const tc_topo *t, double n, double per_step)
-{
-    double s = 0;
-    for (int d = 1; d < t->size; d <<= 1) s += step(m, t, p_shift, d, n) + per_step;
-    return s;
-}
-
-/* ---- hierarchical allgather, one leader per node ----------------------------- */
-
-static const char *param_of(const char *canon, const char *key, char *buf, size_t len)
-{
-    const char *s = strstr(canon, key);
-    if (!s) return "";
-    s += strlen(key);
-    size_t k = strcspn(s, ",");
-    if (k >= len) k = len - 1;
-    memcpy(buf, s, k);
-    buf[k] = '\0';
-    return buf;
-}
-
-/* Leaders per node of a "leaders=" value (1, s, sp, 2, 4), 0 when unknown;
- * *grp_lvl: the level inside a group (a socket group spread over its own
- * socket: the socket; otherwise the node's). */
-static int leaders_of(const char *v, const tc_topo *t, int mm, int *grp_lvl)
-{
-    int sockets = t->nsockets > t->nnodes ? (t->nsockets + t->nnodes - 1) / t->nnodes : 1;
-    *grp_lvl = intra_level(t);
-    if (!strcmp(v, "1")) return 1;
-    if (!strcmp(v, "s") || !strcmp(v, "sp")) {
-        if (!strcmp(v, "s")) *grp_lvl = TC_LVL_SOCKET;
-        return sockets;
-    }
-    if (!strcmp(v, "2") || !strcmp(v, "4")) return atoi(v) < mm ? atoi(v) : mm;
-    return 0;
-}
-
-/* Aggregation inside a group of mg ranks at level l (-1: unknown). */
-static double hier_agg(const tc_model_params *m, const char *agg, int mg, int l, double n)
-{
-    if (!strcmp(agg, "gather")) return (mg - 1) * (m->alpha[l] + n * m->beta[l]);
-    if (!strcmp(agg, "shm")) return 2 * m->alpha[TC_LVL_SOCKET] + n * m->beta[TC_LVL_SOCKET];
-    if (!strcmp(agg, "ring")) return (mg - 1) * (m->alpha[l] + n * m->beta[l]);
-    if (!strcmp(agg, "rd")) return ceil_log2(mg) * m->alpha[l] + (mg - 1) * n * m->beta[l];
-    return -1;
-}
-
-/* Distribution of p n bytes (dist=new: the p - mg blocks the group lacks)
- * inside a group of mg ranks at level l, plus the final copy (-1: unknown). */
-static double hier_dist(const tc_model_params *m, const char *dist, int mg, int l, int p, double n)
-{
-    double copy = p * n * m->beta[TC_LVL_SOCKET];
-    if (!strcmp(dist, "bcast")) return ceil_log2(mg) * (m->alpha[l] + p * n * m->beta[l]) + copy;
-    if (!strcmp(dist, "new")) return ceil_log2(mg) * (m->alpha[l] + (p - mg) * n * m->beta[l]) + copy;
-    if (!strcmp(dist, "shm")) return m->alpha[TC_LVL_SOCKET] + copy;
-    return -1;
-}
-
-/* The hierarchical allgather (and allgatherv at regular counts) with L
- * leaders per node (Kandalla et al. 2009): groups of mg = ceil(m/L) ranks,
- * GG = G L groups in all; the exchange moves (GG-1) mg n bytes into every
- * leader over the network, and the L leaders of a node share its link. */
-static double hier_allgather(const tc_model_params *m, const tc_algo *al, const tc_topo *t, double n)
-{
-    const char *c = al->canonical ? al->canonical : al->name;
-    char lb[16], ab[16], xb[16], db[16];
-    const char *leaders = param_of(c, "leaders=", lb, sizeof lb), *agg = param_of(c, "agg=", ab, sizeof ab);
-    const char *x = param_of(c, "x=", xb, sizeof xb), *dist = param_of(c, "dist=", db, sizeof db);
-    int p = t->size, mm = max_ppn(t), g = t->nnodes, gl = TC_LVL_SOCKET;
-    int nl = leaders_of(leaders, t, mm, &gl);
-    /* several nodes only (on one node the aggregation is the whole algorithm,
-     * and nothing here was measured against the library's own) */
-    if (nl < 1 || g < 2) return -1;
-    int mg = (mm + nl - 1) / nl, gg = g * nl;
-    double s = hier_agg(m, agg, mg, gl, n), d = hier_dist(m, dist, mg, gl, p, n);
-    if (s < 0 || d < 0) return -1;
-    double xbytes = (double)(gg - 1) * mg * n * m->beta[TC_LVL_NET] * nl;
-    if (!strcmp(x, "rd") || !strcmp(x, "bruck")) s += ceil_log2(gg) * m->alpha[TC_LVL_NET] + xbytes;
-    else if (!strcmp(x, "ring")) s += (gg - 1) * m->alpha[TC_LVL_NET] + xbytes;
-    else return -1;
-    return s + d;
-}
-
-/* ---- two-tier entries (Jain, Lau, Kale 2012) ------------------------------------ */
-
-/* The tiers on the call's topology: supernodes = nodes (G), units = ranks
- * or sockets of a node (u per node, k ranks each); levels inside a unit,
- * between the unit leaders of a node, and L2 (the network). */
-typedef struct tt_shape {
-    int g, u, k;
-    double a_unit, b_unit, a_l1, b_l1, a_l2, b_l2;
-} tt_shape;
-
-static int tt_shape_of(const tc_model_params *m, const tc_algo *al, const tc_topo *t, tt_shape *sh)
-{
-    const char *c = al->canonical ? al->canonical : al->name;
-    char ub[16];
-    const char *units = param_of(c, "units=", ub, sizeof ub);
-    int mm = max_ppn(t), sockets = t->nsockets > t->nnodes ? (t->nsockets + t->nnodes - 1) / t->nnodes : 1;
-    int l1 = intra_level(t);
-    if (t->nnodes < 2) return 0;   /* one supernode: nothing of the paper's network */
-    sh->g = t->nnodes;
-    if (!strcmp(units, "ranks")) sh->u = mm;
-    else if (!strcmp(units, "sockets")) { sh->u = sockets < mm ? sockets : mm; l1 = TC_LVL_NODE; }
-    else return 0;
-    sh->k = (mm + sh->u - 1) / sh->u;
-    if (sh->u < 2) l1 = TC_LVL_SOCKET;
-    sh->a_unit = m->alpha[TC_LVL_SOCKET];
-    sh->b_unit = m->beta[TC_LVL_SOCKET];
-    sh->a_l1 = m->alpha[l1];
-    sh->b_l1 = m->beta[l1];
-    sh->a_l2 = m->alpha[TC_LVL_NET];
-    sh->b_l2 = m->beta[TC_LVL_NET];
-    return 1;
-}
-
-/* L2 messages of one unit leader: its share of the supernode's G - 1 links. */
-static double tt_l2_msgs(const tt_shape *sh) { return (double)((sh->g - 2) / sh->u + 1); }
-
-/* Table 2 gives the load of the busiest link of each tier.  A unit leader's
- * u - 1 L1 links are its own memory (one message after another), and a
- * supernode's G - 1 L2 links share the node's one network link (the
- * model's crowd rule): the per-link load times the links that share. */
-static double tt_l1(const tt_shape *sh, double per_link) { return per_link * (sh->u - 1) * sh->b_l1; }
-static double tt_l2(const tt_shape *sh, double per_link) { return per_link * (sh->g - 1) * sh->b_l2; }
-
-/* Table 2's bandwidth terms (N: the collective's total bytes) with the
- * entry's messages (alpha per hop) and its hops inside a unit (k - 1 cores). */
-static double twotier_cost(const tc_model_params *m, topocoll_coll coll, const tc_algo *al, const tc_topo *t,
-                           double n)
-{
-    tt_shape sh;
-    if (!tt_shape_of(m, al, t, &sh)) return -1;
-    double u = sh.u, g = sh.g, k1 = sh.k - 1, l1 = (sh.u - 1) * sh.a_l1, l2 = tt_l2_msgs(&sh) * sh.a_l2;
-    double big = (double)t->size * n;   /* N for the block collectives */
-    char cb[16];
-    const char *c = al->canonical ? al->canonical : al->name;
-    char lb[8];
-    int landing = !strcmp(param_of(c, "landing=", lb, sizeof lb), "yes");
-    int chunked = !strcmp(param_of(c, "chunked=", cb, sizeof cb), "yes");
-    switch (coll) {
-    case TOPOCOLL_ALLGATHER:   /* N beta (1/nps + 1/sn + 1/(sn nps)) */
-        return 2 * l1 + l2 + tt_l1(&sh, big / u + big / (g * u)) + tt_l2(&sh, big / g) +
-               k1 * (2 * sh.a_unit + (n + big) * sh.b_unit);
-    case TOPOCOLL_SCATTER:
-    case TOPOCOLL_GATHER:      /* N beta max(1/nps, 1/sn): the tiers one after the other */
-        return 2 * l1 + l2 + tt_l1(&sh, big / u) + tt_l2(&sh, big / g) + k1 * (sh.a_unit + n * sh.b_unit);
-    case TOPOCOLL_BCAST:
-        if (chunked)           /* n beta 3/nps: three L1 hops of chunks; L2 twice */
-            return 3 * l1 + 2 * l2 + tt_l1(&sh, 3 * n / u) + n * sh.b_l2 + tt_l2(&sh, n / u) +
-                   k1 * (sh.a_unit + n * sh.b_unit);
-        return 2 * l1 + l2 + tt_l1(&sh, 2 * n) + tt_l2(&sh, n) + k1 * (sh.a_unit + n * sh.b_unit);
-    case TOPOCOLL_REDUCE:      /* n beta (1/nps + 2/sn) + 2 n gamma */
-        return (landing ? 3 : 2) * l1 + 2 * l2 + tt_l1(&sh, landing ? 2 * n / u + 2 * n / (g * u) : n / u) +
-               2 * tt_l2(&sh, n / g) + 2 * n * m->gamma + k1 * (sh.a_unit + n * sh.b_unit + n * m->gamma);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:   /* N beta (1/nps + 1/sn + 1/(sn nps)) + 2 N gamma */
-        return (landing ? 3 : 2) * l1 + l2 + tt_l1(&sh, big / u + big / (g * u)) + tt_l2(&sh, big / g) +
-               2 * big * m->gamma + k1 * (2 * sh.a_unit + (big + n) * sh.b_unit + big * m->gamma);
-    default: return -1;
-    }
-}
-
-/* ---- per collective ----------------------------------------------------------- */
-
-static double allgather_cost(const tc_model_params *m, const char *name, const tc_algo *al,
-                             const tc_topo *t, double n)
-{
-    int p = t->size;
-    if (!strcmp(name, "ring")) return ring_steps(m, t, p - 1, n);
-    if (!strcmp(name, "recursive_doubling")) return tc_is_pow2(p) ? rd_allgather(m, t, n) : -1;
-    if (!strcmp(name, "bruck")) return bruck_allgather(m, t, n);
-    if (!strcmp(name, "neighbor_exchange")) return p % 2 == 0 ? neighbor_exchange(m, t, n) : -1;
-    if (!strcmp(name, "linear")) return all_distances(m, t, n);
-    if (!strcmp(name, "recursive_halving")) return tc_is_pow2(p) ? rd_allgather(m, t, n) : -1;
-    if (!strcmp(name, "gather_bcast")) return subtree_steps(m, t, n) + tree(m, t, p * n, 0);
-    if (al && al->family && !strcmp(al->family, "hierarchical")) return hier_allgather(m, al, t, n);
-    return -1;
-}
-
-/* gather and scatter: binomial, ceil(log p) steps of the subtrees' blocks. */
-static double rooted_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    return !strcmp(name, "binomial") ? subtree_steps(m, t, n) : -1;
-}
-
-static double reduce_scatter_block_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    int p = t->size;
-    if (!strcmp(name, "pairwise")) return all_distances(m, t, n) < 0 ? -1 : all_distances(m, t, n) + (p - 1) * n * m->gamma;
-    if (!strcmp(name, "recursive_halving")) {   /* the libraries' power-of-two choice */
-        if (!tc_is_pow2(p)) return -1;
-        double s = 0;
-        for (int d = p / 2; d >= 1; d >>= 1) s += step(m, t, p_xor, d, n * d) + n * d * m->gamma;
-        return s;
-    }
-    return -1;
-}
-
-static double bcast_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    int p = t->size;
-    if (!strcmp(name, "binomial")) return tree(m, t, n, 0);
-    if (!strcmp(name, "scatter_allgather"))
-        return tree(m, t, n / p, 0) + (double)(p - 1) / p * n * m->beta[TC_LVL_NET] / 2 +
-               ring_steps(m, t, p - 1, n / p);
-    return -1;
-}
-
-static double reduce_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    int p = t->size;
-    double f = (double)(p - 1) / p;
-    if (!strcmp(name, "binomial")) return tree(m, t, n, n * m->gamma);
-    if (!strcmp(name, "rabenseifner"))
-        return binomial(m, t, f * n, 0) + binomial(m, t, f * n, 0) + f * n * m->gamma;
-    return -1;
-}
-
-static double allreduce_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    int p = t->size;
-    double f = (double)(p - 1) / p;
-    if (!strcmp(name, "recursive_doubling"))
-        return tc_is_pow2(p) ? binomial(m, t, n, n * m->gamma) : -1;
-    if (!strcmp(name, "ring")) return ring_steps(m, t, 2 * (p - 1), n / p) + f * n * m->gamma;
-    if (!strcmp(name, "reduce_scatter_allgather"))
-        return tc_is_pow2(p) ? 2 * binomial(m, t, f * n / 2, 0) + f * n * m->gamma : -1;
-    return -1;
-}
-
-static double alltoall_cost(const tc_model_params *m, const char *name, const tc_topo *t, double n)
-{
-    int p = t->size;
-    if (!strcmp(name, "pairwise") || !strcmp(name, "linear")) return all_distances(m, t, n);
-    if (!strcmp(name, "bruck")) return binomial(m, t, n * p / 2, 0) + 2 * p * n * m->beta[TC_LVL_SOCKET];
-    return -1;
-}
-
-static double cost_by_name(const tc_model_params *m, topocoll_coll coll, const char *name,
-                           const tc_algo *al, const tc_topo *t, double n)
-{
-    if (t->size < 2) return -1;
-    if (al && !strcmp(tc_algo_family(al), "twotier"))
-        return twotier_cost(m, coll, al, t, n);
-    switch (coll) {
-    case TOPOCOLL_ALLGATHER:
-    case TOPOCOLL_ALLGATHERV: return allgather_cost(m, name, al, t, n);   /* regular counts */
-    case TOPOCOLL_BCAST: return bcast_cost(m, name, t, n);
-    case TOPOCOLL_SCATTER:
-    case TOPOCOLL_GATHER: return rooted_cost(m, name, t, n);
-    case TOPOCOLL_REDUCE: return reduce_cost(m, name, t, n);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return reduce_scatter_block_cost(m, name, t, n);
-    case TOPOCOLL_ALLREDUCE: return allreduce_cost(m, name, t, n);
-    case TOPOCOLL_ALLTOALL: return alltoall_cost(m, name, t, n);
-    case TOPOCOLL_ALLTOALLV: return !strcmp(name, "pairwise") || !strcmp(name, "linear") ? all_distances(m, t, n) : -1;
-    default: return -1;
-    }
+    memset(c, 0, sizeof *c);
+    if (!al || !al->cost || t->size < 2 || t->size != a->size) return -1;
+    return al->cost(al, a, t, (double)bytes, c) == 0 ? 0 : -1;
 }
 
 double tc_model_predict(const tc_model_params *m, const tc_algo *al, const tc_args *a,
                         const tc_topo *t, int64_t bytes)
 {
-    if (!al || !al->generate || t->size != a->size) return -1;
-    return cost_by_name(m, a->coll, al->name, al, t, (double)bytes);
+    tc_cost c;
+    if (!al || !al->generate || tc_model_cost(al, a, t, bytes, &c) != 0) return -1;
+    return tc_model_price(m, &c);
 }
 
-/* What the MPI libraries choose among, per collective (NULL-terminated). */
-static const char *const *native_set(topocoll_coll coll)
+/* What the MPI libraries choose among, per collective (NULL-terminated);
+ * pow2: the libraries use it only at a power-of-two p (allgather's
+ * recursive doubling: Open MPI needs it, MPICH folds only its reductions). */
+typedef struct native_alg {
+    const tc_algo *al;
+    int pow2;
+} native_alg;
+
+extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_allgather_ring,
+    tc_allgather_neighbor_exchange, tc_bcast_binomial, tc_bcast_scatter_allgather, tc_reduce_binomial,
+    tc_reduce_rabenseifner, tc_allreduce_recursive_doubling, tc_allreduce_ring,
+    tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
+    tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
+    tc_alltoallv_pairwise;
+
+static const native_alg *native_set(topocoll_coll coll)
 {
-    static const char *const ag[] = { "recursive_doubling", "bruck", "ring", "neighbor_exchange", NULL };
-    static const char *const bc[] = { "binomial", "scatter_allgather", NULL };
-    static const char *const rd[] = { "binomial", "rabenseifner", NULL };
-    static const char *const ar[] = { "recursive_doubling", "ring", "reduce_scatter_allgather", NULL };
-    static const char *const aa[] = { "bruck", "pairwise", NULL };
-    static const char *const rooted[] = { "binomial", NULL };
-    static const char *const rs[] = { "recursive_halving", "pairwise", NULL };
-    static const char *const av[] = { "pairwise", NULL };
+    static const native_alg ag[] = { { &tc_allgather_recursive_doubling, 1 }, { &tc_allgather_bruck, 0 },
+                                     { &tc_allgather_ring, 0 }, { &tc_allgather_neighbor_exchange, 0 },
+                                     { NULL, 0 } };
+    static const native_alg bc[] = { { &tc_bcast_binomial, 0 }, { &tc_bcast_scatter_allgather, 0 }, { NULL, 0 } };
+    static const native_alg rd[] = { { &tc_reduce_binomial, 0 }, { &tc_reduce_rabenseifner, 0 }, { NULL, 0 } };
+    static const native_alg ar[] = { { &tc_allreduce_recursive_doubling, 0 }, { &tc_allreduce_ring, 0 },
+                                     { &tc_allreduce_reduce_scatter_allgather, 0 }, { NULL, 0 } };
+    static const native_alg aa[] = { { &tc_alltoall_bruck, 0 }, { &tc_alltoall_pairwise, 0 }, { NULL, 0 } };
+    static const native_alg sc[] = { { &tc_scatter_binomial, 0 }, { NULL, 0 } };
+    static const native_alg ga[] = { { &tc_gather_binomial, 0 }, { NULL, 0 } };
+    static const native_alg rs[] = { { &tc_reduce_scatter_block_library_halving, 1 },
+                                     { &tc_reduce_scatter_block_pairwise, 0 }, { NULL, 0 } };
+    static const native_alg av[] = { { &tc_alltoallv_pairwise, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
-    case TOPOCOLL_SCATTER:
-    case TOPOCOLL_GATHER: return rooted;
+    case TOPOCOLL_SCATTER: return sc;
+    case TOPOCOLL_GATHER: return ga;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return rs;
     case TOPOCOLL_ALLTOALLV: return av;
     case TOPOCOLL_BCAST: return bc;
@@ -499,12 +121,15 @@ static const char *const *native_set(topocoll_coll coll)
 
 double tc_model_native(const tc_model_params *m, const tc_args *a, const tc_topo *t, int64_t bytes)
 {
-    const char *const *set = native_set(a->coll);
+    const native_alg *set = native_set(a->coll);
     double best = -1;
     if (!set || t->size != a->size) return -1;
-    for (int i = 0; set[i]; i++) {
-        double c = cost_by_name(m, a->coll, set[i], NULL, t, (double)bytes);
-        if (c >= 0 && (best < 0 || c < best)) best = c;
+    for (int i = 0; set[i].al; i++) {
+        tc_cost c;
+        if (set[i].pow2 && (t->size & (t->size - 1))) continue;
+        if (tc_model_cost(set[i].al, a, t, bytes, &c) != 0) continue;
+        double s = tc_model_price(m, &c);
+        if (best < 0 || s < best) best = s;
     }
     return best;
 }

@@ -14,17 +14,20 @@
  * for broadcast, (p-1)/p (2 n beta + n gamma) for reduce; and the two-tier
  * costs of the same table for the two-tier entries).
  *
- * A prediction walks the algorithm's steps on the call's topology: a step
- * costs alpha + bytes x beta of the farthest level any of its pairs crosses,
- * and the inter-node term is multiplied by the number of ranks of one node
- * that leave the node in that step (they share the node's link).  Native is
+ * Every entry declares its cost (tc_algo.cost, src/algo/catalog.h): the
+ * critical path's messages and bytes per level, reduced and node-memory
+ * bytes, walked on the call's topology (src/algo/cost_walk.h: a step costs
+ * alpha + bytes x beta of the farthest level any of its pairs crosses, the
+ * network bytes times the ranks of one node that leave it in that step);
+ * tc_model_price prices it.  Native is
  * predicted as the best of the flat algorithms the MPI libraries implement
  * (their own selection is assumed to be good); the model names an entry only
  * where its predicted time is below native's divided by the margin (1.3 by
  * default): where it is unsure, native stays.  Every collective has
- * formulas (allgatherv and alltoallv at regular counts); entries without
- * one (on one node: the shared-memory and hierarchical ones; composed
- * entries) are never the model's choice.
+ * costs (allgatherv and alltoallv at regular counts); entries without a
+ * cost function (the shared-memory ones, several hierarchical and composed
+ * ones; tests/unit/test_cost_check.c lists them) are never the model's
+ * choice.
  *
  * MPI-free; the parameters come from the built-in values or from a tuning
  * file's "_model" section (topocoll-tune fits them).
@@ -37,7 +40,6 @@
 
 #include "algo/catalog.h"
 
-enum { TC_LVL_SOCKET = 0, TC_LVL_NODE = 1, TC_LVL_NET = 2, TC_NLEVELS = 3 };
 
 typedef struct tc_model_params {
     double alpha[TC_NLEVELS];   /* seconds per message */
@@ -53,6 +55,15 @@ extern const char *const tc_level_names[TC_NLEVELS];
 /* The built-in parameters (conservative; docs/selection.md says where they
  * come from). */
 const tc_model_params *tc_model_builtin(void);
+
+/* The variant's structured cost for the call (its tc_algo.cost; c zeroed
+ * first): 0, or -1 when al has no cost function or it does not cover the
+ * case. */
+int tc_model_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, int64_t bytes, tc_cost *c);
+/* Seconds of a structured cost: per level msgs alpha + bytes beta, plus
+ * reduced gamma and node-memory bytes at the socket's beta.  The one
+ * pricing of every entry. */
+double tc_model_price(const tc_model_params *m, const tc_cost *c);
 
 /* Predicted seconds of al for the call (a: rank 0's arguments; bytes as
  * the selection counts them); negative when al has no formula. */

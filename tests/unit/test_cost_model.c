@@ -100,12 +100,13 @@ static void more_predictions(void)
         /* one leader: 3 gathered, log 2 = 1 exchange of 4 blocks, bcast in 2 steps of 8 and the copy */
         { TOPOCOLL_ALLGATHER, "h1_gather_rd_bcast", x24, 3 * (a0 + n * b0) + a2 + 4 * n * b2 + 2 * (a0 + 8 * n * b0) +
                                                        8 * n * b0 },
-        /* two leaders per node: groups of 2, 4 leaders (2 rd steps, 3 x 2 blocks each, both leaders
-         * of a node on its link), bcast in 1 step of 8 blocks and the copy */
+        /* two leaders per node: groups of 2, 4 leaders; rd step 1 swaps 2 blocks with the node's
+         * other leader, step 2 swaps 4 blocks across the network with both leaders of a node on
+         * its link; bcast in 1 step of 8 blocks and the copy */
         { TOPOCOLL_ALLGATHER, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
-          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+          a0 + n * b0 + a0 + 2 * n * b0 + a2 + 8 * n * b2 + a0 + 16 * n * b0 },
         { TOPOCOLL_ALLGATHERV, "hierarchical:leaders=2,agg=gather,x=rd,dist=bcast", x24,
-          a0 + n * b0 + 2 * a2 + 12 * n * b2 + a0 + 16 * n * b0 },
+          a0 + n * b0 + a0 + 2 * n * b0 + a2 + 8 * n * b2 + a0 + 16 * n * b0 },
         /* two-tier, 4 units (ranks) per supernode, 2 supernodes, N = 8 blocks: L1 (N/4 + N/8) on
          * each of a leader's 3 links, L2 N/2 on the one link; 3 + 1 + 3 messages */
         { TOPOCOLL_ALLGATHER, "twotier", x24, 6 * a0 + a2 + 9 * n * b0 + 4 * n * b2 },
@@ -123,6 +124,19 @@ static void more_predictions(void)
         CHECK(close_to(got, c[i].want), "%s %s on %d ranks: %g, wanted %g", tc_coll_name(c[i].coll), c[i].name,
               c[i].t->size, got, c[i].want);
     }
+    /* non-power-of-two p: the fold's extra steps (6 ranks on one socket: q = 4, ranks 1 and 3 fold) */
+    tc_topo *six = tc_topo_flat(6);
+    double rd6 = predict(m, TOPOCOLL_ALLREDUCE, "recursive_doubling", six, 1000);
+    CHECK(close_to(rd6, 4 * (a0 + n * b0) + 3 * n * g), "allreduce recursive doubling, p 6: %g", rd6);
+    double rsa6 = predict(m, TOPOCOLL_ALLREDUCE, "reduce_scatter_allgather", six, 1000);
+    CHECK(close_to(rsa6, 2 * (a0 + n * b0) + n * g + 2 * (2 * a0 + 0.75 * n * b0) + 0.75 * n * g),
+          "allreduce reduce-scatter-allgather, p 6: %g", rsa6);
+    double ag6 = predict(m, TOPOCOLL_ALLGATHER, "recursive_doubling", six, 1000);
+    /* the extras' blocks in; core ranks 0 and 1 hold 2-block slots: step 1 sends at most 2 blocks,
+     * step 2 the aligned pair of slots, at most 4; a copy of 6 blocks; 6 blocks out */
+    CHECK(close_to(ag6, (a0 + n * b0) + (a0 + 2 * n * b0) + (a0 + 4 * n * b0) + 6 * n * b0 + (a0 + 6 * n * b0)),
+          "allgather recursive doubling, p 6: %g", ag6);
+    tc_topo_free(six);
     /* the two-tier entries have no formula on one node (one supernode) */
     CHECK(predict(m, TOPOCOLL_SCATTER, "twotier", flat, 1000) < 0, "two-tier scatter on one node has a formula");
     /* every collective has a native prediction */
@@ -234,10 +248,10 @@ static void tuning_file(void)
           "model section: %s", t ? "wrong values" : err);
     /* the slower network makes the model choose a hierarchical entry where the built-in one does not */
     if (m) {
-        tc_topo *two = spec("2x4", 8);
-        tc_args a = args_of(TOPOCOLL_ALLGATHER, 8, 32768);
-        tc_model_pick pb = tc_model_choose(b, &a, two, 32768), pf = tc_model_choose(m, &a, two, 32768);
-        CHECK(!pb.algo && pf.algo, "2x4, 32 KiB: built-in %s, file %s", pb.algo ? pb.algo->name : "native",
+        tc_topo *two = spec("2x8", 16);
+        tc_args a = args_of(TOPOCOLL_ALLGATHER, 16, 32);
+        tc_model_pick pb = tc_model_choose(b, &a, two, 32), pf = tc_model_choose(m, &a, two, 32);
+        CHECK(!pb.algo && pf.algo, "2x8, 32 B: built-in %s, file %s", pb.algo ? pb.algo->name : "native",
               pf.algo ? pf.algo->name : "native");
         tc_topo_free(two);
     }
@@ -291,6 +305,11 @@ static void ranking(void)
                     CHECK(few[i] == all[i] && fps[i] == ps[i], "max 3: #%d %s, full list %s", i, few[i]->name,
                           all[i]->name);
                 CHECK(tc_model_rank(m, &a, t, lens[l], few, NULL, 3) == k, "without pred_s: another count");
+                if (t->nnodes > 1 && (c == TOPOCOLL_ALLGATHER || c == TOPOCOLL_BCAST)) {
+                    int fam = 0;   /* the families' parameter combinations are ranked too */
+                    for (int i = 0; i < n; i++) fam += all[i]->family != NULL;
+                    CHECK(fam > 1, "%s %s: %d family variants ranked", specs[s], tc_coll_name((topocoll_coll)c), fam);
+                }
                 tc_model_pick pk = tc_model_choose(m, &a, t, lens[l]);
                 CHECK(n == 0 || !strcmp(pk.best, all[0]->name), "%s %s: choose's best %s, rank's first %s",
                       specs[s], tc_coll_name((topocoll_coll)c), pk.best, n ? all[0]->name : "-");

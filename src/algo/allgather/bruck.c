@@ -19,6 +19,7 @@
  * Source: Bruck, Ho, Kipnis, Upfal, Weathersby 1997; MPICH's allgather for
  *   short messages at non-power-of-two p and allgatherv for short messages.
  */
+#include "algo/cost_walk.h"
 #include <errno.h>
 #include <stdlib.h>
 
@@ -70,7 +71,20 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: step d = 1, 2, 4, .. < p to rank-d of min(d, p-d) blocks;
+ * the final rotation copies p blocks. */
+static int tc_allgather_bruck_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size;
+    for (int d = 1; d < p; d <<= 1) tc_cw_step(c, t, tc_cw_shift, NULL, p - d, n * (d < p - d ? d : p - d));
+    c->mem += p * n;
+    return 0;
+}
+
 const tc_algo tc_allgather_bruck = {
+    .cost = tc_allgather_bruck_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "bruck",
     .desc = "Bruck: ceil(log p) steps for any p, rotated scratch then one reorder",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

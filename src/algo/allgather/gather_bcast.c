@@ -17,6 +17,7 @@
  * Source: Pappalardo et al., algorithm 2 (MPI_Gather + MPI_Bcast); trees as
  *   in MPICH's binomial gather and broadcast.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 #include "pattern/pattern.h"
 
@@ -69,7 +70,21 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: a binomial gather to rank 0 (rank r sends its subtree of
+ * min(d, p-r) blocks to r-d at d = 1, 2, ..), then a binomial broadcast of
+ * the p blocks. */
+static int tc_allgather_gather_bcast_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size;
+    for (int d = 1; d < p; d <<= 1) tc_cw_step(c, t, tc_cw_subtree_up, NULL, d, n);
+    for (int d = 1; d < p; d <<= 1) tc_cw_step(c, t, tc_cw_tree, NULL, d, p * n);
+    return 0;
+}
+
 const tc_algo tc_allgather_gather_bcast = {
+    .cost = tc_allgather_gather_bcast_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "gather_bcast",
     .desc = "binomial gather to rank 0, then binomial broadcast of the result",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

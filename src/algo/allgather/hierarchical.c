@@ -54,6 +54,7 @@
  *   unequal size, which they already are between unequal groups.
  * Source: Kandalla et al. 2009, sections 3.2 and 4; Table 1 for selection.
  */
+#include "algo/cost_walk.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,105 @@ static unsigned req_of(const int *v)
     return v[P_AGG] == AGG_SHM || v[P_DIST] == D_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE;
 }
 
+/* ---- cost ---------------------------------------------------------------------- */
+
+/* The leaders' exchange as steps over the ranks: leader of group i (groups
+ * numbered node by node) sends bundles (a group's blocks) to another leader. */
+typedef struct xstep {
+    const tc_groups *g;
+    int x, k;             /* X_*, ring step k (1 ..) */
+} xstep;
+
+static double bundle(const tc_groups *g, int first, int count)
+{
+    double b = 0;
+    for (int j = 0; j < count; j++) b += tc_groups_size(g, (first + j) % g->ngroups);
+    return b;
+}
+
+static int x_pair(const void *ctx, int r, int p, int d, double *blocks)
+{
+    const xstep *xs = ctx;
+    const tc_groups *g = xs->g;
+    int i = g->group_of[r], gg = g->ngroups;
+    (void)p;
+    if (g->leaders[i] != r) return -1;
+    if (xs->x == X_RING) {   /* step k forwards the bundle of group i - k + 1 */
+        *blocks = tc_groups_size(g, ((i - xs->k + 1) % gg + gg) % gg);
+        return g->leaders[(i + 1) % gg];
+    }
+    if (xs->x == X_BRUCK) {
+        *blocks = bundle(g, i, d < gg - d ? d : gg - d);
+        return g->leaders[(i - d % gg + gg) % gg];
+    }
+    if ((i ^ d) >= gg) return -1;   /* a non-power-of-two count of leaders: folded, not followed */
+    *blocks = bundle(g, i & ~(d - 1), d);
+    return g->leaders[i ^ d];
+}
+
+/* Cost function (several nodes; Kandalla et al. 2009): with L leaders per
+ * node, groups of at most mg ranks:
+ *   aggregation in a group: gather and ring mg-1 messages of n, rd ceil(log
+ *   mg) messages and (mg-1) n bytes, shm two flags and a copy of n;
+ *   the leaders' exchange, walked over the groups (tc_groups_of): ring
+ *   steps forward one bundle to the next leader, rd steps swap the aligned
+ *   bundles with leader XOR d, bruck steps send min(d, GG-d) bundles to
+ *   leader - d; a step's network bytes count once per leader of the busiest
+ *   node that sends out of it;
+ *   the distribution: bcast ceil(log mg) messages of p n, new of (p-mg) n,
+ *   shm a flag; and the final copy of p n.
+ * Level totals: the exchange's are the walk's; inside the groups, the
+ * aggregation and distribution move (size-1) n (gather), size (size-1) n
+ * (ring, rd), (size-1) p n (bcast) or (size-1) (p-size) n (new) per group
+ * at the group's level: an estimate (rd inside a group of another size
+ * than a power of two folds, and the levels of the pairs are not followed). */
+static int family_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)a;
+    const int *v = al->param;
+    const leader_cfg *lc = &leader_cfgs[v[P_LEADERS]];
+    int p = t->size, gl = v[P_LEADERS] == 1 ? TC_LVL_SOCKET : tc_cw_intra_level(t);
+    if (t->nnodes < 2) return -1;   /* one node: the aggregation is the whole algorithm, not modelled */
+    const tc_groups *g = tc_groups_of(t, lc->mode, lc->k, lc->packed);
+    if (!g) return -1;
+    int mg = 1, gg = g->ngroups;
+    double intra = 0;
+    for (int i = 0; i < gg; i++) {
+        double sz = tc_groups_size(g, i);
+        if (sz > mg) mg = (int)sz;
+        if (v[P_AGG] == AGG_GATHER) intra += (sz - 1) * n;
+        else if (v[P_AGG] != AGG_SHM) intra += sz * (sz - 1) * n;
+        if (v[P_DIST] == D_BCAST) intra += (sz - 1) * p * n;
+        else if (v[P_DIST] == D_NEW) intra += (sz - 1) * (p - sz) * n;
+    }
+    switch (v[P_AGG]) {
+    case AGG_GATHER:
+    case AGG_RING: tc_cw_path(c, gl, mg - 1, n); break;
+    case AGG_RD:
+        c->msgs[gl] += tc_cw_ceil_log2(mg);
+        c->bytes[gl] += (mg - 1) * n;
+        break;
+    default:
+        tc_cw_path(c, TC_LVL_SOCKET, 2, 0);
+        c->mem += n;
+        break;
+    }
+    xstep xs = { g, v[P_X], 0 };
+    if (v[P_X] == X_RING)
+        for (xs.k = 1; xs.k < gg; xs.k++) tc_cw_step(c, t, x_pair, &xs, 0, n);
+    else
+        for (int d = 1; d < gg; d <<= 1) tc_cw_step(c, t, x_pair, &xs, d, n);
+    switch (v[P_DIST]) {
+    case D_BCAST: tc_cw_path(c, gl, tc_cw_ceil_log2(mg), p * n); break;
+    case D_NEW: tc_cw_path(c, gl, tc_cw_ceil_log2(mg), (p - mg) * n); break;
+    default: tc_cw_path(c, TC_LVL_SOCKET, 1, 0); break;
+    }
+    c->total[gl] += intra;
+    c->mem += p * n;
+    c->total_approx = 1;
+    return 0;
+}
+
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
@@ -478,6 +578,7 @@ const tc_family tc_allgather_hierarchical = {
     .source = __FILE__, .nparams = 4, .params = params, .order = order,
     .invalid = invalid, .rule = "dist=new needs agg=ring or agg=rd",
     .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+    .cost = family_cost,
 };
 
 /* The same family for allgatherv: positions take their ranks' receive
@@ -490,4 +591,5 @@ const tc_family tc_allgatherv_hierarchical = {
     .source = __FILE__, .nparams = 4, .params = params, .order = order,
     .invalid = invalid, .rule = "dist=new needs agg=ring or agg=rd",
     .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+    .cost = family_cost,
 };

@@ -14,6 +14,7 @@
  *   Implementations", algorithm 1 (there with blocking sends; here posted
  *   nonblocking, so it cannot deadlock at any size).
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 #include "pattern/pattern.h"
 
@@ -50,7 +51,19 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return rc;
 }
 
+/* Cost function: one block to every other rank, priced as p-1 steps (no
+ * overlap assumed). */
+static int tc_allgather_linear_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 const tc_algo tc_allgather_linear = {
+    .cost = tc_allgather_linear_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "linear",
     .desc = "direct exchange: every rank sends its block to every other rank",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,

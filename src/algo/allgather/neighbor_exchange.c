@@ -14,6 +14,7 @@
  *   terascale Linux cluster with fast Ethernet", 2005; MPICH's
  *   allgather_intra_neighbor_exchange.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 #include "pattern/pattern.h"
 
@@ -44,7 +45,29 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: step 0 with rank^1 (one block), then p/2 - 1 steps of two
+ * blocks with the other neighbour and back (even ranks go down first). */
+static int ne_pair(const void *ctx, int r, int p, int k, double *blocks)
+{
+    (void)ctx;
+    *blocks = 1;
+    if (k == 0) return r ^ 1;
+    int up = (r % 2 == 0) == (k % 2 == 0);
+    return up ? (r + 1) % p : (r + p - 1) % p;
+}
+
+static int tc_allgather_neighbor_exchange_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size % 2) return -1;
+    tc_cw_step(c, t, ne_pair, NULL, 0, n);
+    for (int k = 1; k < t->size / 2; k++) tc_cw_step(c, t, ne_pair, NULL, k, 2 * n);
+    return 0;
+}
+
 const tc_algo tc_allgather_neighbor_exchange = {
+    .cost = tc_allgather_neighbor_exchange_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "neighbor_exchange",
     .desc = "neighbour exchange: p/2 steps of two blocks with alternating neighbours",
     .req = TC_REQ_EVEN_P, .generate = generate, .source = __FILE__,

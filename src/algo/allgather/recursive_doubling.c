@@ -23,6 +23,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; the fold as in Rabenseifner's
  *   reduction algorithms.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 #include "blocks/fold.h"
 #include "pattern/pattern.h"
@@ -34,7 +35,16 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return ag_fold_allgather(s, a, 0);
 }
 
+/* Cost function: ag_fold_cost (src/algo/allgather/fold_cost.c) in rank positions. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    return ag_fold_cost(c, t, n, 0);
+}
+
 const tc_algo tc_allgather_recursive_doubling = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "recursive_doubling",
     .desc = "recursive doubling: log p steps, distance and data doubling (folded for any p)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -21,6 +21,7 @@
  * Source: Pappalardo et al., algorithm 6; bit-reversed layout as in MPICH's
  *   recursive-halving reduce-scatter.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 #include "blocks/fold.h"
 
@@ -30,7 +31,16 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return ag_fold_allgather(s, a, 1);
 }
 
+/* Cost function: ag_fold_cost (src/algo/allgather/fold_cost.c) in bit-reversed positions. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    return ag_fold_cost(c, t, n, 1);
+}
+
 const tc_algo tc_allgather_recursive_halving = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "recursive_halving",
     .desc = "recursive halving: log p steps, distance halving while data doubles (folded for any p)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

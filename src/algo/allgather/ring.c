@@ -17,6 +17,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; Pappalardo et al., algorithm 4.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgather/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -41,7 +42,17 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return rc;
 }
 
+/* Cost function: p-1 steps to rank+1 of one block. */
+static int tc_allgather_ring_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    for (int k = 1; k < t->size; k++) tc_cw_step(c, t, tc_cw_shift, NULL, 1, n);
+    return 0;
+}
+
 const tc_algo tc_allgather_ring = {
+    .cost = tc_allgather_ring_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "ring",
     .desc = "ring: p-1 nearest-neighbour steps of one block each",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,

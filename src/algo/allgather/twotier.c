@@ -130,6 +130,7 @@ static int tt_allgather_generate(tc_sched *s, const tc_args *a, const tc_topo *t
 }
 
 const tc_family tc_allgather_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_ALLGATHER, .name = "twotier",
     .summary = "two-tier: units, then supernodes over L2, all to all",
     .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",

@@ -15,6 +15,7 @@
  * Source: Bruck, Ho, Kipnis, Upfal, Weathersby 1997; MPICH's
  *   allgatherv for short messages.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgatherv/common.h"
 
 extern const tc_algo tc_allgather_bruck;
@@ -24,7 +25,15 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return agv_generate_with(&tc_allgather_bruck, s, a, t);
 }
 
+/* Cost function: the allgather entry's, n the mean block. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    return tc_allgather_bruck.cost(&tc_allgather_bruck, a, t, n, c);
+}
+
 const tc_algo tc_allgatherv_bruck = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLGATHERV, .name = "bruck",
     .desc = "Bruck: ceil(log2 p) steps over scratch packed in rotated order, then two copies (any counts)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -11,6 +11,7 @@
  * Source: the direct algorithm of Pappalardo, Rossi, Parisi, Cosenza, Salimi
  *   Beni, "MPI_Allgather Optimization with P2P Implementations".
  */
+#include "algo/cost_walk.h"
 #include "algo/allgatherv/common.h"
 
 extern const tc_algo tc_allgather_linear;
@@ -20,7 +21,15 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return agv_generate_with(&tc_allgather_linear, s, a, t);
 }
 
+/* Cost function: the allgather entry's, n the mean block. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    return tc_allgather_linear.cost(&tc_allgather_linear, a, t, n, c);
+}
+
 const tc_algo tc_allgatherv_linear = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLGATHERV, .name = "linear",
     .desc = "direct exchange: every rank sends its block to every other rank",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -11,6 +11,7 @@
  *   through scratch slots of equal blocks, which unequal blocks lack).
  * Source: Thakur, Rabenseifner, Gropp 2005.
  */
+#include "algo/cost_walk.h"
 #include "algo/allgatherv/common.h"
 
 extern const tc_algo tc_allgather_recursive_doubling;
@@ -20,7 +21,15 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return agv_generate_with(&tc_allgather_recursive_doubling, s, a, t);
 }
 
+/* Cost function: the allgather entry's, n the mean block. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    return tc_allgather_recursive_doubling.cost(&tc_allgather_recursive_doubling, a, t, n, c);
+}
+
 const tc_algo tc_allgatherv_recursive_doubling = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLGATHERV, .name = "recursive_doubling",
     .desc = "recursive doubling: log p steps, distance and data doubling (power-of-two p)",
     .req = TC_REQ_POW2_P, .generate = generate, .source = __FILE__,

@@ -78,6 +78,10 @@
  *   other's vectors); Rabenseifner 2004
  *   and Thakur, Rabenseifner, Gropp 2005 (the leaders' exchanges).
  */
+#include "algo/cost_walk.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,6 +398,62 @@ static unsigned req_of(const int *v)
     return v[P_NODE] == AR_NODE_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE;
 }
 
+extern const tc_algo tc_allreduce_recursive_doubling, tc_allreduce_reduce_scatter_allgather, tc_allreduce_ring;
+
+/* Cost function (several nodes; K leaders per node, at most m ranks on a
+ * node, P nodes, n bytes, segments of n/K): the node reduction (shm: a copy
+ * of n into the window and (m-1) n/K reduced by each leader; p2p: (m-1)
+ * messages of n/K into each leader and as much reduced; cma: (m-1) n/K read
+ * from the peers and reduced, three flags), the leaders' allreduce of n/K:
+ * the flat entry's own cost (recursive doubling, reduce-scatter-allgather or
+ * ring, pieces of 32 KiB a message each) on P ranks of one node each, its
+ * network bytes times K (a node's K leaders on its link at once), then the
+ * distribution (shm, cma: a copy of n per rank; p2p: (m-1) messages of n/K
+ * from each leader).  Level totals are estimates: inside the nodes
+ * (m_i - 1) n per node each way (p2p), over the network K times the
+ * leaders' allreduce's. */
+static int family_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    const int *v = al->param;
+    int P = t->nnodes, m = tc_cw_max_ppn(t), il = tc_cw_intra_level(t), mode = node_mode_of(v);
+    if (P < 2) return -1;
+    double K = leader_counts[v[P_LEADERS]] < m ? leader_counts[v[P_LEADERS]] : m, seg = n / K;
+    if (mode == AR_NODE_SHM) {
+        c->mem += 2 * n;   /* in, and the result out */
+        c->reduced += (m - 1) * seg;
+        tc_cw_path(c, il, 2, 0);
+    } else if (mode == AR_NODE_CMA) {
+        c->mem += (m - 1) * seg + n;
+        c->reduced += (m - 1) * seg;
+        tc_cw_path(c, il, 3, 0);
+    } else {
+        tc_cw_path(c, il, 2 * (m - 1), seg);
+        c->reduced += (m - 1) * seg;
+        for (int i = 0; i < P; i++) c->total[il] += 2.0 * (t->node_start[i + 1] - t->node_start[i] - 1) * n;
+    }
+    char spec[32];
+    snprintf(spec, sizeof spec, "%dx1", P);
+    tc_topo *lt = tc_topo_from_spec(spec, P, NULL, 0);
+    if (!lt) return -1;
+    const tc_algo *x = v[P_X] == X_RD ? &tc_allreduce_recursive_doubling
+                       : v[P_X] == X_RSA ? &tc_allreduce_reduce_scatter_allgather
+                                         : &tc_allreduce_ring;
+    tc_args la = *a;
+    la.size = P;
+    tc_cost sub;
+    memset(&sub, 0, sizeof sub);
+    int rc = x->cost(x, &la, lt, seg, &sub);
+    tc_topo_free(lt);
+    if (rc) return -1;
+    if (v[P_X] == X_RING_PIECES && seg / P > TC_PIECE_BYTES) sub.msgs[TC_LVL_NET] *= ceil(seg / P / TC_PIECE_BYTES);
+    c->msgs[TC_LVL_NET] += sub.msgs[TC_LVL_NET];
+    c->bytes[TC_LVL_NET] += sub.bytes[TC_LVL_NET] * K;
+    c->reduced += sub.reduced;
+    c->total[TC_LVL_NET] += sub.total[TC_LVL_NET] * K;
+    c->total_approx = 1;
+    return 0;
+}
+
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
@@ -408,4 +468,5 @@ const tc_family tc_allreduce_hierarchical = {
     .source = __FILE__, .nparams = 4, .params = params, .order = order, .invalid = invalid,
     .rule = "node=p2p takes no copy=cma", .legacy = legacy,
     .describe = describe, .req = TC_REQ_COMMUTATIVE, .req_of = req_of, .generate = family_generate,
+    .cost = family_cost,
 };

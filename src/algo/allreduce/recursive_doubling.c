@@ -18,6 +18,7 @@
  * Source: Thakur, Rabenseifner, Gropp, "Optimization of Collective
  *   Communication Operations in MPICH" (2005); MPICH allreduce_intra_recursive_doubling.
  */
+#include "algo/cost_walk.h"
 #include "algo/allreduce/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -32,7 +33,27 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 }
 
 
+/* Cost function: the fold in (n, reduced), log2 q exchanges of n with
+ * new rank XOR d, each reduced, the fold out (n). */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size, q = tc_cw_pow2_floor(p);
+    if (q < p) {
+        tc_cw_step(c, t, tc_cw_fold_in, NULL, 0, n);
+        c->reduced += n;
+    }
+    for (int d = 1; d < q; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n);
+        c->reduced += n;
+    }
+    if (q < p) tc_cw_step(c, t, tc_cw_fold_out, NULL, 0, n);
+    return 0;
+}
+
 const tc_algo tc_allreduce_recursive_doubling = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLREDUCE, .name = "recursive_doubling",
     .desc = "recursive doubling (butterfly) of the whole vector, non-power-of-two p folded; "
             "one expression tree on every rank",

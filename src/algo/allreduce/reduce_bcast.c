@@ -17,6 +17,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005 (MPICH's reduce + bcast
  *   allreduce for user-defined operations).
  */
+#include "algo/cost_walk.h"
 #include "algo/allreduce/common.h"
 
 /* Step 1; returns the region holding the partial. */
@@ -61,7 +62,22 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: a binomial reduce to rank 0 (n per level, reduced), then
+ * a binomial broadcast of n. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    for (int d = 1; d < t->size; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_up, NULL, d, n);
+        c->reduced += n;
+    }
+    for (int d = 1; d < t->size; d <<= 1) tc_cw_step(c, t, tc_cw_tree, NULL, d, n);
+    return 0;
+}
+
 const tc_algo tc_allreduce_reduce_bcast = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLREDUCE, .name = "reduce_bcast",
     .desc = "binomial reduce to rank 0 in rank order, then binomial broadcast (any operation)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

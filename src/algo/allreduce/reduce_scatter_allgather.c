@@ -22,6 +22,7 @@
  *   (2004); Thakur, Rabenseifner, Gropp 2005; MPICH
  *   allreduce_intra_reduce_scatter_allgather.
  */
+#include "algo/cost_walk.h"
 #include "algo/allreduce/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -35,7 +36,28 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: the fold in (n, reduced), recursive halving (mask d:
+ * n/2d sent and reduced), recursive doubling back (n/2d), the fold out (n). */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size, q = tc_cw_pow2_floor(p);
+    if (q < p) {
+        tc_cw_step(c, t, tc_cw_fold_in, NULL, 0, n);
+        c->reduced += n;
+    }
+    for (int d = 1; d < q; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n / (2 * d));
+        c->reduced += n / (2 * d);
+    }
+    for (int d = q / 2; d >= 1; d >>= 1) tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n / (2 * d));
+    if (q < p) tc_cw_step(c, t, tc_cw_fold_out, NULL, 0, n);
+    return 0;
+}
+
 const tc_algo tc_allreduce_reduce_scatter_allgather = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLREDUCE, .name = "reduce_scatter_allgather",
     .desc = "Rabenseifner: recursive-halving reduce-scatter, recursive-doubling allgather "
             "(large vectors), any operation",

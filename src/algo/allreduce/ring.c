@@ -17,6 +17,7 @@
  * Source: Patarasuk, Yuan, "Bandwidth Optimal All-reduce Algorithms for
  *   Clusters of Workstations" (2009); MPICH allreduce_intra_ring.
  */
+#include "algo/cost_walk.h"
 #include "algo/allreduce/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -50,7 +51,19 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return rc ? rc : sink(ctx, &pass);
 }
 
+/* Cost function: 2(p-1) steps to rank+1 of n/p, (p-1) blocks reduced. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size;
+    for (int k = 1; k < 2 * p - 1; k++) tc_cw_step(c, t, tc_cw_shift, NULL, 1, n / p);
+    c->reduced += (p - 1) * n / p;
+    return 0;
+}
+
 const tc_algo tc_allreduce_ring = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLREDUCE, .name = "ring",
     .desc = "ring reduce-scatter + ring allgather (bandwidth-optimal, large vectors)",
     .req = TC_REQ_COMMUTATIVE, .generate = generate, .source = __FILE__, .shift = shift_form,

@@ -17,6 +17,7 @@
  *   All-to-All Communications in Multiport Message-Passing Systems" (1997);
  *   MPICH's alltoall for short messages.
  */
+#include "algo/cost_walk.h"
 #include "algo/alltoall/common.h"
 
 /* Pack (dir 0: positions to the packed part at `at`) or unpack (dir 1) the
@@ -65,7 +66,24 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: step d = 1, 2, 4, .. < p to rank+d of the blocks whose
+ * position has bit d set; the two rotations copy p blocks each. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size;
+    for (int d = 1; d < p; d <<= 1) {
+        int k = 0;
+        for (int i = 0; i < p; i++) k += (i & d) != 0;
+        tc_cw_step(c, t, tc_cw_shift, NULL, d, n * k);
+    }
+    c->mem += 2.0 * p * n;
+    return 0;
+}
+
 const tc_algo tc_alltoall_bruck = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALL, .name = "bruck",
     .desc = "Bruck: ceil(log p) rounds for any p, rotation, packed exchanges, inverse rotation",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -27,7 +27,10 @@
  * Source: Träff, Rougier 2014, sections 2.1-2.3; multi-leader after
  *   Kandalla, Subramoni, Santhanaraman, Koop, Panda 2009.
  */
+#include <math.h>
 #include <stdio.h>
+
+#include "algo/cost_walk.h"
 
 #include "algo/alltoall/common.h"
 #include "blocks/hier_a2a.h"
@@ -46,6 +49,45 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
                            .in = { TC_BUF_SEND, NULL, NULL, a->scount },
                            .out = { TC_BUF_RECV, NULL, NULL, a->rcount } };
     return tc_a2a_hier_generate(s, a, t, &parts, leader_count[v ? v[P_LEADERS] : 0], v && v[P_INTRA] == I_SHM);
+}
+
+/* ---- cost ---------------------------------------------------------------------- */
+
+/* Cost function (several nodes; G nodes of at most m ranks, k leaders per
+ * node, b bytes per block, p ranks; Träff, Rougier 2014): intra=p2p the
+ * gather of a rank's p blocks to the leaders and the scatter back, m-1
+ * messages of p b / k each way at a leader, copied in and out (node
+ * memory); intra=shm a copy of the own p blocks in and of the row out, two
+ * flags; the leaders' exchange: ceil((G-1)/k) bundles per leader, the
+ * node's (G-1) m m b bytes out over its one link.  Level totals: over the network
+ * exact (every block between two nodes crosses once); inside the nodes
+ * (p2p) an estimate, 2 (m_i - 1) p b per node. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double b, tc_cost *c)
+{
+    (void)a;
+    const int *v = al->param;
+    int G = t->nnodes, m = tc_cw_max_ppn(t), p = t->size, il = tc_cw_intra_level(t);
+    if (G < 2) return -1;
+    double k = leader_count[v[P_LEADERS]] < m ? leader_count[v[P_LEADERS]] : m;
+    if (v[P_INTRA] == I_P2P) {
+        tc_cw_path(c, il, 2 * (m - 1), p * b / k);
+        c->mem += 2.0 * m * p * b / k;
+        for (int i = 0; i < G; i++) c->total[il] += 2.0 * (t->node_start[i + 1] - t->node_start[i] - 1) * p * b;
+    } else {
+        c->mem += 2.0 * p * b;
+        tc_cw_path(c, il, 2, 0);
+    }
+    double per = ceil((G - 1) / k);
+    c->msgs[TC_LVL_NET] += per;
+    c->bytes[TC_LVL_NET] += (G - 1.0) * m * m * b;   /* what leaves a node, on its one link */
+    double sq = 0;
+    for (int i = 0; i < G; i++) {
+        double mi = t->node_start[i + 1] - t->node_start[i];
+        sq += mi * mi;
+    }
+    c->total[TC_LVL_NET] += ((double)p * p - sq) * b;
+    c->total_approx = 1;
+    return 0;
 }
 
 /* ---- the family's catalog row ---------------------------------------------- */
@@ -73,4 +115,5 @@ const tc_family tc_alltoall_hierarchical = {
                "node-local gather, exchange of node bundles among leaders, node-local scatter",
     .source = __FILE__, .nparams = 2, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = generate,
+    .cost = cost,
 };

@@ -34,6 +34,9 @@
  *   pieces are this library's, from the emulated cluster's measurements
  *   (docs/alltoall.md, "Pieces under the eager limit").
  */
+#include "algo/cost_walk.h"
+#include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "algo/alltoall/common.h"
@@ -125,7 +128,23 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
     }
 }
 
+/* Cost function: one block to every other rank, priced as p-1 steps
+ * whatever the window (the network's queues serialise them); with pieces,
+ * a message per piece of at most TC_PIECE_BYTES. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    if (!strcmp(tc_cw_param(al, "pieces"), "32k") && n > TC_PIECE_BYTES) {
+        double pieces = ceil(n / TC_PIECE_BYTES);
+        for (int l = 0; l < TC_NLEVELS; l++) c->msgs[l] *= pieces;
+    }
+    return 0;
+}
+
 const tc_family tc_alltoall_linear = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALL, .name = "linear",
     .summary = "linear: every receive and send posted at once, or a bounded window of partners; "
                "blocks whole or in pieces under the eager limit",

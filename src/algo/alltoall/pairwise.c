@@ -13,6 +13,7 @@
  * Restrictions: none: any p, any mapping.
  * Source: Träff, Rougier 2014, section 3 ("p-round send-receive").
  */
+#include "algo/cost_walk.h"
 #include "algo/alltoall/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -47,7 +48,18 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return rc;
 }
 
+/* Cost function: p-1 steps to rank+k of one block. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 const tc_algo tc_alltoall_pairwise = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALL, .name = "pairwise",
     .desc = "p-round send-receive: round k sends to r+k and receives from r-k",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__, .shift = shift_form,

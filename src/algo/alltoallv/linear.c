@@ -11,6 +11,7 @@
  * Source: Träff, Rougier, "MPI Collectives and Datatypes for Hierarchical
  *   All-to-all Communication" (2014), section 3 (the baselines).
  */
+#include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -26,7 +27,18 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: one part to every other rank, priced as p-1 steps. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 const tc_algo tc_alltoallv_linear = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALLV, .name = "linear",
     .desc = "linear with per-peer counts: all p-1 receives and sends posted at once",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

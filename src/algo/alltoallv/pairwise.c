@@ -12,6 +12,7 @@
  * Restrictions: none.
  * Source: Träff, Rougier 2014, section 3; MPICH's pairwise alltoallv.
  */
+#include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -31,7 +32,18 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: p-1 steps to rank+k of one part (n: the mean part). */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    if (t->size > 2048) return -1;   /* O(p^2) to price */
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 const tc_algo tc_alltoallv_pairwise = {
+    .cost = cost,
     .coll = TOPOCOLL_ALLTOALLV, .name = "pairwise",
     .desc = "p-round send-receive with per-peer counts: round k sends to r+k, receives from r-k",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -10,6 +10,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH bcast_intra_binomial.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -29,7 +30,17 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: the tree from the root, one message of n per level. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    for (int d = 1; d < t->size; d <<= 1) tc_cw_step(c, t, tc_cw_tree, &root, d, n);
+    return 0;
+}
+
 const tc_algo tc_bcast_binomial = {
+    .cost = cost,
     .coll = TOPOCOLL_BCAST, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps of the whole buffer (small messages)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

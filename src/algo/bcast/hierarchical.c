@@ -39,9 +39,12 @@
  *   "chain"), here among the leaders only.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "algo/cost_walk.h"
 #include "algo/shm_rooted.h"
 #include "blocks/subset.h"
 
@@ -175,6 +178,95 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 
 static unsigned req_of(const int *v) { return v[P_NODE] == N_P2P ? TC_REQ_NONE : TC_REQ_NODE_SHM; }
 
+/* ---- cost ---------------------------------------------------------------------- */
+
+typedef struct hb_walk {
+    const tc_topo *t;
+    int root, x;
+} hb_walk;
+
+/* Steps among the leaders, in positions from the root's node: the binomial
+ * tree (one block), the scatter's subtrees (pieces), the ring (one piece,
+ * d unused), the chain (the whole buffer to the next leader). */
+static int hb_leader_pair(const void *ctx, int r, int p, int d, double *blocks)
+{
+    const hb_walk *w = ctx;
+    const tc_topo *t = w->t;
+    int P = t->nnodes, rnode = t->node_of[w->root], nd = t->node_of[r];
+    (void)p;
+    if (leader_of(t, w->root, nd) != r) return -1;
+    int v = tc_mod(nd - rnode, P), to;
+    *blocks = 1;
+    if (w->x == X_BINOMIAL || w->x == -1) {   /* -1: the scatter's subtrees */
+        if (v % (2 * d) || v + d >= P) return -1;
+        if (w->x == -1) *blocks = d < P - v - d ? d : P - v - d;
+        to = v + d;
+    } else if (w->x == X_SCATTER_ALLGATHER) {
+        to = (v + 1) % P;
+    } else {
+        if (v == P - 1) return -1;
+        to = v + 1;
+    }
+    return leader_of(t, w->root, (rnode + to) % P);
+}
+
+/* The binomial tree over a node's ranks from its leader (node=p2p). */
+static int hb_node_pair(const void *ctx, int r, int p, int d, double *blocks)
+{
+    const hb_walk *w = ctx;
+    const tc_topo *t = w->t;
+    int nd = t->node_of[r], m = tc_topo_node_size(t, nd);
+    const int *M = tc_topo_node_members(t, nd);
+    int base = t->node_idx[leader_of(t, w->root, nd)], v = tc_mod(t->node_idx[r] - base, m);
+    (void)p;
+    *blocks = 1;
+    if (v % (2 * d) || v + d >= m) return -1;
+    return M[(base + v + d) % m];
+}
+
+/* Cost function (several nodes): the leaders' phase walked over the leaders
+ * (binomial: ceil(log2 P) steps of n; scatter_allgather: the scatter's
+ * subtrees of pieces of n/P, P-1 ring steps of a piece; chain: C + P - 2
+ * chunks in a row on the critical path, n over every leader's link), then
+ * the node phase: shm1 a copy in and a copy out of n and two flag rounds,
+ * shm2 one more copy and flag (several sockets), p2p the binomial tree over
+ * every node's ranks, walked.  The level totals are exact. */
+static int family_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    const int *v = al->param;
+    int P = t->nnodes, root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    if (P < 2 || a->rcount <= 0) return -1;
+    hb_walk w = { t, root, v[P_X] };
+    if (v[P_X] == X_BINOMIAL) {
+        for (int d = 1; d < P; d <<= 1) tc_cw_step(c, t, hb_leader_pair, &w, d, n);
+    } else if (v[P_X] == X_SCATTER_ALLGATHER) {
+        double piece = ceil(n / P);
+        hb_walk sc = { t, root, -1 };
+        for (int d = 1; d < P; d <<= 1) tc_cw_step(c, t, hb_leader_pair, &sc, d, piece);
+        for (int k = 1; k < P; k++) tc_cw_step(c, t, hb_leader_pair, &w, 0, piece);
+    } else {   /* the chain: totals of one pass of n, the pipeline on the critical path */
+        tc_cost pass;
+        memset(&pass, 0, sizeof pass);
+        tc_cw_step(&pass, t, hb_leader_pair, &w, 0, n);
+        double chunk = (double)chain_chunks[v[P_X]] * (n / (double)a->rcount);
+        double chunks = ceil(n / chunk), hops = chunks + P - 2;
+        if (chunk > n) chunk = n;
+        for (int l = 0; l < TC_NLEVELS; l++) {
+            c->total[l] += pass.total[l];
+            if (pass.msgs[l] > 0) tc_cw_path(c, l, hops, chunk);
+        }
+    }
+    int il = tc_cw_intra_level(t), m = tc_cw_max_ppn(t);
+    if (v[P_NODE] == N_P2P) {
+        for (int d = 1; d < m; d <<= 1) tc_cw_step(c, t, hb_node_pair, &w, d, n);
+    } else {
+        int two = v[P_NODE] == N_SHM2 && t->nsockets > t->nnodes;
+        c->mem += (two ? 3 : 2) * n;
+        tc_cw_path(c, il, two ? 3 : 2, 0);
+    }
+    return 0;
+}
+
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
@@ -187,4 +279,5 @@ const tc_family tc_bcast_hierarchical = {
                "(one- or two-stage shared memory, or point-to-point)",
     .source = __FILE__, .nparams = 2, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_NONE, .req_of = req_of, .generate = family_generate,
+    .cost = family_cost,
 };

@@ -19,6 +19,7 @@
  * Source: Barnett et al. 1994 (InterCom); Thakur, Rabenseifner, Gropp 2005;
  *   MPICH bcast_intra_scatter_ring_allgather.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -98,7 +99,20 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return sink(ctx, &rd);
 }
 
+/* Cost function: the binomial scatter of pieces of n/p (subtrees), then
+ * p-1 ring steps of one piece. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    int p = t->size;
+    for (int d = 1; d < p; d <<= 1) tc_cw_step(c, t, tc_cw_subtree, &root, d, n / p);
+    for (int k = 1; k < p; k++) tc_cw_step(c, t, tc_cw_shift, NULL, 1, n / p);
+    return 0;
+}
+
 const tc_algo tc_bcast_scatter_allgather = {
+    .cost = cost,
     .coll = TOPOCOLL_BCAST, .name = "scatter_allgather",
     .desc = "van de Geijn: binomial scatter of p pieces, then ring allgather (MPICH, long messages)",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -102,6 +102,7 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 }
 
 const tc_family tc_bcast_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_BCAST, .name = "twotier",
     .summary = "two-tier broadcast: the whole buffer in the scatter's four steps, or "
                "(chunked=yes) in chunks relayed over L2 twice",

@@ -13,6 +13,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH gather_intra_binomial.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "blocks/mirror.h"
 
@@ -23,7 +24,17 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return tc_gather_by_mirror(s, a, t, tc_scatter_binomial.generate);
 }
 
+/* Cost function: up the tree, a rank's subtree of blocks of n. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    for (int d = 1; d < t->size; d <<= 1) tc_cw_step(c, t, tc_cw_subtree_up, &root, d, n);
+    return 0;
+}
+
 const tc_algo tc_gather_binomial = {
+    .cost = cost,
     .coll = TOPOCOLL_GATHER, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps, each rank forwards its subtree's blocks",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -35,6 +35,7 @@ static int tt_gather_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 }
 
 const tc_family tc_gather_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_GATHER, .name = "twotier",
     .summary = "two-tier: the two-tier scatter backwards",
     .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",

@@ -17,6 +17,7 @@
  * Restrictions: none (non-commutative operations too).
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH reduce_intra_binomial.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -50,7 +51,22 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: up the tree (commutative: from the root), n per level,
+ * reduced at every level. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->commutative && a->root >= 0 && a->root < t->size ? a->root : 0;
+    for (int d = 1; d < t->size; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_up, &root, d, n);
+        c->reduced += n;
+    }
+    if (root != (a->root >= 0 && a->root < t->size ? a->root : 0)) tc_cw_path(c, tc_cw_level(t, 0, a->root), 1, n);
+    return 0;
+}
+
 const tc_algo tc_reduce_binomial = {
+    .cost = cost,
     .coll = TOPOCOLL_REDUCE, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps of the whole buffer, any operation",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -61,9 +61,11 @@
  *   to the leaders only.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "algo/cost_walk.h"
 #include "algo/shm_rooted.h"
 
 enum { N_SHM, N_P2P };
@@ -354,6 +356,55 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 
 static unsigned req_of(const int *v) { return v[P_NODE] == N_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
 
+/* Cost function (several nodes; K leaders per node, at most m ranks on a
+ * node, P nodes, n bytes, segments of n/K):
+ *   node phase: shm a copy of n into the node's window (node memory) and
+ *   the fan-in-4 tree's levels, (F-1) n/K reduced and a flag each; p2p per
+ *   segment a binomial reduction over the node's ranks: ceil(log2 m)
+ *   messages of n/K and n/K reduced, K segments one after another;
+ *   leaders' phase: binomial ceil(log2 P) steps of n/K with the K leaders
+ *   of a node on its link at once, n/K reduced each; chain: C + P - 1
+ *   chunks of c in a row (C = n / (K c)), C c reduced;
+ *   the root's node's other leaders: K-1 messages of n/K to the root.
+ * Level totals are estimates: inside the nodes (m_i - 1) n per node (p2p)
+ * and (K-1) n/K to the root; over the network (P-1) n. */
+static int family_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    const int *v = al->param;
+    int P = t->nnodes, m = tc_cw_max_ppn(t), il = tc_cw_intra_level(t);
+    if (P < 2 || a->scount <= 0) return -1;
+    double K = leader_counts[v[P_LEADERS]] < m ? leader_counts[v[P_LEADERS]] : m, seg = n / K;
+    double levels = tc_cw_ceil_log2(m);
+    if (v[P_NODE] == N_SHM) {
+        int l4 = 0;
+        for (int k = 1; k < m; k *= 4) l4++;
+        c->mem += n;
+        c->reduced += l4 * 3 * seg;
+        tc_cw_path(c, il, l4, 0);
+    } else {
+        tc_cw_path(c, il, K * levels, seg);
+        c->reduced += K * levels * seg;
+        for (int i = 0; i < P; i++) c->total[il] += (t->node_start[i + 1] - t->node_start[i] - 1) * n;
+    }
+    if (v[P_INTER] == I_BINOMIAL) {
+        double steps = tc_cw_ceil_log2(P);
+        tc_cw_path(c, TC_LVL_NET, steps, seg * K);
+        c->reduced += steps * seg;
+    } else {
+        double ch = (double)chain_chunks[v[P_INTER]] * (n / (double)a->scount);
+        if (ch > seg) ch = seg;
+        double chunks = ceil(seg / ch), hops = chunks + P - 1;
+        c->msgs[TC_LVL_NET] += hops;
+        c->bytes[TC_LVL_NET] += hops * ch * K;
+        c->reduced += chunks * ch;
+    }
+    c->total[TC_LVL_NET] += (P - 1) * n;
+    tc_cw_path(c, il, K - 1, seg);
+    c->total[il] += (K - 1) * seg;
+    c->total_approx = 1;
+    return 0;
+}
+
 static int family_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
@@ -367,4 +418,5 @@ const tc_family tc_reduce_hierarchical = {
                "vector)",
     .source = __FILE__, .nparams = 3, .params = params, .rule = "",
     .describe = describe, .req = TC_REQ_COMMUTATIVE, .req_of = req_of, .generate = family_generate,
+    .cost = family_cost,
 };

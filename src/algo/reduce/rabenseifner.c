@@ -28,6 +28,7 @@
  * Source: Rabenseifner 1997; Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_intra_reduce_scatter_gather.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -165,7 +166,36 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: the fold (n, reduced), recursive halving (mask d: n/2d
+ * sent and reduced), the binomial gather of the blocks to new rank 0 (mask
+ * d = q/2 .. 1: new ranks [d, 2d) send n/2d to v - d). */
+static int gather_pair(const void *ctx, int r, int p, int d, double *blocks)
+{
+    (void)ctx;
+    int v = tc_cw_fold_new(p, r);
+    *blocks = 1;
+    return v >= d && v < 2 * d ? tc_cw_fold_old(p, v - d) : -1;
+}
+
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    int p = t->size, q = tc_cw_pow2_floor(p);
+    if (q < p) {
+        tc_cw_step(c, t, tc_cw_fold_in, NULL, 0, n);
+        c->reduced += n;
+    }
+    for (int d = 1; d < q; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n / (2 * d));
+        c->reduced += n / (2 * d);
+    }
+    for (int d = q / 2; d >= 1; d >>= 1) tc_cw_step(c, t, gather_pair, NULL, d, n / (2 * d));
+    return 0;
+}
+
 const tc_algo tc_reduce_rabenseifner = {
+    .cost = cost,
     .coll = TOPOCOLL_REDUCE, .name = "rabenseifner",
     .desc = "Rabenseifner (MPICH): recursive-halving reduce-scatter, then binomial gather to the root",
     .req = TC_REQ_COMMUTATIVE,

@@ -88,6 +88,7 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 }
 
 const tc_family tc_reduce_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_REDUCE, .name = "twotier",
     .summary = "two-tier: owner-based reduction in stages, or (landing=yes) supernode sums reduced where they land",
     .source = __FILE__, .nparams = 2, .params = tt_reduce_params, .order = tt_reduce_order, .rule = "",

@@ -18,6 +18,7 @@
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_scatter_block_intra_pairwise.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -58,7 +59,20 @@ static int shift_form(const tc_args *a, const tc_topo *t, tc_shift_sink sink, vo
     return rc ? rc : sink(ctx, &last);
 }
 
+/* Cost function: p-1 steps to rank+i of one block, each reduced. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    (void)a;
+    for (int d = 1; d < t->size; d++) {
+        tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+        c->reduced += n;
+    }
+    return 0;
+}
+
 const tc_algo tc_reduce_scatter_block_pairwise = {
+    .cost = cost,
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "pairwise",
     .desc = "pairwise exchange (MPICH): p-1 steps, block r+i to r+i, reduce what r-i sent",
     .req = TC_REQ_COMMUTATIVE,

@@ -88,6 +88,7 @@ static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 }
 
 const tc_family tc_reduce_scatter_block_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "twotier",
     .summary = "two-tier: owner-based reduction in stages, or (landing=yes) supernode sums reduced where they "
                "land, scattered per supernode",

@@ -15,6 +15,7 @@
  * Restrictions: none.
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH scatter_intra_binomial.
  */
+#include "algo/cost_walk.h"
 #include "algo/catalog.h"
 #include "pattern/pattern.h"
 
@@ -77,7 +78,17 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* Cost function: down the tree, a child's subtree of blocks of n. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    for (int d = 1; d < t->size; d <<= 1) tc_cw_step(c, t, tc_cw_subtree, &root, d, n);
+    return 0;
+}
+
 const tc_algo tc_scatter_binomial = {
+    .cost = cost,
     .coll = TOPOCOLL_SCATTER, .name = "binomial",
     .desc = "binomial tree (MPICH): log p steps, each rank forwards its children's subtrees",
     .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,

@@ -181,6 +181,7 @@ int tt_scatter_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 }
 
 const tc_family tc_scatter_twotier = {
+    .cost = tt_cost,
     .coll = TOPOCOLL_SCATTER, .name = "twotier",
     .summary = "two-tier: root -> its supernode -> L2 gateways -> supernodes -> units",
     .source = __FILE__, .nparams = 1, .params = tt_units_params, .rule = "",
