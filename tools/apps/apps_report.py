@@ -298,7 +298,10 @@ def plot(out, results):
     except ImportError:
         print("apps_report: matplotlib missing: no plot", file=sys.stderr)
         return
-    layouts = sorted({r["layout"] for r in results})
+    layouts = []
+    for r in results:
+        if r["layout"] not in layouts:
+            layouts.append(r["layout"])
     fig, axes = plt.subplots(1, len(layouts), figsize=(6 * len(layouts), 4.5), squeeze=False)
     for ax, lay in zip(axes[0], layouts):
         labels, med, lo, hi = [], [], [], []
@@ -316,6 +319,7 @@ def plot(out, results):
         y = range(len(labels))
         ax.barh(list(y), [m - 1 for m in med], left=1, xerr=[lo, hi], color="tab:blue", alpha=0.7, capsize=3)
         ax.axvline(1, color="black", lw=0.8)
+        ax.set_xscale("log")   # a ratio and its inverse equally far from 1
         ax.set_yticks(list(y))
         ax.set_yticklabels(labels, fontsize=8)
         ax.invert_yaxis()
