@@ -295,6 +295,7 @@ def plot(out, results):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
     except ImportError:
         print("apps_report: matplotlib missing: no plot", file=sys.stderr)
         return
@@ -320,6 +321,12 @@ def plot(out, results):
         ax.barh(list(y), [m - 1 for m in med], left=1, xerr=[lo, hi], color="tab:blue", alpha=0.7, capsize=3)
         ax.axvline(1, color="black", lw=0.8)
         ax.set_xscale("log")   # a ratio and its inverse equally far from 1
+        lo_x, hi_x = ax.get_xlim()
+        steps = (0.1, 0.25, 0.5, 1, 2, 4, 10) if hi_x / lo_x > 5 else (0.25, 0.5, 0.7, 0.85, 1, 1.2, 1.5, 2, 4)
+        ticks = [v for v in steps if lo_x <= v <= hi_x]
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_yticks(list(y))
         ax.set_yticklabels(labels, fontsize=8)
         ax.invert_yaxis()
