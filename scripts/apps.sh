@@ -8,7 +8,7 @@
 # did not serve (tools/apps/census.c).  docs/apps.md is the manual.
 #
 #   scripts/apps.sh [-n N] [--apps melt,eam,qe,hpcc] [--layouts np2,2x2[,cluster]]
-#                   [--out DIR] [--build DIR] [--no-install] [--cluster-rate R]
+#                   [--out DIR] [--build DIR] [--no-install] [--cluster-rate R] [--disabled]
 #
 #   -n N         runs of each mode per application and layout (default 5)
 #   --apps       which applications (default: all four)
@@ -20,6 +20,9 @@
 #   --out DIR    results (default out/apps): runs.csv, summary.md,
 #                summary.csv, summary.json, apps.png, census/, logs/
 #   --no-install do not install missing packages (their applications are skipped)
+#   --disabled   a third mode: the interposer preloaded with TOPOCOLL_DISABLE=1
+#                (it passes every call on), to tell the cost of loading it from
+#                that of topocoll's choices
 #
 # Needs the Open MPI build (BUILD_DIR or build-openmpi; built here if its
 # interposer or census library is missing).
@@ -28,8 +31,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 reps=5 apps=melt,eam,qe,hpcc layouts=np2,2x2 out=out/apps install=1 rate=1gbit
+modes=(native topocoll)
 build=${BUILD_DIR:-build-openmpi}
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     -n) reps=$2; shift 2 ;;
@@ -39,6 +43,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --no-install) install=0; shift ;;
     --cluster-rate) rate=$2; shift 2 ;;
+    --disabled) modes=(native topocoll disabled); shift ;;
     -h|--help) usage 0 ;;
     *) echo "apps.sh: unknown option $1" >&2; usage ;;
   esac
@@ -123,6 +128,7 @@ launch() {   # layout np mode(native|topocoll|census) log -- program args
   local env=()
   case $mode in
     topocoll) env=(-x "LD_PRELOAD=$pmpi") ;;
+    disabled) env=(-x "LD_PRELOAD=$pmpi" -x TOPOCOLL_DISABLE=1) ;;
     census) env=(-x "LD_PRELOAD=$census:$pmpi" -x "TOPOCOLL_STATS=$log.stats.json"
                  -x "TOPOCOLL_CENSUS=$log.census.json" -x TOPOCOLL_EXPLAIN=1) ;;
   esac
@@ -185,9 +191,10 @@ for layout in ${layouts//,/ }; do
     one_run "$a" "$layout" census 0
     mv "$out/logs/$layout-$a-census-0.stats.json" "$out/census/$layout-$a.stats.json" 2>/dev/null
     mv "$out/logs/$layout-$a-census-0.census.json" "$out/census/$layout-$a.census.json" 2>/dev/null
+    # the modes in turn, each repetition starting with the next one
+    nm=${#modes[@]}
     for ((r = 1; r <= reps; r++)); do
-      if (( r % 2 )); then one_run "$a" "$layout" native "$r"; one_run "$a" "$layout" topocoll "$r"
-      else one_run "$a" "$layout" topocoll "$r"; one_run "$a" "$layout" native "$r"; fi
+      for ((k = 0; k < nm; k++)); do one_run "$a" "$layout" "${modes[(r - 1 + k) % nm]}" "$r"; done
     done
     echo "   $a: done"
   done

@@ -17,6 +17,8 @@ it does not serve, tools/apps/census.c), and writes
 Ratios are preloaded / native: wall time per alternating pair (the median
 of the pairs' ratios, q25-q75 and min-max); the applications' own figures
 per mode as medians (a time: lower is better; a rate: higher is better).
+Runs of mode "disabled" (scripts/apps.sh --disabled: the interposer loaded
+with TOPOCOLL_DISABLE=1) get their own wall-time ratio to native.
 Each run's output is checked against the first native run of its layout:
 LAMMPS's thermo lines, pw.x's total energy as printed, hpcc's Success flag.
 """
@@ -167,16 +169,21 @@ def summarize(out):
             keys.append(k)
     for app, layout in keys:
         mine = [r for r in runs if r["app"] == app and r["layout"] == layout]
-        timed = [r for r in mine if r["mode"] in ("native", "topocoll")]
+        timed = [r for r in mine if r["mode"] in ("native", "topocoll", "disabled")]
         ref = next((r["check"] for r in timed if r["mode"] == "native" and r["rc"] == 0), None)
         differ = [f'{r["mode"]} {r["rep"]}' for r in mine if r["rc"] == 0 and r["check"] != ref]
         failed = [f'{r["mode"]} {r["rep"]}' for r in mine if r["rc"] != 0]
-        by = {m: {int(r["rep"]): r for r in timed if r["mode"] == m and r["rc"] == 0} for m in ("native", "topocoll")}
+        by = {m: {int(r["rep"]): r for r in timed if r["mode"] == m and r["rc"] == 0}
+              for m in ("native", "topocoll", "disabled")}
         pairs = sorted(set(by["native"]) & set(by["topocoll"]))
+        dpairs = sorted(set(by["native"]) & set(by["disabled"]))
         res = {"app": app, "name": NAMES.get(app, app), "layout": layout, "np": int(mine[0]["np"]),
                "pairs": len(pairs), "check": ref, "outputs_differ": differ, "failed_runs": failed,
                "wall_s": {m: quantiles([r["wall_s"] for r in by[m].values()]) for m in by},
                "wall_ratio": quantiles([by["topocoll"][p]["wall_s"] / by["native"][p]["wall_s"] for p in pairs]),
+               # the interposer loaded but passing every call on (scripts/apps.sh --disabled)
+               "wall_ratio_disabled": quantiles([by["disabled"][p]["wall_s"] / by["native"][p]["wall_s"]
+                                                 for p in dpairs]),
                "figures": {}}
         for name, unit, better in FIGURES.get(app, []):
             per = {m: quantiles([r["figures"][name] for r in by[m].values() if name in r["figures"]]) for m in by}
@@ -252,6 +259,13 @@ def write_markdown(out, results, load, notes):
                 cells = ["-", "-", "-", "-"]
             L.append("| " + " | ".join(lead + cells + [check if first else ""]) + " |")
             first = False
+    disabled = [r for r in results if r["wall_ratio_disabled"]]
+    if disabled:
+        L += ["", "Interposer preloaded with `TOPOCOLL_DISABLE=1` (loaded, every call passed on) against native, "
+              "wall time:", ""]
+        for r in disabled:
+            L.append(f'- {r["name"]}, {r["layout"]}: {fmt_ratio(r["wall_ratio_disabled"])} '
+                     f'(preloaded and active: {fmt_ratio(r["wall_ratio"])})')
     L += ["", "## What topocoll served (its run summary, one run)", ""]
     for r in results:
         L.append(f'- {r["name"]}, {r["layout"]}: {served_text(r["served"])}')
@@ -282,6 +296,9 @@ def write_csv(out, results):
         for r in results:
             ok = int(not r["outputs_differ"] and not r["failed_runs"])
             rows = [("wall_s", "s", "lower", r["wall_s"].get("native"), r["wall_s"].get("topocoll"), r["wall_ratio"])]
+            if r["wall_ratio_disabled"]:
+                rows.append(("wall_s_disabled", "s", "lower", r["wall_s"].get("native"),
+                             r["wall_s"].get("disabled"), r["wall_ratio_disabled"]))
             rows += [(n, f["unit"], f["better"], f["native"], f["topocoll"], f["ratio"]) for n, f in r["figures"].items()]
             for name, unit, better, nat, top, ratio in rows:
                 q = ratio or {}
@@ -309,7 +326,8 @@ def plot(out, results):
         for r in results:
             if r["layout"] != lay:
                 continue
-            items = [("wall", r["wall_ratio"], "lower")] + [(n, f["ratio"], f["better"]) for n, f in r["figures"].items()]
+            items = [("wall", r["wall_ratio"], "lower"), ("wall, disabled", r["wall_ratio_disabled"], "lower")]
+            items += [(n, f["ratio"], f["better"]) for n, f in r["figures"].items()]
             for n, q, better in items:
                 if not q:
                     continue

@@ -17,7 +17,8 @@
  * each call (this rank's part: what it sends, or for a scatter what it
  * receives; for a reduction or broadcast the buffer; for an all-to-all
  * everything it sends), as a total, a minimum, a maximum and a power-of-two
- * histogram, the calls of zero bytes, and the seconds spent inside them.
+ * histogram, the calls of zero bytes, and the seconds spent inside them
+ * (for a non-blocking collective: in starting it).
  * At MPI_Finalize the ranks' tables are gathered on rank 0 of
  * MPI_COMM_WORLD (PMPI_Gather), which prints a table on stderr
  * (TOPOCOLL_CENSUS=1) or writes JSON (TOPOCOLL_CENSUS=path); unset or 0:
@@ -342,7 +343,7 @@ static int merge_rows(const double *all, int nranks, census_merged *out, int max
     return n;
 }
 
-/* The bin holding the median call (by the histogram): its upper bound. */
+/* The bin holding the median call (by the histogram): its lower bound. */
 static double median_bytes(const census_merged *m)
 {
     double total = 0, seen = 0;
