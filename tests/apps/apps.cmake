@@ -27,4 +27,24 @@ if(TOPOCOLL_MPI_FLAVOR STREQUAL "openmpi" AND NOT TOPOCOLL_SANITIZE)
     set_tests_properties(${F}_apps_${name} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# The census library (tools/apps/census.c) counts what a program made:
+# census_program's known calls, with the interposer preloaded after it
+# (check_census.sh, check_census.py).  Both flavours, np 3.
+if(TARGET topocoll_census AND NOT TOPOCOLL_SANITIZE)
+  add_executable(census_program ${CMAKE_CURRENT_SOURCE_DIR}/apps/census_program.c)
+  target_link_libraries(census_program PRIVATE MPI::MPI_C)
+  find_program(TOPOCOLL_APPS_PYTHON3 python3)
+  if(NOT TOPOCOLL_APPS_PYTHON3)
+    set(TOPOCOLL_APPS_PYTHON3 sh -c "echo 'python3 not found' >&2; exit 1")   # no silent skip
+  endif()
+  topocoll_mpiexec(launch 3)
+  set(report ${CMAKE_CURRENT_BINARY_DIR}/census_np3.json)
+  add_test(NAME ${F}_apps_census_np3
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/apps/check_census.sh 3 ${report} ${TOPOCOLL_APPS_PYTHON3}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/apps/check_census.py ${launch} ${TOPOCOLL_ENV_EXECUTABLE}
+                   LD_PRELOAD=$<TARGET_FILE:topocoll_census>:$<TARGET_FILE:topocoll_pmpi>
+                   TOPOCOLL_CENSUS=${report} TOPOCOLL_STATS=1 $<TARGET_FILE:census_program> ${MPIEXEC_POSTFLAGS})
+  topocoll_mpi_test(${F}_apps_census_np3 3 120)
+endif()
 # ==== end of the real applications ====
