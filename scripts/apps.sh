@@ -49,6 +49,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $reps in ''|*[!0-9]*|0) echo "apps.sh: -n takes a positive integer, not '$reps'" >&2; exit 2 ;; esac
+for l in ${layouts//,/ }; do
+  case $l in np2|2x2|cluster) ;; *) echo "apps.sh: unknown layout '$l' (np2, 2x2, cluster)" >&2; exit 2 ;; esac
+done
 
 # ---- packages ----------------------------------------------------------------
 # application -> Debian package, program
