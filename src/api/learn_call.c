@@ -191,7 +191,7 @@ static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *
         int pos = 0;
         for (int i = 0; i < l->nalive; i++)
             if (l->order[i] == p->cand) pos = i + 1;
-        snprintf(why, sizeof why, "exploring: candidate %d of %d (round %d; tried %s)", pos, l->nalive,
+        snprintf(why, sizeof why, "exploring: candidate %d of %d, round %d; tried %s", pos, l->nalive,
                  l->phase == TC_LEARN_ROUND2 ? 2 : 1, tried);
     }
     tc_explain(x, c->d->name, c->bytes, al->name, why);
