@@ -140,7 +140,7 @@ int tc_learn_op_class(int reduction, int predefined_op, int commutative, int ele
 
 tc_learn_params tc_learn_default_params(void)
 {
-    return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 1, .round2 = 2, .lag = 4, .race = 1.25,
+    return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 64, .check_max = 1024, .check_samples = 5, .drift = 1.5 };
 }
 
@@ -248,15 +248,15 @@ static uint64_t round_calls(const tc_learner *l)
     return (uint64_t)l->nalive * (uint64_t)blocks * block_calls(l);
 }
 
-/* The median over candidate k's blocks of their mean times (HUGE_VAL when
- * no block has a timing: it declined here). */
-static double blocks_median(const tc_learner *l, int k)
+/* The least over candidate k's blocks of their mean times (HUGE_VAL when
+ * no block has a timing: it declined here).  The least: what else runs on
+ * the machine only ever adds time to a block. */
+static double blocks_min(const tc_learner *l, int k)
 {
-    double v[TC_LEARN_MAX_SAMPLES];
-    int n = 0;
+    double best = HUGE_VAL;
     for (int b = 0; b < TC_LEARN_MAX_SAMPLES; b++)
-        if (l->scnt[k][b] > 0) v[n++] = l->samp[k][b] / l->scnt[k][b];
-    return n ? tc_learn_median(v, n) : HUGE_VAL;
+        if (l->scnt[k][b] > 0 && l->samp[k][b] / l->scnt[k][b] < best) best = l->samp[k][b] / l->scnt[k][b];
+    return best;
 }
 
 /* This rank's values for the reduction at the end of a round: each alive
@@ -265,7 +265,7 @@ static void fill_round(tc_learner *l)
 {
     for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
     for (int k = 0; k < l->ncand; k++)
-        if (l->alive[k]) l->send[k] = blocks_median(l, k);
+        if (l->alive[k]) l->send[k] = blocks_min(l, k);
 }
 
 static tc_learn_plan start_reduction(tc_learner *l, tc_learn_plan p)
