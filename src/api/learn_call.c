@@ -1,0 +1,340 @@
+/*
+ * Learning during the run, the MPI side (see learn_call.h).
+ *
+ * Steps of a call by selection with learning on:
+ *   1. the key (collective, size class, op class: learn.h) finds or makes
+ *      its learner on the context; the calls the fast path served since
+ *      the learner last saw one are counted into it first;
+ *   2. the learner's plan for this call index: wait for the reduction in
+ *      flight and hand its agreed values to the learner (then plan again),
+ *      start a reduction (MPI_Iallreduce, MAX, on the context's private
+ *      communicator), and the candidate to run;
+ *   3. the candidate runs when it accepts the call (else the default
+ *      choice, and the call is not timed); only the run is timed;
+ *   4. the call is counted; a settled learner lets the memo serve the next
+ *      calls until its next re-check.
+ * Every step happens at a call index every rank reaches alike, so all
+ * ranks start and wait for each reduction at the same call and take the
+ * same decision from the same agreed numbers.  Cost: one reduction of
+ * TC_LEARN_NRED doubles per round or re-check; a clock read around the run
+ * on the full path; nothing on the fast path but a counter.
+ */
+#define _POSIX_C_SOURCE 200809L   /* rand_r */
+#include "api/learn_call.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/error.h"
+#include "api/explain.h"
+#include "core/fp_env.h"
+#include "api/shm_calibrate.h"
+#include "select/select.h"
+#include "select/selector.h"
+
+int tc_learn_on(const tc_config *cfg, topocoll_coll coll)
+{
+    return cfg->learn && !cfg->force[coll];
+}
+
+/* ---- keys and learners ----------------------------------------------------- */
+
+static int largest_node(const tc_topo *t)
+{
+    int ppn = 0;
+    for (int n = 0; n < t->nnodes; n++)
+        if (t->node_start[n + 1] - t->node_start[n] > ppn) ppn = t->node_start[n + 1] - t->node_start[n];
+    return ppn;
+}
+
+static int op_class_of(const tc_call *c, const tc_args *a)
+{
+    if (!c->d->reduction) return 0;
+    int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    return tc_learn_op_class(1, tc_call_op_predefined(c->op), a->commutative, c->tsize[b]);
+}
+
+/* The preloaded winner's index among cand, or -1. */
+static int preload_index(const tc_ctx *x, const tc_call *c, int cls, int opc, const tc_algo **cand, int n,
+                         int ppn)
+{
+    int64_t lo, hi;
+    tc_learn_class_bounds(cls, &lo, &hi);
+    const tc_learn_outcome *o = tc_learn_preloaded(c->d->coll, x->size, x->topo->nnodes, ppn, lo, opc);
+    for (int k = 0; o && o->winner && k < n; k++)
+        if (strcmp(cand[k]->name, o->winner) == 0) return k;
+    return -1;
+}
+
+static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc)
+{
+    if (x->nlearn == x->learn_cap) {
+        int cap = x->learn_cap ? 2 * x->learn_cap : 8;
+        tc_learn_slot **grown = realloc(x->learn, (size_t)cap * sizeof *grown);
+        if (!grown) return NULL;
+        x->learn = grown;
+        x->learn_cap = cap;
+    }
+    tc_learn_slot *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    const tc_algo *cand[TC_LEARN_MAX_CAND];
+    /* the selector's candidates (select/selector.h), the one-node memory
+     * model's calibrated values included (collective on its first need:
+     * every rank makes this key's learner at the same call); alltoallv,
+     * whose bytes differ between ranks: one size agreed for the class */
+    int mrc = MPI_SUCCESS;
+    int64_t bytes = c->bytes;
+    if (tc_select_size_per_rank(c->d->coll) &&   /* the largest over the ranks, as the selection's */
+        PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm) != MPI_SUCCESS)
+        bytes = 0;   /* (the error is the same on every rank) */
+    tc_select_in in = tc_select_in_make(a, x->topo, bytes);
+    in.shm = tc_shm_model_for(x, a, &mrc);
+    if (mrc != MPI_SUCCESS) in.shm = NULL;
+    int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
+    s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
+    s->req = MPI_REQUEST_NULL;
+    tc_learn_init(&s->l, c->d->coll, cls, opc, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn), NULL);
+    x->learn[x->nlearn++] = s;
+    return s;
+}
+
+/* The key's learner, or NULL when it has none yet. */
+static tc_learn_slot *slot_of(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    int cls = tc_learn_size_class(c->d->coll, c->bytes), opc = op_class_of(c, a);
+    for (int i = 0; i < x->nlearn; i++) {
+        tc_learner *l = &x->learn[i]->l;
+        if (l->coll == c->d->coll && l->size_class == cls && l->op_class == opc) return x->learn[i];
+    }
+    return NULL;
+}
+
+void tc_learn_ctx_free(tc_ctx *x)
+{
+    for (int i = 0; i < x->nlearn; i++) {
+        if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
+        free(x->learn[i]);
+    }
+    for (int k = 0; k < TOPOCOLL_NCOLL; k++)
+        if (x->memo[k].learn) {
+            x->memo[k].valid = 0;
+            x->memo[k].learn = NULL;
+        }
+    free(x->learn);
+    x->learn = NULL;
+    x->nlearn = x->learn_cap = 0;
+}
+
+/* ---- the reduction ---------------------------------------------------------- */
+
+static void publish(const tc_learn_slot *s)
+{
+    if (s->l.phase != TC_LEARN_SETTLED || s->l.winner < 0) return;
+    tc_learn_outcome o;
+    tc_learn_outcome_of(&s->l, s->np, s->nnodes, s->ppn, &o);
+    tc_learn_publish(&o);
+}
+
+/* The plan's reductions: wait (then plan again), start. */
+static int reduce(tc_ctx *x, tc_learn_slot *s, tc_learn_plan *p)
+{
+    int rc;
+    if (p->finish) {
+        if ((rc = PMPI_Wait(&s->req, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+        tc_learn_agreed(&s->l, s->recv);
+        publish(s);
+        *p = tc_learn_next(&s->l);
+    }
+    if (p->start) {
+        memcpy(s->send, s->l.send, sizeof s->send);
+        if ((rc = PMPI_Iallreduce(s->send, s->recv, TC_LEARN_NRED, MPI_DOUBLE, MPI_MAX, x->comm, &s->req)) !=
+            MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- the choice ----------------------------------------------------------- */
+
+/* Candidate k serves this call: it accepts it (roots, in place, sizes). */
+static int serves(const tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al)
+{
+    const char *why = NULL;
+    return tc_algo_accepts(al, a, x->topo, &why) && (!al->generate || tc_call_sizes_fit(c));
+}
+
+/* "a,b,c" of the candidates (explain lines). */
+static void tried_list(const tc_learner *l, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < l->ncand && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? "," : "", l->cand[k]->name);
+}
+
+static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t);
+
+/* Whether this rank prints explain lines. */
+static int explaining(const tc_ctx *x)
+{
+    int level = tc_config_get()->explain;
+    return level == 2 || (level == 1 && x->rank == 0);
+}
+
+/* The learned choice's explain text (the selector prefixes "learned: "):
+ * "1.40x faster than native over N calls; tried a,b,c"; empty when nobody
+ * reads it. */
+static void learned_note(const tc_ctx *x, const tc_learner *l, char *note, size_t n)
+{
+    note[0] = '\0';
+    if (!explaining(x)) return;
+    char tried[200];
+    tried_list(l, tried, sizeof tried);
+    double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
+    if (l->winner == l->native)
+        snprintf(note, n, "native, the fastest over %llu calls; tried %s", (unsigned long long)l->explore_calls,
+                 tried);
+    else if (nat > 0 && isfinite(nat) && l->winner_s > 0)
+        snprintf(note, n, "%.2fx faster than native over %llu calls; tried %s", nat / l->winner_s,
+                 (unsigned long long)l->explore_calls, tried);
+    else
+        snprintf(note, n, "%s over %llu calls; tried %s", l->from_file ? "from the learn file" : "the fastest",
+                 (unsigned long long)l->explore_calls, tried);
+}
+
+static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *l, const tc_learn_plan *p,
+                           const tc_algo *al)
+{
+    if (!explaining(x)) {
+        tc_record_algorithm(al->name);
+        return;
+    }
+    char why[320], tried[200];
+    tried_list(l, tried, sizeof tried);
+    if (l->phase == TC_LEARN_SETTLED) {   /* (the winner goes through the selector) */
+        snprintf(why, sizeof why, "learned; tried %s", tried);
+    } else {
+        int pos = 0;
+        for (int i = 0; i < l->nalive; i++)
+            if (l->order[i] == p->cand) pos = i + 1;
+        snprintf(why, sizeof why, "exploring: candidate %d of %d, round %d; tried %s", pos, l->nalive,
+                 l->phase == TC_LEARN_ROUND2 ? 2 : 1, tried);
+    }
+    tc_explain(x, c->d->name, c->bytes, al->name, why);
+}
+
+int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
+{
+    memset(t, 0, sizeof *t);
+    t->k = -1;
+    /* (no learning for empty calls, where every rank's size is the same;
+     * alltoallv's differs per rank: one class, whatever this rank's bytes) */
+    if (!tc_learn_on(tc_config_get(), c->d->coll) || (c->bytes <= 0 && !tc_select_size_per_rank(c->d->coll)))
+        return tc_bind_selected(x, c, a, al);
+    /* the learner's arithmetic (and the cost model's, for the candidates)
+     * in the caller's floating-point environment neither traps nor leaves
+     * a flag (core/fp_env.h); a settled call without a re-check does none */
+    tc_fp_saved env;
+    tc_learn_slot *s = slot_of(x, c, a);
+    int held = !s || !tc_learn_quiet(&s->l) || tc_config_get()->explain;
+    if (held) tc_fp_hold(&env);
+    if (!s) s = make_slot(x, c, a, tc_learn_size_class(c->d->coll, c->bytes), op_class_of(c, a));
+    int rc;
+    if (!s) {
+        rc = tc_bind_selected(x, c, a, al);   /* no memory: not learning */
+    } else {
+        tc_learn_memo_flush(&x->memo[c->d->coll]);
+        t->slot = s;
+        rc = bind_learned(x, c, a, al, t);
+    }
+    if (held) tc_fp_restore(&env);
+    return rc;
+}
+
+static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
+{
+    tc_learn_slot *s = t->slot;
+    t->plan = tc_learn_next(&s->l);
+    int rc = reduce(x, s, &t->plan);
+    if (rc != MPI_SUCCESS) {
+        tc_learn_done(&s->l, 0, 0);
+        t->slot = NULL;
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    }
+    int k = s->l.ncand > 1 ? t->plan.cand : -1;   /* one candidate: the table's choice, not learned */
+    if (k >= 0 && s->l.phase == TC_LEARN_SETTLED && k == s->l.winner && serves(x, c, a, s->l.cand[k])) {
+        /* the selector's source "learned" (select/selector.h) */
+        char note[320];
+        learned_note(x, &s->l, note, sizeof note);
+        t->k = k;
+        if ((rc = tc_choose_learned(x, a, c->bytes, c->comm, s->l.cand[k], note, al)) != MPI_SUCCESS) {
+            tc_learn_done(&s->l, 0, 0);
+            t->slot = NULL;
+            return rc;
+        }
+    } else if (k >= 0 && serves(x, c, a, s->l.cand[k])) {
+        t->k = k;
+        *al = s->l.cand[k];
+        explain_choice(x, c, &s->l, &t->plan, *al);
+    } else if ((rc = tc_bind_selected(x, c, a, al)) != MPI_SUCCESS) {
+        tc_learn_done(&s->l, 0, 0);
+        t->slot = NULL;
+        return rc;
+    }
+    t->algo = *al;
+    return MPI_SUCCESS;
+}
+
+/* ---- the end of the call ------------------------------------------------------ */
+
+/* TOPOCOLL_LEARN_NOISE: a random factor in [1 - f, 1 + f], per rank. */
+static double noisy(double seconds)
+{
+    double f = tc_config_get()->noise;
+    if (f <= 0) return seconds;
+    static TC_THREAD_LOCAL unsigned seed;
+    if (!seed) {
+        int rank = 0;
+        (void)PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        seed = 2654435761u * (unsigned)(rank + 1) ^ (unsigned)getpid();
+        if (!seed) seed = 1;
+    }
+    double u = (double)rand_r(&seed) / RAND_MAX;
+    double v = seconds * (1 + f * (2 * u - 1));
+    return v > 0 ? v : seconds * 1e-3;
+}
+
+void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc)
+{
+    (void)x;
+    if (!t->slot) return;
+    tc_learner *l = &t->slot->l;
+    if (!t->plan.timed && !t->plan.exploring) {   /* integers only */
+        tc_learn_done(l, 0, 0);
+        return;
+    }
+    tc_fp_saved env;
+    tc_fp_hold(&env);
+    double seconds = 1e-9 * (double)t->ns;
+    /* timed only when the candidate ran whole as chosen */
+    if (t->plan.timed && t->k >= 0 && al == t->algo && rc == MPI_SUCCESS && t->ns > 0)
+        tc_learn_record(l, t->k, noisy(seconds));
+    tc_learn_done(l, t->plan.exploring, seconds);
+    tc_fp_restore(&env);
+}
+
+void tc_learn_memo(tc_ctx *x, topocoll_coll coll, const tc_learn_ticket *t)
+{
+    tc_call_memo *m = &x->memo[coll];
+    if (!t->slot) return;   /* tc_memo_remember left learn NULL, learn_left UINT64_MAX */
+    uint64_t fast = t->plan.fast ? tc_learn_fast_calls(&t->slot->l) : 0;
+    if (!fast) {
+        m->valid = 0;   /* the learner sees the next call of this collective */
+        return;
+    }
+    m->learn = &t->slot->l;
+    m->learn_left = m->learn_base = fast;
+}
