@@ -1,0 +1,424 @@
+/*
+ * The learner's state machine and its record of outcomes (see learn.h for
+ * the schedule, the agreement and the cost).  MPI-free.
+ */
+#include "select/learn.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select/select.h"
+
+/* ---- the record of outcomes ----------------------------------------------- */
+
+enum { TC_LEARN_RECORD_MAX = 512 };
+
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
+static tc_learn_outcome learned[TC_LEARN_RECORD_MAX], preloaded[TC_LEARN_RECORD_MAX];
+static int nlearned, npreloaded;
+
+static int same_key(const tc_learn_outcome *a, const tc_learn_outcome *b)
+{
+    return a->coll == b->coll && a->np == b->np && a->nnodes == b->nnodes && a->ppn == b->ppn &&
+           a->min_bytes == b->min_bytes && a->op_class == b->op_class;
+}
+
+int tc_learn_outcomes(tc_learn_outcome *out, int max)
+{
+    pthread_mutex_lock(&record_lock);
+    int n = nlearned;
+    if (out)
+        for (int i = 0; i < n && i < max; i++) out[i] = learned[i];
+    pthread_mutex_unlock(&record_lock);
+    return out && n > max ? max : n;
+}
+
+void tc_learn_publish(const tc_learn_outcome *o)
+{
+    pthread_mutex_lock(&record_lock);
+    int i = 0;
+    while (i < nlearned && !same_key(&learned[i], o)) i++;
+    if (i < TC_LEARN_RECORD_MAX) {
+        learned[i] = *o;
+        if (i == nlearned) nlearned++;
+    }
+    pthread_mutex_unlock(&record_lock);
+}
+
+/* A name of coll's catalog in static storage, or NULL. */
+static const char *catalog_name(topocoll_coll coll, const char *name)
+{
+    const tc_algo *al = name ? tc_catalog_find(coll, name) : NULL;
+    return al ? al->name : NULL;
+}
+
+void tc_learn_preload(const tc_learn_outcome *in, int n)
+{
+    pthread_mutex_lock(&record_lock);
+    for (int i = 0; i < n; i++) {
+        tc_learn_outcome o = in[i];
+        if (!(o.winner = catalog_name(o.coll, o.winner))) continue;
+        int kept = 0;
+        for (int k = 0; k < o.ntried && k < 8; k++) {
+            const char *t = catalog_name(o.coll, o.tried[k]);
+            if (!t) continue;
+            o.tried[kept] = t;
+            o.tried_s[kept++] = o.tried_s[k];
+        }
+        o.ntried = kept;
+        o.from_file = 1;
+        int j = 0;
+        while (j < npreloaded && !same_key(&preloaded[j], &o)) j++;
+        if (j == TC_LEARN_RECORD_MAX) break;
+        preloaded[j] = o;
+        if (j == npreloaded) npreloaded++;
+    }
+    pthread_mutex_unlock(&record_lock);
+}
+
+const tc_learn_outcome *tc_learn_preloaded(topocoll_coll coll, int np, int nnodes, int ppn, int64_t bytes,
+                                           int op_class)
+{
+    const tc_learn_outcome *found = NULL;
+    pthread_mutex_lock(&record_lock);
+    for (int i = 0; i < npreloaded && !found; i++) {
+        const tc_learn_outcome *o = &preloaded[i];
+        if (o->coll == coll && o->np == np && o->nnodes == nnodes && o->ppn == ppn && bytes >= o->min_bytes &&
+            bytes < o->max_bytes && (o->op_class == 0 || o->op_class == op_class))
+            found = o;   /* entries are never moved once written */
+    }
+    pthread_mutex_unlock(&record_lock);
+    return found;
+}
+
+void tc_learn_reset(void)
+{
+    pthread_mutex_lock(&record_lock);
+    nlearned = npreloaded = 0;
+    pthread_mutex_unlock(&record_lock);
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+int tc_learn_size_class(topocoll_coll coll, int64_t bytes)
+{
+    if (tc_select_size_per_rank(coll)) return -1;
+    int k = 0;
+    while (k < 63 && bytes > 0) {
+        bytes >>= 1;
+        k++;
+    }
+    return k;
+}
+
+void tc_learn_class_bounds(int cls, int64_t *min_bytes, int64_t *max_bytes)
+{
+    if (cls < 0) {
+        *min_bytes = 0, *max_bytes = INT64_MAX;
+    } else if (cls == 0) {
+        *min_bytes = 0, *max_bytes = 1;
+    } else {
+        *min_bytes = (int64_t)1 << (cls - 1);
+        *max_bytes = cls >= 63 ? INT64_MAX : (int64_t)1 << cls;
+    }
+}
+
+int tc_learn_op_class(int reduction, int predefined_op, int commutative, int elem_size)
+{
+    if (!reduction) return 0;
+    int lg = 0;
+    while (lg < 15 && elem_size > 1) {
+        elem_size >>= 1;
+        lg++;
+    }
+    return 1 + (predefined_op ? 2 : 0) + (commutative ? 1 : 0) + 4 * lg;
+}
+
+/* ---- the state machine ---------------------------------------------------- */
+
+tc_learn_params tc_learn_default_params(void)
+{
+    return (tc_learn_params){ .warmup = 1, .round1 = 3, .round2 = 6, .lag = 4, .race = 1.25, .check = 64,
+                              .check_max = 1024, .check_samples = 5, .drift = 1.5 };
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tc_learn_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Start a round of the candidates alive (their samples cleared). */
+static void start_round(tc_learner *l, tc_learn_phase phase)
+{
+    l->phase = phase;
+    l->phase_start = l->calls;
+    l->nalive = 0;
+    for (int k = 0; k < l->ncand; k++) {
+        l->nsamp[k] = 0;
+        if (l->alive[k]) l->order[l->nalive++] = k;
+    }
+}
+
+static void explore(tc_learner *l)
+{
+    for (int k = 0; k < l->ncand; k++) l->alive[k] = 1;
+    l->winner = -1;
+    l->explorations++;
+    l->explore_time = 0;
+    l->explore_calls = 0;
+    start_round(l, TC_LEARN_ROUND1);
+}
+
+static void settle(tc_learner *l, int winner)
+{
+    l->phase = TC_LEARN_SETTLED;
+    l->winner = winner;
+    l->best = winner;
+    if (winner >= 0 && l->agreed[winner] > 0) l->winner_s = l->agreed[winner];
+    double excess = l->explore_time - (double)l->explore_calls * l->winner_s;
+    l->explore_s = excess > 0 ? excess : 0;
+    l->check_every = l->prm.check;
+    l->next_check = l->calls + (uint64_t)l->check_every;
+    l->ncheck = 0;
+}
+
+void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
+                   int n, int preload, const tc_learn_params *prm)
+{
+    memset(l, 0, sizeof *l);
+    l->coll = coll;
+    l->size_class = size_class;
+    l->op_class = op_class;
+    l->prm = prm ? *prm : tc_learn_default_params();
+    if (l->prm.round1 > TC_LEARN_MAX_SAMPLES) l->prm.round1 = TC_LEARN_MAX_SAMPLES;
+    if (l->prm.round2 > TC_LEARN_MAX_SAMPLES) l->prm.round2 = TC_LEARN_MAX_SAMPLES;
+    if (l->prm.check_samples > TC_LEARN_MAX_SAMPLES) l->prm.check_samples = TC_LEARN_MAX_SAMPLES;
+    if (l->prm.lag < 0) l->prm.lag = 0;
+    l->native = -1;
+    l->best = -1;
+    l->winner = -1;
+    l->preload = -1;
+    for (int i = 0; i < n && l->ncand < TC_LEARN_MAX_CAND; i++) {
+        int dup = 0;
+        for (int k = 0; k < l->ncand; k++) dup |= l->cand[k] == cand[i];
+        if (dup || !cand[i]) continue;
+        if (i == preload) l->preload = l->ncand;
+        if (cand[i]->req & TC_REQ_NATIVE) l->native = l->ncand;
+        l->cand[l->ncand++] = cand[i];
+    }
+    if (l->ncand <= 1) {   /* nothing to choose */
+        settle(l, l->ncand - 1);
+        return;
+    }
+    if (l->preload >= 0) {
+        l->phase = TC_LEARN_PRELOAD;
+        l->phase_start = 0;
+        l->from_file = 1;
+        return;
+    }
+    explore(l);
+}
+
+/* The round's length in calls. */
+static uint64_t round_calls(const tc_learner *l)
+{
+    int w = l->phase == TC_LEARN_ROUND1 ? l->prm.warmup : 0;
+    int k = l->phase == TC_LEARN_ROUND1 ? l->prm.round1 : l->prm.round2;
+    return (uint64_t)l->nalive * (uint64_t)(w + k);
+}
+
+/* This rank's values for the reduction at the end of a round: each alive
+ * candidate's median (HUGE_VAL when it has no timing: it declined here). */
+static void fill_round(tc_learner *l)
+{
+    for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
+    for (int k = 0; k < l->ncand; k++) {
+        if (!l->alive[k]) continue;
+        double tmp[TC_LEARN_MAX_SAMPLES];
+        memcpy(tmp, l->samp[k], sizeof(double) * (size_t)l->nsamp[k]);
+        l->send[k] = l->nsamp[k] ? tc_learn_median(tmp, l->nsamp[k]) : HUGE_VAL;
+    }
+}
+
+static tc_learn_plan start_reduction(tc_learner *l, tc_learn_plan p)
+{
+    p.start = 1;
+    l->pending = 1;
+    l->wait_at = l->calls + (uint64_t)l->prm.lag;
+    return p;
+}
+
+static tc_learn_plan plan_exploring(tc_learner *l)
+{
+    tc_learn_plan p = { 0, 0, l->best, 0, 1, 0 };
+    if (l->phase == TC_LEARN_PRELOAD) {
+        if (l->calls != l->phase_start) return p;
+        p.cand = -1;
+        for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
+        l->send[0] = l->preload, l->send[1] = -l->preload;
+        return start_reduction(l, p);
+    }
+    uint64_t i = l->calls - l->phase_start, len = round_calls(l);
+    if (i < len) {
+        int w = l->phase == TC_LEARN_ROUND1 ? l->prm.warmup : 0;
+        p.cand = l->order[i % (uint64_t)l->nalive];
+        p.timed = i / (uint64_t)l->nalive >= (uint64_t)w;
+        return p;
+    }
+    if (i == len) {
+        fill_round(l);
+        return start_reduction(l, p);
+    }
+    return p;   /* (not reached: the reduction is pending) */
+}
+
+static tc_learn_plan plan_settled(tc_learner *l)
+{
+    tc_learn_plan p = { 0, 0, l->winner, 0, 0, 0 };
+    if (l->calls != l->next_check) {
+        p.fast = 1;
+        return p;
+    }
+    if (l->ncheck < l->prm.check_samples) {
+        p.timed = l->winner >= 0;
+        l->next_check += (uint64_t)l->check_every;
+        if (!p.timed) l->ncheck = 0;
+        return p;
+    }
+    for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
+    l->send[0] = tc_learn_median(l->check, l->ncheck);
+    l->ncheck = 0;
+    return start_reduction(l, p);
+}
+
+tc_learn_plan tc_learn_next(tc_learner *l)
+{
+    if (l->pending) {
+        tc_learn_plan p = { l->calls >= l->wait_at, 0, l->phase == TC_LEARN_SETTLED ? l->winner : l->best, 0,
+                            l->phase != TC_LEARN_SETTLED, 0 };
+        return p;
+    }
+    return l->phase == TC_LEARN_SETTLED ? plan_settled(l) : plan_exploring(l);
+}
+
+void tc_learn_record(tc_learner *l, int k, double seconds)
+{
+    if (l->phase == TC_LEARN_SETTLED) {
+        if (k == l->winner && l->ncheck < TC_LEARN_MAX_SAMPLES) l->check[l->ncheck++] = seconds;
+        return;
+    }
+    if (k < 0 || k >= l->ncand || l->nsamp[k] >= TC_LEARN_MAX_SAMPLES) return;
+    l->samp[k][l->nsamp[k]++] = seconds;
+}
+
+/* After round 1: drop the candidates slower than race x the best; the
+ * survivors run round 2, or the only one settles. */
+static void after_round1(tc_learner *l, const double *a)
+{
+    int best = -1;
+    for (int k = 0; k < l->ncand; k++)
+        if (l->alive[k] && isfinite(a[k]) && (best < 0 || a[k] < a[best])) best = k;
+    int survivors = 0;
+    for (int k = 0; k < l->ncand; k++) {
+        if (!l->alive[k]) continue;
+        l->agreed[k] = a[k];
+        if (best < 0 || !isfinite(a[k]) || a[k] > l->prm.race * a[best]) {
+            l->alive[k] = 0;
+            l->agreed[k] = isfinite(a[k]) ? -a[k] : -HUGE_VAL;
+        } else {
+            survivors++;
+        }
+    }
+    l->best = best;
+    if (survivors <= 1) settle(l, best);
+    else start_round(l, TC_LEARN_ROUND2);
+}
+
+static void after_round2(tc_learner *l, const double *a)
+{
+    int best = -1;
+    for (int k = 0; k < l->ncand; k++) {
+        if (!l->alive[k]) continue;
+        l->agreed[k] = isfinite(a[k]) ? a[k] : -HUGE_VAL;
+        if (isfinite(a[k]) && (best < 0 || a[k] < a[best])) best = k;
+    }
+    settle(l, best >= 0 ? best : l->best);
+}
+
+static void after_check(tc_learner *l, const double *a)
+{
+    if (l->winner_s <= 0) {
+        l->winner_s = a[0];   /* a preloaded winner: its first agreed time is the reference */
+    } else if (a[0] > l->prm.drift * l->winner_s) {
+        explore(l);
+        return;
+    }
+    l->check_every = l->check_every * 2 > l->prm.check_max ? l->prm.check_max : l->check_every * 2;
+    l->next_check = l->calls + (uint64_t)l->check_every;
+}
+
+void tc_learn_agreed(tc_learner *l, const double *a)
+{
+    l->pending = 0;
+    switch (l->phase) {
+    case TC_LEARN_PRELOAD:
+        /* MAX of the index and of its negation: equal when every rank named it */
+        if (a[0] == -a[1] && a[0] >= 0 && a[0] < l->ncand) {
+            l->explore_time = 0, l->explore_calls = 0;
+            settle(l, (int)a[0]);
+        } else {
+            explore(l);
+        }
+        break;
+    case TC_LEARN_ROUND1: after_round1(l, a); break;
+    case TC_LEARN_ROUND2: after_round2(l, a); break;
+    case TC_LEARN_SETTLED: after_check(l, a); break;
+    }
+}
+
+void tc_learn_done(tc_learner *l, int exploring, double seconds)
+{
+    if (exploring) {
+        l->explore_time += seconds;
+        l->explore_calls++;
+    }
+    l->calls++;
+}
+
+uint64_t tc_learn_fast_calls(const tc_learner *l)
+{
+    if (l->phase != TC_LEARN_SETTLED) return 0;
+    uint64_t until = l->pending ? l->wait_at : l->next_check;
+    return until > l->calls ? until - l->calls : 0;
+}
+
+void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_learn_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->coll = l->coll;
+    o->np = np, o->nnodes = nnodes, o->ppn = ppn;
+    tc_learn_class_bounds(l->size_class, &o->min_bytes, &o->max_bytes);
+    o->op_class = l->op_class;
+    o->winner = l->winner >= 0 ? l->cand[l->winner]->name : NULL;
+    o->winner_s = l->winner_s;
+    o->native_s = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
+    if (!isfinite(o->native_s)) o->native_s = 0;
+    for (int k = 0; k < l->ncand && k < 8; k++) {
+        o->tried[k] = l->cand[k]->name;
+        o->tried_s[k] = l->agreed[k];
+    }
+    o->ntried = l->ncand < 8 ? l->ncand : 8;
+    o->explore_s = l->explore_s;
+    o->calls = l->calls;
+    o->from_file = l->from_file;
+}

@@ -1,0 +1,192 @@
+/*
+ * Learning during the run: the learner's state machine and its
+ * process-wide record of outcomes.  MPI-free: the MPI layer
+ * (src/api/learn_call.c) times the runs, carries the one reduction that
+ * agrees on the timings and hooks the learner into the call path and the
+ * fast path; everything that decides lives here and is unit-tested alone.
+ *
+ * Key.  One learner per communicator (context), collective, size class and
+ * op class.  The size class is the bit length of the call's bytes per rank
+ * (a class holds [2^(k-1), 2^k) bytes); alltoallv, whose selection bytes
+ * differ between ranks (tc_select_size_per_rank), has one class for the
+ * communicator.  The op class (reductions only) tells a predefined op from
+ * a user op, a commutative from a non-commutative one, and the element
+ * size: all the same on every rank by MPI's rules.  Roots and MPI_IN_PLACE
+ * are not in the key: a candidate that declines a call is skipped for that
+ * call (the default choice serves it, uncounted).
+ *
+ * Schedule.  Every rank makes the same calls on a communicator, so a per-key
+ * call counter is the same on all ranks, and every step below happens at a
+ * call index, never at a time.  Round 1 interleaves the candidates
+ * round-robin, each one `warmup` untimed calls (schedule generation, shared
+ * windows) then `round1` timed calls; at the round's end each rank starts
+ * one reduction (MAX over the ranks of each candidate's local median: a
+ * collective is as slow as its slowest rank) and waits for it `lag` calls
+ * later, while the best choice known so far serves.  Candidates slower than
+ * `race` times the best are dropped (racing); the survivors run round 2
+ * (`round2` timed calls each), a second reduction, and every rank takes the
+ * same winner (ties: the earlier candidate) at the same call.  Only the run
+ * is timed, not the selection or the call path, so candidates compare
+ * fairly.
+ *
+ * Settled.  The winner serves on the fast path.  Every `check` calls (64,
+ * doubling up to `check_max`) one call is timed on the full path; after
+ * `check_samples` such timings a reduction agrees on the winner's re-checked
+ * median, and when it exceeds `drift` times the agreed winner time the key
+ * explores again.  So drift too is decided from agreed numbers, at an
+ * agreed call.
+ *
+ * Warm start.  A preloaded outcome (tc_learn_preload) whose winner is a
+ * candidate is agreed on first (one reduction carrying each rank's choice:
+ * the files may differ between ranks); if every rank names the same winner
+ * the key settles on it without exploring, else it explores.
+ *
+ * Cost.  With 5 candidates, warmup 1, round1 3, round2 6, lag 4, a key
+ * explores for about 20 + 4 + 2 x 6 + 4 = 40 calls; a loop of 10^4 calls
+ * spends the excess of the slower candidates over those calls (well under
+ * 1 % unless a candidate is an order of magnitude slower) plus one full-path
+ * call per re-check.
+ */
+#ifndef TC_SELECT_LEARN_H
+#define TC_SELECT_LEARN_H
+
+#include <stdint.h>
+
+#include "algo/catalog.h"
+#include "topocoll_types.h"
+
+/* ---- the process-wide record of outcomes ---------------------------------- */
+
+typedef struct tc_learn_outcome {
+    topocoll_coll coll;
+    int np, nnodes, ppn;            /* communicator shape (ppn: largest node) */
+    int64_t min_bytes, max_bytes;   /* the size class [min, max) */
+    int op_class;                   /* 0: any; else tc_learn_op_class's value */
+    const char *winner;             /* catalog name (static storage) */
+    double winner_s, native_s;      /* median seconds per call, agreed over ranks (0: unknown) */
+    int ntried;
+    const char *tried[8];
+    double tried_s[8];              /* < 0: dropped early (racing), its agreed time negated */
+    double explore_s;               /* time spent exploring beyond the winner's time */
+    uint64_t calls;
+    int from_file;                  /* warm start from TOPOCOLL_LEARN_FILE */
+} tc_learn_outcome;
+
+/* Snapshot of every outcome so far (this process); returns count (at most
+ * max written; the total when out is NULL). */
+int tc_learn_outcomes(tc_learn_outcome *out, int max);
+/* Warm start: outcomes read from a file, consulted before exploring a key
+ * (their names are copied: the caller's strings need not outlive the call;
+ * a winner not in the catalog is ignored then). */
+void tc_learn_preload(const tc_learn_outcome *in, int n);
+/* The preloaded outcome for a key, or NULL. */
+const tc_learn_outcome *tc_learn_preloaded(topocoll_coll coll, int np, int nnodes, int ppn, int64_t bytes,
+                                           int op_class);
+/* Record (or replace: same shape, collective, class) an outcome. */
+void tc_learn_publish(const tc_learn_outcome *o);
+/* Forget everything (MPI_Finalize; tests). */
+void tc_learn_reset(void);
+
+/* ---- keys ----------------------------------------------------------------- */
+
+/* The size class of bytes (0 for 0 bytes; k: [2^(k-1), 2^k)); -1 for a
+ * collective whose selection size differs between ranks (one class). */
+int tc_learn_size_class(topocoll_coll coll, int64_t bytes);
+/* The bytes [min, max) of a class (class -1: [0, INT64_MAX)). */
+void tc_learn_class_bounds(int cls, int64_t *min_bytes, int64_t *max_bytes);
+/* The op class of a call: 0 for a collective that does not reduce, else
+ * 1 + predefined op (0/1) * 2 + commutative (0/1) + 4 * log2 of the element
+ * size (capped at 15).  Every input is the same on every rank. */
+int tc_learn_op_class(int reduction, int predefined_op, int commutative, int elem_size);
+
+/* ---- the state machine ---------------------------------------------------- */
+
+enum { TC_LEARN_MAX_CAND = 6, TC_LEARN_MAX_SAMPLES = 16 };
+/* The reduction's length (doubles, MAX over ranks). */
+enum { TC_LEARN_NRED = TC_LEARN_MAX_CAND + 2 };
+
+typedef struct tc_learn_params {
+    int warmup;        /* untimed first calls per candidate in round 1 */
+    int round1, round2;/* timed calls per candidate per round */
+    int lag;           /* calls between starting a reduction and waiting for it */
+    double race;       /* after round 1: drop candidates slower than race x best */
+    int check, check_max;     /* re-check interval, doubling up to check_max */
+    int check_samples; /* re-check timings per agreement */
+    double drift;      /* re-explore when the re-checked median exceeds drift x winner */
+} tc_learn_params;
+
+/* The defaults (see the file's comment). */
+tc_learn_params tc_learn_default_params(void);
+
+typedef enum {
+    TC_LEARN_PRELOAD = 0,  /* agreeing on a preloaded winner */
+    TC_LEARN_ROUND1,
+    TC_LEARN_ROUND2,
+    TC_LEARN_SETTLED
+} tc_learn_phase;
+
+typedef struct tc_learner {
+    topocoll_coll coll;
+    int size_class, op_class;
+    tc_learn_params prm;
+    int ncand;
+    const tc_algo *cand[TC_LEARN_MAX_CAND];
+    int native;                          /* index of native among cand (-1: none) */
+    tc_learn_phase phase;
+    uint64_t calls;                      /* index of the next call of this key */
+    uint64_t phase_start;                /* the call the phase's schedule starts at */
+    int alive[TC_LEARN_MAX_CAND];        /* in this round */
+    int order[TC_LEARN_MAX_CAND], nalive;/* the round's candidates, in order */
+    double samp[TC_LEARN_MAX_CAND][TC_LEARN_MAX_SAMPLES];
+    int nsamp[TC_LEARN_MAX_CAND];
+    double agreed[TC_LEARN_MAX_CAND];    /* last agreed time; < 0 dropped (negated); 0 untried */
+    int best;                            /* best so far by agreed times (-1: none yet) */
+    int pending;                         /* a reduction is in flight */
+    uint64_t wait_at;                    /* the call that waits for it */
+    double send[TC_LEARN_NRED];          /* this rank's values for the reduction */
+    int winner;                          /* settled: index in cand; -1 otherwise */
+    double winner_s;
+    int preload;                         /* candidate named by the preloaded outcome (-1: none) */
+    int from_file;
+    uint64_t next_check;                 /* settled: the next re-check call */
+    int check_every;
+    double check[TC_LEARN_MAX_SAMPLES];
+    int ncheck;
+    int explorations;                    /* how many times it explored */
+    double explore_time;                 /* local seconds over the exploring calls */
+    uint64_t explore_calls;
+    double explore_s;                    /* explore_time beyond the winner's time, last settled */
+} tc_learner;
+
+/* A fresh learner: candidates cand[0..n) (at most TC_LEARN_MAX_CAND kept;
+ * the caller puts native among them), preload: index of a preloaded winner
+ * among them or -1. */
+void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
+                   int n, int preload, const tc_learn_params *prm);
+
+/* What to do at the call of index l->calls. */
+typedef struct tc_learn_plan {
+    int finish;    /* wait for the pending reduction, then tc_learn_agreed, then plan again */
+    int start;     /* start the reduction of l->send (MAX over ranks) before running */
+    int cand;      /* candidate to run; -1: the default choice (or best so far: see run) */
+    int timed;     /* time the run and tc_learn_record it */
+    int exploring; /* the call belongs to an exploration (its time counts to its cost) */
+    int fast;      /* settled, no re-check due: the fast path may serve the next calls */
+} tc_learn_plan;
+
+tc_learn_plan tc_learn_next(tc_learner *l);
+/* A timing of candidate k (seconds, this rank). */
+void tc_learn_record(tc_learner *l, int k, double seconds);
+/* The reduction's result (MAX over ranks of l->send at its start). */
+void tc_learn_agreed(tc_learner *l, const double *agreed);
+/* The call is done (exploring: its local seconds, for the cost). */
+void tc_learn_done(tc_learner *l, int exploring, double seconds);
+/* Settled with no re-check before call index l->next_check: how many more
+ * calls the fast path may serve before the full path must see one. */
+uint64_t tc_learn_fast_calls(const tc_learner *l);
+/* The outcome of a settled learner (names from its candidates). */
+void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_learn_outcome *o);
+/* The median of v[0..n) (sorted in place); 0 for n 0. */
+double tc_learn_median(double *v, int n);
+
+#endif
