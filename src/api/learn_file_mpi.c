@@ -36,10 +36,8 @@ static int world_rank(void)
     return r;
 }
 
-static void start_once(void)
+int tc_learn_file_load(const char *path)
 {
-    const char *path = learn_path();
-    if (!path) return;
     tc_learn_outcome *o = malloc(TC_LEARN_FILE_MAX * sizeof *o);
     char err[512];
     int missing = 0, n = o ? tc_learn_file_read(path, o, TC_LEARN_FILE_MAX, &missing, err, sizeof err) : -1;
@@ -48,6 +46,13 @@ static void start_once(void)
                 "MPI_Finalize)\n", o ? err : "out of memory");
     if (n > 0) tc_learn_preload(o, n);
     free(o);
+    return n;
+}
+
+static void start_once(void)
+{
+    const char *path = learn_path();
+    if (path) (void)tc_learn_file_load(path);
 }
 
 void tc_learn_file_start(void) { (void)pthread_once(&started, start_once); }
@@ -66,11 +71,10 @@ static int decode_all(const char *buf, const int *lens, int np, tc_learn_outcome
     return n;
 }
 
-static void write_file(const char *path, tc_learn_outcome *all, int n, int np)
+static void write_file(const char *path, tc_learn_outcome *all, int n, const char *about)
 {
-    char err[512], about[160];
+    char err[512];
     int replaced = 0;
-    snprintf(about, sizeof about, "the run-time learner at MPI_Finalize, %d processes", np);
     if (tc_learn_file_write(path, all, n, about, &replaced, err, sizeof err) != 0)
         fprintf(stderr, "topocoll: TOPOCOLL_LEARN_FILE %s\n", err);
     else if (replaced)
@@ -87,10 +91,8 @@ static int receive_space(const int *lens, int np, int **displs, char **buf)
     return *buf != NULL;
 }
 
-int tc_learn_file_finalize(void)
+int tc_learn_file_save(const char *path, const char *about)
 {
-    const char *path = learn_path();
-    if (!path) return MPI_SUCCESS;
     int rank, np, rc = PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(MPI_COMM_WORLD, &np);
     if (rc != MPI_SUCCESS) return rc;
@@ -107,10 +109,16 @@ int tc_learn_file_finalize(void)
         rc = PMPI_Gatherv(text ? text : "", len, MPI_CHAR, buf, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && rank == 0 && ok) {
         n = decode_all(buf, lens, np, mine);
-        if (n > 0) write_file(path, mine, n, np);
+        if (n > 0) write_file(path, mine, n, about);
     } else if (rc == MPI_SUCCESS && rank == 0) {
         fprintf(stderr, "topocoll: TOPOCOLL_LEARN_FILE %s: out of memory, not written\n", path);
     }
     free(buf), free(displs), free(lens), free(text), free(mine);
     return rc;
+}
+
+int tc_learn_file_finalize(void)
+{
+    const char *path = learn_path();
+    return path ? tc_learn_file_save(path, "the run-time learner at MPI_Finalize") : MPI_SUCCESS;
 }

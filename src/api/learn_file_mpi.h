@@ -12,11 +12,20 @@
  * the problem; the learner starts cold. */
 void tc_learn_file_start(void);
 
-/* At MPI_Finalize, on every process of MPI_COMM_WORLD, while MPI works:
- * when TOPOCOLL_LEARN_FILE is set, rank 0 gathers every process's outcomes
+/* Reads path and hands its outcomes to the learner; the number handed
+ * (0: none or a missing file), or -1 for a malformed file (the message
+ * printed by rank 0 of MPI_COMM_WORLD). */
+int tc_learn_file_load(const char *path);
+
+/* Collective over MPI_COMM_WORLD: rank 0 gathers every process's outcomes
  * (processes may have learned on different communicators), keeps one per
- * key and merges them into the file.  An MPI error code, or MPI_SUCCESS (a
- * file that cannot be written is a message, not an error of MPI_Finalize). */
+ * key and merges them into path (learn_file.h), `about` in its "_learned"
+ * section.  An MPI error code, or MPI_SUCCESS (a file that cannot be
+ * written is a message on rank 0). */
+int tc_learn_file_save(const char *path, const char *about);
+
+/* At MPI_Finalize, on every process of MPI_COMM_WORLD, while MPI works:
+ * tc_learn_file_save into TOPOCOLL_LEARN_FILE, when it is set. */
 int tc_learn_file_finalize(void);
 
 #endif
