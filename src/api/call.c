@@ -12,6 +12,7 @@
 #include "api/check.h"
 #include "api/error.h"
 #include "api/explain.h"
+#include "api/learn_call.h"
 #include "api/shm_budget.h"
 #include "api/stats.h"
 
@@ -86,29 +87,49 @@ static int run_whole(tc_ctx *x, const tc_call *c, const tc_call *cut, tc_args *a
     return rc;
 }
 
+/* The chosen entry run: agreement (TOPOCOLL_CHECK), the budget's plan,
+ * the run (timed for the learner: the run alone); *whole: it ran whole
+ * (not in pieces), so the memo may keep it. */
+static int run_chosen(tc_ctx *x, tc_call *c, const tc_config *cfg, const tc_call *cut, tc_args *a,
+                      const tc_algo **al, const tc_sched **s, tc_learn_ticket *lt, int *whole)
+{
+    int64_t piece;
+    int rc;
+    *s = NULL;
+    *whole = 0;
+    if (cfg->check_on && (rc = agreed(x, c, *al)) != MPI_SUCCESS) return rc;
+    /* (the check first: a rank whose arguments failed joins it, not the
+     * plan's agreement; the plan's inputs are agreed, so is its outcome) */
+    if ((rc = tc_bind_shm_plan(x, cut, a, al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if (piece > 0) return run_in_pieces(x, c, cfg, *al, a, piece);
+    double t0 = lt->slot ? tc_learn_clock() : 0;
+    rc = run_whole(x, c, cut, a, al, s);
+    *whole = 1;
+    if (lt->slot) lt->seconds = tc_learn_clock() - t0;
+    if (c->mismatch) return tc_call_signature_error(c);   /* whatever the erroneous call ran into */
+    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+}
+
 /* The full path on a context x: checks, choice (by_name: the named entry,
- * else TOPOCOLL_<COLL> or the selection), plan, run, memo. */
+ * else TOPOCOLL_<COLL>, the learner or the selection), plan, run, memo. */
 static int call_on_context(tc_ctx *x, tc_call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     tc_call cut;
     tc_args a;
     const tc_algo *al = NULL;
-    int64_t piece;
     const tc_sched *s;
-    int rc = checked(x, c, cfg, &cut);
+    tc_learn_ticket lt = { 0 };
+    int whole, rc = checked(x, c, cfg, &cut);
     if (rc != MPI_SUCCESS) return rc;
     tc_call_make_ctx_args(&cut, x, &a);
-    rc = by_name ? tc_bind_named(x, c, &a, algorithm, &al) : tc_bind_selected(x, c, &a, &al);
+    rc = by_name ? tc_bind_named(x, c, &a, algorithm, &al) : tc_learn_bind(x, c, &a, &al, &lt);
     if (rc != MPI_SUCCESS) return rc;
-    if (cfg->check_on && (rc = agreed(x, c, al)) != MPI_SUCCESS) return rc;
-    /* (the check first: a rank whose arguments failed joins it, not the
-     * plan's agreement; the plan's inputs are agreed, so is its outcome) */
-    if ((rc = tc_bind_shm_plan(x, &cut, &a, &al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
-    if (piece > 0) return run_in_pieces(x, c, cfg, al, &a, piece);
-    rc = run_whole(x, c, &cut, &a, &al, &s);
-    if (c->mismatch) return tc_call_signature_error(c);   /* whatever the erroneous call ran into */
-    if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
-    if (!c->d->vcounts) tc_memo_remember(x, c, &a, al, s, by_name);   /* per-peer: no memo */
+    rc = run_chosen(x, c, cfg, &cut, &a, &al, &s, &lt, &whole);
+    tc_learn_end(x, &lt, al, rc);   /* every call counted, whatever its outcome */
+    if (rc == MPI_SUCCESS && whole && !c->d->vcounts) {   /* per-peer: no memo */
+        tc_memo_remember(x, c, &a, al, s, by_name);
+        tc_learn_memo(x, c->d->coll, &lt);
+    }
     return rc;
 }
 

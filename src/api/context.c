@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "api/learn_call.h"
 #include "api/stats.h"
 #include "core/config.h"
 #include "core/fp_env.h"
@@ -62,6 +63,7 @@ static int ctx_unmake(tc_ctx *c)
 {
     int rc = MPI_SUCCESS, rc2;
     tc_ctx_flush(c);
+    tc_learn_ctx_free(c);   /* before its communicator: a reduction may be in flight on it */
     if (!finalizing) rc = node_comms_free(&c->ncomms);
     free(c->cache);
     c->cache = NULL;
@@ -419,6 +421,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
     rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     tc_shm_model_drop(c);   /* its sockets may have changed too: made again on need */
+    tc_learn_ctx_free(c);   /* learned for the former topology: learned again */
     return free_rc != MPI_SUCCESS ? free_rc : rc;
 }
 

@@ -54,6 +54,12 @@ typedef struct tc_call_memo {
     int typed;                 /* types, alias_off: sched's bindings (tc_run_bind_types) */
     tc_bind types[2];
     MPI_Aint alias_off;
+    /* Learning (src/api/learn_call.c): the settled learner whose winner this
+     * memo serves (NULL: none), and how many more calls the fast path may
+     * serve before the learner must see one (UINT64_MAX without a learner);
+     * learn_base: learn_left when last counted into the learner. */
+    struct tc_learner *learn;
+    uint64_t learn_left, learn_base;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the
@@ -79,6 +85,8 @@ typedef struct tc_ctx {
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
     tc_shm_model *model;   /* the one-node allreduce memory model, made by the
                               context on first need (shm_calibrate.h); NULL: not yet */
+    struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
+    int nlearn, learn_cap;
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */

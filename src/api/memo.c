@@ -14,11 +14,13 @@
 #include "api/call.h"
 #include "api/error.h"
 #include "api/explain.h"
+#include "api/learn_call.h"
 
 void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
                       int named)
 {
     tc_call_memo *m = &x->memo[c->d->coll];
+    tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
     int watched = 0;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
@@ -26,6 +28,7 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
         watched = 1;
         if (tc_watch_type(tc_call_type(c, b)) != MPI_SUCCESS) {
             m->valid = 0;   /* cannot tell a reused handle: always the full path */
+            m->learn = NULL;
             return;
         }
     }
@@ -33,7 +36,7 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
                          watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
                          *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0 };
+                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX };
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
@@ -95,10 +98,11 @@ int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *r
     if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on) return 0;
     tc_ctx *x = tc_ctx_lookup(c->comm);
     if (!x) return 0;
-    const tc_call_memo *m = &x->memo[c->d->coll];
+    tc_call_memo *m = &x->memo[c->d->coll];
     if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) ||
-        !memo_serves(m, x, c))
+        !memo_serves(m, x, c) || m->learn_left == 0)   /* 0: the learner's re-check is due */
         return 0;
+    m->learn_left--;
     fill_from_memo(c, x, m);
     tc_record_algorithm(m->algo->name);
     if (m->typed) *rc = tc_run_schedule_typed(x, m->sched, c, &m->args, m->types, m->alias_off);

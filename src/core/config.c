@@ -94,6 +94,12 @@ static const centry table[] = {
       "a forced algorithm (TOPOCOLL_<COLL>) declines a call: print (another serves it; one line on "
       "stderr per process and collective), silent (the same, nothing printed) or error (the call "
       "fails with MPI_ERR_ARG)", 0, 0, fallback_names, NULL },
+    { "TOPOCOLL_LEARN", T_BOOL, "1", offsetof(tc_config, learn),
+      "0 (or false, no, off): no learning during the run; the selection table alone decides "
+      "(docs/learning.md)", 0, 0, NULL, "learning stays on" },
+    { "TOPOCOLL_LEARN_NOISE", T_STR, NULL, offsetof(tc_config, learn_noise),
+      "testing aid: a fraction f in [0, 10]; every timing the learner takes is multiplied by a random "
+      "factor in [1 - f, 1 + f], drawn per rank (agreement tests)", 0, 0, NULL, NULL },
     { "TOPOCOLL_OVERSUBSCRIBED", T_STR, NULL, (size_t)-1,
       "1 or 0: treat the machine as oversubscribed (more ranks than processing units on a node) or not, "
       "instead of detecting it; selects the rules measured so (docs/selection.md); read at communicator "
@@ -279,6 +285,21 @@ static void load_entry(const centry *e)
     }
 }
 
+/* TOPOCOLL_LEARN_NOISE: a fraction in [0, 10]; else a message and 0. */
+static double parse_noise(const char *v)
+{
+    if (!v || !*v) return 0;
+    char *end = NULL;
+    errno = 0;
+    double f = strtod(v, &end);
+    if (errno || *end || !(f >= 0 && f <= 10)) {
+        fprintf(stderr, "topocoll: TOPOCOLL_LEARN_NOISE='%.64s' is not valid (accepted: a number from 0 to 10); "
+                        "using the default, no noise\n", v);
+        return 0;
+    }
+    return f;
+}
+
 static void load(void)
 {
     memset(&config, 0, sizeof config);
@@ -286,6 +307,7 @@ static void load(void)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (table[i].offset != (size_t)-1) load_entry(&table[i]);
     config.stats_on = config.stats && strcmp(config.stats, "0") != 0;
+    config.noise = parse_noise(config.learn_noise);
     config.check_on = !config.check || !strcmp(config.check, "0") ? 0 : !strcmp(config.check, "1") ? 1 : -1;
 }
 

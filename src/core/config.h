@@ -25,6 +25,9 @@ typedef struct tc_config {
     const char *check;       /* TOPOCOLL_CHECK as given (NULL if unset) */
     int check_on;            /* 1: "1", 0: unset, empty or "0", -1: malformed (calls fail) */
     int fallback;            /* TOPOCOLL_FALLBACK: what a forced algorithm that declines does */
+    int learn;               /* TOPOCOLL_LEARN: learning during the run (docs/learning.md) */
+    const char *learn_noise; /* TOPOCOLL_LEARN_NOISE as given (testing aid) */
+    double noise;            /* its fraction (0: none) */
 } tc_config;
 
 /* TOPOCOLL_FALLBACK: a forced algorithm (TOPOCOLL_<COLL>) declines a call. */

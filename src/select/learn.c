@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/cost_model.h"
 #include "select/select.h"
 
 /* ---- the record of outcomes ----------------------------------------------- */
@@ -421,4 +422,41 @@ void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_le
     o->explore_s = l->explore_s;
     o->calls = l->calls;
     o->from_file = l->from_file;
+}
+
+/* ---- candidates ------------------------------------------------------------ */
+
+/* Add al to out[0..*n) when it accepts the call and is not there yet. */
+static void add_candidate(const tc_algo *al, const tc_args *a, const tc_topo *t, const tc_algo **out, int *n,
+                          int max)
+{
+    const char *why = NULL;
+    if (!al || *n >= max || !tc_algo_accepts(al, a, t, &why)) return;
+    for (int k = 0; k < *n; k++)
+        if (out[k] == al) return;
+    out[(*n)++] = al;
+}
+
+int tc_learn_candidates(const tc_args *a, const tc_topo *t, int64_t bytes, const tc_algo **out, int max)
+{
+    const tc_algo *native = tc_catalog_find(a->coll, "native");
+    int n = 0, room = max - 1;   /* native last */
+    if (max <= 0) return 0;
+    tc_decision d = tc_select_decide(a, t, bytes, NULL, 0);
+    if (!(d.algo->req & TC_REQ_NATIVE)) add_candidate(d.algo, a, t, out, &n, room);
+    if (d.table && d.rule >= 0)
+        for (int i = 0; i < TC_RULE_MAX_CANDIDATES && d.table->rules[d.rule].candidates[i]; i++) {
+            const tc_algo *al = tc_catalog_find(a->coll, d.table->rules[d.rule].candidates[i]);
+            if (al && !(al->req & TC_REQ_NATIVE)) add_candidate(al, a, t, out, &n, room);
+        }
+    if (!tc_select_size_per_rank(a->coll)) {
+        tc_model_pick m = tc_model_choose(tc_select_model(tc_select_table()), a, t, bytes);
+        if (m.algo) add_candidate(m.algo, a, t, out, &n, room);
+    }
+    for (int i = 0; i < tc_catalog_entry_count(a->coll) && n < room; i++) {
+        const tc_algo *al = tc_catalog_entry_at(a->coll, i)->def;
+        if (!(al->req & TC_REQ_NATIVE)) add_candidate(al, a, t, out, &n, room);
+    }
+    add_candidate(native, a, t, out, &n, max);
+    return n;
 }

@@ -99,6 +99,16 @@ void tc_learn_class_bounds(int cls, int64_t *min_bytes, int64_t *max_bytes);
  * size (capped at 15).  Every input is the same on every rank. */
 int tc_learn_op_class(int reduction, int predefined_op, int commutative, int elem_size);
 
+/* ---- candidates ------------------------------------------------------------ */
+
+/* The candidates for a call: the rules' choice, the matching rule's other
+ * candidates, the cost model's pick, then the collective's entries in
+ * catalog order (their default variants) until max - 1, native last; only
+ * entries that accept the call.  Deterministic: the same inputs give the
+ * same list on every rank.  (The selector's tc_select_candidates, where it
+ * exists, supersedes this list.) */
+int tc_learn_candidates(const tc_args *a, const tc_topo *t, int64_t bytes, const tc_algo **out, int max);
+
 /* ---- the state machine ---------------------------------------------------- */
 
 enum { TC_LEARN_MAX_CAND = 6, TC_LEARN_MAX_SAMPLES = 16 };

@@ -1,0 +1,271 @@
+/*
+ * Learning during the run, the MPI side (see learn_call.h).
+ *
+ * Steps of a call by selection with learning on:
+ *   1. the key (collective, size class, op class: learn.h) finds or makes
+ *      its learner on the context; the calls the fast path served since
+ *      the learner last saw one are counted into it first;
+ *   2. the learner's plan for this call index: wait for the reduction in
+ *      flight and hand its agreed values to the learner (then plan again),
+ *      start a reduction (MPI_Iallreduce, MAX, on the context's private
+ *      communicator), and the candidate to run;
+ *   3. the candidate runs when it accepts the call (else the default
+ *      choice, and the call is not timed); only the run is timed;
+ *   4. the call is counted; a settled learner lets the memo serve the next
+ *      calls until its next re-check.
+ * Every step happens at a call index every rank reaches alike, so all
+ * ranks start and wait for each reduction at the same call and take the
+ * same decision from the same agreed numbers.  Cost: one reduction of
+ * TC_LEARN_NRED doubles per round or re-check; a clock read around the run
+ * on the full path; nothing on the fast path but a counter.
+ */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime, rand_r */
+#include "api/learn_call.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/error.h"
+#include "api/explain.h"
+#include "select/select.h"
+
+double tc_learn_clock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int tc_learn_on(const tc_config *cfg, topocoll_coll coll)
+{
+    return cfg->learn && !cfg->force[coll];
+}
+
+/* ---- keys and learners ----------------------------------------------------- */
+
+static int largest_node(const tc_topo *t)
+{
+    int ppn = 0;
+    for (int n = 0; n < t->nnodes; n++)
+        if (t->node_start[n + 1] - t->node_start[n] > ppn) ppn = t->node_start[n + 1] - t->node_start[n];
+    return ppn;
+}
+
+static int op_class_of(const tc_call *c, const tc_args *a)
+{
+    if (!c->d->reduction) return 0;
+    int b = c->use[TC_BUF_SEND] ? TC_BUF_SEND : TC_BUF_RECV;
+    return tc_learn_op_class(1, tc_call_op_predefined(c->op), a->commutative, c->tsize[b]);
+}
+
+/* The preloaded winner's index among cand, or -1. */
+static int preload_index(const tc_ctx *x, const tc_call *c, int cls, int opc, const tc_algo **cand, int n,
+                         int ppn)
+{
+    int64_t lo, hi;
+    tc_learn_class_bounds(cls, &lo, &hi);
+    const tc_learn_outcome *o = tc_learn_preloaded(c->d->coll, x->size, x->topo->nnodes, ppn, lo, opc);
+    for (int k = 0; o && o->winner && k < n; k++)
+        if (strcmp(cand[k]->name, o->winner) == 0) return k;
+    return -1;
+}
+
+static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc)
+{
+    if (x->nlearn == x->learn_cap) {
+        int cap = x->learn_cap ? 2 * x->learn_cap : 8;
+        tc_learn_slot **grown = realloc(x->learn, (size_t)cap * sizeof *grown);
+        if (!grown) return NULL;
+        x->learn = grown;
+        x->learn_cap = cap;
+    }
+    tc_learn_slot *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    const tc_algo *cand[TC_LEARN_MAX_CAND];
+    /* alltoallv: the bytes differ between ranks; its candidates must not */
+    int64_t bytes = tc_select_size_per_rank(c->d->coll) ? 0 : c->bytes;
+    int n = tc_learn_candidates(a, x->topo, bytes, cand, TC_LEARN_MAX_CAND);
+    s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
+    s->req = MPI_REQUEST_NULL;
+    tc_learn_init(&s->l, c->d->coll, cls, opc, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn), NULL);
+    x->learn[x->nlearn++] = s;
+    return s;
+}
+
+static tc_learn_slot *slot_for(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    int cls = tc_learn_size_class(c->d->coll, c->bytes), opc = op_class_of(c, a);
+    for (int i = 0; i < x->nlearn; i++) {
+        tc_learner *l = &x->learn[i]->l;
+        if (l->coll == c->d->coll && l->size_class == cls && l->op_class == opc) return x->learn[i];
+    }
+    return make_slot(x, c, a, cls, opc);
+}
+
+void tc_learn_ctx_free(tc_ctx *x)
+{
+    for (int i = 0; i < x->nlearn; i++) {
+        if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
+        free(x->learn[i]);
+    }
+    for (int k = 0; k < TOPOCOLL_NCOLL; k++)
+        if (x->memo[k].learn) {
+            x->memo[k].valid = 0;
+            x->memo[k].learn = NULL;
+        }
+    free(x->learn);
+    x->learn = NULL;
+    x->nlearn = x->learn_cap = 0;
+}
+
+/* ---- the reduction ---------------------------------------------------------- */
+
+static void publish(const tc_learn_slot *s)
+{
+    if (s->l.phase != TC_LEARN_SETTLED || s->l.winner < 0) return;
+    tc_learn_outcome o;
+    tc_learn_outcome_of(&s->l, s->np, s->nnodes, s->ppn, &o);
+    tc_learn_publish(&o);
+}
+
+/* The plan's reductions: wait (then plan again), start. */
+static int reduce(tc_ctx *x, tc_learn_slot *s, tc_learn_plan *p)
+{
+    int rc;
+    if (p->finish) {
+        if ((rc = PMPI_Wait(&s->req, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+        tc_learn_agreed(&s->l, s->recv);
+        publish(s);
+        *p = tc_learn_next(&s->l);
+    }
+    if (p->start) {
+        memcpy(s->send, s->l.send, sizeof s->send);
+        if ((rc = PMPI_Iallreduce(s->send, s->recv, TC_LEARN_NRED, MPI_DOUBLE, MPI_MAX, x->comm, &s->req)) !=
+            MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- the choice ----------------------------------------------------------- */
+
+/* Candidate k serves this call: it accepts it (roots, in place, sizes). */
+static int serves(const tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al)
+{
+    const char *why = NULL;
+    return tc_algo_accepts(al, a, x->topo, &why) && (!al->generate || tc_call_sizes_fit(c));
+}
+
+/* "a,b,c" of the candidates (explain lines). */
+static void tried_list(const tc_learner *l, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < l->ncand && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? "," : "", l->cand[k]->name);
+}
+
+static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *l, const tc_learn_plan *p,
+                           const tc_algo *al)
+{
+    int level = tc_config_get()->explain;
+    if (level == 0 || (level == 1 && x->rank != 0)) {
+        tc_record_algorithm(al->name);
+        return;
+    }
+    char why[320], tried[200];
+    tried_list(l, tried, sizeof tried);
+    if (l->phase == TC_LEARN_SETTLED) {
+        double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
+        if (nat > 0 && isfinite(nat) && l->winner_s > 0)
+            snprintf(why, sizeof why, "learned: %.2fx faster than native over %llu calls; tried %s",
+                     nat / l->winner_s, (unsigned long long)l->explore_calls, tried);
+        else
+            snprintf(why, sizeof why, "learned%s over %llu calls; tried %s", l->from_file ? " (from file)" : "",
+                     (unsigned long long)l->explore_calls, tried);
+    } else {
+        int pos = 0;
+        for (int i = 0; i < l->nalive; i++)
+            if (l->order[i] == p->cand) pos = i + 1;
+        snprintf(why, sizeof why, "exploring: candidate %d of %d, round %d; tried %s", pos, l->nalive,
+                 l->phase == TC_LEARN_ROUND2 ? 2 : 1, tried);
+    }
+    tc_explain(x, c->d->name, c->bytes, al->name, why);
+}
+
+int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
+{
+    memset(t, 0, sizeof *t);
+    t->k = -1;
+    if (!tc_learn_on(tc_config_get(), c->d->coll) || c->bytes <= 0) return tc_bind_selected(x, c, a, al);
+    tc_learn_slot *s = slot_for(x, c, a);
+    if (!s) return tc_bind_selected(x, c, a, al);   /* no memory: not learning */
+    tc_learn_memo_flush(&x->memo[c->d->coll]);
+    t->slot = s;
+    t->plan = tc_learn_next(&s->l);
+    int rc = reduce(x, s, &t->plan);
+    if (rc != MPI_SUCCESS) {
+        tc_learn_done(&s->l, 0, 0);
+        t->slot = NULL;
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    }
+    int k = t->plan.cand;
+    if (k >= 0 && serves(x, c, a, s->l.cand[k])) {
+        t->k = k;
+        *al = s->l.cand[k];
+        explain_choice(x, c, &s->l, &t->plan, *al);
+    } else if ((rc = tc_bind_selected(x, c, a, al)) != MPI_SUCCESS) {
+        tc_learn_done(&s->l, 0, 0);
+        t->slot = NULL;
+        return rc;
+    }
+    t->algo = *al;
+    return MPI_SUCCESS;
+}
+
+/* ---- the end of the call ------------------------------------------------------ */
+
+/* TOPOCOLL_LEARN_NOISE: a random factor in [1 - f, 1 + f], per rank. */
+static double noisy(double seconds)
+{
+    double f = tc_config_get()->noise;
+    if (f <= 0) return seconds;
+    static TC_THREAD_LOCAL unsigned seed;
+    if (!seed) {
+        int rank = 0;
+        (void)PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        seed = 2654435761u * (unsigned)(rank + 1) ^ (unsigned)getpid();
+        if (!seed) seed = 1;
+    }
+    double u = (double)rand_r(&seed) / RAND_MAX;
+    double v = seconds * (1 + f * (2 * u - 1));
+    return v > 0 ? v : seconds * 1e-3;
+}
+
+void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc)
+{
+    (void)x;
+    if (!t->slot) return;
+    tc_learner *l = &t->slot->l;
+    /* timed only when the candidate ran whole as chosen */
+    if (t->plan.timed && t->k >= 0 && al == t->algo && rc == MPI_SUCCESS && t->seconds > 0)
+        tc_learn_record(l, t->k, noisy(t->seconds));
+    tc_learn_done(l, t->plan.exploring, t->seconds);
+}
+
+void tc_learn_memo(tc_ctx *x, topocoll_coll coll, const tc_learn_ticket *t)
+{
+    tc_call_memo *m = &x->memo[coll];
+    if (!t->slot) return;   /* tc_memo_remember left learn NULL, learn_left UINT64_MAX */
+    uint64_t fast = t->plan.fast ? tc_learn_fast_calls(&t->slot->l) : 0;
+    if (!fast) {
+        m->valid = 0;   /* the learner sees the next call of this collective */
+        return;
+    }
+    m->learn = &t->slot->l;
+    m->learn_left = m->learn_base = fast;
+}

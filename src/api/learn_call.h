@@ -1,0 +1,58 @@
+/*
+ * Learning during the run, the MPI side (see src/select/learn.h for the
+ * state machine and docs/learning.md for the user's view): the learner of a
+ * call's key on its context, the run's timing, the one reduction per round
+ * that agrees on the timings (nonblocking, on the context's private
+ * communicator, started and waited at calls every rank reaches alike), the
+ * choice it makes for the call, and the fast path's count of the calls it
+ * serves.
+ */
+#ifndef TC_API_LEARN_CALL_H
+#define TC_API_LEARN_CALL_H
+
+#include "api/call.h"
+#include "select/learn.h"
+
+/* A key's learner on a context and its reduction in flight. */
+typedef struct tc_learn_slot {
+    tc_learner l;
+    MPI_Request req;
+    double send[TC_LEARN_NRED], recv[TC_LEARN_NRED];
+    int np, nnodes, ppn;
+} tc_learn_slot;
+
+/* What the call path keeps for one call between the choice and its end. */
+typedef struct tc_learn_ticket {
+    tc_learn_slot *slot;   /* NULL: not learning (nothing else set) */
+    tc_learn_plan plan;
+    const tc_algo *algo;   /* what the learner chose (the plan's candidate, or the default) */
+    int k;                 /* the candidate run, -1: the default choice */
+    double seconds;        /* the run's time (0: not run whole) */
+} tc_learn_ticket;
+
+/* Whether calls of collective coll by selection learn (TOPOCOLL_LEARN on,
+ * no TOPOCOLL_<COLL> forced). */
+int tc_learn_on(const tc_config *cfg, topocoll_coll coll);
+/* The entry for a call by selection: tc_bind_selected's when not learning,
+ * else the learner's (its reduction started or finished here); *t filled. */
+int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t);
+/* The seconds of a clock for the run's timing. */
+double tc_learn_clock(void);
+/* The call is done (al: what ran; rc: its outcome): timings recorded, the
+ * call counted.  Always called after a successful tc_learn_bind. */
+void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc);
+/* After tc_memo_remember: let the fast path serve the settled winner until
+ * the learner's next re-check, or not at all while exploring. */
+void tc_learn_memo(tc_ctx *x, topocoll_coll coll, const tc_learn_ticket *t);
+/* Count the calls the fast path served into the memo's learner. */
+static inline void tc_learn_memo_flush(tc_call_memo *m)
+{
+    if (!m->learn) return;
+    m->learn->calls += m->learn_base - m->learn_left;
+    m->learn_base = m->learn_left;
+}
+/* Release a context's learners (waits for a reduction in flight: every
+ * rank started it). */
+void tc_learn_ctx_free(tc_ctx *x);
+
+#endif
