@@ -346,7 +346,10 @@ int tc_learn_file_write(const char *path, const tc_learn_outcome *o, int n, cons
     json_t *root = base_document(path, &rep);
     if (replaced) *replaced = rep;
     if (!root) return bad(err, len, path, "out of memory");
+    int written = 0;
     for (int i = 0; i < n; i++) {
+        if (o[i].from_file) continue;   /* read from a file: its rule, with its evidence, stays */
+        written++;
         const char *cn = tc_coll_name(o[i].coll);
         json_t *arr = json_object_get(root, cn);
         if (!json_is_array(arr)) json_object_set_new(root, cn, arr = json_array());
@@ -357,7 +360,7 @@ int tc_learn_file_write(const char *path, const tc_learn_outcome *o, int n, cons
     }
     order_rules(root);
     json_t *desc = json_pack("{ss si}", "by", about ? about : "the run-time learner (TOPOCOLL_LEARN_FILE)",
-                             "outcomes_written", n);
+                             "outcomes_written", written);
     if (desc) json_object_set_new(root, "_learned", desc);
     int rc = write_atomic(root, path, err, len);
     json_decref(root);

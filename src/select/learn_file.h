@@ -35,7 +35,8 @@
 int tc_learn_file_read(const char *path, tc_learn_outcome *out, int max, int *missing, char *err,
                        size_t len);
 
-/* Writes o[0..n) into path: the rules of the same key (collective, np,
+/* Writes o[0..n) into path (those with from_file set excepted: their rule
+ * stays as it was read, with its evidence): the rules of the same key (collective, np,
  * nodes, ppn, size class, op class) replaced, the file's other rules and
  * sections kept (a missing or malformed file: a new one; *replaced set
  * when a malformed one was overwritten, may be NULL).  `about` (may be

@@ -101,6 +101,13 @@ static void merge(void)
     for (int i = 0; i < n; i++)
         CHECK(same(&in[i], in[i].np == 2 ? &b : &a[1]), "merged outcome np %d: winner %s calls %llu", in[i].np,
               in[i].winner, (unsigned long long)in[i].calls);
+    /* an outcome read from the file leaves its rule as it is */
+    tc_learn_outcome again = b;
+    again.from_file = 1, again.calls = 3, again.winner = name0;
+    CHECK(tc_learn_file_write(path, &again, 1, NULL, NULL, err, sizeof err) == 0, "write from_file: %s", err);
+    n = tc_learn_file_read(path, in, 8, NULL, err, sizeof err);
+    for (int i = 0; i < n; i++)
+        if (in[i].np == 2) CHECK(same(&in[i], &b), "a warm-started outcome rewrote its rule: %s", in[i].winner);
     tc_table *t = tc_table_load(path, err, sizeof err);
     int measured = 0;
     for (int i = 0; t && i < t->nrules; i++) measured += t->rules[i].origin && !strcmp(t->rules[i].origin, "measured");
