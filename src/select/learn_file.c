@@ -69,6 +69,7 @@ static json_t *rule_of(const tc_learn_outcome *o)
                           "algorithms", algs, "origin", LEARNED, "note", note, "evidence", ev);
     if (r && o->winner_s > 0 && o->native_s > 0)
         json_object_set_new(r, "ratio", json_real(o->winner_s / o->native_s));
+    if (ev && o->from_file) json_object_set_new(ev, "from_file", json_true());   /* encodings only */
     return r;
 }
 
@@ -158,7 +159,7 @@ static int outcome_of(json_t *r, topocoll_coll coll, size_t idx, tc_learn_outcom
         !time_field(ev, "explore_s", &o->explore_s))
         return bad(err, len, where, "\"evidence\" times (winner_s, native_s, explore_s) must be seconds >= 0");
     if (tried_of(json_object_get(ev, "tried"), coll, o, where, err, len) < 0) return -1;
-    o->from_file = 1;
+    o->from_file = json_is_true(json_object_get(ev, "from_file"));
     return 1;
 }
 
@@ -205,6 +206,7 @@ int tc_learn_file_read(const char *path, tc_learn_outcome *out, int max, int *mi
     }
     int n = outcomes_of(root, out, max, path, err, len);
     json_decref(root);
+    for (int i = 0; i < n; i++) out[i].from_file = 1;
     return n;
 }
 

@@ -121,12 +121,14 @@ static void encoding(void)
     tc_learn_outcome o[3] = { outcome(2, 64, 128, name0, 1e-6, 2e-6), outcome(2, 64, 128, name1, 1e-6, 2e-6),
                               outcome(2, 128, 256, "native", 1e-6, 1e-6) };
     o[1].calls = 5000;   /* same key as o[0], more calls: kept */
+    o[2].from_file = 1;  /* the flag travels: the writer keeps the file's rule for it */
     char *s = tc_learn_encode(o, 3), err[256] = "";
     tc_learn_outcome in[8];
     int n = s ? tc_learn_decode(s, in, 8, err, sizeof err) : -1;
     CHECK(n == 3, "decode: %d (%s)", n, err);
     int keep = n == 3 ? tc_learn_unique(in, n) : 0;
-    CHECK(keep == 2 && same(&in[0], &o[1]) && same(&in[1], &o[2]), "unique kept %d", keep);
+    CHECK(keep == 2 && same(&in[0], &o[1]) && same(&in[1], &o[2]) && !in[0].from_file && in[1].from_file,
+          "unique kept %d", keep);
     free(s);
     CHECK(tc_learn_decode("{\"allreduce\": 3}", in, 8, err, sizeof err) < 0 && strstr(err, "allreduce"),
           "a malformed encoding refused: %s", err);
