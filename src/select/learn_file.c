@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,8 @@ static json_t *rule_of(const tc_learn_outcome *o)
 {
     json_t *tried = json_array();
     for (int k = 0; tried && k < o->ntried && k < 8; k++)
-        if (o->tried[k]) json_array_append_new(tried, json_pack("[sf]", o->tried[k], o->tried_s[k]));
+        if (o->tried[k])   /* a time that is not finite (a candidate that failed): dropped, time unknown */
+            json_array_append_new(tried, json_pack("[sf]", o->tried[k], isfinite(o->tried_s[k]) ? o->tried_s[k] : -1.0));
     json_t *ev = json_pack("{si si sf sf sf sI so}", "ppn", o->ppn, "op_class", o->op_class, "winner_s",
                            o->winner_s, "native_s", o->native_s, "explore_s", o->explore_s, "calls",
                            (json_int_t)o->calls, "tried", tried ? tried : json_array());
