@@ -102,10 +102,10 @@ static int run_chosen(tc_ctx *x, tc_call *c, const tc_config *cfg, const tc_call
      * plan's agreement; the plan's inputs are agreed, so is its outcome) */
     if ((rc = tc_bind_shm_plan(x, cut, a, al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (piece > 0) return run_in_pieces(x, c, cfg, *al, a, piece);
-    double t0 = lt->slot ? tc_learn_clock() : 0;
+    uint64_t t0 = lt->slot ? tc_stats_now() : 0;   /* integers: no floating-point flag raised */
     rc = run_whole(x, c, cut, a, al, s);
     *whole = 1;
-    if (lt->slot) lt->seconds = tc_learn_clock() - t0;
+    if (lt->slot) lt->ns = tc_stats_now() - t0;
     if (c->mismatch) return tc_call_signature_error(c);   /* whatever the erroneous call ran into */
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }

@@ -19,26 +19,19 @@
  * TC_LEARN_NRED doubles per round or re-check; a clock read around the run
  * on the full path; nothing on the fast path but a counter.
  */
-#define _POSIX_C_SOURCE 200809L   /* clock_gettime, rand_r */
+#define _POSIX_C_SOURCE 200809L   /* rand_r */
 #include "api/learn_call.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "api/error.h"
 #include "api/explain.h"
+#include "core/fp_env.h"
 #include "select/select.h"
-
-double tc_learn_clock(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int tc_learn_on(const tc_config *cfg, topocoll_coll coll)
 {
@@ -96,14 +89,15 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     return s;
 }
 
-static tc_learn_slot *slot_for(tc_ctx *x, const tc_call *c, const tc_args *a)
+/* The key's learner, or NULL when it has none yet. */
+static tc_learn_slot *slot_of(tc_ctx *x, const tc_call *c, const tc_args *a)
 {
     int cls = tc_learn_size_class(c->d->coll, c->bytes), opc = op_class_of(c, a);
     for (int i = 0; i < x->nlearn; i++) {
         tc_learner *l = &x->learn[i]->l;
         if (l->coll == c->d->coll && l->size_class == cls && l->op_class == opc) return x->learn[i];
     }
-    return make_slot(x, c, a, cls, opc);
+    return NULL;
 }
 
 void tc_learn_ctx_free(tc_ctx *x)
@@ -169,6 +163,8 @@ static void tried_list(const tc_learner *l, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? "," : "", l->cand[k]->name);
 }
 
+static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t);
+
 static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *l, const tc_learn_plan *p,
                            const tc_algo *al)
 {
@@ -201,11 +197,33 @@ int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *
 {
     memset(t, 0, sizeof *t);
     t->k = -1;
-    if (!tc_learn_on(tc_config_get(), c->d->coll) || c->bytes <= 0) return tc_bind_selected(x, c, a, al);
-    tc_learn_slot *s = slot_for(x, c, a);
-    if (!s) return tc_bind_selected(x, c, a, al);   /* no memory: not learning */
-    tc_learn_memo_flush(&x->memo[c->d->coll]);
-    t->slot = s;
+    /* (no learning for empty calls, where every rank's size is the same;
+     * alltoallv's differs per rank: one class, whatever this rank's bytes) */
+    if (!tc_learn_on(tc_config_get(), c->d->coll) || (c->bytes <= 0 && !tc_select_size_per_rank(c->d->coll)))
+        return tc_bind_selected(x, c, a, al);
+    /* the learner's arithmetic (and the cost model's, for the candidates)
+     * in the caller's floating-point environment neither traps nor leaves
+     * a flag (core/fp_env.h); a settled call without a re-check does none */
+    tc_fp_saved env;
+    tc_learn_slot *s = slot_of(x, c, a);
+    int held = !s || !tc_learn_quiet(&s->l) || tc_config_get()->explain;
+    if (held) tc_fp_hold(&env);
+    if (!s) s = make_slot(x, c, a, tc_learn_size_class(c->d->coll, c->bytes), op_class_of(c, a));
+    int rc;
+    if (!s) {
+        rc = tc_bind_selected(x, c, a, al);   /* no memory: not learning */
+    } else {
+        tc_learn_memo_flush(&x->memo[c->d->coll]);
+        t->slot = s;
+        rc = bind_learned(x, c, a, al, t);
+    }
+    if (held) tc_fp_restore(&env);
+    return rc;
+}
+
+static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
+{
+    tc_learn_slot *s = t->slot;
     t->plan = tc_learn_next(&s->l);
     int rc = reduce(x, s, &t->plan);
     if (rc != MPI_SUCCESS) {
@@ -251,10 +269,18 @@ void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc)
     (void)x;
     if (!t->slot) return;
     tc_learner *l = &t->slot->l;
+    if (!t->plan.timed && !t->plan.exploring) {   /* integers only */
+        tc_learn_done(l, 0, 0);
+        return;
+    }
+    tc_fp_saved env;
+    tc_fp_hold(&env);
+    double seconds = 1e-9 * (double)t->ns;
     /* timed only when the candidate ran whole as chosen */
-    if (t->plan.timed && t->k >= 0 && al == t->algo && rc == MPI_SUCCESS && t->seconds > 0)
-        tc_learn_record(l, t->k, noisy(t->seconds));
-    tc_learn_done(l, t->plan.exploring, t->seconds);
+    if (t->plan.timed && t->k >= 0 && al == t->algo && rc == MPI_SUCCESS && t->ns > 0)
+        tc_learn_record(l, t->k, noisy(seconds));
+    tc_learn_done(l, t->plan.exploring, seconds);
+    tc_fp_restore(&env);
 }
 
 void tc_learn_memo(tc_ctx *x, topocoll_coll coll, const tc_learn_ticket *t)

@@ -27,7 +27,7 @@ typedef struct tc_learn_ticket {
     tc_learn_plan plan;
     const tc_algo *algo;   /* what the learner chose (the plan's candidate, or the default) */
     int k;                 /* the candidate run, -1: the default choice */
-    double seconds;        /* the run's time (0: not run whole) */
+    uint64_t ns;           /* the run's time (0: not run whole) */
 } tc_learn_ticket;
 
 /* Whether calls of collective coll by selection learn (TOPOCOLL_LEARN on,
@@ -36,8 +36,6 @@ int tc_learn_on(const tc_config *cfg, topocoll_coll coll);
 /* The entry for a call by selection: tc_bind_selected's when not learning,
  * else the learner's (its reduction started or finished here); *t filled. */
 int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t);
-/* The seconds of a clock for the run's timing. */
-double tc_learn_clock(void);
 /* The call is done (al: what ran; rc: its outcome): timings recorded, the
  * call counted.  Always called after a successful tc_learn_bind. */
 void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc);

@@ -396,6 +396,11 @@ void tc_learn_done(tc_learner *l, int exploring, double seconds)
     l->calls++;
 }
 
+int tc_learn_quiet(const tc_learner *l)
+{
+    return l->phase == TC_LEARN_SETTLED && !l->pending && l->calls != l->next_check;
+}
+
 uint64_t tc_learn_fast_calls(const tc_learner *l)
 {
     if (l->phase != TC_LEARN_SETTLED) return 0;

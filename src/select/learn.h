@@ -191,6 +191,10 @@ void tc_learn_record(tc_learner *l, int k, double seconds);
 void tc_learn_agreed(tc_learner *l, const double *agreed);
 /* The call is done (exploring: its local seconds, for the cost). */
 void tc_learn_done(tc_learner *l, int exploring, double seconds);
+/* Settled, no reduction in flight, no re-check at this call: the next
+ * call runs the winner untimed (the learner does no floating-point
+ * arithmetic for it). */
+int tc_learn_quiet(const tc_learner *l);
 /* Settled with no re-check before call index l->next_check: how many more
  * calls the fast path may serve before the full path must see one. */
 uint64_t tc_learn_fast_calls(const tc_learner *l);
