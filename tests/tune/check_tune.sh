@@ -122,7 +122,7 @@ PY
   # the same file as TOPOCOLL_LEARN_FILE: a warm start (nothing explored at
   # the tuned sizes), and the file's rules unchanged after the run
   cp "$dir/t.json" "$dir/warm.json"
-  TOPOCOLL_LEARN_FILE=$dir/warm.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c allgather \
+  TOPOCOLL_LEARN=1 TOPOCOLL_LEARN_FILE=$dir/warm.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c allgather \
     -a auto -s 8,4K -r 1 -i 20 -w 0 --learn-warmup 0 -q > "$dir/warm.out" 2>&1 || { cat "$dir/warm.out"; bad "warm run"; }
   python3 - "$dir/t.json" "$dir/warm.json" "$dir/warm.out" <<'PY' && ok "warm start: no exploration, rules kept" || bad "warm start"
 import json, sys
