@@ -59,7 +59,6 @@ int tune_outcomes_of(topocoll_coll coll, int np, size_t bytes, tc_learn_outcome 
     int total = tc_learn_outcomes(NULL, 0), n = 0;
     tc_learn_outcome *all = total > 0 ? malloc((size_t)total * sizeof *all) : NULL;
     memset(holds, 0, sizeof *holds);
-    holds->winner = NULL;
     int got = all ? tc_learn_outcomes(all, total) : 0;
     for (int i = 0; i < got; i++) {
         const tc_learn_outcome *o = &all[i];

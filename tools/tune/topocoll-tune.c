@@ -223,18 +223,21 @@ static int setup_run(tuner *t)
     return -1;
 }
 
-/* Rank 0: the keys this run learned (rank 0 takes part in every layout). */
+static json_int_t nth(json_t *rule, const char *key, size_t i)
+{
+    return json_integer_value(json_array_get(json_object_get(rule, key), i));
+}
+
+/* Rank 0: whether rule is one this run learned (rank 0 takes part in every
+ * layout, so its record holds every key learned). */
 static int learned_here(json_t *rule, const tc_learn_outcome *o, int n, const char *coll)
 {
     json_t *ev = json_object_get(rule, "evidence");
-    if (!json_is_object(ev) || strcmp(json_string_value(json_object_get(rule, "origin")) ?
-                                          json_string_value(json_object_get(rule, "origin")) : "", "learned"))
-        return 0;
+    const char *origin = json_string_value(json_object_get(rule, "origin"));
+    if (!json_is_object(ev) || !origin || strcmp(origin, "learned")) return 0;
     for (int i = 0; i < n; i++)
-        if (!strcmp(topocoll_coll_name(o[i].coll), coll) && !o[i].from_file &&
-            json_integer_value(json_array_get(json_object_get(rule, "np"), 0)) == o[i].np &&
-            json_integer_value(json_array_get(json_object_get(rule, "nodes"), 0)) == o[i].nnodes &&
-            json_integer_value(json_array_get(json_object_get(rule, "bytes"), 0)) == o[i].min_bytes &&
+        if (!o[i].from_file && !strcmp(topocoll_coll_name(o[i].coll), coll) && nth(rule, "np", 0) == o[i].np &&
+            nth(rule, "nodes", 0) == o[i].nnodes && nth(rule, "bytes", 0) == o[i].min_bytes &&
             json_integer_value(json_object_get(ev, "ppn")) == o[i].ppn &&
             json_integer_value(json_object_get(ev, "op_class")) == o[i].op_class)
             return 1;
