@@ -11,6 +11,11 @@
  *   test_learn_file PATH malformed    the file holds garbage first: the run
  *                                     goes on cold (a message), the file is
  *                                     replaced by a valid one
+ *   test_learn_file PATH warm         the file of a cold run is kept: a warm
+ *                                     start, every key settles from the file
+ *                                     (nothing explored: the outcomes say
+ *                                     from_file on every rank) and the file's
+ *                                     rules are the same after the run
  *
  * Rank 0 prints "N passed, M failed".
  */
@@ -64,6 +69,17 @@ static const tc_learn_outcome *find(const tc_learn_outcome *o, int n, topocoll_c
     return f;
 }
 
+/* Every key this rank learned settled from the file (warm start). */
+static void check_warm(void)
+{
+    static tc_learn_outcome o[64];
+    int n = tc_learn_outcomes(o, 64), mine = rank < size / 2 ? size / 2 : size - size / 2, count;
+    const tc_learn_outcome *h = find(o, n, rank < size / 2 ? TOPOCOLL_ALLGATHER : TOPOCOLL_BCAST, mine, &count);
+    const tc_learn_outcome *w = find(o, n, TOPOCOLL_ALLREDUCE, size, &count);
+    CHECK(h && h->from_file && w && w->from_file, "rank %d: the keys did not settle from the file (%s, %s)", rank,
+          h ? (h->from_file ? "from file" : "explored") : "none", w ? (w->from_file ? "from file" : "explored") : "none");
+}
+
 /* Rank 0, after MPI_Finalize: the file holds the three keys. */
 static void check_file(const char *path)
 {
@@ -94,12 +110,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = argv[1];
-    int malformed = argc > 2 && !strcmp(argv[2], "malformed");
+    int malformed = argc > 2 && !strcmp(argv[2], "malformed"), warm = argc > 2 && !strcmp(argv[2], "warm");
+    static tc_learn_outcome before[64];
+    char err[512] = "";
+    int nbefore = warm ? tc_learn_file_read(path, before, 64, NULL, err, sizeof err) : 0;
     setenv("TOPOCOLL_LEARN_FILE", path, 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
+    if (warm) CHECK(nbefore >= 3, "warm: %s holds %d outcomes (%s)", path, nbefore, err);
+    if (rank == 0 && !warm) {
         remove(path);
         FILE *f = malformed ? fopen(path, "w") : NULL;
         if (f) fputs("{\"allgather\": [{\"np\": [2, 2], \"origin\": \"learned\"", f), fclose(f);
@@ -110,12 +130,24 @@ int main(int argc, char **argv)
     int wrong = run(rank < size / 2 ? TOPOCOLL_ALLGATHER : TOPOCOLL_BCAST, half);
     wrong += run(TOPOCOLL_ALLREDUCE, MPI_COMM_WORLD);
     CHECK(wrong == 0, "rank %d: %d wrong results", rank, wrong);
+    if (warm) check_warm();
+    int failed = (int)tc_test_counts_global.failed, anyfail = 0;
+    MPI_Allreduce(&failed, &anyfail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Comm_free(&half);
     int all = 0;
     MPI_Allreduce(&wrong, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();   /* the file is written here */
-    if (rank != 0) return all != 0;
+    if (rank != 0) return all != 0 || failed != 0;
+    if (anyfail) CHECK(0, "a check failed on another rank");
     check_file(path);
+    if (warm) {
+        static tc_learn_outcome after[64];
+        int nafter = tc_learn_file_read(path, after, 64, NULL, err, sizeof err), same = nafter == nbefore;
+        for (int i = 0; same && i < nafter; i++)
+            same = tc_learn_same_key(&before[i], &after[i]) && before[i].calls == after[i].calls &&
+                   !strcmp(before[i].winner, after[i].winner) && before[i].winner_s == after[i].winner_s;
+        CHECK(same, "warm: the file's rules changed (%d outcomes before, %d after)", nbefore, nafter);
+    }
     if (all) CHECK(0, "%d wrong results over the ranks", all);
     return tc_test_summary();
 }
