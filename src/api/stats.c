@@ -29,6 +29,7 @@
 #include "api/context.h"
 #include "coll/coll.h"
 #include "core/config.h"
+#include "select/learn.h"
 
 #define TC_STATS_SLOTS 1024
 #define TC_STATS_NAME 48
@@ -388,20 +389,175 @@ static json_t *group_json(const group *g, int nranks)
     return o;
 }
 
-static int write_json(const char *path, const group *gs, int ng, int nranks)
+struct lrec;   /* what was learned: below */
+static json_t *learned_json(const struct lrec *ls, int n);
+
+static int write_json(const char *path, const group *gs, int ng, int nranks, const struct lrec *ls, int nl)
 {
     json_t *root = json_object(), *list = json_array();
     json_object_set_new(root, "ranks", json_integer(nranks));
     for (int i = 0; i < ng; i++) json_array_append_new(list, group_json(&gs[i], nranks));
     json_object_set_new(root, "collectives", list);
+    json_object_set_new(root, "learned", learned_json(ls, nl));
     int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (rc != 0) fprintf(stderr, "topocoll: TOPOCOLL_STATS: cannot write '%s'\n", path);
     return rc;
 }
 
+/* ---- what was learned (select/learn.h) ------------------------------------ */
+
+enum { TC_STATS_LEARNED = 256 };
+
+/* One outcome as it travels to rank 0 (names copied). */
+typedef struct lrec {
+    int32_t coll, np, nnodes, ppn, op_class, ntried, from_file, pad;
+    int64_t min_bytes, max_bytes;
+    uint64_t calls;
+    double winner_s, native_s, explore_s, tried_s[8];
+    char winner[TC_STATS_NAME], tried[8][TC_STATS_NAME];
+} lrec;
+
+static void to_lrec(const tc_learn_outcome *o, lrec *r)
+{
+    memset(r, 0, sizeof *r);
+    *r = (lrec){ (int32_t)o->coll, o->np, o->nnodes, o->ppn, o->op_class, o->ntried, o->from_file, 0,
+                 o->min_bytes, o->max_bytes, o->calls, o->winner_s, o->native_s, o->explore_s,
+                 { 0 }, "", { "" } };
+    snprintf(r->winner, sizeof r->winner, "%s", o->winner ? o->winner : "");
+    for (int k = 0; k < o->ntried && k < 8; k++) {
+        r->tried_s[k] = o->tried_s[k];
+        snprintf(r->tried[k], sizeof r->tried[k], "%s", o->tried[k] ? o->tried[k] : "");
+    }
+}
+
+/* Every rank's outcomes at rank 0, one per key (the first rank's: the
+ * ranks of a communicator agree on them); collective. */
+static int gather_learned(MPI_Comm comm, int rank, int nranks, lrec **out, int *nout)
+{
+    tc_learn_outcome *o = malloc(TC_STATS_LEARNED * sizeof *o);
+    lrec *mine = malloc(TC_STATS_LEARNED * sizeof *mine);
+    int n = o && mine ? tc_learn_outcomes(o, TC_STATS_LEARNED) : 0, rc, *counts = NULL, *displs = NULL;
+    for (int i = 0; i < n; i++) to_lrec(&o[i], &mine[i]);
+    free(o);
+    int bytes = n * (int)sizeof(lrec);
+    lrec *all = NULL;
+    *out = NULL;
+    *nout = 0;
+    if (rank == 0) {
+        counts = calloc((size_t)nranks, sizeof *counts);
+        displs = calloc((size_t)nranks, sizeof *displs);
+    }
+    rc = PMPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    long long total = 0;
+    if (rc == MPI_SUCCESS && rank == 0 && counts && displs) {
+        for (int i = 0; i < nranks; i++) displs[i] = (int)total, total += counts[i];
+        all = malloc(total > 0 ? (size_t)total : 1);
+    }
+    if (rank == 0 && (!all || !counts || !displs)) {
+        if (counts) memset(counts, 0, (size_t)nranks * sizeof *counts);
+        total = 0;
+    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    free(mine);
+    free(counts);
+    free(displs);
+    if (rank != 0 || rc != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    int nall = (int)(total / (long long)sizeof(lrec)), kept = 0;
+    for (int i = 0; i < nall; i++) {   /* one per key: the first */
+        int dup = 0;
+        for (int j = 0; j < kept && !dup; j++)
+            dup = all[j].coll == all[i].coll && all[j].np == all[i].np && all[j].nnodes == all[i].nnodes &&
+                  all[j].ppn == all[i].ppn && all[j].min_bytes == all[i].min_bytes &&
+                  all[j].op_class == all[i].op_class;
+        if (!dup) all[kept++] = all[i];
+    }
+    *out = all;
+    *nout = kept;
+    return rc;
+}
+
+/* The runner-up's agreed time (the best candidate but the winner; 0: none). */
+static double runner_up(const lrec *r)
+{
+    double best = 0;
+    for (int k = 0; k < r->ntried; k++) {
+        double t = r->tried_s[k] < 0 ? -r->tried_s[k] : r->tried_s[k];
+        if (strcmp(r->tried[k], r->winner) == 0 || !(t > 0) || t > 1e300) continue;
+        if (best == 0 || t < best) best = t;
+    }
+    return best;
+}
+
+static void print_learned(FILE *f, const lrec *ls, int n)
+{
+    if (n == 0) return;
+    fprintf(f, "topocoll learned: per collective, communicator shape and size class: the winner, its time "
+               "against native's and the runner-up's (agreed medians over ranks), the time spent exploring "
+               "beyond the winner's, the calls, every candidate's agreed time (dropped early: '>')\n");
+    for (int i = 0; i < n; i++) {
+        const lrec *r = &ls[i];
+        char lo[32], hi[32], w[32], ex[32], ratio[48] = "-", next[48] = "-";
+        fmt_bytes(lo, sizeof lo, r->min_bytes);
+        if (r->max_bytes == INT64_MAX) snprintf(hi, sizeof hi, "any");
+        else fmt_bytes(hi, sizeof hi, r->max_bytes);
+        fmt_time(w, sizeof w, r->winner_s);
+        fmt_time(ex, sizeof ex, r->explore_s);
+        double up = runner_up(r);
+        if (r->native_s > 0 && r->winner_s > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->winner_s / r->native_s);
+        if (up > 0 && r->winner_s > 0) snprintf(next, sizeof next, "%.2fx", r->winner_s / up);
+        fprintf(f, "  %-22s np=%d nodes=%d ppn=%d bytes=%s-%s%s -> %s %s (vs native %s, vs runner-up %s) "
+                   "exploring %s, %llu calls%s; tried",
+                coll_label(r->coll), r->np, r->nnodes, r->ppn, lo, hi, r->op_class ? " (op class)" : "",
+                r->winner, w, ratio, next, ex, (unsigned long long)r->calls, r->from_file ? ", from file" : "");
+        for (int k = 0; k < r->ntried; k++) {
+            char t[32];
+            double s = r->tried_s[k] < 0 ? -r->tried_s[k] : r->tried_s[k];
+            if (s > 1e300) snprintf(t, sizeof t, "declined");
+            else fmt_time(t, sizeof t, s);
+            fprintf(f, "%s %s %s%s", k ? "," : "", r->tried[k], r->tried_s[k] < 0 ? ">" : "", t);
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static json_t *learned_json(const lrec *ls, int n)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < n && list; i++) {
+        const lrec *r = &ls[i];
+        json_t *o = json_object(), *tried = json_object(), *dropped = json_object();
+        json_object_set_new(o, "collective", json_string(coll_label(r->coll)));
+        json_object_set_new(o, "comm_size", json_integer(r->np));
+        json_object_set_new(o, "nodes", json_integer(r->nnodes));
+        json_object_set_new(o, "ppn", json_integer(r->ppn));
+        json_object_set_new(o, "min_bytes", json_integer(r->min_bytes));
+        json_object_set_new(o, "max_bytes", r->max_bytes == INT64_MAX ? json_null() : json_integer(r->max_bytes));
+        json_object_set_new(o, "op_class", json_integer(r->op_class));
+        json_object_set_new(o, "winner", json_string(r->winner));
+        json_object_set_new(o, "winner_s", json_real(r->winner_s));
+        json_object_set_new(o, "native_s", json_real(r->native_s));
+        json_object_set_new(o, "runner_up_s", json_real(runner_up(r)));
+        json_object_set_new(o, "explore_s", json_real(r->explore_s));
+        json_object_set_new(o, "calls", json_integer((json_int_t)r->calls));
+        json_object_set_new(o, "from_file", json_boolean(r->from_file));
+        for (int k = 0; k < r->ntried; k++) {
+            double s = r->tried_s[k] < 0 ? -r->tried_s[k] : r->tried_s[k];
+            json_object_set_new(r->tried_s[k] < 0 ? dropped : tried, r->tried[k],
+                                s > 1e300 ? json_null() : json_real(s));
+        }
+        json_object_set_new(o, "tried_s", tried);
+        json_object_set_new(o, "dropped_s", dropped);
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 /* Rank 0: merge every rank's entries and print or write the summary. */
-static void summarize(const rec *all, int nall, int nranks)
+static void summarize(const rec *all, int nall, int nranks, const lrec *ls, int nl)
 {
     group *gs = NULL;
     int ng = 0, cap = 0;
@@ -413,8 +569,12 @@ static void summarize(const rec *all, int nall, int nranks)
     for (int i = 0; i < ng; i++) per_call(&gs[i]);
     if (ng > 1) qsort(gs, (size_t)ng, sizeof *gs, cmp_group);
     const char *dest = tc_config_get()->stats;
-    if (strcmp(dest, "1") == 0) print_table(stderr, gs, ng, nranks);
-    else (void)write_json(dest, gs, ng, nranks);
+    if (strcmp(dest, "1") == 0) {
+        print_table(stderr, gs, ng, nranks);
+        print_learned(stderr, ls, nl);
+    } else {
+        (void)write_json(dest, gs, ng, nranks, ls, nl);
+    }
     for (int i = 0; i < ng; i++) free(gs[i].rank_ns);
     free(gs);
 }
@@ -428,7 +588,11 @@ int tc_stats_report(void)
         (rc = PMPI_Comm_size(MPI_COMM_WORLD, &nranks)) != MPI_SUCCESS)
         return rc;
     rc = gather_records(MPI_COMM_WORLD, rank, nranks, &all, &nall);
-    if (rc == MPI_SUCCESS && rank == 0) summarize(all, nall, nranks);
+    lrec *ls = NULL;
+    int nl = 0;
+    if (rc == MPI_SUCCESS) rc = gather_learned(MPI_COMM_WORLD, rank, nranks, &ls, &nl);
+    if (rc == MPI_SUCCESS && rank == 0) summarize(all, nall, nranks, ls, nl);
     free(all);
+    free(ls);
     return rc;
 }

@@ -62,6 +62,7 @@ def check_json(path, variant, np):
         check(False, f"{path}: {err}")
         return
     check(doc.get("ranks") == np, f"ranks {doc.get('ranks')}, expected {np}")
+    check_learned(doc)
     groups = {(g["collective"], g["comm_size"]): g for g in doc.get("collectives", [])}
     for key, (calls, nbytes, ring, handed) in expected(variant, np).items():
         g = groups.get(key)
@@ -89,6 +90,18 @@ def check_json(path, variant, np):
                   f"{key}: time over ranks {t}")
         else:
             check(t["ranks"] == 0, f"{key}: time of ranks that made no topocoll call: {t}")
+
+
+def check_learned(doc):
+    """The learning section (docs/learning.md): well formed where present."""
+    learned = doc.get("learned", [])
+    check(isinstance(learned, list), "learned: not a list")
+    for e in learned if isinstance(learned, list) else []:
+        for k in ("collective", "comm_size", "nodes", "ppn", "min_bytes", "winner", "winner_s", "native_s",
+                  "runner_up_s", "explore_s", "calls", "tried_s", "dropped_s"):
+            check(k in e, f"learned: no '{k}' in {e}")
+        if "tried_s" in e and "winner" in e:
+            check(e["winner"] in e["tried_s"], f"learned: the winner {e['winner']} not among {e['tried_s']}")
 
 
 THREADS_COLLS = ["allgather", "bcast", "scatter", "gather", "reduce", "reduce_scatter_block"]

@@ -1,0 +1,257 @@
+/* The learner's state machine (src/select/learn.c), no MPI: R simulated
+ * ranks, each with its own learner and its own noisy timings of the same
+ * candidates, make the same calls in lockstep; a reduction is the MAX over
+ * the ranks of what each started it with.  Checked: every rank runs the
+ * same candidate at every call and settles on the same winner (noise up to
+ * +-60 %); the true fastest wins where the gaps exceed the noise; a
+ * clearly slower candidate is dropped after round 1 (racing); exploring
+ * ends within its bound; a candidate that declines everywhere is dropped;
+ * drift (the winner slower by more than the threshold) explores again;
+ * a warm start agreed by every rank settles without exploring, one that
+ * differs between ranks explores; the keys' classes; the record of
+ * outcomes.  Ends with "N passed, M failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select/learn.h"
+#include "../common/harness.h"
+
+#define R 5
+#define NC 6
+
+static const tc_algo *cand[NC];
+static uint64_t rng = 12345;
+
+static double uniform(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng >> 11) / (double)(1ull << 53);
+}
+
+/* The simulated ranks: learners, true times per candidate, noise, and
+ * which candidates decline. */
+typedef struct sim {
+    tc_learner l[R];
+    double truth[NC];
+    double noise;
+    int declines[NC];
+    double started[R][TC_LEARN_NRED];
+    int disagreed;       /* calls where the ranks ran different candidates */
+    uint64_t calls;
+} sim;
+
+static void sim_init(sim *s, const double *truth, double noise, const int *preload)
+{
+    memset(s, 0, sizeof *s);
+    memcpy(s->truth, truth, sizeof s->truth);
+    s->noise = noise;
+    for (int r = 0; r < R; r++)
+        tc_learn_init(&s->l[r], TOPOCOLL_ALLREDUCE, 10, 0, cand, NC, preload ? preload[r] : -1, NULL);
+}
+
+/* One call on every rank. */
+static void sim_call(sim *s)
+{
+    tc_learn_plan p[R];
+    for (int r = 0; r < R; r++) p[r] = tc_learn_next(&s->l[r]);
+    if (p[0].finish) {
+        double agreed[TC_LEARN_NRED];
+        for (int k = 0; k < TC_LEARN_NRED; k++) {
+            agreed[k] = s->started[0][k];
+            for (int r = 1; r < R; r++) agreed[k] = fmax(agreed[k], s->started[r][k]);
+        }
+        for (int r = 0; r < R; r++) {
+            CHECK(p[r].finish, "rank %d does not wait where rank 0 does (call %llu)", r,
+                  (unsigned long long)s->calls);
+            tc_learn_agreed(&s->l[r], agreed);
+            p[r] = tc_learn_next(&s->l[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        if (p[r].cand != p[0].cand || p[r].start != p[0].start) s->disagreed++;
+        if (p[r].start) memcpy(s->started[r], s->l[r].send, sizeof s->started[r]);
+        int k = p[r].cand;
+        double t = k >= 0 ? s->truth[k] : s->truth[0];
+        t *= 1 + s->noise * (2 * uniform() - 1);
+        if (p[r].timed && k >= 0 && !s->declines[k]) tc_learn_record(&s->l[r], k, t);
+        tc_learn_done(&s->l[r], p[r].exploring, t);
+    }
+    s->calls++;
+}
+
+/* Calls until every rank settled (at most max); returns the calls made. */
+static uint64_t sim_settle(sim *s, uint64_t max)
+{
+    uint64_t n = 0;
+    while (n < max && s->l[0].phase != TC_LEARN_SETTLED) {
+        sim_call(s);
+        n++;
+    }
+    return n;
+}
+
+static void same_winner(const sim *s, const char *what)
+{
+    for (int r = 1; r < R; r++)
+        CHECK(s->l[r].winner == s->l[0].winner && s->l[r].phase == s->l[0].phase, "%s: rank %d winner %d, rank 0 %d",
+              what, r, s->l[r].winner, s->l[0].winner);
+    CHECK(s->disagreed == 0, "%s: %d calls ran different candidates on different ranks", what, s->disagreed);
+}
+
+static void agreement_under_noise(void)
+{
+    for (int trial = 0; trial < 200; trial++) {
+        double truth[NC];
+        for (int k = 0; k < NC; k++) truth[k] = 1e-6 * (1 + 4 * uniform());
+        sim s;
+        sim_init(&s, truth, 0.6, NULL);
+        uint64_t n = sim_settle(&s, 200);
+        CHECK(s.l[0].phase == TC_LEARN_SETTLED, "trial %d: not settled after %llu calls", trial,
+              (unsigned long long)n);
+        same_winner(&s, "noise 0.6");
+        for (int i = 0; i < 300; i++) sim_call(&s);   /* re-checks: still agreed */
+        same_winner(&s, "noise 0.6, re-checks");
+    }
+}
+
+static void fastest_wins(void)
+{
+    double truth[NC] = { 3e-6, 2e-6, 1e-6, 5e-6, 2.5e-6, 4e-6 };
+    sim s;
+    sim_init(&s, truth, 0.05, NULL);
+    uint64_t n = sim_settle(&s, 200);
+    same_winner(&s, "fastest");
+    CHECK(s.l[0].winner == 2, "the fastest (2) did not win: %d", s.l[0].winner);
+    /* 6 candidates x (1 + 3) + lag 4 + survivors x 6 + lag 4: the bound */
+    CHECK(n <= 6 * 4 + 4 + 6 * 6 + 4 + 1, "exploring took %llu calls", (unsigned long long)n);
+    /* racing: candidates > 1.25 x the best dropped after round 1 */
+    for (int k = 0; k < NC; k++)
+        if (truth[k] > 1.5 * truth[2]) CHECK(s.l[0].agreed[k] < 0, "candidate %d (%.1fx) not dropped", k,
+                                              truth[k] / truth[2]);
+    CHECK(s.l[0].native == NC - 1 || s.l[0].native < 0, "native index %d", s.l[0].native);
+    CHECK(s.l[0].explore_s > 0, "exploring cost nothing: %g", s.l[0].explore_s);
+    uint64_t fast = tc_learn_fast_calls(&s.l[0]);
+    CHECK(fast > 0 && fast <= 64, "fast calls after settling: %llu", (unsigned long long)fast);
+}
+
+static void declined_everywhere(void)
+{
+    double truth[NC] = { 3e-6, 2e-6, 1e-6, 5e-6, 2.5e-6, 4e-6 };
+    sim s;
+    sim_init(&s, truth, 0.05, NULL);
+    s.declines[2] = 1;   /* the fastest never serves */
+    sim_settle(&s, 200);
+    same_winner(&s, "declines");
+    CHECK(s.l[0].winner == 1, "with 2 declining, 1 should win: %d", s.l[0].winner);
+    CHECK(s.l[0].agreed[2] < 0, "the declining candidate was not dropped");
+}
+
+static void drift(void)
+{
+    double truth[NC] = { 3e-6, 2e-6, 1e-6, 5e-6, 2.5e-6, 4e-6 };
+    sim s;
+    sim_init(&s, truth, 0.05, NULL);
+    sim_settle(&s, 200);
+    CHECK(s.l[0].winner == 2 && s.l[0].explorations == 1, "before drift: winner %d", s.l[0].winner);
+    for (int i = 0; i < 2000; i++) sim_call(&s);
+    CHECK(s.l[0].explorations == 1, "explored again without drift: %d", s.l[0].explorations);
+    s.truth[2] = 10e-6;   /* the winner became slow */
+    int explored = 0;
+    for (int i = 0; i < 20000 && !explored; i++) {
+        sim_call(&s);
+        explored = s.l[0].explorations > 1;
+    }
+    CHECK(explored, "drift not detected");
+    sim_settle(&s, 200);
+    same_winner(&s, "drift");
+    CHECK(s.l[0].winner == 1, "after drift the winner should be 1: %d", s.l[0].winner);
+}
+
+static void preload(void)
+{
+    double truth[NC] = { 3e-6, 2e-6, 1e-6, 5e-6, 2.5e-6, 4e-6 };
+    int same[R] = { 4, 4, 4, 4, 4 }, differ[R] = { 4, 4, 3, 4, 4 };
+    sim s;
+    sim_init(&s, truth, 0.05, same);
+    uint64_t n = sim_settle(&s, 200);
+    same_winner(&s, "preload agreed");
+    CHECK(s.l[0].winner == 4 && s.l[0].from_file && s.l[0].explorations == 0,
+          "preload agreed: winner %d, from file %d, explorations %d", s.l[0].winner, s.l[0].from_file,
+          s.l[0].explorations);
+    CHECK(n <= 6, "preload agreed: %llu calls before settling", (unsigned long long)n);
+    sim_init(&s, truth, 0.05, differ);
+    sim_settle(&s, 200);
+    same_winner(&s, "preload differs");
+    CHECK(s.l[0].winner == 2 && s.l[0].explorations == 1, "preload differs: winner %d, explorations %d",
+          s.l[0].winner, s.l[0].explorations);
+}
+
+static void keys(void)
+{
+    CHECK(tc_learn_size_class(TOPOCOLL_ALLREDUCE, 0) == 0, "class of 0");
+    CHECK(tc_learn_size_class(TOPOCOLL_ALLREDUCE, 1) == 1, "class of 1");
+    CHECK(tc_learn_size_class(TOPOCOLL_ALLREDUCE, 1024) == 11, "class of 1024");
+    CHECK(tc_learn_size_class(TOPOCOLL_ALLREDUCE, 2047) == 11, "class of 2047");
+    CHECK(tc_learn_size_class(TOPOCOLL_ALLTOALLV, 2047) == -1, "alltoallv: one class");
+    int64_t lo, hi;
+    tc_learn_class_bounds(11, &lo, &hi);
+    CHECK(lo == 1024 && hi == 2048, "bounds of class 11: %lld-%lld", (long long)lo, (long long)hi);
+    CHECK(tc_learn_op_class(0, 1, 1, 8) == 0, "op class without reduction");
+    CHECK(tc_learn_op_class(1, 1, 1, 8) != tc_learn_op_class(1, 0, 1, 8), "user op vs predefined");
+    CHECK(tc_learn_op_class(1, 1, 1, 8) != tc_learn_op_class(1, 1, 1, 4), "element sizes");
+    CHECK(tc_learn_op_class(1, 0, 1, 8) != tc_learn_op_class(1, 0, 0, 8), "commutativity");
+}
+
+static void record(void)
+{
+    double truth[NC] = { 3e-6, 2e-6, 1e-6, 5e-6, 2.5e-6, 4e-6 };
+    sim s;
+    sim_init(&s, truth, 0.05, NULL);
+    sim_settle(&s, 200);
+    tc_learn_outcome o, got[4];
+    tc_learn_outcome_of(&s.l[0], 4, 1, 4, &o);
+    CHECK(o.winner && strcmp(o.winner, cand[2]->name) == 0 && o.ntried == NC && o.min_bytes == 512 &&
+              o.max_bytes == 1024 && o.native_s > o.winner_s,
+          "outcome: %s %d [%lld, %lld) native %g winner %g", o.winner ? o.winner : "-", o.ntried,
+          (long long)o.min_bytes, (long long)o.max_bytes, o.native_s, o.winner_s);
+    tc_learn_reset();
+    tc_learn_publish(&o);
+    tc_learn_publish(&o);   /* the same key: replaced */
+    CHECK(tc_learn_outcomes(got, 4) == 1 && strcmp(got[0].winner, o.winner) == 0, "record: %d outcomes",
+          tc_learn_outcomes(NULL, 0));
+    char name[64];
+    snprintf(name, sizeof name, "%s", cand[4]->name);   /* a copy: the record keeps the catalog's */
+    tc_learn_outcome in = o;
+    in.winner = name;
+    tc_learn_preload(&in, 1);
+    const tc_learn_outcome *p = tc_learn_preloaded(TOPOCOLL_ALLREDUCE, 4, 1, 4, 700, 0);
+    CHECK(p && p->winner == cand[4]->name && p->from_file, "preloaded outcome not found by its class");
+    CHECK(!tc_learn_preloaded(TOPOCOLL_ALLREDUCE, 4, 1, 4, 1024, 0), "preloaded outside its class");
+    CHECK(!tc_learn_preloaded(TOPOCOLL_ALLREDUCE, 8, 1, 8, 700, 0), "preloaded for another shape");
+    in.winner = "no-such-algorithm";
+    tc_learn_reset();
+    tc_learn_preload(&in, 1);
+    CHECK(!tc_learn_preloaded(TOPOCOLL_ALLREDUCE, 4, 1, 4, 700, 0), "an unknown winner was preloaded");
+    tc_learn_reset();
+}
+
+int main(void)
+{
+    int n = 0;
+    for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLREDUCE) && n < NC - 1; i++) {
+        const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLREDUCE, i);
+        if (!(al->req & TC_REQ_NATIVE)) cand[n++] = al;
+    }
+    cand[n++] = tc_catalog_find(TOPOCOLL_ALLREDUCE, "native");
+    CHECK(n == NC && cand[NC - 1], "candidates from the catalog: %d", n);
+    keys();
+    agreement_under_noise();
+    fastest_wins();
+    declined_everywhere();
+    drift();
+    preload();
+    record();
+    return tc_test_summary();
+}
