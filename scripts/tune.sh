@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Tune, then run: measures every collective on the main job's layout (4 ranks,
-# virtual 2 nodes x 2 ranks, the launcher flags of scripts/main.sh) with
-# topocoll-tune and writes out/tuning.json (the TOPOCOLL_TUNING_FILE), plus
+# Tune, then run: topocoll-tune (the run-time learner driven by a benchmark
+# loop) learns every collective on the main job's layout (4 ranks, virtual 2
+# nodes x 2 ranks, the launcher flags of scripts/main.sh) and writes
+# out/tuning.json (a TOPOCOLL_TUNING_FILE, or TOPOCOLL_LEARN_FILE), plus
 # out/tuning.ompi (Open MPI coll_tuned dynamic rules).  Then:
 #
 #   TOPOCOLL_TUNING_FILE=$PWD/out/tuning.json bash scripts/main.sh
 #
-# Extra arguments go to topocoll-tune (default budget: --time 10m); an
-# interrupted run continues with `bash scripts/tune.sh --resume`.
+# Extra arguments go to topocoll-tune (default budget: --time 10m); a run
+# cut short by its budget continues with `bash scripts/tune.sh --resume`
+# (the keys in out/tuning.json are not learned again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

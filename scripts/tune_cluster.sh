@@ -13,9 +13,9 @@
 #    (no tuning file: the model's choices), against Open MPI's tuned
 #    component and against HAN (OMPI_MCA_coll_han_priority=100): `native` is
 #    the library's own, `auto` is topocoll's.
-# 2. tune: topocoll-tune over the cluster (--time budget, sizes to --max),
-#    writing DIR/tuning.json, DIR/tuning.ompi, its progress DIR/tune_progress.log
-#    and the report DIR/report/ (report.md, PNGs).
+# 2. tune: topocoll-tune over the cluster (--time budget, sizes to --max): the
+#    run-time learner driven by a benchmark loop, writing DIR/tuning.json,
+#    DIR/tuning.ompi and its progress DIR/tune_progress.log.
 # 3. tuned: the same benchmarks with TOPOCOLL_TUNING_FILE=DIR/tuning.json.
 # The benchmarks time every entry, or --algos (e.g. native,auto); every Open
 # MPI rank gets OMPI_MCA_op=^avx (Open MPI 4.1's AVX-512 MPI_SUM on 8-bit
@@ -88,10 +88,6 @@ if phase tune; then
   run -- "$tune" --time "$budget" --colls "$colls" --max "$max" -o "$out/tuning.json" \
     --export-ompi "$out/tuning.ompi" 2> >(tee "$out/tune_progress.log" >&2) ||
     { echo "tune_cluster.sh: the tune failed" >&2; exit 1; }
-  "$tool" down >/dev/null 2>&1   # the report needs no cluster; measure the rest on a fresh one
-  mpiexec.openmpi --allow-run-as-root -np 1 "$tune" --from "$out/tuning.json" --report "$out/report" ||
-    echo "tune_cluster.sh: no report (python3-matplotlib?)" >&2
-  "$tool" up --hosts "$hosts" --rate "$rate" || exit 1
 fi
 phase tuned && bench_all tuned --env "TOPOCOLL_TUNING_FILE=$out/tuning.json"
 
@@ -118,4 +114,4 @@ for c in colls:
                 print("| %s | %s | %s | %s | %.1f | %.1f | %.2fx | %s |" % (c, anchor, phase, b, t["native"],
                       t["auto"], t["auto"] / t["native"], fast))
 PY
-echo "results: $out (summary.md, report/report.md, *.txt)"
+echo "results: $out (summary.md, tuning.json, *.txt)"

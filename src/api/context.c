@@ -1,6 +1,7 @@
 /* Per-communicator context (see context.h). */
 #include "api/context.h"
 #include "api/shm_calibrate.h"
+#include "api/learn_file_mpi.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,7 @@ static int finalize_fn(MPI_Comm comm, int key, void *value, void *extra)
     tc_fp_hold(&env);
     int rc = tc_stats_report(), rc2;
     tc_fp_restore(&env);
+    if ((rc2 = tc_learn_file_finalize()) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
     if (keyval != MPI_KEYVAL_INVALID) {
         if ((rc2 = drop_context(MPI_COMM_WORLD)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if ((rc2 = drop_context(MPI_COMM_SELF)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
@@ -286,6 +288,7 @@ static tc_ctx *ctx_alloc(void)
  * marker again. */
 static int ctx_make(tc_ctx *c, MPI_Comm comm)
 {
+    tc_learn_file_start();   /* the learner's warm start, once per process */
     int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);

@@ -56,6 +56,10 @@ static const centry table[] = {
       0, 2, NULL, "nothing explained" },
     { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),
       "JSON selection table replacing the built-in one (docs/selection.md)", 0, 0, NULL, NULL },
+    { "TOPOCOLL_LEARN_FILE", T_STR, NULL, (size_t)-1,
+      "the learner's memory across runs (docs/learning.md): read at the first collective (its outcomes are "
+      "not explored again), merged with this run's and written at MPI_Finalize (rank 0), in the tuning-file "
+      "format", 0, 0, NULL, NULL },
     { "TOPOCOLL_SCHED_CACHE", T_INT, "64", offsetof(tc_config, sched_cache),
       "schedules kept per communicator (least recently used dropped first; 0 disables caching)",
       0, 1000000, NULL, NULL },

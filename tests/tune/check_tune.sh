@@ -2,21 +2,21 @@
 # topocoll-tune tests (no timing assertions: only what the files say and
 # what the libraries do with them).
 #
-#   check_tune.sh load    TUNE BENCH NP SPEC -- LAUNCHER...  a short tune of allgather and bcast;
-#                                          the library loads the table, and every explain line of
-#                                          a run names the file and the algorithm of its rule
-#   check_tune.sh resume  TUNE NP -- LAUNCHER...    --stop-after 1, then --resume: the measured
-#                                          point is kept, the rest is measured, same table shape
+#   check_tune.sh load    TUNE BENCH NP SPEC -- LAUNCHER...  a short tune of allgather and bcast:
+#                                          the table holds the learner's outcomes (native tried, the
+#                                          winner the fastest it agreed on); the library loads it as a
+#                                          tuning file (explain names its rules) and as a learn file
+#                                          (warm start: nothing explored, its rules unchanged after)
+#   check_tune.sh resume  TUNE NP -- LAUNCHER...    --stop-after 1, then --resume: the learned key
+#                                          comes from the file (not explored again), the rest is learned
 #   check_tune.sh comms   TUNE -- LAUNCHER...       --comms world,pernode,half at np 4 on 2x2: rules
 #                                          for (np 4, 2 nodes), (np 2, 2 nodes), (np 2, 1 node)
-#   check_tune.sh options TUNE -- LAUNCHER...       malformed options: exit status 2 and a message
-#   check_tune.sh ompi    TUNE PROG -- LAUNCHER...  Open MPI export: the run is correct and its
-#                                          point-to-point traffic is that of the named algorithm
+#   check_tune.sh options TUNE -- LAUNCHER...       malformed options and a malformed file to resume
+#                                          from: exit status 2 (1), a message
+#   check_tune.sh ompi    TUNE PROG -- LAUNCHER...  Open MPI export of a learned file: the run is
+#                                          correct and its point-to-point traffic is that of the
+#                                          named algorithm
 #   check_tune.sh mpich   TUNE PROG BASE_SH -- LAUNCHER...  MPICH export loads and runs correctly
-#   check_tune.sh report  TUNE DATA -- LAUNCHER...  --from DATA/tune_2x2.json --report: the markdown
-#                                          names every rule of the table and every measured size,
-#                                          one PNG per collective and communicator (a skipped
-#                                          case, not a pass, without python3-matplotlib)
 #
 # LAUNCHER is the MPI launcher up to and including its process-count flag.
 set -u
@@ -28,12 +28,12 @@ ok()  { passed=$((passed + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 split_launcher() { while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done; shift; launcher=("$@"); }
 
-check_table() {   # table: loads as JSON, has rules with evidence
+check_table() {   # table: loads as JSON, its rules are the learner's outcomes
   python3 - "$1" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 rules = [r for k, v in t.items() if not k.startswith("_") for r in v]
-assert "_tuned" in t, "no _tuned description"
+assert t.get("_tuned", {}).get("tool") == "topocoll-tune", "no _tuned description"
 assert rules, "no rules"
 m = t.get("_model")
 assert isinstance(m, dict) and "fitted" in m and any(l in m for l in ("socket", "node", "network")), \
@@ -42,13 +42,21 @@ for lvl in ("socket", "node", "network"):
     if lvl in m:
         assert m[lvl]["alpha"] > 0 and m[lvl]["beta"] > 0, "model %s: %s" % (lvl, m[lvl])
 for r in rules:
-    for f in ("np", "nodes", "bytes", "algorithms", "origin", "ratio", "spread", "evidence", "note"):
+    for f in ("np", "nodes", "bytes", "algorithms", "origin", "evidence", "note"):
         assert f in r, "rule without %s: %s" % (f, r)
-    assert r["origin"] == "measured"
-    # a switch beats native beyond its spread; a built-in choice the tune kept
-    # (nothing beat it, native included) may sit inside native's noise
-    kept = "(the built-in choice: neither native nor another entry beat it" in r["note"]
-    assert r["algorithms"][0] == "native" or kept or r["spread"][1] < 1.0, "a switch that does not beat native: %s" % r
+    assert r["origin"] == "learned", r
+    assert r["np"][0] == r["np"][1] and r["nodes"][0] == r["nodes"][1], "one shape per rule: %s" % r
+    lo, hi = r["bytes"]
+    assert hi > lo and (lo == 0 or (lo & (lo - 1)) == 0), "a size class [2^k, 2^(k+1)): %s" % r
+    ev, win = r["evidence"], r["algorithms"][0]
+    tried = dict((n, s) for n, s in ev["tried"])
+    assert "native" in tried, "native not among the candidates: %s" % r
+    assert win in tried and tried[win] == ev["winner_s"] > 0, "the winner's agreed time: %s" % r
+    live = [s for s in tried.values() if s > 0]
+    assert ev["winner_s"] <= min(live), "the winner is not the fastest it agreed on: %s" % r
+    assert ev["calls"] > 0 and ev["explore_s"] >= 0, r
+    if ev["native_s"] > 0:
+        assert abs(r["ratio"] - ev["winner_s"] / ev["native_s"]) < 1e-9, r
 print("%d rules" % len(rules))
 PY
 }
@@ -56,7 +64,7 @@ PY
 do_load() {
   local tune=$1 bench=$2 np=$3 spec=$4; shift 4; split_launcher "$@"
   local topo=(); [ "$spec" != "-" ] && topo=(-t "$spec")
-  if "${launcher[@]}" "$np" "$tune" "${topo[@]}" --colls allgather,bcast --sizes 8,4K -r 2 --keep 2 \
+  if "${launcher[@]}" "$np" "$tune" "${topo[@]}" --colls allgather,bcast --sizes 8,4K \
        --time 3m -o "$dir/t.json" 2> "$dir/tune.err"; then ok "tune at np $np"; else
     cat "$dir/tune.err"; bad "tune at np $np exited $?"; return; fi
   grep -q "est\. .* left" "$dir/tune.err" && ok "progress on stderr" || bad "no progress lines"
@@ -77,29 +85,19 @@ for k, v in t.items():
         for r in v:
             assert r.get("oversubscribed") is want, "rule %s, want oversubscribed %s" % (r, want)
 PY
-  # racing: the bases (native, the built-in choice) run every batch; an entry
-  # out of the race keeps at least the batches before it; the grid's start
-  python3 - "$dir/t.json.state" <<'PY' && ok "state: the bases ran in full, raced entries kept their batches" || bad "race state"
+  python3 - "$dir/t.json" <<'PY' && ok "a rule per collective and size" || bad "rules per point"
 import json, sys
-s = json.load(open(sys.argv[1]))
-assert s.get("grid_min") == 8, "grid_min %s, want 8 (--sizes 8,4K)" % s.get("grid_min")
-for p in s["points"]:
-    e = p["entries"]
-    full = e["native"]["batches"]
-    assert not e["native"].get("raced"), "native raced: %s" % p
-    b = p.get("builtin")
-    if b in e:
-        assert not e[b].get("raced") and e[b]["batches"] == full, "built-in choice raced: %s" % p
-    for name, st in e.items():
-        assert st["batches"] <= full, "%s has more batches than native: %s" % (name, p)
-        if st.get("raced"):
-            assert st["batches"] >= 2, "%s left the race before two batches: %s" % (name, p)
-        else:
-            assert st["batches"] == full, "%s stopped without being raced: %s" % (name, p)
+t = json.load(open(sys.argv[1]))
+for coll in ("allgather", "bcast"):
+    got = sorted(r["bytes"][0] for r in t[coll])
+    assert got == [8, 4096], "%s: classes from %s" % (coll, got)
+assert t["_tuned"]["complete"] is True and t["_tuned"]["learned"] == 4, t["_tuned"]
 PY
+  "${launcher[@]}" 1 "$tune" --from "$dir/t.json" --export-ompi "$dir/t.ompi" && grep -q "# allgather" "$dir/t.ompi" \
+    && ok "the learned table exports for Open MPI" || bad "export of the learned table"
   for coll in allgather bcast; do
-    TOPOCOLL_TUNING_FILE=$dir/t.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c $coll \
-      -a auto -s 8,4K -r 1 -i 1 -w 0 -q > "$dir/run.out" 2>&1 || { cat "$dir/run.out"; bad "$coll run"; continue; }
+    TOPOCOLL_LEARN=0 TOPOCOLL_TUNING_FILE=$dir/t.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" \
+      -c $coll -a auto -s 8,4K -r 1 -i 1 -w 0 -q > "$dir/run.out" 2>&1 || { cat "$dir/run.out"; bad "$coll run"; continue; }
     if grep -q "tuning file ignored" "$dir/run.out"; then bad "$coll: the library ignored the file"; continue; fi
     python3 - "$dir/t.json" "$dir/run.out" "$coll" <<'PY' && ok "$coll: explain names the file's choice" || bad "$coll: explain"
 import json, re, sys
@@ -121,33 +119,50 @@ for line in open(out):
 assert seen == {8, 4096}, "explain lines for sizes %s" % sorted(seen)
 PY
   done
+  # the same file as TOPOCOLL_LEARN_FILE: a warm start (nothing explored at
+  # the tuned sizes), and the file's rules unchanged after the run
+  cp "$dir/t.json" "$dir/warm.json"
+  TOPOCOLL_LEARN=1 TOPOCOLL_LEARN_FILE=$dir/warm.json TOPOCOLL_EXPLAIN=1 "${launcher[@]}" "$np" "$bench" "${topo[@]}" -c allgather \
+    -a auto -s 8,4K -r 1 -i 20 -w 0 --learn-warmup 0 -q > "$dir/warm.out" 2>&1 || { cat "$dir/warm.out"; bad "warm run"; }
+  python3 - "$dir/t.json" "$dir/warm.json" "$dir/warm.out" <<'PY' && ok "warm start: no exploration, rules kept" || bad "warm start"
+import json, sys
+before, after, out = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+lines = [l for l in out.splitlines() if "topocoll explain: allgather" in l]
+assert lines, "no explain lines"
+assert not [l for l in lines if "exploring" in l], "explored a key of the file: %s" % lines
+for b in (8, 4096):
+    assert [l for l in lines if "bytes=%d " % b in l and "(from file)" in l], "no warm-started choice at %d B" % b
+for coll in ("allgather", "bcast"):
+    assert before[coll] == after[coll], "%s: the file's rules changed" % coll
+PY
 }
 
 do_resume() {
   local tune=$1 np=$2; shift 2; split_launcher "$@"
-  local args=(--colls reduce --sizes 8,64,512 -r 2 --keep 1 -o "$dir/r.json" -q)
-  "${launcher[@]}" "$np" "$tune" "${args[@]}" --stop-after 1 || { bad "first run"; return; }
-  python3 -c "
-import json,sys
-s=json.load(open('$dir/r.json.state')); assert len(s['points'])==1, len(s['points'])
-t=json.load(open('$dir/r.json')); assert t['_tuned']['complete'] is False
-open('$dir/first','w').write(json.dumps(s['points'][0]))" && ok "--stop-after 1: one point, partial table" || bad "--stop-after state"
-  "${launcher[@]}" "$np" "$tune" "${args[@]}" --resume || { bad "resumed run"; return; }
+  local args=(--colls reduce --sizes 8,64,512 -o "$dir/r.json")
+  "${launcher[@]}" "$np" "$tune" "${args[@]}" -q --stop-after 1 || { bad "first run"; return; }
   python3 -c "
 import json
-s=json.load(open('$dir/r.json.state')); assert len(s['points'])==3, len(s['points'])
-first=json.load(open('$dir/first')); p0=dict(s['points'][0]); p0.pop('confirm', None)
-assert p0==first, 'the measured point changed'   # a switch there may since have been measured again
+t=json.load(open('$dir/r.json')); assert t['_tuned']['complete'] is False
+assert [r['bytes'][0] for r in t['reduce']]==[8], t['reduce']
+open('$dir/first','w').write(json.dumps(t['reduce'][0]))" && ok "--stop-after 1: one key, partial table" || bad "--stop-after"
+  "${launcher[@]}" "$np" "$tune" "${args[@]}" --resume 2> "$dir/resume.err" || { cat "$dir/resume.err"; bad "resumed run"; return; }
+  grep -q "resuming from $dir/r.json (1 learned rules)" "$dir/resume.err" && grep -q "reduce 8: .*from the file" "$dir/resume.err" \
+    && ok "--resume: the key of the file settles from it" || { cat "$dir/resume.err"; bad "--resume messages"; }
+  python3 -c "
+import json
 t=json.load(open('$dir/r.json')); assert t['_tuned']['complete'] is True
+first=json.load(open('$dir/first')); r0=dict(t['reduce'][0]); r0.pop('oversubscribed', None); first.pop('oversubscribed', None)
+assert r0==first, 'the learned key changed: %s' % r0
 assert sorted(k for k in t if not k.startswith('_'))==['reduce']
-assert sorted({b for r in t['reduce'] for e in r['evidence'] for b in [e[0]]})==[8,64,512]" \
-    && ok "--resume: kept the point, measured the rest, same shape" || bad "--resume"
+assert [r['bytes'][0] for r in t['reduce']]==[8,64,512], t['reduce']" \
+    && ok "--resume: kept the key, learned the rest, same shape" || bad "--resume"
   check_table "$dir/r.json" >/dev/null && ok "resumed table shape" || bad "resumed table shape"
 }
 
 do_comms() {
   local tune=$1; shift; split_launcher "$@"
-  "${launcher[@]}" 4 "$tune" -t 2x2 --comms world,pernode,half --colls bcast --sizes 8,1K -r 2 --keep 1 \
+  "${launcher[@]}" 4 "$tune" -t 2x2 --comms world,pernode,half --colls bcast --sizes 8,1K \
     -o "$dir/c.json" -q || { bad "tune with three layouts"; return; }
   python3 - "$dir/c.json" <<'PY' && ok "rules for every layout" || bad "layouts"
 import json, sys
@@ -163,8 +178,8 @@ PY
 do_options() {
   local tune=$1; shift; split_launcher "$@"
   local cases=("--time abc" "--time 0" "--time -5m" "--factor 1" "--min 0" "--min 1K --max 8"
-               "--comms nowhere" "--comms world,,x" "--colls nosuch" "--reps 0" "--reps x" "--margin 2"
-               "--noise -1" "--keep -1" "--stop-after 0" "--bogus" "--sizes 8:x" "--mpich-base b.json"
+               "--comms nowhere" "--comms world,,x" "--colls nosuch" "--max-calls 0" "--max-calls x"
+               "--keep 1" "--stop-after 0" "--bogus" "--sizes 8:x" "--mpich-base b.json"
                "--from t.json" "-o" "extra")
   # The launches wait on the launcher's start-up far more than they compute:
   # four at a time, each into its own files, then checked in order.
@@ -181,8 +196,10 @@ do_options() {
     if [ "$rc" = 2 ] && grep -q "^topocoll-tune: " "$dir/o$i.out"; then ok "'$c' rejected"; else
       cat "$dir/o$i.out"; bad "'$c': exit $rc"; fi
   done
-  "${launcher[@]}" 1 "$tune" --resume --state "$dir/none.state" -o "$dir/x.json" > "$dir/o.out" 2>&1
-  [ $? -eq 1 ] && grep -q "cannot resume" "$dir/o.out" && ok "--resume without a state file" || bad "--resume without state"
+  echo '{"reduce": [{"np": [1, 1], "origin": "learned"' > "$dir/x.json"
+  "${launcher[@]}" 1 "$tune" --resume -o "$dir/x.json" > "$dir/o.out" 2>&1
+  [ $? -eq 1 ] && grep -q "$dir/x.json" "$dir/o.out" && ok "--resume from a malformed file: a message naming it" ||
+    { cat "$dir/o.out"; bad "--resume from a malformed file"; }
   "${launcher[@]}" 1 "$tune" --help > "$dir/o.out" 2>&1 && grep -q "^Usage" "$dir/o.out" && ok "--help" || bad "--help"
 }
 
@@ -208,9 +225,23 @@ traffic() {
   cat "$dir"/mon.*.prof | grep "^I" | cut -f1-5 | sort
 }
 
+# The same winners as the learner writes them (TOPOCOLL_LEARN_FILE): size classes, native as the fallback.
+learned_fixture() {
+  cat > "$1" <<'JSON'
+{ "allgather": [
+  { "np": [4, 4], "nodes": [1, 1], "bytes": [64, 128], "algorithms": ["ring", "native"], "origin": "learned", "ratio": 0.9,
+    "note": "learned", "evidence": { "ppn": 4, "op_class": 0, "winner_s": 9e-6, "native_s": 1e-5, "calls": 80,
+    "tried": [["ring", 9e-6], ["native", 1e-5], ["bruck", -2e-5]] } },
+  { "np": [4, 4], "nodes": [1, 1], "bytes": [4096, 8192], "algorithms": ["bruck", "native"], "origin": "learned", "ratio": 0.9,
+    "note": "learned", "evidence": { "ppn": 4, "op_class": 0, "winner_s": 9e-5, "native_s": 1e-4, "calls": 80,
+    "tried": [["bruck", 9e-5], ["native", 1e-4]] } } ],
+  "_learned": { "by": "fixture" } }
+JSON
+}
+
 do_ompi() {
   local tune=$1 prog=$2; shift 2; split_launcher "$@"
-  fixture "$dir/f.json"
+  learned_fixture "$dir/f.json"
   "${launcher[@]}" 1 "$tune" --from "$dir/f.json" --export-ompi "$dir/f.ompi" || { bad "export"; return; }
   local dyn=(--mca coll_tuned_use_dynamic_rules 1)
   for n in 64 4096; do
@@ -249,49 +280,7 @@ PY
   done
 }
 
-do_report() {
-  local tune=$1 data=$2; shift 2; split_launcher "$@"
-  cp "$data/tune_2x2.json" "$data/tune_2x2.json.state" "$dir/" || { bad "copy the saved tune"; return; }
-  "${launcher[@]}" 1 "$tune" --from "$dir/tune_2x2.json" --report "$dir/rep" > "$dir/r.out" 2>&1
-  local rc=$?
-  local have_mpl=0
-  /usr/bin/python3 -c "import matplotlib" 2>/dev/null && have_mpl=1
-  if [ $have_mpl -eq 1 ]; then
-    [ $rc -eq 0 ] && ok "--report exits 0" || { cat "$dir/r.out"; bad "--report exited $rc"; }
-  else
-    [ $rc -eq 1 ] && grep -q "matplotlib" "$dir/r.out" && ok "--report without matplotlib says so" ||
-      { cat "$dir/r.out"; bad "--report without matplotlib: exit $rc"; }
-  fi
-  [ -s "$dir/rep/report.md" ] && ok "report.md written" || { bad "no report.md"; return; }
-  python3 - "$dir/tune_2x2.json" "$dir/tune_2x2.json.state" "$dir/rep/report.md" <<'PY' && ok "report names every rule and size" || bad "report content"
-import json, sys
-t, s, md = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
-n = 0
-for coll, rules in t.items():
-    if coll.startswith("_"):
-        continue
-    for i, r in enumerate(rules):
-        row = "| %s | %d | %s | %s | %s | `%s` | %s |" % (coll, i, r["np"], r["nodes"], r["bytes"],
-                                                      "`, `".join(r["algorithms"]), r["origin"])
-        assert row in md, "rule %s %d not in the report: %s" % (coll, i, row)
-        n += 1
-assert n > 0, "the saved table has no rules"
-for p in s["points"]:
-    head = "### %s, communicator %s" % (p["coll"], p["comm"])
-    assert head in md, head
-    assert "network" in md and "alpha" in md, "no model parameters"
-print("%d rules named" % n)
-PY
-  local groups
-  groups=$(python3 -c 'import json,sys; print(" ".join(sorted({"%s_%s" % (p["coll"], p["comm"]) for p in json.load(open(sys.argv[1]))["points"]})))' "$dir/tune_2x2.json.state")
-  for g in $groups; do
-    if [ $have_mpl -eq 0 ]; then skipped=$((skipped + 1)); echo "skipped: $g.png (no matplotlib)"; continue; fi
-    [ -s "$dir/rep/$g.png" ] && head -c 8 "$dir/rep/$g.png" | grep -q PNG && ok "$g.png" || bad "no $g.png"
-  done
-}
-
 case "$mode" in
-  report) do_report "$@" ;;
   load) do_load "$@" ;;
   resume) do_resume "$@" ;;
   comms) do_comms "$@" ;;

@@ -31,6 +31,10 @@
 #define BENCH_WARMUP_MAX 10
 #define BENCH_WARMUP_MIN 2
 #define BENCH_ADAPT_BYTES ((size_t)64 << 20)
+/* Calls of auto at each size before its first timed repetition (the
+ * learner's exploration, docs/learning.md: some tens of calls per size
+ * class, its agreement included, with room to spare). */
+#define BENCH_LEARN_WARMUP 160
 
 /* ---- options (options.c) ------------------------------------------------- */
 
@@ -40,6 +44,7 @@ typedef struct bench_opts {
     int nsizes;
     int iters;               /* -i, 0 = adaptive */
     int warmup;              /* -w, -1 = adaptive */
+    int learn_warmup;        /* --learn-warmup: calls of auto per size before its first repetition */
     long sleep_us;           /* --sleep-us */
     int reps;                /* -r */
     char **algos;            /* -a, NULL = default list */

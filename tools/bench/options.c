@@ -24,6 +24,9 @@ void bench_usage(FILE *f)
 "  -i, --iters N         timed iterations per (size, algorithm, repetition)\n"
 "                        (default adaptive: %d, fewer for large messages, at least %d)\n"
 "  -w, --warmup N        untimed iterations first (default adaptive, at most %d)\n"
+"      --learn-warmup N  calls of auto at each size before its first repetition, so\n"
+"                        that topocoll's run-time learner has settled there and its\n"
+"                        exploration is not timed (default %d; 0: none)\n"
 "      --sleep-us N      sleep between iterations, microseconds (default 0)\n"
 "  -r, --reps N          repetitions; the median over them is reported (default 5)\n"
 "  -a, --algos LIST      comma-separated algorithm names (default: native and every\n"
@@ -44,7 +47,7 @@ void bench_usage(FILE *f)
 "after Tukey's fences; the reported time is the median over repetitions, in\n"
 "microseconds, with its ratio to native (below 1 is faster; * marks the fastest).\n"
 "Exit status: 0 success, 1 a wrong result or a failed call, 2 bad options.\n",
-            BENCH_ITERS_MAX, BENCH_ITERS_MIN, BENCH_WARMUP_MAX);
+            BENCH_ITERS_MAX, BENCH_ITERS_MIN, BENCH_WARMUP_MAX, BENCH_LEARN_WARMUP);
 }
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -319,7 +322,7 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
 /* ---- the option table ------------------------------------------------------ */
 
 enum opt_id {
-    OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
+    OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_LEARN_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
     OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP
 };
 
@@ -333,6 +336,7 @@ static const struct opt_def {
     { 's', "sizes", 1, OPT_SIZES },
     { 'i', "iters", 1, OPT_ITERS },
     { 'w', "warmup", 1, OPT_WARMUP },
+    { 0, "learn-warmup", 1, OPT_LEARN_WARMUP },
     { 0, "sleep-us", 1, OPT_SLEEP },
     { 'r', "reps", 1, OPT_REPS },
     { 'a', "algos", 1, OPT_ALGOS },
@@ -374,6 +378,11 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
         if (parse_long("--warmup", arg, 0, BENCH_MAX_WARMUP, &v, err, errlen) != 0)
             return -1;
         o->warmup = (int)v;
+        return 0;
+    case OPT_LEARN_WARMUP:
+        if (parse_long("--learn-warmup", arg, 0, BENCH_MAX_WARMUP, &v, err, errlen) != 0)
+            return -1;
+        o->learn_warmup = (int)v;
         return 0;
     case OPT_SLEEP:
         if (parse_long("--sleep-us", arg, 0, BENCH_MAX_SLEEP_US, &v, err, errlen) != 0)
@@ -433,6 +442,7 @@ int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t 
     o->coll_name = "allgather";
     o->iters = 0;
     o->warmup = -1;
+    o->learn_warmup = BENCH_LEARN_WARMUP;
     o->reps = 5;
     o->validate = 1;
     if (err != NULL && errlen > 0)

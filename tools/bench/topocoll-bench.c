@@ -466,6 +466,26 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
 
 /* ---- one size ---------------------------------------------------------------------- */
 
+/* Before auto's first repetition at size s: --learn-warmup calls of it, so
+ * that topocoll's run-time learner (docs/learning.md) has explored the size
+ * class and settled (on every rank at the same call) before anything is
+ * timed; the buffers refilled afterwards by run_one.  A failure on some rank
+ * ends the warm-up on all of them (agreed every 16 calls); the timed
+ * repetitions then report it. */
+static void learn_warmup(bench_ctx *c, int s)
+{
+    int err = MPI_SUCCESS, gerr = MPI_SUCCESS;
+    if (c->opts.validate)
+        bench_coll_fill(c->bc, c->sbuf, c->rbuf, c->opts.sizes[s], c->rank, c->np, 0);
+    for (int w = 0; w < c->opts.learn_warmup && gerr == MPI_SUCCESS; w++) {
+        int e = bench_coll_call(c->bc, BENCH_AUTO, c->sbuf, c->rbuf, c->opts.sizes[s], c->comm);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+        if (w % 16 == 15 || w + 1 == c->opts.learn_warmup)
+            CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
+    }
+}
+
 static void progress(bench_ctx *c, int s, const char *algo, int rep)
 {
     char sz[32];
@@ -534,6 +554,8 @@ static void run_size(bench_ctx *c, int s)
                 continue;
             if (c->rank == 0)
                 progress(c, s, r->algos[a], rep);
+            if (rep == 0 && strcmp(r->algos[a], BENCH_AUTO) == 0)
+                learn_warmup(c, s);
             run_one(c, s, r->algos[a], rep, &o);
             if (o.err != MPI_SUCCESS) {
                 char es[MPI_MAX_ERROR_STRING];

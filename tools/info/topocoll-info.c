@@ -18,10 +18,12 @@
  *                                  mappings of LAYOUT (e.g. 4x2x4), from the
  *                                  verifier, beside the lower bound
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "algo/catalog.h"
 #include "verify/verify.h"
@@ -123,8 +125,8 @@ static void print_range(long long lo, long long hi)
 
 static void print_model(const tc_table *t);
 
-/* The rows of one layer's rules. */
-static void print_rules(const tc_table *t, tc_source layer)
+/* The rows of one layer's rules (label: the layer's name in the table). */
+static void print_rules_as(const tc_table *t, tc_source layer, const char *label)
 {
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
@@ -134,7 +136,7 @@ static void print_rules(const tc_table *t, tc_source layer)
         char nodes[32];
         if (r->max_nodes) snprintf(nodes, sizeof nodes, "%d..%d", r->min_nodes, r->max_nodes);
         else snprintf(nodes, sizeof nodes, "%d..inf", r->min_nodes > 1 ? r->min_nodes : 1);
-        printf("| %s | %d | %s | %s | %s | %s | ", tc_source_name(layer), i, tc_coll_name(r->coll), np, nodes,
+        printf("| %s | %d | %s | %s | %s | %s | ", label, i, tc_coll_name(r->coll), np, nodes,
                r->pow2_only ? "yes" : "no");
         print_range(r->min_bytes, r->max_bytes);
         printf(" | %s | ", tc_load_name(r->load));
@@ -148,9 +150,35 @@ static void print_rules(const tc_table *t, tc_source layer)
     }
 }
 
+static void print_rules(const tc_table *t, tc_source layer) { print_rules_as(t, layer, tc_source_name(layer)); }
+
+/* TOPOCOLL_LEARN_FILE's rules (docs/learning.md): the learner's outcomes of
+ * earlier runs, which it takes without exploring; NULL when unset. */
+static tc_table *learn_file(void)
+{
+    const char *path = getenv("TOPOCOLL_LEARN_FILE");
+    if (!path || !*path) return NULL;
+    char err[512];
+    if (access(path, F_OK) != 0) {
+        printf("Learn file: %s does not exist yet (written at the end of the first run that learns).\n\n", path);
+        return NULL;
+    }
+    tc_table *t = tc_table_load(path, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "topocoll-info: TOPOCOLL_LEARN_FILE %s\n", err);
+        printf("Learn file: not read (%s): the learner starts cold.\n\n", err);
+        return NULL;
+    }
+    printf("Learn file: %s (TOPOCOLL_LEARN_FILE): %d rules.  The run-time learner settles on their first "
+           "candidate for their key (communicator shape, collective, size class) without exploring; layer "
+           "\"learned\" below, before the tuning file.\n\n", path, t->nrules);
+    return t;
+}
+
 static void print_selection(void)
 {
     const tc_table *file = tc_select_file();
+    tc_table *learned = learn_file();
     printf("# Selection table (%s)\n\n", !file ? "built-in" : file->replace_builtin
            ? "the tuning file alone: \"replace_builtin\": true" : "the tuning file over the built-in table");
     if (file)
@@ -158,8 +186,10 @@ static void print_selection(void)
                ? "Its rules replace the built-in ones."
                : "Its rules come first; a call that none of them serves goes to the built-in rules, then "
                  "the cost model, then native.");
-    printf("Layer: \"tuning file\" or \"built-in\" (the library's table).  Origin: \"measured\" "
-           "(topocoll-tune on this machine, with the first candidate's time over native's and its spread), "
+    printf("Layer: \"learned\" (the learn file), \"tuning file\" or \"built-in\" (the library's table).  "
+           "Origin: \"learned\" (the run-time learner or topocoll-tune on this machine, with the winner's time "
+           "over native's), \"measured\" (an earlier topocoll-tune, with the first candidate's time over "
+           "native's and its spread), "
            "\"built-in\" (from the measurements its note names).  Where no rule serves, the cost model "
            "decides (below).  Machines: the rule serves oversubscribed machines only (some machine runs more "
            "ranks than processing units), dedicated ones only, or any (detected per communicator; "
@@ -167,6 +197,8 @@ static void print_selection(void)
            "| layer | # | collective | np | nodes | pow2 only | bytes per rank | machines | candidates | origin | "
            "ratio to native (spread) | why |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (learned) print_rules_as(learned, TC_SOURCE_FILE, "learned");
+    tc_table_free(learned);
     if (file) print_rules(file, TC_SOURCE_FILE);
     if (tc_select_builtin_in_force()) print_rules(tc_default_table(), TC_SOURCE_BUILTIN);
     print_model(tc_select_table());

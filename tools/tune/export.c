@@ -285,3 +285,25 @@ int tune_export_mpich(json_t *table, json_t *base, const char *path, char *err, 
     if (rc != 0) snprintf(err, len, "cannot write %s", path);
     return rc ? -1 : 0;
 }
+
+/* ---- JSON files ------------------------------------------------------------ */
+
+json_t *tune_load_json(const char *path, char *err, size_t len)
+{
+    json_error_t jerr;
+    json_t *s = json_load_file(path, 0, &jerr);
+    if (!s) snprintf(err, len, "%s:%d: %s", path, jerr.line, jerr.text);
+    return s;
+}
+
+int tune_write_json(json_t *doc, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return -1;
+    if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0) return -1;
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}

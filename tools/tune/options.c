@@ -17,9 +17,11 @@ void tune_usage(FILE *f)
 {
     fprintf(f,
 "Usage: mpiexec [...] " TUNE_PROG " [options]\n"
-"Measures every algorithm of every collective against the MPI library's own\n"
-"(native), interleaved, and writes a TOPOCOLL_TUNING_FILE that switches away from\n"
-"native only where the win is larger than the measured noise.\n"
+"Runs every collective at every size in a loop under topocoll's run-time learner\n"
+"(docs/learning.md) until it has settled on a choice there (native always among its\n"
+"candidates), and writes what it learned as a TOPOCOLL_TUNING_FILE (the format of\n"
+"TOPOCOLL_LEARN_FILE), merged into the output's rules: the keys learned now replace\n"
+"theirs, every other rule and section is kept.\n"
 "\n"
 "  -o, --output FILE     the tuning table (default topocoll-tuning.json)\n"
 "  -s, --sizes SPEC      bytes per rank, as topocoll-bench -s (default: the grid below)\n"
@@ -31,35 +33,22 @@ void tune_usage(FILE *f)
 "      --comms LIST      communicators: world, pernode (one rank per node), half\n"
 "                        (the first half of the ranks) (default world)\n"
 "  -t, --topology SPEC   virtual topology of MPI_COMM_WORLD (as topocoll-bench -t)\n"
-"      --time DURATION   budget (\"10m\", \"90s\", \"1h\"): the screen is time-boxed\n"
-"                        per collective and the grid is measured coarse to fine,\n"
-"                        stopping when the budget is spent (default: no budget)\n"
-"  -r, --reps N          batches per entry and point (default 5); a noisy point gets\n"
-"                        up to twice as many\n"
-"      --keep N          entries kept by the screen besides native (default 4)\n"
-"      --margin F        a switch needs entry q75 x (1 + F) < native q25 (default 0.03)\n"
-"      --noise F         relative spread (q75 - q25) / median that repeats a point\n"
-"                        (default 0.10)\n"
-"      --no-confirm      keep every switch as first measured (default: each switch\n"
-"                        away from native is measured again, native and the winner\n"
-"                        alone, and stands only if it passes the noise test twice)\n"
-"      --state FILE      state written as the run goes (default <output>.state;\n"
-"                        with --from, <TABLE>.state)\n"
-"      --resume          continue from the state file: measured points are kept\n"
-"      --rebuild         measure nothing: write the table (and exports) again from\n"
-"                        the state file, with this version's decision rules\n"
-"      --stop-after N    stop after N measured points (the table is still written)\n"
+"      --time DURATION   budget (\"10m\", \"90s\", \"1h\"), shared equally by the\n"
+"                        (communicator, collective) groups; sizes left when a\n"
+"                        group's share is spent are not learned (default: none)\n"
+"      --max-calls N     calls per size at most while the learner settles (default\n"
+"                        4000; a size that does not settle is reported)\n"
+"      --resume          warm start from the output's learned rules: their keys are\n"
+"                        not explored again, only the missing ones are learned\n"
+"      --stop-after N    stop after N sizes learned (the table is still written)\n"
 "      --export-ompi FILE   also write an Open MPI coll_tuned dynamic rules file\n"
 "      --export-mpich FILE  also write an MPICH selection JSON\n"
 "                        (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)\n"
 "      --mpich-base FILE MPICH's own selection JSON, kept where native stays\n"
 "                        (MPICH 4.0 needs every collective in the file;\n"
 "                        tools/tune/mpich-base.sh prints the library's own)\n"
-"      --from TABLE      measure nothing: write the exports (or --report) of an\n"
-"                        existing table\n"
-"      --report DIR      also write DIR/report.md and a PNG per collective: every\n"
-"                        entry's times against size, the selected one marked\n"
-"                        (tools/report/plot_tune.py; TOPOCOLL_PLOT_TUNE overrides)\n"
+"      --from TABLE      measure nothing: write the exports of an existing table\n"
+"                        (a tune's, or a TOPOCOLL_LEARN_FILE)\n"
 "  -q, --quiet           no progress on stderr\n"
 "  -h, --help            this text\n"
 "Exit status: 0 success, 1 a failure, 2 bad options.\n");
@@ -96,19 +85,6 @@ static int parse_int(const char *name, const char *arg, long lo, long hi, int *o
         return -1;
     }
     *out = (int)v;
-    return 0;
-}
-
-static int parse_frac(const char *name, const char *arg, double *out, char *err, size_t len)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (end == arg || *end || errno || !(v >= 0 && v <= 1)) {
-        seterr(err, len, "%s '%s': expected a number from 0 to 1", name, arg);
-        return -1;
-    }
-    *out = v;
     return 0;
 }
 
@@ -170,19 +146,16 @@ static int make_grid(tune_opts *o, size_t min, size_t max, int factor, char *err
     return 0;
 }
 
-enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_KEEP, O_MARGIN, O_NOISE,
-       O_STATE, O_RESUME, O_STOP, O_OMPI, O_MPICH, O_MBASE, O_FROM, O_REPORT, O_NOCONFIRM, O_REBUILD };
+enum { O_MIN = 256, O_MAX, O_FACTOR, O_COLLS, O_COMMS, O_TIME, O_MAXCALLS, O_RESUME, O_STOP, O_OMPI,
+       O_MPICH, O_MBASE, O_FROM };
 
 static const struct option longopts[] = {
     { "output", 1, NULL, 'o' }, { "sizes", 1, NULL, 's' }, { "min", 1, NULL, O_MIN },
     { "max", 1, NULL, O_MAX }, { "factor", 1, NULL, O_FACTOR }, { "colls", 1, NULL, O_COLLS },
     { "comms", 1, NULL, O_COMMS }, { "topology", 1, NULL, 't' }, { "time", 1, NULL, O_TIME },
-    { "reps", 1, NULL, 'r' }, { "keep", 1, NULL, O_KEEP }, { "margin", 1, NULL, O_MARGIN },
-    { "noise", 1, NULL, O_NOISE }, { "state", 1, NULL, O_STATE }, { "resume", 0, NULL, O_RESUME },
+    { "max-calls", 1, NULL, O_MAXCALLS }, { "resume", 0, NULL, O_RESUME },
     { "stop-after", 1, NULL, O_STOP }, { "export-ompi", 1, NULL, O_OMPI },
     { "export-mpich", 1, NULL, O_MPICH }, { "mpich-base", 1, NULL, O_MBASE }, { "from", 1, NULL, O_FROM },
-    { "report", 1, NULL, O_REPORT }, { "no-confirm", 0, NULL, O_NOCONFIRM },
-    { "rebuild", 0, NULL, O_REBUILD },
     { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -221,23 +194,13 @@ static int apply(int c, const char *arg, tune_opts *o, grid_args *g, char *err, 
         if ((o->budget_s = tune_parse_duration(arg)) > 0) return 0;
         seterr(err, len, "--time '%s': expected a duration such as 10m, 90s, 1h", arg);
         return -1;
-    case 'r': return parse_int("--reps", arg, 1, 1000, &o->reps, err, len);
-    case O_KEEP: return parse_int("--keep", arg, 0, 1000, &o->keep, err, len);
-    case O_MARGIN: return parse_frac("--margin", arg, &o->margin, err, len);
-    case O_NOISE: return parse_frac("--noise", arg, &o->noise, err, len);
-    case O_STATE:
-        free(o->state);
-        o->state = strdup(arg);
-        return o->state ? nonempty("--state", arg, err, len) : -1;
+    case O_MAXCALLS: return parse_int("--max-calls", arg, 16, 100000000, &o->max_calls, err, len);
     case O_RESUME: o->resume = 1; return 0;
-    case O_REBUILD: o->rebuild = o->resume = 1; return 0;
-    case O_NOCONFIRM: o->no_confirm = 1; return 0;
     case O_STOP: return parse_int("--stop-after", arg, 1, 1000000, &o->stop_after, err, len);
     case O_OMPI: o->export_ompi = arg; return nonempty("--export-ompi", arg, err, len);
     case O_MPICH: o->export_mpich = arg; return nonempty("--export-mpich", arg, err, len);
     case O_MBASE: o->mpich_base = arg; return nonempty("--mpich-base", arg, err, len);
     case O_FROM: o->from = arg; return nonempty("--from", arg, err, len);
-    case O_REPORT: o->report = arg; return nonempty("--report", arg, err, len);
     case 'q': o->quiet = 1; return 0;
     case 'h': o->help = 1; return 0;
     default: return -1;
@@ -250,10 +213,7 @@ static void defaults(tune_opts *o)
     o->output = "topocoll-tuning.json";
     o->comms[0] = "world";
     o->ncomms = 1;
-    o->reps = 5;
-    o->margin = 0.03;
-    o->noise = 0.10;
-    o->keep = 4;
+    o->max_calls = 4000;
 }
 
 int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t len)
@@ -263,7 +223,7 @@ int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t le
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:s:t:r:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:t:qh", longopts, NULL)) != -1) {
         if (c == '?' || c == ':') {
             const char *name = argv[optind - 1];
             seterr(err, len, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", name);
@@ -281,13 +241,6 @@ int tune_parse_options(int argc, char **argv, tune_opts *o, char *err, size_t le
     if (o->help) return TUNE_PARSE_HELP;
     if (!g.explicit_sizes && make_grid(o, g.min, g.max, g.factor, err, len) != 0)
         return TUNE_PARSE_ERROR;
-    o->max_reps = 2 * o->reps;
-    if (!o->state) {   /* <output>.state; with --from, the table's (for --report) */
-        const char *base = o->from ? o->from : o->output;
-        size_t n = strlen(base) + 7;
-        if (!(o->state = malloc(n))) return TUNE_PARSE_ERROR;
-        snprintf(o->state, n, "%s.state", base);
-    }
     return TUNE_PARSE_OK;
 }
 
@@ -295,7 +248,6 @@ void tune_opts_free(tune_opts *o)
 {
     free(o->sizes);
     free(o->colls);
-    free(o->state);
     memset(o, 0, sizeof *o);
 }
 

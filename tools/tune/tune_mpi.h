@@ -1,4 +1,4 @@
-/* topocoll-tune: the parts that use MPI (comms.c, measure.c). */
+/* topocoll-tune: the parts that use MPI (comms.c, measure.c, pingpong.c). */
 #ifndef TOPOCOLL_TUNE_MPI_H
 #define TOPOCOLL_TUNE_MPI_H
 
@@ -26,7 +26,12 @@ void tune_comm_free(tune_comm *c);
  * the entries measured after it. */
 MPI_Comm tune_comm_fresh(const tune_comm *c);
 
-/* ---- measurement (measure.c) ------------------------------------------------ */
+/* ---- one point under the learner (measure.c) ----------------------------------- */
+
+#include "select/learn.h"
+
+/* Calls between two checks of the data and of the learner's state. */
+#define TUNE_BATCH 8
 
 /* One size of one collective on one communicator, and its buffers. */
 typedef struct tune_size {
@@ -35,28 +40,28 @@ typedef struct tune_size {
     const bench_coll *bc;
     size_t bytes;
     unsigned char *sbuf, *rbuf;
-    double *times, *tmax;     /* per iteration; tmax on rank 0 */
-    int iters, warmup;
 } tune_size;
 
-/* Allocates the buffers for `bytes` with `iters` timed iterations (0:
- * adaptive); 0, or -1 on every rank. */
-int tune_size_open(tune_size *z, MPI_Comm comm, const bench_coll *bc, size_t bytes, int iters);
+/* Allocates the buffers for `bytes` (collective); 0, or -1 on every rank. */
+int tune_size_open(tune_size *z, MPI_Comm comm, const bench_coll *bc, size_t bytes);
 void tune_size_close(tune_size *z);
-/* Timed and warm-up calls of one batch at `bytes` on np ranks (adaptive). */
-int tune_calls_per_batch(const bench_coll *bc, size_t bytes, int np);
 
-/* Runs `batches` batches of every entry of names[0..n), interleaved (batch
- * b runs every entry before batch b + 1 starts).  Rank 0 appends each
- * entry's batch times (microseconds) to bt[e * stride + nb[e]++].  bad[e]
- * becomes 1 on every rank when an entry fails or leaves wrong data (it is
- * not run again).  rep0 numbers the batches' data patterns. */
-void tune_run_batches(tune_size *z, const char **names, int n, int batches, int rep0, double *bt,
-                      int stride, int *nb, int *bad);
+typedef struct tune_point {
+    int calls;                 /* calls made */
+    int settled;               /* the learner settled (on every rank) */
+    int out_of_time;           /* the deadline passed first */
+    int known_before;          /* its size class was learned (or read) before the point */
+    tc_learn_outcome outcome;  /* this process's outcome there (winner NULL: none) */
+} tune_point;
 
-/* Which names serve `bytes` on every rank of comm (collective): ok[e]. */
-void tune_applicable(MPI_Comm comm, const bench_coll *bc, size_t bytes, const char **names, int n,
-                     int *ok);
+/* This process's outcomes of (coll, np): how many, and in *holds the one
+ * whose size class holds bytes (winner NULL when none). */
+int tune_outcomes_of(topocoll_coll coll, int np, size_t bytes, tc_learn_outcome *holds);
+/* Calls topocoll's selection at z's point in batches until the learner has
+ * settled there, max_calls are made or the deadline (MPI_Wtime, 0: none)
+ * passes, all agreed over z->comm; 0, or -1 on every rank when a call failed
+ * or left wrong data. */
+int tune_learn_point(tune_size *z, int max_calls, double deadline, tune_point *p);
 
 /* ---- the cost model's parameters (pingpong.c) --------------------------------- */
 
