@@ -194,15 +194,16 @@ static void learned_note(const tc_ctx *x, const tc_learner *l, char *note, size_
     char tried[200];
     tried_list(l, tried, sizeof tried);
     double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
-    if (l->winner == l->native)
+    if (l->from_file)
+        snprintf(note, n, "from the learn file; candidates %s", tried);
+    else if (l->winner == l->native)
         snprintf(note, n, "native, the fastest over %llu calls; tried %s", (unsigned long long)l->explore_calls,
                  tried);
     else if (nat > 0 && isfinite(nat) && l->winner_s > 0)
         snprintf(note, n, "%.2fx faster than native over %llu calls; tried %s", nat / l->winner_s,
                  (unsigned long long)l->explore_calls, tried);
     else
-        snprintf(note, n, "%s over %llu calls; tried %s", l->from_file ? "from the learn file" : "the fastest",
-                 (unsigned long long)l->explore_calls, tried);
+        snprintf(note, n, "the fastest over %llu calls; tried %s", (unsigned long long)l->explore_calls, tried);
 }
 
 static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *l, const tc_learn_plan *p,

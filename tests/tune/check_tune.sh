@@ -131,7 +131,7 @@ lines = [l for l in out.splitlines() if "topocoll explain: allgather" in l]
 assert lines, "no explain lines"
 assert not [l for l in lines if "exploring" in l], "explored a key of the file: %s" % lines
 for b in (8, 4096):
-    assert [l for l in lines if "bytes=%d " % b in l and "(from file)" in l], "no warm-started choice at %d B" % b
+    assert [l for l in lines if "bytes=%d " % b in l and "from the learn file" in l], "no warm-started choice at %d B" % b
 for coll in ("allgather", "bcast"):
     assert before[coll] == after[coll], "%s: the file's rules changed" % coll
 PY
