@@ -141,8 +141,8 @@ int tc_learn_op_class(int reduction, int predefined_op, int commutative, int ele
 
 tc_learn_params tc_learn_default_params(void)
 {
-    return (tc_learn_params){ .warmup = 1, .round1 = 3, .round2 = 6, .lag = 4, .race = 1.25, .check = 64,
-                              .check_max = 1024, .check_samples = 5, .drift = 1.5 };
+    return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 1, .round2 = 2, .lag = 4, .race = 1.25,
+                              .check = 64, .check_max = 1024, .check_samples = 5, .drift = 1.5 };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -164,10 +164,10 @@ static void start_round(tc_learner *l, tc_learn_phase phase)
     l->phase = phase;
     l->phase_start = l->calls;
     l->nalive = 0;
-    for (int k = 0; k < l->ncand; k++) {
-        l->nsamp[k] = 0;
+    memset(l->samp, 0, sizeof l->samp);
+    memset(l->scnt, 0, sizeof l->scnt);
+    for (int k = 0; k < l->ncand; k++)
         if (l->alive[k]) l->order[l->nalive++] = k;
-    }
 }
 
 static void explore(tc_learner *l)
@@ -191,6 +191,8 @@ static void settle(tc_learner *l, int winner)
     l->check_every = l->prm.check;
     l->next_check = l->calls + (uint64_t)l->check_every;
     l->ncheck = 0;
+    l->check_sum = 0;
+    l->check_cnt = 0;
 }
 
 void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
@@ -204,7 +206,12 @@ void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_cla
     if (l->prm.round1 > TC_LEARN_MAX_SAMPLES) l->prm.round1 = TC_LEARN_MAX_SAMPLES;
     if (l->prm.round2 > TC_LEARN_MAX_SAMPLES) l->prm.round2 = TC_LEARN_MAX_SAMPLES;
     if (l->prm.check_samples > TC_LEARN_MAX_SAMPLES) l->prm.check_samples = TC_LEARN_MAX_SAMPLES;
+    if (l->prm.check_samples < 1) l->prm.check_samples = 1;
     if (l->prm.lag < 0) l->prm.lag = 0;
+    if (l->prm.warmup < 0) l->prm.warmup = 0;
+    if (l->prm.block < 1) l->prm.block = 1;
+    if (l->prm.round1 < 1) l->prm.round1 = 1;
+    if (l->prm.round2 < 1) l->prm.round2 = 1;
     l->native = -1;
     l->best = -1;
     l->winner = -1;
@@ -230,12 +237,27 @@ void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_cla
     explore(l);
 }
 
-/* The round's length in calls. */
+/* The calls of one block, and the round's length in calls. */
+static uint64_t block_calls(const tc_learner *l)
+{
+    return (uint64_t)(l->prm.warmup + l->prm.block);
+}
+
 static uint64_t round_calls(const tc_learner *l)
 {
-    int w = l->phase == TC_LEARN_ROUND1 ? l->prm.warmup : 0;
-    int k = l->phase == TC_LEARN_ROUND1 ? l->prm.round1 : l->prm.round2;
-    return (uint64_t)l->nalive * (uint64_t)(w + k);
+    int blocks = l->phase == TC_LEARN_ROUND1 ? l->prm.round1 : l->prm.round2;
+    return (uint64_t)l->nalive * (uint64_t)blocks * block_calls(l);
+}
+
+/* The median over candidate k's blocks of their mean times (HUGE_VAL when
+ * no block has a timing: it declined here). */
+static double blocks_median(const tc_learner *l, int k)
+{
+    double v[TC_LEARN_MAX_SAMPLES];
+    int n = 0;
+    for (int b = 0; b < TC_LEARN_MAX_SAMPLES; b++)
+        if (l->scnt[k][b] > 0) v[n++] = l->samp[k][b] / l->scnt[k][b];
+    return n ? tc_learn_median(v, n) : HUGE_VAL;
 }
 
 /* This rank's values for the reduction at the end of a round: each alive
@@ -243,12 +265,8 @@ static uint64_t round_calls(const tc_learner *l)
 static void fill_round(tc_learner *l)
 {
     for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
-    for (int k = 0; k < l->ncand; k++) {
-        if (!l->alive[k]) continue;
-        double tmp[TC_LEARN_MAX_SAMPLES];
-        memcpy(tmp, l->samp[k], sizeof(double) * (size_t)l->nsamp[k]);
-        l->send[k] = l->nsamp[k] ? tc_learn_median(tmp, l->nsamp[k]) : HUGE_VAL;
-    }
+    for (int k = 0; k < l->ncand; k++)
+        if (l->alive[k]) l->send[k] = blocks_median(l, k);
 }
 
 static tc_learn_plan start_reduction(tc_learner *l, tc_learn_plan p)
@@ -269,11 +287,12 @@ static tc_learn_plan plan_exploring(tc_learner *l)
         l->send[0] = l->preload, l->send[1] = -l->preload;
         return start_reduction(l, p);
     }
-    uint64_t i = l->calls - l->phase_start, len = round_calls(l);
+    uint64_t i = l->calls - l->phase_start, len = round_calls(l), bc = block_calls(l);
     if (i < len) {
-        int w = l->phase == TC_LEARN_ROUND1 ? l->prm.warmup : 0;
-        p.cand = l->order[i % (uint64_t)l->nalive];
-        p.timed = i / (uint64_t)l->nalive >= (uint64_t)w;
+        uint64_t blk = i / bc;   /* blocks in order: round b, candidate c */
+        p.cand = l->order[blk % (uint64_t)l->nalive];
+        p.timed = i % bc >= (uint64_t)l->prm.warmup;
+        l->cur_block = (int)(blk / (uint64_t)l->nalive);
         return p;
     }
     if (i == len) {
@@ -283,21 +302,22 @@ static tc_learn_plan plan_exploring(tc_learner *l)
     return p;   /* (not reached: the reduction is pending) */
 }
 
+/* Settled: a re-check block of the winner starts at next_check (the
+ * calls [next_check, next_check + block_calls) go to the full path; done()
+ * closes it), or, after check_samples blocks, the reduction. */
 static tc_learn_plan plan_settled(tc_learner *l)
 {
     tc_learn_plan p = { 0, 0, l->winner, 0, 0, 0 };
-    if (l->calls != l->next_check) {
+    if (l->calls < l->next_check) {
         p.fast = 1;
         return p;
     }
-    if (l->ncheck < l->prm.check_samples) {
-        p.timed = l->winner >= 0;
-        l->next_check += (uint64_t)l->check_every;
-        if (!p.timed) l->ncheck = 0;
+    if (l->ncheck < l->prm.check_samples && l->winner >= 0) {
+        p.timed = l->calls - l->next_check >= (uint64_t)l->prm.warmup;
         return p;
     }
     for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
-    l->send[0] = tc_learn_median(l->check, l->ncheck);
+    l->send[0] = l->ncheck ? tc_learn_median(l->check, l->ncheck) : 0;
     l->ncheck = 0;
     return start_reduction(l, p);
 }
@@ -315,11 +335,12 @@ tc_learn_plan tc_learn_next(tc_learner *l)
 void tc_learn_record(tc_learner *l, int k, double seconds)
 {
     if (l->phase == TC_LEARN_SETTLED) {
-        if (k == l->winner && l->ncheck < TC_LEARN_MAX_SAMPLES) l->check[l->ncheck++] = seconds;
+        if (k == l->winner) l->check_sum += seconds, l->check_cnt++;
         return;
     }
-    if (k < 0 || k >= l->ncand || l->nsamp[k] >= TC_LEARN_MAX_SAMPLES) return;
-    l->samp[k][l->nsamp[k]++] = seconds;
+    if (k < 0 || k >= l->ncand || l->cur_block < 0 || l->cur_block >= TC_LEARN_MAX_SAMPLES) return;
+    l->samp[k][l->cur_block] += seconds;
+    l->scnt[k][l->cur_block]++;
 }
 
 /* After round 1: drop the candidates slower than race x the best; the
@@ -360,7 +381,7 @@ static void after_check(tc_learner *l, const double *a)
 {
     if (l->winner_s <= 0) {
         l->winner_s = a[0];   /* a preloaded winner: its first agreed time is the reference */
-    } else if (a[0] > l->prm.drift * l->winner_s) {
+    } else if (a[0] > 0 && a[0] > l->prm.drift * l->winner_s) {
         explore(l);
         return;
     }
@@ -393,12 +414,21 @@ void tc_learn_done(tc_learner *l, int exploring, double seconds)
         l->explore_time += seconds;
         l->explore_calls++;
     }
+    /* a re-check block ends: its mean is a sample (none when it had no
+     * timing: the winner declined those calls) */
+    if (l->phase == TC_LEARN_SETTLED && !l->pending && l->calls >= l->next_check &&
+        l->calls + 1 >= l->next_check + (uint64_t)(l->prm.warmup + l->prm.block)) {
+        if (l->check_cnt > 0 && l->ncheck < TC_LEARN_MAX_SAMPLES) l->check[l->ncheck++] = l->check_sum / l->check_cnt;
+        l->check_sum = 0;
+        l->check_cnt = 0;
+        l->next_check += (uint64_t)l->check_every;
+    }
     l->calls++;
 }
 
 int tc_learn_quiet(const tc_learner *l)
 {
-    return l->phase == TC_LEARN_SETTLED && !l->pending && l->calls != l->next_check;
+    return l->phase == TC_LEARN_SETTLED && !l->pending && l->calls < l->next_check;
 }
 
 uint64_t tc_learn_fast_calls(const tc_learner *l)

@@ -17,12 +17,19 @@
  *
  * Schedule.  Every rank makes the same calls on a communicator, so a per-key
  * call counter is the same on all ranks, and every step below happens at a
- * call index, never at a time.  Round 1 interleaves the candidates
- * round-robin, each one `warmup` untimed calls (schedule generation, shared
- * windows) then `round1` timed calls; at the round's end each rank starts
- * one reduction (MAX over the ranks of each candidate's local median: a
- * collective is as slow as its slowest rank) and waits for it `lag` calls
- * later, while the best choice known so far serves.  Candidates slower than
+ * call index, never at a time.  Candidates run in blocks of consecutive
+ * calls, round-robin: a block's first `warmup` calls are not timed (they
+ * absorb the schedule's making, the shared windows, and what the previous
+ * candidate left unfinished at other ranks), its next `block` calls are,
+ * and the block's sample is their mean.  Blocks, not single calls, and
+ * means, not medians of calls: an entry whose calls return early at some
+ * ranks (a root that publishes and leaves) pays at its next call, which a
+ * block of consecutive calls sees and a median of single calls does not.
+ * Round 1 gives each candidate `round1` blocks; at the round's end each
+ * rank starts one reduction (MAX over the ranks of each candidate's local
+ * median over its blocks: a collective is as slow as its slowest rank) and
+ * waits for it `lag` calls later, while the best choice known so far
+ * serves.  Candidates slower than
  * `race` times the best are dropped (racing); the survivors run round 2
  * (`round2` timed calls each), a second reduction, and every rank takes the
  * same winner (ties: the earlier candidate) at the same call.  Only the run
@@ -30,9 +37,9 @@
  * fairly.
  *
  * Settled.  The winner serves on the fast path.  Every `check` calls (64,
- * doubling up to `check_max`) one call is timed on the full path; after
- * `check_samples` such timings a reduction agrees on the winner's re-checked
- * median, and when it exceeds `drift` times the agreed winner time the key
+ * doubling up to `check_max`) one block of the winner is timed on the full
+ * path; after `check_samples` such blocks a reduction agrees on the
+ * winner's re-checked median, and when it exceeds `drift` times the agreed winner time the key
  * explores again.  So drift too is decided from agreed numbers, at an
  * agreed call.
  *
@@ -41,11 +48,11 @@
  * the files may differ between ranks); if every rank names the same winner
  * the key settles on it without exploring, else it explores.
  *
- * Cost.  With 5 candidates, warmup 1, round1 3, round2 6, lag 4, a key
- * explores for about 20 + 4 + 2 x 6 + 4 = 40 calls; a loop of 10^4 calls
- * spends the excess of the slower candidates over those calls (well under
- * 1 % unless a candidate is an order of magnitude slower) plus one full-path
- * call per re-check.
+ * Cost.  With 6 candidates, blocks of 1 + 4 calls, round1 1 block, round2
+ * 2 blocks, lag 4, a key explores for 30 + 4 + (survivors x 10) + 4 calls,
+ * about 60 with 2 survivors; a loop of 10^4 calls spends the excess of the
+ * slower candidates over those calls (under 1 % unless a candidate is an
+ * order of magnitude slower) plus 5 full-path calls per re-check.
  */
 #ifndef TC_SELECT_LEARN_H
 #define TC_SELECT_LEARN_H
@@ -116,12 +123,13 @@ enum { TC_LEARN_MAX_CAND = 6, TC_LEARN_MAX_SAMPLES = 16 };
 enum { TC_LEARN_NRED = TC_LEARN_MAX_CAND + 2 };
 
 typedef struct tc_learn_params {
-    int warmup;        /* untimed first calls per candidate in round 1 */
-    int round1, round2;/* timed calls per candidate per round */
+    int warmup;        /* untimed first calls of every block */
+    int block;         /* timed calls of a block (consecutive calls of one candidate) */
+    int round1, round2;/* blocks per candidate per round */
     int lag;           /* calls between starting a reduction and waiting for it */
     double race;       /* after round 1: drop candidates slower than race x best */
     int check, check_max;     /* re-check interval, doubling up to check_max */
-    int check_samples; /* re-check timings per agreement */
+    int check_samples; /* re-check blocks per agreement */
     double drift;      /* re-explore when the re-checked median exceeds drift x winner */
 } tc_learn_params;
 
@@ -147,8 +155,9 @@ typedef struct tc_learner {
     uint64_t phase_start;                /* the call the phase's schedule starts at */
     int alive[TC_LEARN_MAX_CAND];        /* in this round */
     int order[TC_LEARN_MAX_CAND], nalive;/* the round's candidates, in order */
-    double samp[TC_LEARN_MAX_CAND][TC_LEARN_MAX_SAMPLES];
-    int nsamp[TC_LEARN_MAX_CAND];
+    double samp[TC_LEARN_MAX_CAND][TC_LEARN_MAX_SAMPLES];   /* per block: the sum of its timings */
+    int scnt[TC_LEARN_MAX_CAND][TC_LEARN_MAX_SAMPLES];      /* and their count */
+    int cur_block;                       /* the block of the call planned last */
     double agreed[TC_LEARN_MAX_CAND];    /* last agreed time; < 0 dropped (negated); 0 untried */
     int best;                            /* best so far by agreed times (-1: none yet) */
     int pending;                         /* a reduction is in flight */
@@ -160,8 +169,10 @@ typedef struct tc_learner {
     int from_file;
     uint64_t next_check;                 /* settled: the next re-check call */
     int check_every;
-    double check[TC_LEARN_MAX_SAMPLES];
+    double check[TC_LEARN_MAX_SAMPLES];  /* re-check blocks' mean times */
     int ncheck;
+    double check_sum;                    /* the re-check block under way */
+    int check_cnt;
     int explorations;                    /* how many times it explored */
     double explore_time;                 /* local seconds over the exploring calls */
     uint64_t explore_calls;
