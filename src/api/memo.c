@@ -123,8 +123,8 @@ static inline void fill_from_memo(tc_call *c, const tc_ctx *x, const tc_call_mem
 int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *rc)
 {
     if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on) return 0;
-    tc_ctx *x = tc_ctx_lookup(c->comm);
-    if (!x) return 0;
+    tc_ctx *x = tc_ctx_last_of(c->comm);   /* inline: the usual case, no call */
+    if (!x && !(x = tc_ctx_lookup(c->comm))) return 0;
     tc_call_memo *m = &x->memo[c->d->coll];
     if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) ||
         !memo_serves(m, x, c) || m->learn_left == 0)   /* 0: the learner's re-check is due */

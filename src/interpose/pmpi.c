@@ -34,7 +34,7 @@ static int covered(MPI_Comm comm)
     int inter = 0;
     if (tc_config_get()->disable) return 0;
     if (comm == MPI_COMM_NULL) return 1;
-    if (tc_ctx_lookup(comm)) return 1;
+    if (tc_ctx_last_of(comm) || tc_ctx_lookup(comm)) return 1;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 
