@@ -9,8 +9,8 @@
 #include "core/config.h"
 #include "api/error.h"
 #include "api/shm_calibrate.h"
-#include "select/choose.h"
 #include "select/select.h"
+#include "select/selector.h"
 #include "topocoll.h"
 
 /* The algorithm of this thread's last call: a catalog name (static storage),
@@ -68,28 +68,41 @@ int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const
 
 int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out)
 {
+    return tc_choose_learned(x, a, bytes, comm, NULL, NULL, out);
+}
+
+/* The MPI part of a decision: the memory model (calibrated on first need),
+ * one agreed size where it differs between ranks, the selector
+ * (src/select/selector.h), the errors it reports and the explain line. */
+int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo *learned,
+                      const char *learned_note, const tc_algo **out)
+{
     const char *coll = tc_coll_name(a->coll);
     /* the reasons are text for TOPOCOLL_EXPLAIN only: not built per call otherwise */
     int level = tc_config_get()->explain;
     int shown = level == 2 || (level == 1 && x->rank == 0);
-    char why[512];
-    why[0] = '\0';
-    int mrc = MPI_SUCCESS;   /* one-node allreduce: the memory model (calibrated on first need) */
+    char text[512];
+    text[0] = '\0';
+    int mrc = MPI_SUCCESS;
     const tc_shm_model *model = tc_shm_model_for(x, a, &mrc);
     if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
     /* a size that differs between ranks (alltoallv), where a rule reads it: the largest */
     if (tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&
         (mrc = PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm)) != MPI_SUCCESS)
         return tc_raise_mpi(comm, mrc, coll);
-    tc_choice c = tc_select_choose_model(a, x->topo, bytes, model, shown ? why : NULL, sizeof why);
-    if (c.how == TC_CHOSEN_UNKNOWN_FORCED) {
-        return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env,
-                        c.forced, coll);
-    }
-    if (c.how == TC_CHOSEN_FORCED_DECLINED &&
-        (mrc = tc_forced_declined(x, comm, a->coll, c.forced, c.forced_reason)) != MPI_SUCCESS)
+    tc_select_in in = tc_select_in_make(a, x->topo, bytes);
+    in.shm = model;
+    in.learned = learned;
+    in.learned_note = learned_note;
+    tc_why why = { shown ? text : NULL, sizeof text };
+    tc_decision d = tc_selector_decide(&in, &why);
+    if (d.forced_how == TC_FORCED_UNKNOWN)
+        return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env, d.forced,
+                        coll);
+    if (d.forced_how == TC_FORCED_DECLINED &&
+        (mrc = tc_forced_declined(x, comm, a->coll, d.forced, d.forced_reason)) != MPI_SUCCESS)
         return mrc;
-    tc_explain(x, coll, bytes, c.algo->name, why);
-    *out = c.algo;
+    tc_explain(x, coll, bytes, d.algo->name, text);
+    *out = d.algo;
     return MPI_SUCCESS;
 }

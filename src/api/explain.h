@@ -20,9 +20,16 @@ void tc_record_algorithm(const char *algo);
  * (MPI_ERR_ARG, as a declining algorithm named through the API). */
 int tc_forced_declined(const tc_ctx *x, MPI_Comm comm, topocoll_coll coll, const char *algo, const char *reason);
 
-/* Choose the algorithm for a call (src/select/choose.h: forced by
- * TOPOCOLL_<COLL>, else the selection table), explain it, and return
- * MPI_SUCCESS or a raised error (unknown forced name). */
+/* Choose the algorithm for a call (src/select/selector.h: forced, the
+ * tables, the models, native), explain it, and return MPI_SUCCESS or a
+ * raised error (unknown forced name; a declining forced entry under
+ * TOPOCOLL_FALLBACK=error). */
 int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo **out);
+/* The same with the learner's settled choice for the call (NULL: none; it
+ * must be agreed by all ranks) and its explain text ("learned: NOTE"; NULL:
+ * none): the selector's source "learned", after a forced entry and before
+ * the tuning file. */
+int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo *learned,
+                      const char *learned_note, const tc_algo **out);
 
 #endif

@@ -31,7 +31,9 @@
 #include "api/error.h"
 #include "api/explain.h"
 #include "core/fp_env.h"
+#include "api/shm_calibrate.h"
 #include "select/select.h"
+#include "select/selector.h"
 
 int tc_learn_on(const tc_config *cfg, topocoll_coll coll)
 {
@@ -79,9 +81,19 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     tc_learn_slot *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     const tc_algo *cand[TC_LEARN_MAX_CAND];
-    /* alltoallv: the bytes differ between ranks; its candidates must not */
-    int64_t bytes = tc_select_size_per_rank(c->d->coll) ? 0 : c->bytes;
-    int n = tc_learn_candidates(a, x->topo, bytes, cand, TC_LEARN_MAX_CAND);
+    /* the selector's candidates (select/selector.h), the one-node memory
+     * model's calibrated values included (collective on its first need:
+     * every rank makes this key's learner at the same call); alltoallv,
+     * whose bytes differ between ranks: one size agreed for the class */
+    int mrc = MPI_SUCCESS;
+    int64_t bytes = c->bytes;
+    if (tc_select_size_per_rank(c->d->coll) &&   /* the largest over the ranks, as the selection's */
+        PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm) != MPI_SUCCESS)
+        bytes = 0;   /* (the error is the same on every rank) */
+    tc_select_in in = tc_select_in_make(a, x->topo, bytes);
+    in.shm = tc_shm_model_for(x, a, &mrc);
+    if (mrc != MPI_SUCCESS) in.shm = NULL;
+    int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
     s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
     s->req = MPI_REQUEST_NULL;
     tc_learn_init(&s->l, c->d->coll, cls, opc, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn), NULL);
@@ -165,24 +177,45 @@ static void tried_list(const tc_learner *l, char *buf, size_t n)
 
 static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t);
 
+/* Whether this rank prints explain lines. */
+static int explaining(const tc_ctx *x)
+{
+    int level = tc_config_get()->explain;
+    return level == 2 || (level == 1 && x->rank == 0);
+}
+
+/* The learned choice's explain text (the selector prefixes "learned: "):
+ * "1.40x faster than native over N calls; tried a,b,c"; empty when nobody
+ * reads it. */
+static void learned_note(const tc_ctx *x, const tc_learner *l, char *note, size_t n)
+{
+    note[0] = '\0';
+    if (!explaining(x)) return;
+    char tried[200];
+    tried_list(l, tried, sizeof tried);
+    double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
+    if (l->winner == l->native)
+        snprintf(note, n, "native, the fastest over %llu calls; tried %s", (unsigned long long)l->explore_calls,
+                 tried);
+    else if (nat > 0 && isfinite(nat) && l->winner_s > 0)
+        snprintf(note, n, "%.2fx faster than native over %llu calls; tried %s", nat / l->winner_s,
+                 (unsigned long long)l->explore_calls, tried);
+    else
+        snprintf(note, n, "%s over %llu calls; tried %s", l->from_file ? "from the learn file" : "the fastest",
+                 (unsigned long long)l->explore_calls, tried);
+}
+
 static void explain_choice(const tc_ctx *x, const tc_call *c, const tc_learner *l, const tc_learn_plan *p,
                            const tc_algo *al)
 {
-    int level = tc_config_get()->explain;
-    if (level == 0 || (level == 1 && x->rank != 0)) {
+    if (!explaining(x)) {
         tc_record_algorithm(al->name);
         return;
     }
     char why[320], tried[200];
     tried_list(l, tried, sizeof tried);
-    if (l->phase == TC_LEARN_SETTLED) {
-        double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
-        if (nat > 0 && isfinite(nat) && l->winner_s > 0)
-            snprintf(why, sizeof why, "learned: %.2fx faster than native over %llu calls; tried %s",
-                     nat / l->winner_s, (unsigned long long)l->explore_calls, tried);
-        else
-            snprintf(why, sizeof why, "learned%s over %llu calls; tried %s", l->from_file ? " (from file)" : "",
-                     (unsigned long long)l->explore_calls, tried);
+    if (l->phase == TC_LEARN_SETTLED) {   /* (the winner goes through the selector) */
+        snprintf(why, sizeof why, "learned; tried %s", tried);
     } else {
         int pos = 0;
         for (int i = 0; i < l->nalive; i++)
@@ -231,8 +264,18 @@ static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_
         t->slot = NULL;
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
-    int k = t->plan.cand;
-    if (k >= 0 && serves(x, c, a, s->l.cand[k])) {
+    int k = s->l.ncand > 1 ? t->plan.cand : -1;   /* one candidate: the table's choice, not learned */
+    if (k >= 0 && s->l.phase == TC_LEARN_SETTLED && k == s->l.winner && serves(x, c, a, s->l.cand[k])) {
+        /* the selector's source "learned" (select/selector.h) */
+        char note[320];
+        learned_note(x, &s->l, note, sizeof note);
+        t->k = k;
+        if ((rc = tc_choose_learned(x, a, c->bytes, c->comm, s->l.cand[k], note, al)) != MPI_SUCCESS) {
+            tc_learn_done(&s->l, 0, 0);
+            t->slot = NULL;
+            return rc;
+        }
+    } else if (k >= 0 && serves(x, c, a, s->l.cand[k])) {
         t->k = k;
         *al = s->l.cand[k];
         explain_choice(x, c, &s->l, &t->plan, *al);

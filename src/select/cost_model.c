@@ -530,6 +530,36 @@ tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const 
     return pk;
 }
 
+int tc_model_rank(const tc_model_params *m, const tc_args *a, const tc_topo *t, int64_t bytes,
+                  const tc_algo **out, double *pred_s, int max)
+{
+    int n = 0;
+    if (!m || !a || !t || !out || max <= 0) return 0;
+    double *ps = pred_s ? pred_s : malloc((size_t)max * sizeof *ps);
+    if (!ps) return 0;
+    tc_fp_saved env;
+    tc_fp_hold(&env);
+    for (int i = 0; i < tc_catalog_variant_count(a->coll); i++) {
+        const tc_algo *al = tc_catalog_variant_at(a->coll, i);
+        const char *why;
+        double c = tc_model_predict(m, al, a, t, bytes);
+        if (!(c > 0) || !tc_algo_accepts(al, a, t, &why)) continue;
+        int k = n;   /* after every equal or faster one: ties keep catalog order */
+        while (k > 0 && c < ps[k - 1]) k--;
+        if (k >= max) continue;
+        if (n < max) n++;
+        for (int j = n - 1; j > k; j--) {
+            out[j] = out[j - 1];
+            ps[j] = ps[j - 1];
+        }
+        out[k] = al;
+        ps[k] = c;
+    }
+    tc_fp_restore(&env);
+    if (ps != pred_s) free(ps);
+    return n;
+}
+
 /* ---- memo ---------------------------------------------------------------------- */
 
 /* The memo lives with the topology it was computed on (a view of it,

@@ -72,6 +72,16 @@ typedef struct tc_model_pick {
 tc_model_pick tc_model_choose(const tc_model_params *m, const tc_args *a, const tc_topo *t,
                               int64_t bytes);
 
+/* Entries/variants of a->coll that accept the call (tc_algo_accepts) and
+ * have a prediction, ranked by predicted time, fastest first; ties keep the
+ * catalog's variant order (tc_catalog_variant_at), so the list is the same on
+ * every rank given the same inputs.  Every variant is considered, the
+ * families' parameter combinations included; native (no schedule) is not
+ * among them.  Writes at most max to out[] and pred_s[] (pred_s may be NULL)
+ * and returns how many.  MPI-free; the formulas run under tc_fp_hold. */
+int tc_model_rank(const tc_model_params *m, const tc_args *a, const tc_topo *t, int64_t bytes,
+                  const tc_algo **out, double *pred_s, int max);
+
 /* The same, memoised with the topology t (a view of it: t describes one
  * communicator, the same on all of its ranks) per (parameters, collective,
  * communicator size, node_shm, commutative, cma, size class: bytes rounded

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/cost_model.h"
 #include "select/select.h"
 
 /* ---- the record of outcomes ----------------------------------------------- */
@@ -141,7 +140,7 @@ int tc_learn_op_class(int reduction, int predefined_op, int commutative, int ele
 
 tc_learn_params tc_learn_default_params(void)
 {
-    return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 1, .round2 = 2, .lag = 4, .race = 1.25,
+    return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 64, .check_max = 1024, .check_samples = 5, .drift = 1.5 };
 }
 
@@ -249,15 +248,15 @@ static uint64_t round_calls(const tc_learner *l)
     return (uint64_t)l->nalive * (uint64_t)blocks * block_calls(l);
 }
 
-/* The median over candidate k's blocks of their mean times (HUGE_VAL when
- * no block has a timing: it declined here). */
-static double blocks_median(const tc_learner *l, int k)
+/* The least over candidate k's blocks of their mean times (HUGE_VAL when
+ * no block has a timing: it declined here).  The least: what else runs on
+ * the machine only ever adds time to a block. */
+static double blocks_min(const tc_learner *l, int k)
 {
-    double v[TC_LEARN_MAX_SAMPLES];
-    int n = 0;
+    double best = HUGE_VAL;
     for (int b = 0; b < TC_LEARN_MAX_SAMPLES; b++)
-        if (l->scnt[k][b] > 0) v[n++] = l->samp[k][b] / l->scnt[k][b];
-    return n ? tc_learn_median(v, n) : HUGE_VAL;
+        if (l->scnt[k][b] > 0 && l->samp[k][b] / l->scnt[k][b] < best) best = l->samp[k][b] / l->scnt[k][b];
+    return best;
 }
 
 /* This rank's values for the reduction at the end of a round: each alive
@@ -266,7 +265,7 @@ static void fill_round(tc_learner *l)
 {
     for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
     for (int k = 0; k < l->ncand; k++)
-        if (l->alive[k]) l->send[k] = blocks_median(l, k);
+        if (l->alive[k]) l->send[k] = blocks_min(l, k);
 }
 
 static tc_learn_plan start_reduction(tc_learner *l, tc_learn_plan p)
@@ -457,41 +456,4 @@ void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_le
     o->explore_s = l->explore_s;
     o->calls = l->calls;
     o->from_file = l->from_file;
-}
-
-/* ---- candidates ------------------------------------------------------------ */
-
-/* Add al to out[0..*n) when it accepts the call and is not there yet. */
-static void add_candidate(const tc_algo *al, const tc_args *a, const tc_topo *t, const tc_algo **out, int *n,
-                          int max)
-{
-    const char *why = NULL;
-    if (!al || *n >= max || !tc_algo_accepts(al, a, t, &why)) return;
-    for (int k = 0; k < *n; k++)
-        if (out[k] == al) return;
-    out[(*n)++] = al;
-}
-
-int tc_learn_candidates(const tc_args *a, const tc_topo *t, int64_t bytes, const tc_algo **out, int max)
-{
-    const tc_algo *native = tc_catalog_find(a->coll, "native");
-    int n = 0, room = max - 1;   /* native last */
-    if (max <= 0) return 0;
-    tc_decision d = tc_select_decide(a, t, bytes, NULL, 0);
-    if (!(d.algo->req & TC_REQ_NATIVE)) add_candidate(d.algo, a, t, out, &n, room);
-    if (d.table && d.rule >= 0)
-        for (int i = 0; i < TC_RULE_MAX_CANDIDATES && d.table->rules[d.rule].candidates[i]; i++) {
-            const tc_algo *al = tc_catalog_find(a->coll, d.table->rules[d.rule].candidates[i]);
-            if (al && !(al->req & TC_REQ_NATIVE)) add_candidate(al, a, t, out, &n, room);
-        }
-    if (!tc_select_size_per_rank(a->coll)) {
-        tc_model_pick m = tc_model_choose(tc_select_model(tc_select_table()), a, t, bytes);
-        if (m.algo) add_candidate(m.algo, a, t, out, &n, room);
-    }
-    for (int i = 0; i < tc_catalog_entry_count(a->coll) && n < room; i++) {
-        const tc_algo *al = tc_catalog_entry_at(a->coll, i)->def;
-        if (!(al->req & TC_REQ_NATIVE)) add_candidate(al, a, t, out, &n, room);
-    }
-    add_candidate(native, a, t, out, &n, max);
-    return n;
 }

@@ -26,8 +26,9 @@
  * ranks (a root that publishes and leaves) pays at its next call, which a
  * block of consecutive calls sees and a median of single calls does not.
  * Round 1 gives each candidate `round1` blocks; at the round's end each
- * rank starts one reduction (MAX over the ranks of each candidate's local
- * median over its blocks: a collective is as slow as its slowest rank) and
+ * rank starts one reduction (MAX over the ranks of each candidate's least
+ * block mean: other work on the machine only adds time to a block, and a
+ * collective is as slow as its slowest rank) and
  * waits for it `lag` calls later, while the best choice known so far
  * serves.  Candidates slower than
  * `race` times the best are dropped (racing); the survivors run round 2
@@ -48,9 +49,9 @@
  * the files may differ between ranks); if every rank names the same winner
  * the key settles on it without exploring, else it explores.
  *
- * Cost.  With 6 candidates, blocks of 1 + 4 calls, round1 1 block, round2
- * 2 blocks, lag 4, a key explores for 30 + 4 + (survivors x 10) + 4 calls,
- * about 60 with 2 survivors; a loop of 10^4 calls spends the excess of the
+ * Cost.  With 6 candidates, blocks of 1 + 4 calls, 2 blocks per candidate
+ * and round, lag 4, a key explores for 60 + 4 + (survivors x 10) + 4
+ * calls, about 90 with 2 survivors; a loop of 10^4 calls spends the excess of the
  * slower candidates over those calls (under 1 % unless a candidate is an
  * order of magnitude slower) plus 5 full-path calls per re-check.
  */
@@ -105,16 +106,6 @@ void tc_learn_class_bounds(int cls, int64_t *min_bytes, int64_t *max_bytes);
  * 1 + predefined op (0/1) * 2 + commutative (0/1) + 4 * log2 of the element
  * size (capped at 15).  Every input is the same on every rank. */
 int tc_learn_op_class(int reduction, int predefined_op, int commutative, int elem_size);
-
-/* ---- candidates ------------------------------------------------------------ */
-
-/* The candidates for a call: the rules' choice, the matching rule's other
- * candidates, the cost model's pick, then the collective's entries in
- * catalog order (their default variants) until max - 1, native last; only
- * entries that accept the call.  Deterministic: the same inputs give the
- * same list on every rank.  (The selector's tc_select_candidates, where it
- * exists, supersedes this list.) */
-int tc_learn_candidates(const tc_args *a, const tc_topo *t, int64_t bytes, const tc_algo **out, int max);
 
 /* ---- the state machine ---------------------------------------------------- */
 

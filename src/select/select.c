@@ -1,4 +1,5 @@
-/* Rule matching and candidate fallback (see select.h). */
+/* The rule tables in force and their candidates in the catalog (see select.h;
+ * the selector that walks them is selector.c). */
 #include "select/select.h"
 
 #include <stdio.h>
@@ -24,7 +25,6 @@
 typedef struct selection {
     tc_table *loaded;                    /* the tuning file's table, or NULL */
     const tc_table *layer[NLAYERS];      /* consulted in order */
-    tc_layer kind[NLAYERS];
     int nlayers;
     const tc_algo **resolved[NLAYERS];   /* NULL when memory ran out: names looked up per call */
 } selection;
@@ -43,10 +43,9 @@ static const tc_algo **resolve(const tc_table *tab)
     return r;
 }
 
-static void add_layer(selection *s, const tc_table *tab, tc_layer kind)
+static void add_layer(selection *s, const tc_table *tab)
 {
     s->layer[s->nlayers] = tab;
-    s->kind[s->nlayers] = kind;
     s->resolved[s->nlayers] = resolve(tab);
     s->nlayers++;
 }
@@ -62,8 +61,8 @@ static selection *build_selection(void)
         if (!s->loaded)
             fprintf(stderr, "topocoll: tuning file ignored, using the built-in table: %s\n", err);
     }
-    if (s->loaded) add_layer(s, s->loaded, TC_LAYER_FILE);
-    if (!s->loaded || !s->loaded->replace_builtin) add_layer(s, tc_default_table(), TC_LAYER_BUILTIN);
+    if (s->loaded) add_layer(s, s->loaded);
+    if (!s->loaded || !s->loaded->replace_builtin) add_layer(s, tc_default_table());
     return s;
 }
 
@@ -88,18 +87,11 @@ static const selection *get_selection(void)
 }
 
 /* The built-in layer alone: what serves when memory ran out. */
-static const selection fallback = { NULL, { NULL, NULL }, { TC_LAYER_BUILTIN, TC_LAYER_BUILTIN }, 0, { NULL, NULL } };
+static const selection fallback = { NULL, { NULL, NULL }, 0, { NULL, NULL } };
 
 static const tc_table *layer_table(const selection *sel, int l)
 {
     return sel->nlayers ? sel->layer[l] : tc_default_table();
-}
-
-static const tc_algo *candidate(const selection *sel, int l, int rule, int k)
-{
-    if (sel->nlayers && sel->resolved[l]) return sel->resolved[l][rule * TC_RULE_MAX_CANDIDATES + k];
-    const tc_table *tab = layer_table(sel, l);
-    return tc_catalog_find(tab->rules[rule].coll, tab->rules[rule].candidates[k]);
 }
 
 static const selection *selection_or_fallback(void)
@@ -124,10 +116,12 @@ int tc_select_builtin_in_force(void)
     return !f || !f->replace_builtin;
 }
 
-const char *tc_layer_name(tc_layer layer)
+const tc_algo *tc_rule_candidate(const tc_table *tab, int rule, int k)
 {
-    static const char *const names[] = { "tuning file", "built-in", "model", "native" };
-    return layer >= TC_LAYER_FILE && layer <= TC_LAYER_NATIVE ? names[layer] : "?";
+    const selection *sel = selection_or_fallback();
+    for (int l = 0; l < sel->nlayers; l++)
+        if (sel->layer[l] == tab && sel->resolved[l]) return sel->resolved[l][rule * TC_RULE_MAX_CANDIDATES + k];
+    return tc_catalog_find(tab->rules[rule].coll, tab->rules[rule].candidates[k]);
 }
 
 void tc_select_finalize(void)
@@ -152,19 +146,12 @@ int tc_rule_load_ok(const tc_rule *r, int load)
 
 /* Everything but the load condition (checked apart, so that explain can
  * name the rules it set aside). */
-static int matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes)
+int tc_rule_matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes)
 {
     return r->coll == a->coll && a->size >= r->min_np && (!r->max_np || a->size <= r->max_np) &&
            t->nnodes >= r->min_nodes && (!r->max_nodes || t->nnodes <= r->max_nodes) &&
            (!r->pow2_only || tc_is_pow2(a->size)) && bytes >= r->min_bytes &&
            (!r->max_bytes || bytes < r->max_bytes) && (!r->real_nodes || !t->virtual_nodes);
-}
-
-static void append(char *buf, size_t len, const char *fmt, const char *s1, const char *s2)
-{
-    if (!buf) return;
-    size_t used = strlen(buf);
-    if (used < len) snprintf(buf + used, len - used, fmt, s1, s2);
 }
 
 const tc_model_params *tc_select_model(const tc_table *tab)
@@ -189,150 +176,4 @@ int tc_select_reads_size(topocoll_coll coll)
                 return 1;
     }
     return 0;
-}
-
-/* The cost model's choice where no rule served (NULL: native).  Not for
- * a size that differs between ranks (alltoallv): its formulas there price
- * every entry as native anyway. */
-static const tc_algo *model_choice(const tc_table *tab, const tc_args *a, const tc_topo *t,
-                                   int64_t bytes, char *why, size_t whylen)
-{
-    if (tc_select_size_per_rank(a->coll)) {
-        append(why, whylen, "%s%s", "model: not for a size that differs between ranks; ", "");
-        return NULL;
-    }
-    const tc_model_params *mp = tc_select_model(tab);
-    tc_model_pick pk = tc_model_choose_memo(mp, a, t, bytes);
-    if (!why) return pk.algo;
-    char text[200];
-    tc_fp_saved env;   /* the ratios below: explain text only */
-    tc_fp_hold(&env);
-    if (pk.algo)
-        snprintf(text, sizeof text, "model (%s parameters): predicted %.3gx faster than native; ",
-                 mp->source, pk.native_s / pk.algo_s);
-    else if (pk.algo_s > 0)
-        snprintf(text, sizeof text, "model (%s parameters): best %s predicted %.3gx of native, "
-                 "margin %.2g not reached; ", mp->source, pk.best, pk.algo_s / pk.native_s, mp->margin);
-    else
-        snprintf(text, sizeof text, "model: no formula; ");
-    tc_fp_restore(&env);
-    append(why, whylen, "%s%s", text, "");
-    return pk.algo;
-}
-
-/* How the explain text names a layer's table: "built-in", "tuning file PATH". */
-static void table_label(const tc_table *tab, tc_layer kind, char *buf, size_t len)
-{
-    if (kind == TC_LAYER_FILE) snprintf(buf, len, "tuning file %s", tab->source);
-    else snprintf(buf, len, "%s", tab->source);
-}
-
-/* A rule that matches but for its load condition: named in the explain
- * text ("measured oversubscribed, set aside: this machine is dedicated"). */
-static void note_load_skip(const tc_table *tab, tc_layer kind, int i, int load, char *why, size_t whylen)
-{
-    if (!why) return;
-    char label[300], text[400];
-    table_label(tab, kind, label, sizeof label);
-    snprintf(text, sizeof text, "%s rule %d is for %s machines, set aside (this one is %s); ", label, i,
-             tc_load_name(tab->rules[i].load), tc_load_name(load));
-    append(why, whylen, "%s%s", text, "");
-}
-
-/* The explain text of the rule that served: layer, index, origin,
- * condition, note. */
-static void note_served(const tc_table *tab, tc_layer kind, int i, char *why, size_t whylen)
-{
-    if (!why) return;
-    const tc_rule *r = &tab->rules[i];
-    char label[300], rule[400], cond[64] = "";
-    table_label(tab, kind, label, sizeof label);
-    if (r->load != TC_LOAD_ANY) snprintf(cond, sizeof cond, "%s machines", tc_load_name(r->load));
-    const char *origin = kind == TC_LAYER_FILE && r->origin ? r->origin : "";
-    if (origin[0] || cond[0])
-        snprintf(rule, sizeof rule, "%s rule %d (%s%s%s)", label, i, origin, origin[0] && cond[0] ? ", " : "",
-                 cond);
-    else
-        snprintf(rule, sizeof rule, "%s rule %d", label, i);
-    append(why, whylen, "%s: %s", rule, r->note ? r->note : "");
-}
-
-/* The rules of one layer: the index of the rule that served (*al set), or -1. */
-static int by_layer(const selection *sel, int l, const tc_args *a, const tc_topo *t, int64_t bytes,
-                    const tc_algo **al, char *why, size_t whylen)
-{
-    const tc_table *tab = layer_table(sel, l);
-    tc_layer kind = sel->nlayers ? sel->kind[l] : TC_LAYER_BUILTIN;
-    for (int i = 0; i < tab->nrules; i++) {
-        const tc_rule *r = &tab->rules[i];
-        if (!matches(r, a, t, bytes)) continue;
-        if (!tc_rule_load_ok(r, a->load)) {
-            note_load_skip(tab, kind, i, a->load, why, whylen);
-            continue;
-        }
-        for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++) {
-            const tc_algo *c = candidate(sel, l, i, k);
-            const char *reason = "not in the catalog";
-            if (c && tc_algo_accepts(c, a, t, &reason)) {
-                note_served(tab, kind, i, why, whylen);
-                *al = c;
-                return i;
-            }
-            append(why, whylen, "%s declined (%s); ", r->candidates[k], reason);
-        }
-    }
-    if (kind == TC_LAYER_FILE) {
-        char label[300];
-        table_label(tab, kind, label, sizeof label);
-        append(why, whylen, "no rule of the %s serves the call%s", label, "; ");
-    }
-    return -1;
-}
-
-int tc_select_by_rules(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen,
-                       tc_decision *d)
-{
-    const selection *sel = selection_or_fallback();
-    if (why) why[0] = '\0';
-    int n = sel->nlayers ? sel->nlayers : 1;
-    for (int l = 0; l < n; l++) {
-        const tc_algo *al = NULL;
-        int i = by_layer(sel, l, a, t, bytes, &al, why, whylen);
-        if (i >= 0) {
-            d->algo = al;
-            d->layer = sel->nlayers ? sel->kind[l] : TC_LAYER_BUILTIN;
-            d->table = layer_table(sel, l);
-            d->rule = i;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-tc_decision tc_select_decide(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen)
-{
-    tc_decision d = { NULL, TC_LAYER_NATIVE, NULL, -1 };
-    if (tc_select_by_rules(a, t, bytes, why, whylen, &d)) return d;
-    d.algo = model_choice(tc_select_table(), a, t, bytes, why, whylen);
-    if (d.algo) {
-        d.layer = TC_LAYER_MODEL;
-        return d;
-    }
-    append(why, whylen, "%s%s", "no rule served: native fallback", "");
-    d.algo = tc_catalog_find(a->coll, "native");
-    return d;
-}
-
-const tc_algo *tc_select_rule(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
-                              size_t whylen, int *rule)
-{
-    tc_decision d = tc_select_decide(a, t, bytes, why, whylen);
-    if (rule) *rule = d.rule;
-    return d.algo;
-}
-
-const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
-                         size_t whylen)
-{
-    return tc_select_rule(a, t, bytes, why, whylen, NULL);
 }

@@ -1,5 +1,6 @@
 /*
- * Selection by table.  A rule maps (collective, process count range,
+ * The rule tables of the selection (the tuning file's and the built-in one;
+ * the selector that consults them is selector.h).  A rule maps (collective, process count range,
  * power-of-two only, node count range, bytes-per-rank range) to an ordered list of candidate
  * algorithms; the first rule that matches gives the candidates, the first
  * candidate that accepts the arguments serves the call.  Candidates that
@@ -7,7 +8,7 @@
  * and "native" ends every search.  The built-in table is default_table.c;
  * TOPOCOLL_TUNING_FILE (a JSON file, tuning.c) is a layer over it: the
  * file's rules first, then, where no rule of the file serves the call, the
- * built-in rules, then the cost model, then native.  A file with
+ * built-in rules (selector.h gives the whole order of sources).  A file with
  * "replace_builtin": true replaces the built-in table instead.
  */
 #ifndef TC_SELECT_H
@@ -57,24 +58,6 @@ typedef struct tc_table {
     int replace_builtin;
 } tc_table;
 
-/* The layer that decided a call (tc_decision.layer). */
-typedef enum {
-    TC_LAYER_FILE = 0,     /* a rule of the tuning file */
-    TC_LAYER_BUILTIN,      /* a built-in rule */
-    TC_LAYER_MODEL,        /* the cost model (or the one-node memory model) */
-    TC_LAYER_NATIVE        /* nothing else served: native */
-} tc_layer;
-
-typedef struct tc_decision {
-    const tc_algo *algo;
-    tc_layer layer;
-    const tc_table *table;  /* the table of the rule that served, NULL for model and native */
-    int rule;               /* its index in that table, -1 for model and native */
-} tc_decision;
-
-/* "tuning file", "built-in", "model", "native". */
-const char *tc_layer_name(tc_layer layer);
-
 const tc_table *tc_default_table(void);
 /* Load a JSON table; on error returns NULL and a message in err. */
 tc_table *tc_table_load(const char *path, char *err, size_t errlen);
@@ -95,21 +78,20 @@ const struct tc_model_params *tc_select_model(const tc_table *tab);
 /* Release the loaded tuning table (at MPI_Finalize). */
 void tc_select_finalize(void);
 
-/* Choose an algorithm.  `why` (NULL when nobody reads it) receives a line
- * for TOPOCOLL_EXPLAIN naming the rule and every candidate that declined. */
+/* The rules of a table: whether rule r matches a call (everything but its
+ * load condition, tc_rule_load_ok), and its candidate k in the catalog
+ * (NULL: not in it; looked up once per table in force). */
+int tc_rule_matches(const tc_rule *r, const tc_args *a, const tc_topo *t, int64_t bytes);
+const tc_algo *tc_rule_candidate(const tc_table *tab, int rule, int k);
+
+/* The decision of the tables, the model and native (selector.h: nothing
+ * forced, nothing learned); `why` (NULL when nobody reads it) receives the
+ * explain text; *rule (when not NULL) the index of the rule that served in
+ * its table, -1 when the model or native decided. */
 const tc_algo *tc_select(const tc_args *a, const tc_topo *t, int64_t bytes,
                          char *why, size_t whylen);
-/* The same; *rule (when not NULL) receives the index of the rule that
- * served the call in its layer's table, -1 when the model or native did. */
 const tc_algo *tc_select_rule(const tc_args *a, const tc_topo *t, int64_t bytes,
                               char *why, size_t whylen, int *rule);
-/* The same, with the layer that decided and the rule's table. */
-tc_decision tc_select_decide(const tc_args *a, const tc_topo *t, int64_t bytes, char *why,
-                             size_t whylen);
-/* The rules' layers only (file, then built-in): 1 and *d filled when a rule
- * served, 0 when none did (the caller's model decides). */
-int tc_select_by_rules(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen,
-                       tc_decision *d);
 
 /* Agreement (docs/design.md): every input of a choice is the same on all
  * ranks of the communicator.  The selection size of a collective with

@@ -22,7 +22,7 @@ status=0
 printf '%s\n' "$out" | grep -qx 'OK' || { echo "check_cma: no line \"OK\" in the output" >&2; status=1; }
 lines=$(printf '%s\n' "$out" | grep '^topocoll explain: allreduce ' || true)
 total=$(printf '%s\n' "$lines" | grep -c . || true)
-served=$(printf '%s\n' "$lines" | grep -c -- "-> $name (forced by the environment)" || true)
+served=$(printf '%s\n' "$lines" | grep -c -- "-> $name (forced by TOPOCOLL_ALLREDUCE)" || true)
 reason=$(printf '%s\n' "$lines" | grep -c "forced $name declined (cross-memory attach turned off by TOPOCOLL_CMA)" || true)
 if [ "$mode" = on ]; then
   if [ "$served" -eq 0 ] && printf '%s\n' "$lines" | grep -q "forced $name declined (process_vm_readv:"; then

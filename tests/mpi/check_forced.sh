@@ -20,7 +20,7 @@ printf '%s\n' "$out" | grep -qx 'OK' || { echo "check_forced: no line \"OK\" in 
 IFS=, read -r -a list <<< "$pairs"
 for p in "${list[@]}"; do
   coll=${p%%=*} name=${p#*=}
-  n=$(printf '%s\n' "$out" | grep -c "^topocoll explain: $coll .* -> $name (forced by the environment)" || true)
+  n=$(printf '%s\n' "$out" | grep -c "^topocoll explain: $coll .* -> $name (forced by TOPOCOLL_${coll^^})" || true)
   if [ "$n" -lt 2 ]; then
     echo "check_forced: $n calls of $coll served by $name, expected at least 2" >&2
     status=1

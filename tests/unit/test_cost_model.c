@@ -255,12 +255,57 @@ static void tuning_file(void)
     expect_model_error("{\"gamma\": 0}", "\"gamma\" must be a positive number");
 }
 
+/* tc_model_rank: every ranked variant accepts the call and has a
+ * prediction, fastest first, ties in catalog order; the list is a prefix of
+ * the full ranking when max cuts it; the first is tc_model_choose's best. */
+static void ranking(void)
+{
+    const tc_model_params *m = tc_model_builtin();
+    const char *specs[] = { "1x4", "2x2", "2x3", "3,2" };
+    int sizes[] = { 4, 4, 6, 5 };
+    int64_t lens[] = { 8, 4096, 1 << 20 };
+    const tc_algo *all[512], *few[3];
+    double ps[512], fps[3];
+    for (int s = 0; s < 4; s++) {
+        tc_topo *t = spec(specs[s], sizes[s]);
+        for (int c = 0; c < TOPOCOLL_NCOLL; c++)
+            for (int l = 0; l < 3; l++) {
+                tc_args a = args_of((topocoll_coll)c, t->size, lens[l]);
+                int n = tc_model_rank(m, &a, t, lens[l], all, ps, 512);
+                CHECK(n > 0, "%s %s %lld B: nothing ranked", specs[s], tc_coll_name((topocoll_coll)c),
+                      (long long)lens[l]);
+                for (int i = 0; i < n; i++) {
+                    const char *why;
+                    CHECK(tc_algo_accepts(all[i], &a, t, &why) && ps[i] > 0 &&
+                          close_to(ps[i], tc_model_predict(m, all[i], &a, t, lens[l])),
+                          "%s: %s ranked without accepting or without its prediction", specs[s], all[i]->name);
+                    if (i > 0)
+                        CHECK(ps[i - 1] < ps[i] || (ps[i - 1] == ps[i] && tc_catalog_variant_index(all[i - 1]) <
+                                                                           tc_catalog_variant_index(all[i])),
+                              "%s %s: %s before %s out of order", specs[s], tc_coll_name((topocoll_coll)c),
+                              all[i - 1]->name, all[i]->name);
+                }
+                int k = tc_model_rank(m, &a, t, lens[l], few, fps, 3);
+                CHECK(k == (n < 3 ? n : 3), "max 3: %d of %d", k, n);
+                for (int i = 0; i < k; i++)
+                    CHECK(few[i] == all[i] && fps[i] == ps[i], "max 3: #%d %s, full list %s", i, few[i]->name,
+                          all[i]->name);
+                CHECK(tc_model_rank(m, &a, t, lens[l], few, NULL, 3) == k, "without pred_s: another count");
+                tc_model_pick pk = tc_model_choose(m, &a, t, lens[l]);
+                CHECK(n == 0 || !strcmp(pk.best, all[0]->name), "%s %s: choose's best %s, rank's first %s",
+                      specs[s], tc_coll_name((topocoll_coll)c), pk.best, n ? all[0]->name : "-");
+            }
+        tc_topo_free(t);
+    }
+}
+
 int main(void)
 {
     unsetenv("TOPOCOLL_TUNING_FILE");   /* tc_select below reads the built-in table */
     predictions();
     more_predictions();
     choices();
+    ranking();
     tuning_file();
     tc_select_finalize();
     return tc_test_summary();

@@ -124,8 +124,8 @@ static void fastest_wins(void)
     uint64_t n = sim_settle(&s, 200);
     same_winner(&s, "fastest");
     CHECK(s.l[0].winner == 2, "the fastest (2) did not win: %d", s.l[0].winner);
-    /* 6 candidates x a block of 1 + 4, lag 4, survivors x 2 blocks, lag 4: the bound */
-    CHECK(n <= 6 * 5 + 4 + 6 * 10 + 4 + 1, "exploring took %llu calls", (unsigned long long)n);
+    /* 6 candidates x 2 blocks of 1 + 4, lag 4, survivors x 2 blocks, lag 4: the bound */
+    CHECK(n <= 6 * 10 + 4 + 6 * 10 + 4 + 1, "exploring took %llu calls", (unsigned long long)n);
     /* racing: candidates > 1.25 x the best dropped after round 1 */
     for (int k = 0; k < NC; k++)
         if (truth[k] > 1.5 * truth[2]) CHECK(s.l[0].agreed[k] < 0, "candidate %d (%.1fx) not dropped", k,

@@ -20,7 +20,7 @@
 #include "algo/catalog.h"
 #include "blocks/groups.h"
 #include "core/config.h"
-#include "select/choose.h"
+#include "select/selector.h"
 #include "select/select.h"
 #include "sched/sched.h"
 #include "topo/topo.h"

@@ -13,6 +13,7 @@
 
 #include "core/config.h"
 #include "select/select.h"
+#include "select/selector.h"
 #include "topo/topo.h"
 #include "../common/harness.h"
 #include "../common/topo_spec.h"
@@ -68,29 +69,29 @@ static void layered(const tc_topo *two)
     tc_decision d = decide(TOPOCOLL_ALLGATHER, two, 8, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
     char want[200];
     snprintf(want, sizeof want, "tuning file %s rule 0 (measured)", path);
-    CHECK(strcmp(name_of(d), "ring") == 0 && d.layer == TC_LAYER_FILE && d.rule == 0 && d.table == tc_select_file() &&
+    CHECK(strcmp(name_of(d), "ring") == 0 && d.source == TC_SOURCE_FILE && d.rule == 0 && d.table == tc_select_file() &&
               strncmp(why, want, strlen(want)) == 0,
-          "allgather 8 B: %s, layer %s, rule %d (%s)", name_of(d), tc_layer_name(d.layer), d.rule, why);
+          "allgather 8 B: %s, layer %s, rule %d (%s)", name_of(d), tc_source_name(d.source), d.rule, why);
     /* measured native stays native, over the built-in rule (linear below 4 KiB) */
     d = decide(TOPOCOLL_ALLGATHER, two, 256, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "native") == 0 && d.layer == TC_LAYER_FILE && d.rule == 1,
-          "allgather 256 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+    CHECK(strcmp(name_of(d), "native") == 0 && d.source == TC_SOURCE_FILE && d.rule == 1,
+          "allgather 256 B: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
     /* not measured: the built-in rules, as without a file */
     d = decide(TOPOCOLL_ALLGATHER, two, 16384, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "h1_shm_rd_shm") == 0 && d.layer == TC_LAYER_BUILTIN && d.table == tc_default_table() &&
+    CHECK(strcmp(name_of(d), "h1_shm_rd_shm") == 0 && d.source == TC_SOURCE_BUILTIN && d.table == tc_default_table() &&
               strstr(why, "no rule of the tuning file") && strstr(why, "built-in rule"),
-          "allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+          "allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
     d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_DEDICATED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "h2_p2p") == 0 && d.layer == TC_LAYER_BUILTIN && d.rule >= 0,
-          "alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+    CHECK(strcmp(name_of(d), "h2_p2p") == 0 && d.source == TC_SOURCE_BUILTIN && d.rule >= 0,
+          "alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
     /* the file's native bcast rule covers every size at np 4 */
     d = decide(TOPOCOLL_BCAST, two, 1 << 20, TC_LOAD_DEDICATED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "native") == 0 && d.layer == TC_LAYER_FILE, "bcast 1 MiB: %s, layer %s (%s)",
-          name_of(d), tc_layer_name(d.layer), why);
+    CHECK(strcmp(name_of(d), "native") == 0 && d.source == TC_SOURCE_FILE, "bcast 1 MiB: %s, layer %s (%s)",
+          name_of(d), tc_source_name(d.source), why);
     /* nothing serves: model or native, named */
     d = decide(TOPOCOLL_GATHER, two, 64, TC_LOAD_ANY, why, sizeof why);
-    CHECK((d.layer == TC_LAYER_MODEL || d.layer == TC_LAYER_NATIVE) && d.rule < 0 && !d.table,
-          "gather 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+    CHECK((d.source == TC_SOURCE_MODEL || d.source == TC_SOURCE_NATIVE) && d.rule < 0 && !d.table,
+          "gather 64 B: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
 }
 
 static void replaced(const tc_topo *two)
@@ -100,11 +101,11 @@ static void replaced(const tc_topo *two)
     use_file(text);
     CHECK(tc_select_file() && !tc_select_builtin_in_force(), "replace_builtin: no built-in layer");
     tc_decision d = decide(TOPOCOLL_ALLTOALL, two, 64, TC_LOAD_ANY, why, sizeof why);
-    CHECK(strcmp(name_of(d), "h2_p2p") != 0 && d.layer != TC_LAYER_BUILTIN && !strstr(why, "built-in rule"),
-          "replaced, alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+    CHECK(strcmp(name_of(d), "h2_p2p") != 0 && d.source != TC_SOURCE_BUILTIN && !strstr(why, "built-in rule"),
+          "replaced, alltoall 64 B: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
     d = decide(TOPOCOLL_ALLGATHER, two, 16384, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "h1_shm_rd_shm") != 0 && d.layer != TC_LAYER_BUILTIN,
-          "replaced, allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
+    CHECK(strcmp(name_of(d), "h1_shm_rd_shm") != 0 && d.source != TC_SOURCE_BUILTIN,
+          "replaced, allgather 16 KiB: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
 }
 
 static void without_file(const tc_topo *two)
@@ -114,9 +115,9 @@ static void without_file(const tc_topo *two)
     CHECK(!tc_select_file() && tc_select_builtin_in_force() && tc_select_table() == tc_default_table(),
           "no file: the built-in layer alone");
     tc_decision d = decide(TOPOCOLL_ALLGATHER, two, 256, TC_LOAD_OVERSUBSCRIBED, why, sizeof why);
-    CHECK(strcmp(name_of(d), "linear") == 0 && d.layer == TC_LAYER_BUILTIN && strncmp(why, "built-in rule", 13) == 0,
-          "no file, allgather 256 B: %s, layer %s (%s)", name_of(d), tc_layer_name(d.layer), why);
-    CHECK(strcmp(tc_layer_name(TC_LAYER_FILE), "tuning file") == 0 && strcmp(tc_layer_name(TC_LAYER_NATIVE), "native") == 0,
+    CHECK(strcmp(name_of(d), "linear") == 0 && d.source == TC_SOURCE_BUILTIN && strncmp(why, "built-in rule", 13) == 0,
+          "no file, allgather 256 B: %s, layer %s (%s)", name_of(d), tc_source_name(d.source), why);
+    CHECK(strcmp(tc_source_name(TC_SOURCE_FILE), "tuning file") == 0 && strcmp(tc_source_name(TC_SOURCE_NATIVE), "native") == 0,
           "layer names");
 }
 

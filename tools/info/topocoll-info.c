@@ -27,6 +27,7 @@
 #include "verify/verify.h"
 #include "core/config.h"
 #include "select/select.h"
+#include "select/selector.h"
 #include "select/cost_model.h"
 #include "topo/topo.h"
 
@@ -123,7 +124,7 @@ static void print_range(long long lo, long long hi)
 static void print_model(const tc_table *t);
 
 /* The rows of one layer's rules. */
-static void print_rules(const tc_table *t, tc_layer layer)
+static void print_rules(const tc_table *t, tc_source layer)
 {
     for (int i = 0; i < t->nrules; i++) {
         const tc_rule *r = &t->rules[i];
@@ -133,13 +134,13 @@ static void print_rules(const tc_table *t, tc_layer layer)
         char nodes[32];
         if (r->max_nodes) snprintf(nodes, sizeof nodes, "%d..%d", r->min_nodes, r->max_nodes);
         else snprintf(nodes, sizeof nodes, "%d..inf", r->min_nodes > 1 ? r->min_nodes : 1);
-        printf("| %s | %d | %s | %s | %s | %s | ", tc_layer_name(layer), i, tc_coll_name(r->coll), np, nodes,
+        printf("| %s | %d | %s | %s | %s | %s | ", tc_source_name(layer), i, tc_coll_name(r->coll), np, nodes,
                r->pow2_only ? "yes" : "no");
         print_range(r->min_bytes, r->max_bytes);
         printf(" | %s | ", tc_load_name(r->load));
         for (int k = 0; k < TC_RULE_MAX_CANDIDATES && r->candidates[k]; k++)
             printf("%s`%s`", k ? ", " : "", r->candidates[k]);
-        printf(" | %s | ", r->origin ? r->origin : layer == TC_LAYER_BUILTIN ? "built-in" : "tuning file");
+        printf(" | %s | ", r->origin ? r->origin : layer == TC_SOURCE_BUILTIN ? "built-in" : "tuning file");
         if (r->ratio > 0 && r->spread_hi > 0) printf("%.2fx (%.2f-%.2f)", r->ratio, r->spread_lo, r->spread_hi);
         else if (r->ratio > 0) printf("%.2fx", r->ratio);
         else printf("-");
@@ -166,8 +167,8 @@ static void print_selection(void)
            "| layer | # | collective | np | nodes | pow2 only | bytes per rank | machines | candidates | origin | "
            "ratio to native (spread) | why |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    if (file) print_rules(file, TC_LAYER_FILE);
-    if (tc_select_builtin_in_force()) print_rules(tc_default_table(), TC_LAYER_BUILTIN);
+    if (file) print_rules(file, TC_SOURCE_FILE);
+    if (tc_select_builtin_in_force()) print_rules(tc_default_table(), TC_SOURCE_BUILTIN);
     print_model(tc_select_table());
 }
 
@@ -204,12 +205,12 @@ static void print_decision(const tc_table *tab, topocoll_coll coll, const tc_top
     tc_model_pick pk = tc_model_choose(tc_select_model(tab), &a, t, n);
     if (d.rule >= 0) {
         const tc_rule *ru = &d.table->rules[d.rule];
-        if (d.layer == TC_LAYER_FILE)
+        if (d.source == TC_SOURCE_FILE)
             snprintf(by, sizeof by, "tuning file rule %d (%s)", d.rule, ru->origin ? ru->origin : "tuning file");
         else
             snprintf(by, sizeof by, "built-in rule %d", d.rule);
     } else {
-        snprintf(by, sizeof by, "%s", d.layer == TC_LAYER_MODEL ? "model"
+        snprintf(by, sizeof by, "%s", d.source == TC_SOURCE_MODEL ? "model"
                                       : pk.native_s > 0 ? "model: native" : "native (no formula)");
     }
     printf("| %s | %lld | `%s` | %s | ", tc_coll_name(coll), (long long)n, al ? al->name : "-", by);

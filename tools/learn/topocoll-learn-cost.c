@@ -9,7 +9,8 @@
  * (PMPI_).  Every loop is timed on every rank between barriers; the
  * slowest rank's total counts.  Repetitions alternate the loops so that
  * the machine's noise hits them alike; the medians over repetitions are
- * reported:
+ * reported, the ratios as the median of each repetition's ratio (its
+ * loops ran back to back):
  *
  *   coll bytes  learning  best fixed (name)  native  learning/best  learning/native  explored
  *
@@ -174,10 +175,18 @@ static void run_case(const opts *o, topocoll_coll coll, long long bytes)
         nat[rep] = loop(coll, NULL, 1, &b, comm, o->calls);
         MPI_Comm_free(&comm);
     }
+    /* the ratios per repetition (its loops ran back to back), then their median */
+    double rb[MAXREP], rn[MAXREP];
+    int nb = 0;
+    for (int rep = 0; rep < o->reps; rep++) {
+        if (best[rep] > 0) rb[nb++] = learn[rep] / best[rep];
+        rn[rep] = nat[rep] > 0 ? learn[rep] / nat[rep] : 0;
+    }
+    double rbest = nb ? median(rb, nb) : 0, rnat = median(rn, o->reps);
     double l = median(learn, o->reps), f = median(best, o->reps), nv = median(nat, o->reps);
     if (rank == 0)
         printf("%-10s %9lld  %9.4f s  %9.4f s (%s)  %9.4f s  %6.3f  %6.3f  %8.3f ms\n", topocoll_coll_name(coll), bytes,
-               l, f, best_name, nv, f > 0 ? l / f : 0, nv > 0 ? l / nv : 0, (double)explored * 1e-6);
+               l, f, best_name, nv, rbest, rnat, (double)explored * 1e-6);
     free(b.s);
     free(b.r);
 }
