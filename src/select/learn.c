@@ -141,7 +141,8 @@ int tc_learn_op_class(int reduction, int predefined_op, int commutative, int ele
 tc_learn_params tc_learn_default_params(void)
 {
     return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
-                              .check = 64, .check_max = 1024, .check_samples = 5, .drift = 1.5 };
+                              .check = 128, .check_max = 1024, .check_block = 2, .check_samples = 5,
+                              .drift = 1.5 };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -211,6 +212,7 @@ void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_cla
     if (l->prm.block < 1) l->prm.block = 1;
     if (l->prm.round1 < 1) l->prm.round1 = 1;
     if (l->prm.round2 < 1) l->prm.round2 = 1;
+    if (l->prm.check_block < 1) l->prm.check_block = 1;
     l->native = -1;
     l->best = -1;
     l->winner = -1;
@@ -302,7 +304,7 @@ static tc_learn_plan plan_exploring(tc_learner *l)
 }
 
 /* Settled: a re-check block of the winner starts at next_check (the
- * calls [next_check, next_check + block_calls) go to the full path; done()
+ * calls [next_check, next_check + check_block) go to the full path; done()
  * closes it), or, after check_samples blocks, the reduction. */
 static tc_learn_plan plan_settled(tc_learner *l)
 {
@@ -312,7 +314,7 @@ static tc_learn_plan plan_settled(tc_learner *l)
         return p;
     }
     if (l->ncheck < l->prm.check_samples && l->winner >= 0) {
-        p.timed = l->calls - l->next_check >= (uint64_t)l->prm.warmup;
+        p.timed = 1;
         return p;
     }
     for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
@@ -416,7 +418,7 @@ void tc_learn_done(tc_learner *l, int exploring, double seconds)
     /* a re-check block ends: its mean is a sample (none when it had no
      * timing: the winner declined those calls) */
     if (l->phase == TC_LEARN_SETTLED && !l->pending && l->calls >= l->next_check &&
-        l->calls + 1 >= l->next_check + (uint64_t)(l->prm.warmup + l->prm.block)) {
+        l->calls + 1 >= l->next_check + (uint64_t)l->prm.check_block) {
         if (l->check_cnt > 0 && l->ncheck < TC_LEARN_MAX_SAMPLES) l->check[l->ncheck++] = l->check_sum / l->check_cnt;
         l->check_sum = 0;
         l->check_cnt = 0;

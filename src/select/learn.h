@@ -37,10 +37,10 @@
  * is timed, not the selection or the call path, so candidates compare
  * fairly.
  *
- * Settled.  The winner serves on the fast path.  Every `check` calls (64,
- * doubling up to `check_max`) one block of the winner is timed on the full
- * path; after `check_samples` such blocks a reduction agrees on the
- * winner's re-checked median, and when it exceeds `drift` times the agreed winner time the key
+ * Settled.  The winner serves on the fast path.  Every `check` calls (128,
+ * doubling up to `check_max`) `check_block` calls of the winner are timed
+ * on the full path; after `check_samples` such blocks a reduction agrees
+ * on the winner's re-checked median, and when it exceeds `drift` times the agreed winner time the key
  * explores again.  So drift too is decided from agreed numbers, at an
  * agreed call.
  *
@@ -53,7 +53,7 @@
  * and round, lag 4, a key explores for 60 + 4 + (survivors x 10) + 4
  * calls, about 90 with 2 survivors; a loop of 10^4 calls spends the excess of the
  * slower candidates over those calls (under 1 % unless a candidate is an
- * order of magnitude slower) plus 5 full-path calls per re-check.
+ * order of magnitude slower) plus 2 full-path calls per re-check.
  */
 #ifndef TC_SELECT_LEARN_H
 #define TC_SELECT_LEARN_H
@@ -120,6 +120,7 @@ typedef struct tc_learn_params {
     int lag;           /* calls between starting a reduction and waiting for it */
     double race;       /* after round 1: drop candidates slower than race x best */
     int check, check_max;     /* re-check interval, doubling up to check_max */
+    int check_block;   /* timed calls of a re-check block (no warm-up: the winner ran just before) */
     int check_samples; /* re-check blocks per agreement */
     double drift;      /* re-explore when the re-checked median exceeds drift x winner */
 } tc_learn_params;

@@ -159,7 +159,9 @@ static void run_case(const opts *o, topocoll_coll coll, long long bytes)
         topocoll_run(TOPOCOLL_BCAST, NULL, NULL, 0, MPI_INT, b.r, 0, MPI_INT, MPI_SUM, 0, comm);
         learn[rep] = loop(coll, NULL, 0, &b, comm, o->calls);
         tc_learn_outcome oc;
-        int have = outcome_of(coll, coll == TOPOCOLL_ALLTOALL ? (long long)(b.count / size ? b.count / size : 1) * 4 * size : bytes, &oc);
+        /* (alltoall: the selection's bytes are one peer's block) */
+        long long sel = coll == TOPOCOLL_ALLTOALL ? (long long)(b.count / size ? b.count / size : 1) * 4 : bytes;
+        int have = outcome_of(coll, sel, &oc);
         best[rep] = -1;
         for (int k = 0; have && k < oc.ntried; k++) {
             loop(coll, oc.tried[k], 0, &b, comm, o->calls / 100 + 1);   /* its schedule made */
