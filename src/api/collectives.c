@@ -11,6 +11,7 @@
 
 #include "api/call.h"
 #include "api/error.h"
+#include "api/pass.h"
 
 /* One call in the generic form of topocoll_run (one_count collectives: the
  * receive count and type stand for both; no root: 0). */
@@ -136,6 +137,7 @@ int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Data
 int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TC_PASS_ALLGATHER;
     tc_call c = ALLGATHER_CALL("topocoll_allgather");
     return tc_call_collective(&c, 0, NULL);
 }
@@ -150,6 +152,7 @@ int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf, int
 
 int topocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
+    TC_PASS_BCAST;
     tc_call c = BCAST_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -164,6 +167,7 @@ int topocoll_bcast_algorithm(const char *algorithm, void *buf, int count, MPI_Da
 int topocoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    TC_PASS_SCATTER;
     tc_call c = SCATTER_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -179,6 +183,7 @@ int topocoll_scatter_algorithm(const char *algorithm, const void *sendbuf, int s
 int topocoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    TC_PASS_GATHER;
     tc_call c = GATHER_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -194,6 +199,7 @@ int topocoll_gather_algorithm(const char *algorithm, const void *sendbuf, int se
 int topocoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm)
 {
+    TC_PASS_REDUCE;
     tc_call c = REDUCE_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -208,6 +214,7 @@ int topocoll_reduce_algorithm(const char *algorithm, const void *sendbuf, void *
 int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+    TC_PASS_REDUCE_SCATTER_BLOCK;
     tc_call c = RSB_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -228,6 +235,7 @@ int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *s
 int topocoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TC_PASS_ALLTOALL;
     tc_call c = ALLTOALL_CALL;
     return tc_call_collective(&c, 0, NULL);
 }
@@ -310,6 +318,7 @@ int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, in
 int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm)
 {
+    TC_PASS_ALLREDUCE;
     tc_call c = ALLREDUCE_CALL;
     return tc_call_collective(&c, 0, NULL);
 }

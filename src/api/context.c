@@ -42,9 +42,8 @@ static char world_domain[32];
  * context) pair it used.  Freeing any context bumps the generation, so a
  * remembered pair can never outlive its communicator (a new communicator may
  * reuse a freed one's handle). */
-static atomic_uint ctx_generation = 1;
-typedef struct last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } last_ctx;
-static TC_THREAD_LOCAL last_ctx last_used;
+atomic_uint tc_ctx_generation = 1;
+TC_THREAD_LOCAL tc_last_ctx tc_ctx_last;
 
 static int node_comms_free(tc_node_comms *n) { return tc_subcomms_free(n); }
 
@@ -99,7 +98,7 @@ static int ctx_free(tc_ctx *c)
 static int delete_fn(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm; (void)key; (void)extra;
-    atomic_fetch_add(&ctx_generation, 1);
+    atomic_fetch_add(&tc_ctx_generation, 1);
     return ctx_free(value);
 }
 
@@ -322,14 +321,14 @@ int tc_ctx_alive(int *made)
 
 tc_ctx *tc_ctx_lookup(MPI_Comm comm)
 {
-    unsigned gen = atomic_load_explicit(&ctx_generation, memory_order_acquire);
-    if (last_used.comm == comm && last_used.gen == gen && last_used.ctx) return last_used.ctx;
+    unsigned gen = atomic_load_explicit(&tc_ctx_generation, memory_order_acquire);
+    if (tc_ctx_last.comm == comm && tc_ctx_last.gen == gen && tc_ctx_last.ctx) return tc_ctx_last.ctx;
     int found = 0;
     tc_ctx *c = NULL;
     if (ensure_keyval() != MPI_SUCCESS || PMPI_Comm_get_attr(comm, keyval, &c, &found) != MPI_SUCCESS ||
         !found)
         return NULL;
-    last_used = (last_ctx){ comm, c, gen };
+    tc_ctx_last = (tc_last_ctx){ comm, c, gen };
     return c;
 }
 

@@ -7,6 +7,8 @@
 #define TC_CONTEXT_H
 
 #include <mpi.h>
+#include <stdatomic.h>
+
 #include "algo/catalog.h"
 #include "core/thread_local.h"
 #include "detect/detect.h"
@@ -60,6 +62,12 @@ typedef struct tc_call_memo {
      * learn_base: learn_left when last counted into the learner. */
     struct tc_learner *learn;
     uint64_t learn_left, learn_base;
+    /* The pass-through (src/api/pass.h): pass 1 when the choice is the MPI
+     * library's own and the call may go from the entry point straight to
+     * it; in_place_arg[b]: buffer b was MPI_IN_PLACE; nonnull[b]: buffer b
+     * must not be NULL; apart: both buffers significant, so they must
+     * differ. */
+    unsigned char pass, in_place_arg[2], nonnull[2], apart;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the
@@ -110,6 +118,21 @@ int tc_ctx_alive(int *made);
  * lookup was the same communicator), else NULL: local, never collective.
  * It may be a marker (built 0), whose memos are all invalid. */
 tc_ctx *tc_ctx_lookup(MPI_Comm comm);
+/* The lookup's memory (context.c): each thread's last (communicator,
+ * context) pair, valid while the generation, bumped by freeing any context,
+ * is the one it was taken under. */
+typedef struct tc_last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } tc_last_ctx;
+extern TC_THREAD_LOCAL tc_last_ctx tc_ctx_last;
+extern atomic_uint tc_ctx_generation;
+/* tc_ctx_lookup's first step alone: comm's context when it is this
+ * thread's last one, else NULL (no MPI call, no search). */
+static inline tc_ctx *tc_ctx_last_of(MPI_Comm comm)
+{
+    if (tc_ctx_last.comm != comm ||
+        tc_ctx_last.gen != atomic_load_explicit(&tc_ctx_generation, memory_order_acquire))
+        return NULL;
+    return tc_ctx_last.ctx;
+}
 /* A communicator of this process alone whose errors return (MPI_ERRORS_RETURN):
  * for asking the MPI library whether it takes an argument without running
  * any handler of the application's; MPI_COMM_NULL if it could not be made.

@@ -15,6 +15,32 @@
 #include "api/error.h"
 #include "api/explain.h"
 #include "api/learn_call.h"
+#include "api/pass.h"
+
+TC_THREAD_LOCAL unsigned long tc_pass_served;
+
+/* Whether the pass-through (pass.h) may serve the calls this memo serves:
+ * the MPI library's own entry by selection, nothing the full path does per
+ * call (the run summary, explain lines, TOPOCOLL_CHECK), a predefined op,
+ * no zero-size datatype, no significant buffer MPI_IN_PLACE; and what it
+ * checks of the buffers. */
+static void set_pass(tc_call_memo *m, const tc_call *c, const tc_algo *al, const tc_sched *s, int named)
+{
+    const tc_config *cfg = tc_config_get();
+    m->pass = 0;
+    if (!(al->req & TC_REQ_NATIVE) || al->generate || s || named || !m->predefined_op || cfg->stats_on ||
+        cfg->explain || cfg->check_on || cfg->disable)
+        return;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        const void *buf = tc_call_buf(c, b);
+        int count = tc_call_count(c, b);
+        if (c->use[b] && (buf == MPI_IN_PLACE || (c->tsize[b] == 0 && count > 0))) return;
+        m->in_place_arg[b] = buf == MPI_IN_PLACE;
+        m->nonnull[b] = c->use[b] && count > 0 && c->tsize[b] > 0;
+    }
+    m->apart = c->use[TC_BUF_SEND] && c->use[TC_BUF_RECV];
+    m->pass = 1;
+}
 
 void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
                       int named)
@@ -36,10 +62,11 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
                          watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
                          *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX };
+                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0 };
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
+    set_pass(m, c, al, s, named);
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks
@@ -96,8 +123,8 @@ static inline void fill_from_memo(tc_call *c, const tc_ctx *x, const tc_call_mem
 int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *rc)
 {
     if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on) return 0;
-    tc_ctx *x = tc_ctx_lookup(c->comm);
-    if (!x) return 0;
+    tc_ctx *x = tc_ctx_last_of(c->comm);   /* inline: the usual case, no call */
+    if (!x && !(x = tc_ctx_lookup(c->comm))) return 0;
     tc_call_memo *m = &x->memo[c->d->coll];
     if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) ||
         !memo_serves(m, x, c) || m->learn_left == 0)   /* 0: the learner's re-check is due */

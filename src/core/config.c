@@ -113,6 +113,7 @@ static const centry table[] = {
  * CI runs the thread test under, intercepts pthread_once but not glibc's
  * call_once, and would see every reader of the table racing its load). */
 static tc_config config;
+const tc_config *const tc_config_as_loaded = &config;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static unsigned generation;
 

@@ -40,6 +40,10 @@ enum {
 /* The process's configuration, loaded exactly once on first use (safe from
  * any number of threads; no lock once loaded). */
 const tc_config *tc_config_get(void);
+/* The same configuration without the test for its first load: for a reader
+ * that holds something taken under a loaded one (its generation is 0 before
+ * the first load). */
+extern const tc_config *const tc_config_as_loaded;
 /* Re-read the environment (tests; not while other threads use topocoll). */
 void tc_config_reload(void);
 /* A variable of the table that is read whenever it is used, not once

@@ -7,12 +7,14 @@
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
  * MPI_Finalize gathers the run summary first.  topocoll itself calls only
  * PMPI_ functions, so nothing recurses.  The Fortran entry points are in
- * fortran.c.
+ * fortran.c.  A call whose settled choice is the MPI library's own goes
+ * to it first thing (the pass-through, src/api/pass.h).
  */
 #include <mpi.h>
 
 #include "topocoll.h"
 #include "api/context.h"
+#include "api/pass.h"
 #include "api/stats.h"
 #include "core/config.h"
 #include "core/fp_env.h"
@@ -32,7 +34,7 @@ static int covered(MPI_Comm comm)
     int inter = 0;
     if (tc_config_get()->disable) return 0;
     if (comm == MPI_COMM_NULL) return 1;
-    if (tc_ctx_lookup(comm)) return 1;
+    if (tc_ctx_last_of(comm) || tc_ctx_lookup(comm)) return 1;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 
@@ -59,6 +61,7 @@ int MPI_Finalize(void)
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TC_PASS_ALLGATHER;
     if (!covered_by(TOPOCOLL_ALLGATHER, comm))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return topocoll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -66,6 +69,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
+    TC_PASS_BCAST;
     if (!covered_by(TOPOCOLL_BCAST, comm)) return PMPI_Bcast(buf, count, type, root, comm);
     return topocoll_bcast(buf, count, type, root, comm);
 }
@@ -73,6 +77,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    TC_PASS_SCATTER;
     if (!covered_by(TOPOCOLL_SCATTER, comm))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return topocoll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -81,6 +86,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    TC_PASS_GATHER;
     if (!covered_by(TOPOCOLL_GATHER, comm))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return topocoll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -89,6 +95,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                int root, MPI_Comm comm)
 {
+    TC_PASS_REDUCE;
     if (!covered_by(TOPOCOLL_REDUCE, comm))
         return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
     return topocoll_reduce(sendbuf, recvbuf, count, type, op, root, comm);
@@ -97,6 +104,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+    TC_PASS_REDUCE_SCATTER_BLOCK;
     if (!covered_by(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
@@ -105,6 +113,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TC_PASS_ALLTOALL;
     if (!covered_by(TOPOCOLL_ALLTOALL, comm))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return topocoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -124,6 +133,7 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
+    TC_PASS_ALLREDUCE;
     if (!covered_by(TOPOCOLL_ALLREDUCE, comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
 }
