@@ -142,7 +142,7 @@ tc_learn_params tc_learn_default_params(void)
 {
     return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 128, .check_max = 1024, .check_block = 2, .check_samples = 5,
-                              .drift = 1.5 };
+                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6 };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -344,6 +344,18 @@ void tc_learn_record(tc_learner *l, int k, double seconds)
     l->scnt[k][l->cur_block]++;
 }
 
+/* The winner among the agreed times a (alive candidates): the fastest,
+ * unless native is alive and that one does not beat it by the margin. */
+static int pick(const tc_learner *l, const double *a)
+{
+    int best = -1;
+    for (int k = 0; k < l->ncand; k++)
+        if (l->alive[k] && isfinite(a[k]) && (best < 0 || a[k] < a[best])) best = k;
+    int nat = l->native;
+    if (best < 0 || nat < 0 || best == nat || !l->alive[nat] || !isfinite(a[nat])) return best;
+    return a[best] * l->prm.native_margin + l->prm.native_path_s < a[nat] ? best : nat;
+}
+
 /* After round 1: drop the candidates slower than race x the best; the
  * survivors run round 2, or the only one settles. */
 static void after_round1(tc_learner *l, const double *a)
@@ -375,7 +387,8 @@ static void after_round2(tc_learner *l, const double *a)
         l->agreed[k] = isfinite(a[k]) ? a[k] : -HUGE_VAL;
         if (isfinite(a[k]) && (best < 0 || a[k] < a[best])) best = k;
     }
-    settle(l, best >= 0 ? best : l->best);
+    int chosen = pick(l, a);
+    settle(l, chosen >= 0 ? chosen : best >= 0 ? best : l->best);
 }
 
 static void after_check(tc_learner *l, const double *a)

@@ -123,6 +123,13 @@ typedef struct tc_learn_params {
     int check_block;   /* timed calls of a re-check block (no warm-up: the winner ran just before) */
     int check_samples; /* re-check blocks per agreement */
     double drift;      /* re-explore when the re-checked median exceeds drift x winner */
+    /* Native's benefit of the doubt: another candidate wins only where
+     * native_margin x its time + native_path_s is below native's time.
+     * Only the run is timed, so a schedule's per-call path (the memo's
+     * checks, ~0.1 us) is not in its time, while native settled is served
+     * by the pass-through at almost no cost; and a tie within the noise
+     * should keep the MPI library's own collective. */
+    double native_margin, native_path_s;
 } tc_learn_params;
 
 /* The defaults (see the file's comment). */

@@ -2,7 +2,8 @@
  * topocoll-bench: what the benchmark needs to know about each collective.
  *
  * Buffer sizes come from the library's descriptor (topocoll_coll_buffer_elems);
- * calls go through topocoll_run, applicability through topocoll_applicable,
+ * calls go through topocoll_run ("auto": topocoll_<coll>, the path an
+ * application takes under the preload), applicability through topocoll_applicable,
  * with root 0.  Data is MPI_BYTE for the collectives that move data and
  * MPI_INT32_T with MPI_SUM for reductions (`bytes` per rank is then bytes / 4
  * elements; a size must be a multiple of 4).
@@ -188,12 +189,35 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
     }
 }
 
+/* "auto": the public topocoll_<coll> call, the path an application's
+ * MPI_<Coll> takes under the preload (its pass-through included). */
+static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+{
+    MPI_Datatype t = type_of(bc);
+    switch (bc->coll) {
+    case TOPOCOLL_ALLGATHER: return topocoll_allgather(sbuf, count, t, rbuf, count, t, comm);
+    case TOPOCOLL_BCAST: return topocoll_bcast(rbuf, count, t, 0, comm);
+    case TOPOCOLL_SCATTER: return topocoll_scatter(sbuf, count, t, rbuf, count, t, 0, comm);
+    case TOPOCOLL_GATHER: return topocoll_gather(sbuf, count, t, rbuf, count, t, 0, comm);
+    case TOPOCOLL_REDUCE: return topocoll_reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
+    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
+        return topocoll_reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
+    case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
+    case TOPOCOLL_ALLTOALL: return topocoll_alltoall(sbuf, count, t, rbuf, count, t, comm);
+    default: return -1;   /* the v-collectives: their regular problem below */
+    }
+}
+
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
                     size_t bytes, MPI_Comm comm)
 {
     int count = (int)(bytes / (size_t)bc->esize);
     if (strcmp(algo, "native") == 0) {
         int rc = native_call(bc, sbuf, rbuf, count, comm);
+        if (rc != -1) return rc;
+    }
+    if (strcmp(algo, BENCH_AUTO) == 0) {
+        int rc = auto_call(bc, sbuf, rbuf, count, comm);
         if (rc != -1) return rc;
     }
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);

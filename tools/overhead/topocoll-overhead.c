@@ -11,7 +11,7 @@
  * cost.  Without the preload both columns are the MPI library alone (the
  * difference is then the measurement's own noise floor).
  *
- *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce]
+ *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES]
  *
  * Prints one line per collective: median microseconds per call through
@@ -68,11 +68,17 @@ static int do_allreduce(int direct, void *s, void *r, int n, MPI_Comm comm)
     return direct ? PMPI_Allreduce(s, r, k, MPI_INT, MPI_SUM, comm) : MPI_Allreduce(s, r, k, MPI_INT, MPI_SUM, comm);
 }
 
+static int do_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm)
+                  : MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm);
+}
+
 static const struct { const char *name; call_fn fn; } colls[] = {
     { "allgather", do_allgather }, { "bcast", do_bcast }, { "reduce", do_reduce },
     { "gather", do_gather }, { "scatter", do_scatter },
     { "reduce_scatter_block", do_reduce_scatter_block },
-    { "allreduce", do_allreduce },
+    { "allreduce", do_allreduce }, { "alltoall", do_alltoall },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
