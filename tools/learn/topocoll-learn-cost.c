@@ -102,6 +102,16 @@ static int one_call(topocoll_coll coll, const char *algo, int native, bufs *b, M
         }
     }
     int per = coll == TOPOCOLL_ALLTOALL ? (n / size ? n / size : 1) : n;
+    if (!algo) {   /* by selection: topocoll_<coll>, the path an application's MPI_<Coll> takes */
+        switch (coll) {
+        case TOPOCOLL_BCAST: return topocoll_bcast(b->r, n, MPI_INT, 0, comm);
+        case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(b->s, b->r, n, MPI_INT, MPI_SUM, comm);
+        case TOPOCOLL_REDUCE: return topocoll_reduce(b->s, b->r, n, MPI_INT, MPI_SUM, 0, comm);
+        case TOPOCOLL_ALLGATHER: return topocoll_allgather(b->s, n, MPI_INT, b->r, n, MPI_INT, comm);
+        case TOPOCOLL_ALLTOALL: return topocoll_alltoall(b->s, per, MPI_INT, b->r, per, MPI_INT, comm);
+        default: break;
+        }
+    }
     return topocoll_run(coll, algo, b->s, per, MPI_INT, b->r, per, MPI_INT, MPI_SUM, 0, comm);
 }
 
