@@ -168,6 +168,13 @@ int tc_pieces_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args 
 /* Remember the call's choice on its context (named: chosen by name). */
 void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
                       int named);
+/* A per-peer call (alltoallv: one learner key per communicator) whose
+ * learned choice is the MPI library's own: remembered for the
+ * pass-through (pass.h, TC_PASS_ALLTOALLV), which then serves the
+ * communicator's next calls of that collective with the same datatypes
+ * until the learner's next re-check, whatever their counts. */
+struct tc_learn_ticket;
+void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const struct tc_learn_ticket *lt);
 /* Serve the call from its communicator's memo: 1 with *rc set, or 0 to
  * take the full path.  algorithm: the entry named, or NULL for the
  * selection's. */

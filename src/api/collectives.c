@@ -267,6 +267,7 @@ int topocoll_alltoallv(const void *sendbuf, const int *sendcounts, const int *sd
                        MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                        const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TC_PASS_ALLTOALLV;
     return alltoallv("topocoll_alltoallv", NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm);
 }

@@ -86,8 +86,9 @@ int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm,
     int mrc = MPI_SUCCESS;
     const tc_shm_model *model = tc_shm_model_for(x, a, &mrc);
     if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
-    /* a size that differs between ranks (alltoallv), where a rule reads it: the largest */
-    if (tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&
+    /* a size that differs between ranks (alltoallv), where a rule reads it:
+     * the largest (not where the learned choice decides: no rule is read) */
+    if (!learned && tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&
         (mrc = PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm)) != MPI_SUCCESS)
         return tc_raise_mpi(comm, mrc, coll);
     tc_select_in in = tc_select_in_make(a, x->topo, bytes);

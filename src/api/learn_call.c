@@ -196,6 +196,8 @@ static void learned_note(const tc_ctx *x, const tc_learner *l, char *note, size_
     double nat = l->native >= 0 ? fabs(l->agreed[l->native]) : 0;
     if (l->from_file)
         snprintf(note, n, "from the learn file; candidates %s", tried);
+    else if (l->ncand == 1)
+        snprintf(note, n, "the only candidate for the communicator");
     else if (l->winner == l->native)
         snprintf(note, n, "native, the fastest over %llu calls; tried %s", (unsigned long long)l->explore_calls,
                  tried);
@@ -265,7 +267,11 @@ static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_
         t->slot = NULL;
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
-    int k = s->l.ncand > 1 ? t->plan.cand : -1;   /* one candidate: the table's choice, not learned */
+    /* One candidate: the table's choice serves, not learned; but where the
+     * selection size differs between ranks (alltoallv, one key per
+     * communicator) the table would agree on a size with a reduction in
+     * every call, so the key's only candidate serves as learned. */
+    int k = s->l.ncand > 1 || tc_select_size_per_rank(c->d->coll) ? t->plan.cand : -1;
     if (k >= 0 && s->l.phase == TC_LEARN_SETTLED && k == s->l.winner && serves(x, c, a, s->l.cand[k])) {
         /* the selector's source "learned" (select/selector.h) */
         char note[320];

@@ -16,6 +16,7 @@
 #include "api/explain.h"
 #include "api/learn_call.h"
 #include "api/pass.h"
+#include "select/select.h"
 
 TC_THREAD_LOCAL unsigned long tc_pass_served;
 
@@ -67,6 +68,33 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
     set_pass(m, c, al, s, named);
+}
+
+void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const tc_learn_ticket *lt)
+{
+    tc_call_memo *m = &x->memo[c->d->coll];
+    tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
+    const tc_config *cfg = tc_config_get();
+    *m = (tc_call_memo){ 0 };
+    m->learn_left = m->learn_base = UINT64_MAX;
+    if (!tc_select_size_per_rank(c->d->coll) || !(al->req & TC_REQ_NATIVE) || al->generate || !lt->slot ||
+        cfg->stats_on || cfg->explain || cfg->check_on || cfg->disable)
+        return;
+    unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        MPI_Datatype t = tc_call_type(c, b);
+        if (tc_call_buf(c, b) == MPI_IN_PLACE || c->tsize[b] == 0) return;   /* native.c rewrites those */
+        if (tc_call_type_named(t)) continue;
+        if (tc_watch_type(t) != MPI_SUCCESS) return;
+        m->watched = 1;
+    }
+    m->types_freed = freed;
+    m->stype = c->stype, m->rtype = c->rtype;
+    m->algo = al;
+    m->config_gen = cfg->generation;
+    tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the pass-through may serve */
+    m->valid = 0;                       /* never the regular fast path: per-peer counts */
+    m->pass = m->learn != NULL;
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks

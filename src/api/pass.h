@@ -74,6 +74,29 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
     return 1;
 }
 
+/* The same for a per-peer collective whose choice does not depend on the
+ * counts (alltoallv: one learner key per communicator;
+ * tc_memo_remember_per_peer): the same datatypes, no MPI_IN_PLACE; the MPI
+ * library checks the counts and displacements. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void *sbuf, MPI_Datatype stype,
+                                   MPI_Datatype rtype)
+{
+    tc_ctx *x = tc_ctx_last_of(comm);
+    if (!x) return 0;
+    tc_call_memo *m = &x->memo[coll];
+    if (!m->pass || m->valid || m->learn_left == 0 || m->config_gen != tc_config_as_loaded->generation ||
+        m->stype != stype || m->rtype != rtype || sbuf == MPI_IN_PLACE ||
+        (m->watched && m->types_freed != tc_types_freed()))
+        return 0;
+    m->learn_left--;
+    tc_record_algorithm(m->algo->name);
+    tc_pass_served++;
+    return 1;
+}
+
 /* At the top of an entry point (MPI_<Coll> or topocoll_<coll>, whose
  * parameters these name): the call handed to the MPI library when the
  * pass-through serves it.  The arguments are those of the entry's argument
@@ -104,6 +127,9 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
     if (tc_pass(TOPOCOLL_ALLTOALL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
                 MPI_OP_NULL, 0))                                                                   \
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+#define TC_PASS_ALLTOALLV                                                                          \
+    if (tc_pass_per_peer(TOPOCOLL_ALLTOALLV, comm, sendbuf, sendtype, recvtype))                     \
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)
 #define TC_PASS_ALLREDUCE                                                                          \
     if (tc_pass(TOPOCOLL_ALLREDUCE, comm, sendbuf, count, type, recvbuf, count, type, op, 0))      \
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm)

@@ -123,6 +123,7 @@ int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls
                   void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
                   MPI_Comm comm)
 {
+    TC_PASS_ALLTOALLV;
     if (!covered_by(TOPOCOLL_ALLTOALLV, comm))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                               recvtype, comm);

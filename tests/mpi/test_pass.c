@@ -12,7 +12,11 @@
  *   - learning: while a key explores (no outcome agreed yet), none is
  *     served; settled on native (a preloaded outcome), calls are served but
  *     the re-checks, which take the full path, and the learner's call index
- *     still counts every call; every rank serves the same calls.
+ *     still counts every call; every rank serves the same calls;
+ *   - alltoallv (one learner key per communicator): with counts that
+ *     change on every call (zeros included) the data is right on every
+ *     call, and once the key settles on native the pass-through serves
+ *     calls whatever their counts (none when it settles on another entry).
  * Rank 0 prints "N passed, M failed".
  */
 #define _POSIX_C_SOURCE 200809L
@@ -226,6 +230,53 @@ static void settled_native(void)
           (unsigned long long)learner_calls(bytes), CALLS);
 }
 
+/* One alltoallv whose counts change with the call (rank r sends
+ * (r + j + call) % 3 ints to rank j, zeros included), its data checked;
+ * the calls the pass-through served for it (0 or 1). */
+static unsigned long alltoallv_once(int call)
+{
+    int *sc = malloc(4 * (size_t)size * sizeof *sc), *sd = sc + size, *rc = sd + size, *rd = rc + size;
+    int *sbuf = malloc(3 * (size_t)size * sizeof *sbuf + 1), *rbuf = malloc(3 * (size_t)size * sizeof *rbuf + 1);
+    if (!sc || !sbuf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 2);
+    for (int j = 0, so = 0, ro = 0; j < size; j++) {
+        sc[j] = (rank + j + call) % 3, sd[j] = so, so += sc[j];
+        rc[j] = (j + rank + call) % 3, rd[j] = ro, ro += rc[j];
+        for (int e = 0; e < sc[j]; e++) sbuf[sd[j] + e] = 1000000 * rank + 1000 * j + e + call;
+    }
+    unsigned long before = tc_pass_served;
+    CHECK(topocoll_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "alltoallv call %d failed", call);
+    unsigned long served = tc_pass_served - before;
+    for (int j = 0; j < size; j++)
+        for (int e = 0; e < rc[j]; e++)
+            CHECK(rbuf[rd[j] + e] == 1000000 * j + 1000 * rank + e + call, "alltoallv call %d: wrong data from %d",
+                  call, j);
+    free(sc), free(sbuf), free(rbuf);
+    return served;
+}
+
+/* alltoallv: served whatever the counts once settled on native. */
+static void per_peer(void)
+{
+    configure("1", NULL, NULL, NULL);
+    enum { CALLS = 300 };
+    unsigned long served = 0;
+    for (int call = 0; call < CALLS; call++) served += alltoallv_once(call);
+    tc_learn_outcome o[64];
+    int n = tc_learn_outcomes(o, 64);
+    const char *winner = NULL;
+    for (int i = 0; i < n && i < 64; i++)
+        if (o[i].coll == TOPOCOLL_ALLTOALLV && o[i].np == size) winner = o[i].winner;
+    if (!winner) winner = topocoll_last_algorithm();   /* one candidate: settled at once, no outcome recorded */
+    if (rank == 0) printf("alltoallv: settled on %s; %lu of %d calls passed through\n", winner ? winner : "(nothing)",
+                          served, CALLS);
+    CHECK(same_everywhere(served), "alltoallv: the ranks' pass-through served different calls");
+    if (winner && strcmp(winner, "native") == 0)
+        CHECK(served > CALLS / 2, "alltoallv settled on native: only %lu of %d calls served", served, CALLS);
+    else
+        CHECK(served == 0, "alltoallv settled on %s: %lu calls served by the pass-through", winner, served);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -238,6 +289,7 @@ int main(int argc, char **argv)
     explain_and_stats();
     while_exploring();
     settled_native();
+    per_peer();
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
