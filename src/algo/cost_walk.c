@@ -134,6 +134,20 @@ int tc_cw_pow2_floor(int p)
     return q;
 }
 
+int tc_cw_fold_halving(tc_cost *c, const tc_topo *t, double n)
+{
+    int p = t->size, q = tc_cw_pow2_floor(p);
+    if (q < p) {
+        tc_cw_step(c, t, tc_cw_fold_in, NULL, 0, n);
+        c->reduced += n;
+    }
+    for (int d = 1; d < q; d <<= 1) {
+        tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n / (2 * d));
+        c->reduced += n / (2 * d);
+    }
+    return q;
+}
+
 int tc_cw_fold_xor(const void *ctx, int r, int p, int d, double *blocks)
 {
     (void)ctx;

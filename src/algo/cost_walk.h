@@ -54,8 +54,6 @@ int tc_cw_up(const void *ctx, int r, int p, int d, double *blocks);
 int tc_cw_subtree_up(const void *ctx, int r, int p, int d, double *blocks);
 int tc_cw_subtree(const void *ctx, int r, int p, int d, double *blocks);
 
-#endif
-
 /* The fold of recursive exchanges over a non-power-of-two p as the
  * reduction entries do it (src/blocks/allreduce_members.c): q the largest
  * power of two <= p, rem = p - q; among ranks < 2 rem the odd ones hand
@@ -71,3 +69,10 @@ int tc_cw_pow2_floor(int p);
  * new rank v. */
 int tc_cw_fold_new(int p, int r);
 int tc_cw_fold_old(int p, int v);
+/* The reduce-scatter half of Rabenseifner's algorithm as the reduction
+ * entries run it: the fold in (n, reduced) where p is not a power of two,
+ * then recursive halving among the q survivors (mask d: n/2d sent and
+ * reduced).  Returns q. */
+int tc_cw_fold_halving(tc_cost *c, const tc_topo *t, double n);
+
+#endif

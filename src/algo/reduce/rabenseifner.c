@@ -181,15 +181,7 @@ static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n,
 {
     (void)al;
     (void)a;
-    int p = t->size, q = tc_cw_pow2_floor(p);
-    if (q < p) {
-        tc_cw_step(c, t, tc_cw_fold_in, NULL, 0, n);
-        c->reduced += n;
-    }
-    for (int d = 1; d < q; d <<= 1) {
-        tc_cw_step(c, t, tc_cw_fold_xor, NULL, d, n / (2 * d));
-        c->reduced += n / (2 * d);
-    }
+    int q = tc_cw_fold_halving(c, t, n);
     for (int d = q / 2; d >= 1; d >>= 1) tc_cw_step(c, t, gather_pair, NULL, d, n / (2 * d));
     return 0;
 }
