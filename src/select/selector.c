@@ -366,6 +366,13 @@ int tc_select_candidates_in(const tc_select_in *in, const tc_algo **out, int max
         }
         cand_add(&l, tc_shm_model_select(m, in->a, in->t, in->bytes, NULL, 0));
     }
+    /* the entries the cost model cannot price (the node-shared ones on one
+     * node, the member-set rounds), at their defaults, in catalog order:
+     * only their timings can tell */
+    for (int i = 0; i < tc_catalog_entry_count(in->a->coll); i++) {
+        const tc_entry *e = tc_catalog_entry_at(in->a->coll, i);
+        if (e && e->def && !e->def->cost && !(e->def->req & TC_REQ_NATIVE)) cand_add(&l, e->def);
+    }
     cand_add(&l, l.native);
     return l.n;
 }
