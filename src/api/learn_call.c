@@ -69,6 +69,40 @@ static int preload_index(const tc_ctx *x, const tc_call *c, int cls, int opc, co
     return -1;
 }
 
+/* A learn file's winner for this key that the candidates left out (the
+ * calibrated memory model's pick, one of them, may differ from the run that
+ * wrote the file): put among them when every rank names the same one, so
+ * that the warm start can take it.  One reduction per key, only with
+ * TOPOCOLL_LEARN_FILE set (a setting of the whole job: every rank takes
+ * part); the list stays the same on every rank.  Returns the new count. */
+static int add_preloaded(const tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc, int ppn,
+                         const tc_algo **cand, int n)
+{
+    const char *file = getenv("TOPOCOLL_LEARN_FILE");
+    if (!file || !*file) return n;
+    int64_t lo, hi;
+    tc_learn_class_bounds(cls, &lo, &hi);
+    const tc_learn_outcome *o = tc_learn_preloaded(c->d->coll, x->size, x->topo->nnodes, ppn, lo, opc);
+    const tc_algo *al = o && o->winner ? tc_catalog_find(c->d->coll, o->winner) : NULL;
+    if (al && !tc_algo_accepts(al, a, x->topo, NULL)) al = NULL;
+    long long id[2];
+    id[0] = al ? tc_catalog_variant_index(al) + 1 : 0;
+    id[1] = -id[0];
+    if (PMPI_Allreduce(MPI_IN_PLACE, id, 2, MPI_LONG_LONG, MPI_MAX, x->comm) != MPI_SUCCESS ||
+        id[0] != -id[1] || id[0] <= 0 || !al)
+        return n;   /* no winner in the file, or not the same on every rank: explore */
+    for (int k = 0; k < n; k++)
+        if (cand[k] == al) return n;
+    int last = n > 0 && (cand[n - 1]->req & TC_REQ_NATIVE) ? n - 1 : n;   /* native stays last */
+    if (n == TC_LEARN_MAX_CAND) {   /* full: in the place of the last candidate but native */
+        if (last > 0) cand[last - 1] = al;
+        return n;
+    }
+    for (int k = n; k > last; k--) cand[k] = cand[k - 1];
+    cand[last] = al;
+    return n + 1;
+}
+
 static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc)
 {
     if (x->nlearn == x->learn_cap) {
@@ -95,6 +129,7 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     if (mrc != MPI_SUCCESS) in.shm = NULL;
     int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
     s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
+    n = add_preloaded(x, c, a, cls, opc, s->ppn, cand, n);
     s->req = MPI_REQUEST_NULL;
     tc_learn_init(&s->l, c->d->coll, cls, opc, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn), NULL);
     x->learn[x->nlearn++] = s;
