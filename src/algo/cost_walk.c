@@ -134,6 +134,13 @@ int tc_cw_pow2_floor(int p)
     return q;
 }
 
+int tc_cw_all_distances(tc_cost *c, const tc_topo *t, double n)
+{
+    if (t->size > 2048) return -1;
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
+    return 0;
+}
+
 int tc_cw_fold_halving(tc_cost *c, const tc_topo *t, double n)
 {
     int p = t->size, q = tc_cw_pow2_floor(p);

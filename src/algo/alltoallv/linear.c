@@ -32,9 +32,7 @@ static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n,
 {
     (void)al;
     (void)a;
-    if (t->size > 2048) return -1;   /* O(p^2) to price */
-    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, tc_cw_shift, NULL, d, n);
-    return 0;
+    return tc_cw_all_distances(c, t, n);
 }
 
 const tc_algo tc_alltoallv_linear = {
