@@ -48,6 +48,16 @@
 /* Calls the pass-through served on this thread (tests). */
 extern TC_THREAD_LOCAL unsigned long tc_pass_served;
 
+/* A call the pass-through serves: one of the calls the learner lets the
+ * fast paths serve, recorded as the memo's entry; 1. */
+static inline int pass_taken(tc_call_memo *m)
+{
+    m->learn_left--;
+    tc_record_algorithm(m->algo->name);
+    tc_pass_served++;
+    return 1;
+}
+
 /* 1: the call (the entry's arguments in the form of the argument record:
  * one count and type twice for one-count collectives, root 0 without a
  * root, MPI_OP_NULL without an op) goes to PMPI_<Coll> with the user's
@@ -68,10 +78,7 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
         (m->nonnull[1] && !rbuf) || (m->apart && sbuf == rbuf) ||
         (m->watched && m->types_freed != tc_types_freed()))
         return 0;
-    m->learn_left--;
-    tc_record_algorithm(m->algo->name);
-    tc_pass_served++;
-    return 1;
+    return pass_taken(m);
 }
 
 /* The same for a per-peer collective whose choice does not depend on the
@@ -91,10 +98,7 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
         m->stype != stype || m->rtype != rtype || sbuf == MPI_IN_PLACE ||
         (m->watched && m->types_freed != tc_types_freed()))
         return 0;
-    m->learn_left--;
-    tc_record_algorithm(m->algo->name);
-    tc_pass_served++;
-    return 1;
+    return pass_taken(m);
 }
 
 /* At the top of an entry point (MPI_<Coll> or topocoll_<coll>, whose
