@@ -49,7 +49,12 @@ int tc_bind_named(const tc_ctx *x, const tc_call *c, const tc_args *a, const cha
 
 int tc_bind_selected(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al)
 {
-    int rc = tc_choose(x, a, c->bytes, c->comm, al);
+    return tc_bind_selected_noted(x, c, a, NULL, al);
+}
+
+int tc_bind_selected_noted(tc_ctx *x, const tc_call *c, const tc_args *a, const char *note, const tc_algo **al)
+{
+    int rc = tc_choose_learned(x, a, c->bytes, c->comm, NULL, note, al);
     if (rc == MPI_SUCCESS && (*al)->generate && !tc_call_sizes_fit(c)) rc = native_instead(x, c, al);
     return rc;
 }

@@ -120,6 +120,8 @@ int tc_bind_named(const tc_ctx *x, const tc_call *c, const tc_args *a, const cha
 /* The entry TOPOCOLL_<COLL> or the selection chooses (native where it
  * cannot describe the call's sizes). */
 int tc_bind_selected(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al);
+/* The same with a note added to its explain text (NULL: none). */
+int tc_bind_selected_noted(tc_ctx *x, const tc_call *c, const tc_args *a, const char *note, const tc_algo **al);
 /* The node-shared budget's plan for *al: *piece 0 runs the call whole,
  * else in pieces of that many elements; *al may become an entry without
  * node-shared memory (see shm_budget.h). */

@@ -94,7 +94,7 @@ int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm,
     tc_select_in in = tc_select_in_make(a, x->topo, bytes);
     in.shm = model;
     in.learned = learned;
-    in.learned_note = learned_note;
+    in.learned_note = learned ? learned_note : NULL;
     tc_why why = { shown ? text : NULL, sizeof text };
     tc_decision d = tc_selector_decide(&in, &why);
     if (d.forced_how == TC_FORCED_UNKNOWN)
@@ -103,6 +103,10 @@ int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm,
     if (d.forced_how == TC_FORCED_DECLINED &&
         (mrc = tc_forced_declined(x, comm, a->coll, d.forced, d.forced_reason)) != MPI_SUCCESS)
         return mrc;
+    if (shown && !learned && learned_note && learned_note[0]) {
+        size_t used = strlen(text);
+        if (used + 3 < sizeof text) snprintf(text + used, sizeof text - used, "; %s", learned_note);
+    }
     tc_explain(x, coll, bytes, d.algo->name, text);
     *out = d.algo;
     return MPI_SUCCESS;

@@ -28,7 +28,8 @@ int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const t
 /* The same with the learner's settled choice for the call (NULL: none; it
  * must be agreed by all ranks) and its explain text ("learned: NOTE"; NULL:
  * none): the selector's source "learned", after a forced entry and before
- * the tuning file. */
+ * the tuning file.  Without a learned choice, a note is added to the
+ * selection's explain text ("...; NOTE"). */
 int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const tc_algo *learned,
                       const char *learned_note, const tc_algo **out);
 

@@ -69,17 +69,14 @@ static int preload_index(const tc_ctx *x, const tc_call *c, int cls, int opc, co
     return -1;
 }
 
-/* A learn file's winner for this key that the candidates left out (the
- * calibrated memory model's pick, one of them, may differ from the run that
- * wrote the file): put among them when every rank names the same one, so
- * that the warm start can take it.  One reduction per key, only with
+/* The learn file's winner for this key when every rank's file names the
+ * same one and it accepts the call, else NULL.  One reduction, only with
  * TOPOCOLL_LEARN_FILE set (a setting of the whole job: every rank takes
- * part); the list stays the same on every rank.  Returns the new count. */
-static int add_preloaded(const tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc, int ppn,
-                         const tc_algo **cand, int n)
+ * part); the answer is the same on every rank. */
+static const tc_algo *agreed_preload(const tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc, int ppn)
 {
     const char *file = getenv("TOPOCOLL_LEARN_FILE");
-    if (!file || !*file) return n;
+    if (!file || !*file) return NULL;
     int64_t lo, hi;
     tc_learn_class_bounds(cls, &lo, &hi);
     const tc_learn_outcome *o = tc_learn_preloaded(c->d->coll, x->size, x->topo->nnodes, ppn, lo, opc);
@@ -90,7 +87,18 @@ static int add_preloaded(const tc_ctx *x, const tc_call *c, const tc_args *a, in
     id[1] = -id[0];
     if (PMPI_Allreduce(MPI_IN_PLACE, id, 2, MPI_LONG_LONG, MPI_MAX, x->comm) != MPI_SUCCESS ||
         id[0] != -id[1] || id[0] <= 0 || !al)
-        return n;   /* no winner in the file, or not the same on every rank: explore */
+        return NULL;   /* no winner in the file, or not the same on every rank */
+    return al;
+}
+
+/* A learn file's winner for this key that the candidates left out (the
+ * calibrated memory model's pick, one of them, may differ from the run that
+ * wrote the file): put among them when every rank names the same one (al,
+ * agreed_preload's), so that the warm start can take it; the list stays the
+ * same on every rank.  Returns the new count. */
+static int add_preloaded(const tc_algo *al, const tc_algo **cand, int n)
+{
+    if (!al) return n;
     for (int k = 0; k < n; k++)
         if (cand[k] == al) return n;
     int last = n > 0 && (cand[n - 1]->req & TC_REQ_NATIVE) ? n - 1 : n;   /* native stays last */
@@ -103,6 +111,34 @@ static int add_preloaded(const tc_ctx *x, const tc_call *c, const tc_args *a, in
     return n + 1;
 }
 
+/* The key's candidates (the selector's, the one-node memory model's
+ * calibrated values included: collective on its first need, and every rank
+ * makes this key's candidates at the same call) and the learner's start on
+ * them.  Alltoallv, whose bytes differ between ranks: one size agreed for
+ * the class. */
+static void begin_learning(tc_ctx *x, const tc_call *c, const tc_args *a, tc_learn_slot *s, int agreed,
+                           const tc_algo *file_winner)
+{
+    const tc_algo *cand[TC_LEARN_MAX_CAND];
+    int mrc = MPI_SUCCESS, cls = s->l.size_class, opc = s->l.op_class;
+    int64_t bytes = c->bytes;
+    if (tc_select_size_per_rank(c->d->coll) &&   /* the largest over the ranks, as the selection's */
+        PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm) != MPI_SUCCESS)
+        bytes = 0;   /* (the error is the same on every rank) */
+    tc_select_in in = tc_select_in_make(a, x->topo, bytes);
+    in.shm = tc_shm_model_for(x, a, &mrc);
+    if (mrc != MPI_SUCCESS) in.shm = NULL;
+    int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
+    if (!agreed) file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
+    n = add_preloaded(file_winner, cand, n);
+    tc_learn_begin(&s->l, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn));
+}
+
+/* A new key's learner: patient (TOPOCOLL_LEARN_PATIENCE calls of the
+ * table's choice first, no candidates made, nothing collective), or
+ * learning from this call: without patience, or where every rank's learn
+ * file names the key's winner (a warm start costs no exploring; the
+ * agreement is one reduction per key, only with TOPOCOLL_LEARN_FILE). */
 static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, int cls, int opc)
 {
     if (x->nlearn == x->learn_cap) {
@@ -114,24 +150,13 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     }
     tc_learn_slot *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    const tc_algo *cand[TC_LEARN_MAX_CAND];
-    /* the selector's candidates (select/selector.h), the one-node memory
-     * model's calibrated values included (collective on its first need:
-     * every rank makes this key's learner at the same call); alltoallv,
-     * whose bytes differ between ranks: one size agreed for the class */
-    int mrc = MPI_SUCCESS;
-    int64_t bytes = c->bytes;
-    if (tc_select_size_per_rank(c->d->coll) &&   /* the largest over the ranks, as the selection's */
-        PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm) != MPI_SUCCESS)
-        bytes = 0;   /* (the error is the same on every rank) */
-    tc_select_in in = tc_select_in_make(a, x->topo, bytes);
-    in.shm = tc_shm_model_for(x, a, &mrc);
-    if (mrc != MPI_SUCCESS) in.shm = NULL;
-    int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
     s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
-    n = add_preloaded(x, c, a, cls, opc, s->ppn, cand, n);
     s->req = MPI_REQUEST_NULL;
-    tc_learn_init(&s->l, c->d->coll, cls, opc, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn), NULL);
+    tc_learn_params prm = tc_learn_default_params();
+    prm.patience = tc_config_get()->learn_patience;
+    tc_learn_init_patient(&s->l, c->d->coll, cls, opc, &prm);
+    const tc_algo *file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
+    if (prm.patience <= 0 || file_winner) begin_learning(x, c, a, s, 1, file_winner);
     x->learn[x->nlearn++] = s;
     return s;
 }
@@ -292,10 +317,32 @@ int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *
     return rc;
 }
 
+/* A patient key's call: the table's choice; the explain line says so. */
+static int bind_patient(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
+{
+    char note[96] = "";
+    if (explaining(x))
+        snprintf(note, sizeof note, "learning: patient, %llu of %d calls", (unsigned long long)t->slot->l.calls + 1,
+                 t->slot->l.prm.patience);
+    int rc = tc_bind_selected_noted(x, c, a, note, al);
+    if (rc != MPI_SUCCESS) {
+        tc_learn_done(&t->slot->l, 0, 0);
+        t->slot = NULL;
+        return rc;
+    }
+    t->algo = *al;
+    return MPI_SUCCESS;
+}
+
 static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
 {
     tc_learn_slot *s = t->slot;
     t->plan = tc_learn_next(&s->l);
+    if (t->plan.begin) {   /* the patience is over: this call, the same on every rank */
+        begin_learning(x, c, a, s, 0, NULL);
+        t->plan = tc_learn_next(&s->l);
+    }
+    if (s->l.phase == TC_LEARN_PATIENT) return bind_patient(x, c, a, al, t);
     int rc = reduce(x, s, &t->plan);
     if (rc != MPI_SUCCESS) {
         tc_learn_done(&s->l, 0, 0);

@@ -97,6 +97,10 @@ static const centry table[] = {
     { "TOPOCOLL_LEARN", T_BOOL, "1", offsetof(tc_config, learn),
       "0 (or false, no, off): no learning during the run; the selection table alone decides "
       "(docs/learning.md)", 0, 0, NULL, "learning stays on" },
+    { "TOPOCOLL_LEARN_PATIENCE", T_INT, "64", offsetof(tc_config, learn_patience),
+      "calls of each learning key (collective, communicator, size class) that the selection table serves, on "
+      "the fast path and without exploring, before learning starts (0: from the first call); a key called "
+      "fewer times is never explored (docs/learning.md)", 0, 1000000000, NULL, NULL },
     { "TOPOCOLL_LEARN_NOISE", T_STR, NULL, offsetof(tc_config, learn_noise),
       "testing aid: a fraction f in [0, 10]; every timing the learner takes is multiplied by a random "
       "factor in [1 - f, 1 + f], drawn per rank (agreement tests)", 0, 0, NULL, NULL },

@@ -26,6 +26,7 @@ typedef struct tc_config {
     int check_on;            /* 1: "1", 0: unset, empty or "0", -1: malformed (calls fail) */
     int fallback;            /* TOPOCOLL_FALLBACK: what a forced algorithm that declines does */
     int learn;               /* TOPOCOLL_LEARN: learning during the run (docs/learning.md) */
+    int learn_patience;      /* TOPOCOLL_LEARN_PATIENCE: table-served calls of a key before it learns */
     const char *learn_noise; /* TOPOCOLL_LEARN_NOISE as given (testing aid) */
     double noise;            /* its fraction (0: none) */
 } tc_config;

@@ -142,7 +142,7 @@ tc_learn_params tc_learn_default_params(void)
 {
     return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 128, .check_max = 1024, .check_block = 2, .check_samples = 5,
-                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6 };
+                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6, .patience = 0 };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -195,13 +195,9 @@ static void settle(tc_learner *l, int winner)
     l->check_cnt = 0;
 }
 
-void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
-                   int n, int preload, const tc_learn_params *prm)
+/* The parameters, clamped. */
+static void set_params(tc_learner *l, const tc_learn_params *prm)
 {
-    memset(l, 0, sizeof *l);
-    l->coll = coll;
-    l->size_class = size_class;
-    l->op_class = op_class;
     l->prm = prm ? *prm : tc_learn_default_params();
     if (l->prm.round1 > TC_LEARN_MAX_SAMPLES) l->prm.round1 = TC_LEARN_MAX_SAMPLES;
     if (l->prm.round2 > TC_LEARN_MAX_SAMPLES) l->prm.round2 = TC_LEARN_MAX_SAMPLES;
@@ -213,6 +209,27 @@ void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_cla
     if (l->prm.round1 < 1) l->prm.round1 = 1;
     if (l->prm.round2 < 1) l->prm.round2 = 1;
     if (l->prm.check_block < 1) l->prm.check_block = 1;
+    if (l->prm.patience < 0) l->prm.patience = 0;
+}
+
+void tc_learn_init_patient(tc_learner *l, topocoll_coll coll, int size_class, int op_class,
+                           const tc_learn_params *prm)
+{
+    memset(l, 0, sizeof *l);
+    l->coll = coll;
+    l->size_class = size_class;
+    l->op_class = op_class;
+    set_params(l, prm);
+    l->native = -1;
+    l->best = -1;
+    l->winner = -1;
+    l->preload = -1;
+    l->phase = TC_LEARN_PATIENT;
+}
+
+void tc_learn_begin(tc_learner *l, const tc_algo *const *cand, int n, int preload)
+{
+    l->ncand = 0;
     l->native = -1;
     l->best = -1;
     l->winner = -1;
@@ -231,11 +248,18 @@ void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_cla
     }
     if (l->preload >= 0) {
         l->phase = TC_LEARN_PRELOAD;
-        l->phase_start = 0;
+        l->phase_start = l->calls;
         l->from_file = 1;
         return;
     }
     explore(l);
+}
+
+void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
+                   int n, int preload, const tc_learn_params *prm)
+{
+    tc_learn_init_patient(l, coll, size_class, op_class, prm);
+    tc_learn_begin(l, cand, n, preload);
 }
 
 /* The calls of one block, and the round's length in calls. */
@@ -280,7 +304,7 @@ static tc_learn_plan start_reduction(tc_learner *l, tc_learn_plan p)
 
 static tc_learn_plan plan_exploring(tc_learner *l)
 {
-    tc_learn_plan p = { 0, 0, l->best, 0, 1, 0 };
+    tc_learn_plan p = { 0, 0, l->best, 0, 1, 0, 0 };
     if (l->phase == TC_LEARN_PRELOAD) {
         if (l->calls != l->phase_start) return p;
         p.cand = -1;
@@ -308,7 +332,7 @@ static tc_learn_plan plan_exploring(tc_learner *l)
  * closes it), or, after check_samples blocks, the reduction. */
 static tc_learn_plan plan_settled(tc_learner *l)
 {
-    tc_learn_plan p = { 0, 0, l->winner, 0, 0, 0 };
+    tc_learn_plan p = { 0, 0, l->winner, 0, 0, 0, 0 };
     if (l->calls < l->next_check) {
         p.fast = 1;
         return p;
@@ -323,11 +347,22 @@ static tc_learn_plan plan_settled(tc_learner *l)
     return start_reduction(l, p);
 }
 
+/* Patient: the table's choice, on the fast path, until the call of index
+ * patience, which begins learning. */
+static tc_learn_plan plan_patient(const tc_learner *l)
+{
+    tc_learn_plan p = { 0, 0, -1, 0, 0, 0, 0 };
+    if (l->calls >= (uint64_t)l->prm.patience) p.begin = 1;
+    else p.fast = 1;
+    return p;
+}
+
 tc_learn_plan tc_learn_next(tc_learner *l)
 {
+    if (l->phase == TC_LEARN_PATIENT) return plan_patient(l);
     if (l->pending) {
         tc_learn_plan p = { l->calls >= l->wait_at, 0, l->phase == TC_LEARN_SETTLED ? l->winner : l->best, 0,
-                            l->phase != TC_LEARN_SETTLED, 0 };
+                            l->phase != TC_LEARN_SETTLED, 0, 0 };
         return p;
     }
     return l->phase == TC_LEARN_SETTLED ? plan_settled(l) : plan_exploring(l);
@@ -419,6 +454,7 @@ void tc_learn_agreed(tc_learner *l, const double *a)
     case TC_LEARN_ROUND1: after_round1(l, a); break;
     case TC_LEARN_ROUND2: after_round2(l, a); break;
     case TC_LEARN_SETTLED: after_check(l, a); break;
+    case TC_LEARN_PATIENT: break;   /* (no reduction while patient) */
     }
 }
 
@@ -442,11 +478,14 @@ void tc_learn_done(tc_learner *l, int exploring, double seconds)
 
 int tc_learn_quiet(const tc_learner *l)
 {
+    if (l->phase == TC_LEARN_PATIENT) return l->calls < (uint64_t)l->prm.patience;
     return l->phase == TC_LEARN_SETTLED && !l->pending && l->calls < l->next_check;
 }
 
 uint64_t tc_learn_fast_calls(const tc_learner *l)
 {
+    if (l->phase == TC_LEARN_PATIENT)
+        return l->calls < (uint64_t)l->prm.patience ? (uint64_t)l->prm.patience - l->calls : 0;
     if (l->phase != TC_LEARN_SETTLED) return 0;
     uint64_t until = l->pending ? l->wait_at : l->next_check;
     return until > l->calls ? until - l->calls : 0;

@@ -44,6 +44,15 @@
  * explores again.  So drift too is decided from agreed numbers, at an
  * agreed call.
  *
+ * Patience.  A key's first `patience` calls (TOPOCOLL_LEARN_PATIENCE) are
+ * served by the selection table's choice, on the fast path: the learner only
+ * counts them (no candidates made, nothing timed, no reduction, nothing
+ * published); the call of index `patience` makes the candidates
+ * (tc_learn_begin) and learning starts there.  A key called a few dozen
+ * times in a run cannot win back what exploring costs; one called more than
+ * `patience` times spends `patience` table-served calls before the usual
+ * schedule.  The count is a call index, the same on every rank.
+ *
  * Warm start.  A preloaded outcome (tc_learn_preload) whose winner is a
  * candidate is agreed on first (one reduction carrying each rank's choice:
  * the files may differ between ranks); if every rank names the same winner
@@ -130,6 +139,9 @@ typedef struct tc_learn_params {
      * by the pass-through at almost no cost; and a tie within the noise
      * should keep the MPI library's own collective. */
     double native_margin, native_path_s;
+    /* calls served by the table before a key starts learning (0: from the
+     * first call; the run's value: TOPOCOLL_LEARN_PATIENCE) */
+    int patience;
 } tc_learn_params;
 
 /* The defaults (see the file's comment). */
@@ -139,7 +151,8 @@ typedef enum {
     TC_LEARN_PRELOAD = 0,  /* agreeing on a preloaded winner */
     TC_LEARN_ROUND1,
     TC_LEARN_ROUND2,
-    TC_LEARN_SETTLED
+    TC_LEARN_SETTLED,
+    TC_LEARN_PATIENT       /* the table serves; no candidates yet (tc_learn_init_patient) */
 } tc_learn_phase;
 
 typedef struct tc_learner {
@@ -184,6 +197,14 @@ typedef struct tc_learner {
 void tc_learn_init(tc_learner *l, topocoll_coll coll, int size_class, int op_class, const tc_algo *const *cand,
                    int n, int preload, const tc_learn_params *prm);
 
+/* A learner that waits: its first prm->patience calls (>= 1) are the
+ * table's; then tc_learn_next's plan says begin. */
+void tc_learn_init_patient(tc_learner *l, topocoll_coll coll, int size_class, int op_class,
+                           const tc_learn_params *prm);
+/* The patience is over (plan.begin): the candidates, as tc_learn_init's;
+ * the call count goes on. */
+void tc_learn_begin(tc_learner *l, const tc_algo *const *cand, int n, int preload);
+
 /* What to do at the call of index l->calls. */
 typedef struct tc_learn_plan {
     int finish;    /* wait for the pending reduction, then tc_learn_agreed, then plan again */
@@ -192,6 +213,7 @@ typedef struct tc_learn_plan {
     int timed;     /* time the run and tc_learn_record it */
     int exploring; /* the call belongs to an exploration (its time counts to its cost) */
     int fast;      /* settled, no re-check due: the fast path may serve the next calls */
+    int begin;     /* patient no more: tc_learn_begin with the candidates, then plan again */
 } tc_learn_plan;
 
 tc_learn_plan tc_learn_next(tc_learner *l);
@@ -201,12 +223,13 @@ void tc_learn_record(tc_learner *l, int k, double seconds);
 void tc_learn_agreed(tc_learner *l, const double *agreed);
 /* The call is done (exploring: its local seconds, for the cost). */
 void tc_learn_done(tc_learner *l, int exploring, double seconds);
-/* Settled, no reduction in flight, no re-check at this call: the next
- * call runs the winner untimed (the learner does no floating-point
+/* Settled, no reduction in flight, no re-check at this call (or patient):
+ * the next call runs the winner (the table's choice) untimed (the learner does no floating-point
  * arithmetic for it). */
 int tc_learn_quiet(const tc_learner *l);
-/* Settled with no re-check before call index l->next_check: how many more
- * calls the fast path may serve before the full path must see one. */
+/* Settled with no re-check before call index l->next_check, or patient:
+ * how many more calls the fast path may serve before the full path must
+ * see one. */
 uint64_t tc_learn_fast_calls(const tc_learner *l);
 /* The outcome of a settled learner (names from its candidates). */
 void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_learn_outcome *o);

@@ -9,7 +9,9 @@
  * drift (the winner slower by more than the threshold) explores again;
  * a warm start agreed by every rank settles without exploring, one that
  * differs between ranks explores; the keys' classes; the record of
- * outcomes.  Ends with "N passed, M failed". */
+ * outcomes; patience: the first N calls are the table's (fast path, no
+ * timing, no reduction, nothing published), call N+1 begins exploring.
+ * Ends with "N passed, M failed". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +239,69 @@ static void record(void)
     tc_learn_reset();
 }
 
+/* Patience: calls 1..N plan the table's choice on the fast path (no
+ * candidate, untimed, no reduction, not exploring), the fast path may serve
+ * all of them at once, nothing is published; call N+1 begins, and after
+ * tc_learn_begin the learner explores from that call on. */
+static void patience(void)
+{
+    enum { N = 40 };
+    tc_learn_reset();
+    tc_learn_params prm = tc_learn_default_params();
+    prm.patience = N;
+    tc_learner l;
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 10, 0, &prm);
+    CHECK(l.phase == TC_LEARN_PATIENT && l.ncand == 0, "patient learner: phase %d, %d candidates", (int)l.phase,
+          l.ncand);
+    CHECK(tc_learn_fast_calls(&l) == N && tc_learn_quiet(&l), "patient: fast calls %llu",
+          (unsigned long long)tc_learn_fast_calls(&l));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        tc_learn_plan p = tc_learn_next(&l);
+        bad += p.cand != -1 || p.timed || p.start || p.finish || p.exploring || p.begin || !p.fast;
+        bad += tc_learn_fast_calls(&l) != (uint64_t)(N - i);
+        tc_learn_done(&l, p.exploring, 0);
+    }
+    CHECK(bad == 0, "calls 1..%d: %d plans other than the table's on the fast path", N, bad);
+    CHECK(tc_learn_outcomes(NULL, 0) == 0, "a patient key published an outcome");
+    tc_learn_plan p = tc_learn_next(&l);
+    CHECK(p.begin && !p.fast && !p.start && tc_learn_fast_calls(&l) == 0 && !tc_learn_quiet(&l),
+          "call %d: begin %d fast %d", N + 1, p.begin, p.fast);
+    tc_learn_begin(&l, cand, NC, -1);
+    CHECK(l.phase == TC_LEARN_ROUND1 && l.ncand == NC && l.calls == N && l.phase_start == N,
+          "after begin: phase %d, %d candidates, call %llu, round from %llu", (int)l.phase, l.ncand,
+          (unsigned long long)l.calls, (unsigned long long)l.phase_start);
+    p = tc_learn_next(&l);
+    CHECK(p.exploring && p.cand == l.order[0] && !p.fast && !p.begin, "call %d: exploring %d, candidate %d", N + 1,
+          p.exploring, p.cand);
+    /* the rest of the schedule as without patience: it settles */
+    for (uint64_t i = 0; i < 1000 && l.phase != TC_LEARN_SETTLED; i++) {
+        p = tc_learn_next(&l);
+        if (p.finish) {
+            double agreed[TC_LEARN_NRED];
+            for (int k = 0; k < TC_LEARN_NRED; k++) agreed[k] = l.send[k];
+            tc_learn_agreed(&l, agreed);
+            p = tc_learn_next(&l);
+        }
+        if (p.timed && p.cand >= 0) tc_learn_record(&l, p.cand, 1e-6 * (1 + p.cand));
+        tc_learn_done(&l, p.exploring, 1e-6);
+    }
+    CHECK(l.phase == TC_LEARN_SETTLED && l.winner == 0 && l.explorations == 1,
+          "after patience: phase %d, winner %d, explorations %d", (int)l.phase, l.winner, l.explorations);
+    /* patience 0 through tc_learn_init: exploring from the first call */
+    tc_learn_init(&l, TOPOCOLL_ALLREDUCE, 10, 0, cand, NC, -1, &prm);
+    p = tc_learn_next(&l);
+    CHECK(l.phase == TC_LEARN_ROUND1 && p.exploring && !p.begin, "tc_learn_init: phase %d", (int)l.phase);
+    /* a preloaded winner after the patience: agreed from that call */
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 10, 0, &prm);
+    for (int i = 0; i < N; i++) tc_learn_done(&l, 0, 0);
+    tc_learn_begin(&l, cand, NC, 3);
+    p = tc_learn_next(&l);
+    CHECK(l.phase == TC_LEARN_PRELOAD && p.start && l.preload == 3, "preload after patience: phase %d start %d",
+          (int)l.phase, p.start);
+    tc_learn_reset();
+}
+
 int main(void)
 {
     int n = 0;
@@ -253,5 +318,6 @@ int main(void)
     drift();
     preload();
     record();
+    patience();
     return tc_test_summary();
 }

@@ -33,8 +33,11 @@
 #define BENCH_ADAPT_BYTES ((size_t)64 << 20)
 /* Calls of auto at each size before its first timed repetition (the
  * learner's exploration, docs/learning.md: some tens of calls per size
- * class, its agreement included, with room to spare). */
+ * class, its agreement included, with room to spare), counted after the
+ * learner's patience (the calls the table serves before a key learns). */
 #define BENCH_LEARN_WARMUP 160
+/* TOPOCOLL_LEARN_PATIENCE's default in the library (docs/learning.md). */
+#define BENCH_LEARN_PATIENCE 64
 
 /* ---- options (options.c) ------------------------------------------------- */
 
@@ -64,6 +67,12 @@ enum { BENCH_PARSE_OK = 0, BENCH_PARSE_HELP = 1, BENCH_PARSE_ERROR = 2 };
  * one line naming the problem.  bench_opts_free releases what it allocated,
  * whatever the result. */
 int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t errlen);
+/* The run-time learner's patience in this environment: TOPOCOLL_LEARN_PATIENCE
+ * (a decimal from 0 to 10^9), else the library's default. */
+int bench_learn_patience(void);
+/* Calls of auto at each size before its first repetition: the patience
+ * plus --learn-warmup (0 when --learn-warmup is 0). */
+long bench_learn_warmup_calls(const bench_opts *o);
 void bench_opts_free(bench_opts *o);
 void bench_usage(FILE *f);
 

@@ -26,7 +26,9 @@ void bench_usage(FILE *f)
 "  -w, --warmup N        untimed iterations first (default adaptive, at most %d)\n"
 "      --learn-warmup N  calls of auto at each size before its first repetition, so\n"
 "                        that topocoll's run-time learner has settled there and its\n"
-"                        exploration is not timed (default %d; 0: none)\n"
+"                        exploration is not timed, after the learner's patience\n"
+"                        (TOPOCOLL_LEARN_PATIENCE calls, default %d) (default %d;\n"
+"                        0: no warm-up at all)\n"
 "      --sleep-us N      sleep between iterations, microseconds (default 0)\n"
 "  -r, --reps N          repetitions; the median over them is reported (default 5)\n"
 "  -a, --algos LIST      comma-separated algorithm names (default: native and every\n"
@@ -47,7 +49,7 @@ void bench_usage(FILE *f)
 "after Tukey's fences; the reported time is the median over repetitions, in\n"
 "microseconds, with its ratio to native (below 1 is faster; * marks the fastest).\n"
 "Exit status: 0 success, 1 a wrong result or a failed call, 2 bad options.\n",
-            BENCH_ITERS_MAX, BENCH_ITERS_MIN, BENCH_WARMUP_MAX, BENCH_LEARN_WARMUP);
+            BENCH_ITERS_MAX, BENCH_ITERS_MIN, BENCH_WARMUP_MAX, BENCH_LEARN_PATIENCE, BENCH_LEARN_WARMUP);
 }
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -434,6 +436,24 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
     }
     seterr(err, errlen, "internal error: unhandled option");
     return -1;
+}
+
+int bench_learn_patience(void)
+{
+    const char *v = getenv("TOPOCOLL_LEARN_PATIENCE");
+    char *end = NULL;
+    if (v == NULL || *v == '\0')
+        return BENCH_LEARN_PATIENCE;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end != '\0' || n < 0 || n > 1000000000L)
+        return BENCH_LEARN_PATIENCE;   /* the library takes its default too */
+    return (int)n;
+}
+
+long bench_learn_warmup_calls(const bench_opts *o)
+{
+    return o->learn_warmup > 0 ? (long)bench_learn_patience() + o->learn_warmup : 0;
 }
 
 int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t errlen)

@@ -47,8 +47,9 @@ static void print_iters_line(const bench_run *r)
         printf(", warm-up %d to %d (adaptive)\n", r->warmup[0], r->warmup[n - 1]);
     for (int a = 0; a < r->nalgos; a++)
         if (strcmp(r->algos[a], BENCH_AUTO) == 0 && o->learn_warmup > 0)
-            printf("# auto: %d calls per size before its first repetition (the run-time learner settles)\n",
-                   o->learn_warmup);
+            printf("# auto: %ld calls per size before its first repetition (the learner's patience, %d, "
+                   "then %d: the run-time learner settles)\n",
+                   bench_learn_warmup_calls(o), bench_learn_patience(), o->learn_warmup);
 }
 
 void bench_print_header(const bench_run *r)
@@ -319,6 +320,7 @@ static json_t *json_meta(const bench_run *r)
     rc |= jset(m, "warmup", r->adaptive_warmup ? json_string("adaptive")
                                                : json_integer(o->warmup));
     rc |= jset(m, "learn_warmup", json_integer(o->learn_warmup));
+    rc |= jset(m, "learn_patience", json_integer(bench_learn_patience()));
     rc |= jset(m, "reps", json_integer(o->reps));
     rc |= jset(m, "sleep_us", json_integer(o->sleep_us));
     rc |= jset(m, "validate", json_boolean(o->validate));

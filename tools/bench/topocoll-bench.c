@@ -466,22 +466,23 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
 
 /* ---- one size ---------------------------------------------------------------------- */
 
-/* Before auto's first repetition at size s: --learn-warmup calls of it, so
- * that topocoll's run-time learner (docs/learning.md) has explored the size
- * class and settled (on every rank at the same call) before anything is
+/* Before auto's first repetition at size s: the learner's patience and then
+ * --learn-warmup calls of it, so that topocoll's run-time learner
+ * (docs/learning.md) has waited, explored the size class and settled (on every rank at the same call) before anything is
  * timed; the buffers refilled afterwards by run_one.  A failure on some rank
  * ends the warm-up on all of them (agreed every 16 calls); the timed
  * repetitions then report it. */
 static void learn_warmup(bench_ctx *c, int s)
 {
     int err = MPI_SUCCESS, gerr = MPI_SUCCESS;
+    long calls = bench_learn_warmup_calls(&c->opts);
     if (c->opts.validate)
         bench_coll_fill(c->bc, c->sbuf, c->rbuf, c->opts.sizes[s], c->rank, c->np, 0);
-    for (int w = 0; w < c->opts.learn_warmup && gerr == MPI_SUCCESS; w++) {
+    for (long w = 0; w < calls && gerr == MPI_SUCCESS; w++) {
         int e = bench_coll_call(c->bc, BENCH_AUTO, c->sbuf, c->rbuf, c->opts.sizes[s], c->comm);
         if (e != MPI_SUCCESS && err == MPI_SUCCESS)
             err = e;
-        if (w % 16 == 15 || w + 1 == c->opts.learn_warmup)
+        if (w % 16 == 15 || w + 1 == calls)
             CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
     }
 }

@@ -23,7 +23,9 @@
  * -v: every candidate's fixed loop too.
  *
  * Defaults: bcast,allreduce,allgather,reduce,alltoall; 64,16384,262144;
- * 10000 calls; 3 repetitions.  TOPOCOLL_LEARN must not be 0.
+ * 10000 calls; 3 repetitions.  TOPOCOLL_LEARN must not be 0.  The learner
+ * explores from each key's first call (TOPOCOLL_LEARN_PATIENCE 0) unless
+ * the environment sets a patience.
  */
 #define _POSIX_C_SOURCE 200809L   /* setenv */
 #include <mpi.h>
@@ -206,6 +208,7 @@ static void run_case(const opts *o, topocoll_coll coll, long long bytes)
 int main(int argc, char **argv)
 {
     setenv("TOPOCOLL_CONTEXT_AFTER", "0", 1);   /* every new communicator learns from its first call */
+    setenv("TOPOCOLL_LEARN_PATIENCE", "0", 0);  /* exploring's cost, unless a patience is asked for */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -346,13 +346,15 @@ int main(int argc, char **argv)
 {
     static tuner t;
     int rc;
-    /* the learner on, its file the tuner's to write (tc_learn_file_save);
+    /* the learner on, from each key's first call (no patience: the tuner
+     * learns on purpose), its file the tuner's to write (tc_learn_file_save);
      * the candidates those of the library without a tuning file */
     const char *loaded = getenv("TOPOCOLL_TUNING_FILE");
     int had_file = loaded && loaded[0];
     if (had_file) unsetenv("TOPOCOLL_TUNING_FILE");
     unsetenv("TOPOCOLL_LEARN_FILE");
     setenv("TOPOCOLL_LEARN", "1", 1);
+    setenv("TOPOCOLL_LEARN_PATIENCE", "0", 1);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, TUNE_PROG ": MPI_Init failed\n");
         return 1;
