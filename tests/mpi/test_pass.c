@@ -13,6 +13,10 @@
  *     served; settled on native (a preloaded outcome), calls are served but
  *     the re-checks, which take the full path, and the learner's call index
  *     still counts every call; every rank serves the same calls;
+ *   - patience (TOPOCOLL_LEARN_PATIENCE P): a new key's first P calls run
+ *     the table's entry with the learner waiting (native: the pass-through
+ *     serves all but the first), nothing learned, every call counted; the
+ *     call after them starts exploring, which the pass-through leaves alone;
  *   - alltoallv (one learner key per communicator): with counts that
  *     change on every call (zeros included) the data is right on every
  *     call, and once the key settles on native the pass-through serves
@@ -45,6 +49,7 @@ static void configure(const char *learn, const char *bcast, const char *explain,
     else unsetenv("TOPOCOLL_EXPLAIN");
     if (stats) setenv("TOPOCOLL_STATS", stats, 1);
     else unsetenv("TOPOCOLL_STATS");
+    setenv("TOPOCOLL_LEARN_PATIENCE", "0", 1);   /* learning from a key's first call (while_patient: not) */
     tc_config_reload();
 }
 
@@ -199,6 +204,54 @@ static void while_exploring(void)
         CHECK(served == 0, "learning settled on %s: %lu calls served by the pass-through", w->winner, served);
 }
 
+/* The phase of the learner of bcast of `bytes` on MPI_COMM_WORLD (-1: none). */
+static int learner_phase(int64_t bytes)
+{
+    tc_ctx *x = tc_ctx_lookup(MPI_COMM_WORLD);
+    int cls = tc_learn_size_class(TOPOCOLL_BCAST, bytes);
+    for (int i = 0; x && i < x->nlearn; i++) {
+        const tc_learner *l = &x->learn[i]->l;
+        if (l->coll == TOPOCOLL_BCAST && l->size_class == cls) return (int)l->phase;
+    }
+    return -1;
+}
+
+/* Patience: the table's entry serves the key's first P calls (the fast
+ * paths included), then it explores. */
+static void while_patient(void)
+{
+    configure("1", NULL, NULL, NULL);
+    setenv("TOPOCOLL_LEARN_PATIENCE", "40", 1);
+    tc_config_reload();
+    enum { COUNT = 700, P = 40 };
+    tc_learn_outcome o[64];
+    unsigned long served = 0;
+    char first[64] = "";
+    int changed = 0, waiting = 0;
+    for (int call = 0; call < P; call++) {
+        served += bcast_once(COUNT, 0, call, "patient");
+        const char *algo = topocoll_last_algorithm();
+        if (!call) snprintf(first, sizeof first, "%s", algo);
+        changed += strcmp(first, algo) != 0;
+        waiting += learner_phase(COUNT * 4) == TC_LEARN_PATIENT;
+    }
+    CHECK(changed == 0, "patient: %d of %d calls ran another entry than the first (%s)", changed, P, first);
+    CHECK(waiting == P, "patient: the learner waited at %d of %d calls", waiting, P);
+    CHECK(learner_calls(COUNT * 4) == P, "patient: the learner counted %llu calls of %d",
+          (unsigned long long)learner_calls(COUNT * 4), P);
+    CHECK(outcome_of(COUNT * 4, o, 64) == NULL, "patient: an outcome published while waiting");
+    if (strcmp(first, "native") == 0)
+        CHECK(served == P - 1, "patient on native: the pass-through served %lu of the %d calls after the first",
+              served, P - 1);
+    CHECK(same_everywhere(served), "patient: the ranks' pass-through served different calls");
+    unsigned long after = bcast_once(COUNT, 0, P, "patient, then learning");
+    int phase = learner_phase(COUNT * 4);
+    CHECK(after == 0 && phase != TC_LEARN_PATIENT && phase >= 0,
+          "call %d: served %lu by the pass-through, learner phase %d (learning should start)", P + 1, after, phase);
+    if (rank == 0) printf("patient: %d calls of %s, %lu passed through; then phase %d\n", P, first, served, phase);
+    configure("1", NULL, NULL, NULL);
+}
+
 /* Settled on native from a preloaded outcome: served but the re-checks. */
 static void settled_native(void)
 {
@@ -288,6 +341,7 @@ int main(int argc, char **argv)
     null_buffer();
     explain_and_stats();
     while_exploring();
+    while_patient();
     settled_native();
     per_peer();
     int status = tc_test_mpi_summary(0);
