@@ -23,6 +23,7 @@
 #include "api/learn_call.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,92 @@ int tc_learn_on(const tc_config *cfg, topocoll_coll coll)
 }
 
 /* ---- keys and learners ----------------------------------------------------- */
+
+/* The patient keys, for the run summary: live ones (learner and memo, read
+ * at the report: every thread is done then) and those of freed contexts
+ * (the calls they saw).  Touched when a key is made, when its patience
+ * ends and when its context goes; never per call. */
+typedef struct waiting {
+    const tc_learner *l;        /* NULL: its context is gone (calls final) */
+    const tc_call_memo *m;      /* the memo whose fast-path calls it has not counted yet */
+    tc_learn_wait w;
+} waiting;
+
+enum { TC_WAITING_MAX = 1024 };
+static pthread_mutex_t waiting_lock = PTHREAD_MUTEX_INITIALIZER;
+static waiting waits[TC_WAITING_MAX];
+static int nwaits;
+
+/* The learner's calls, with those the fast paths served since it last saw one. */
+static uint64_t calls_so_far(const tc_learner *l, const tc_call_memo *m)
+{
+    return l->calls + (m && m->learn == l ? m->learn_base - m->learn_left : 0);
+}
+
+static int same_wait_key(const tc_learn_wait *a, const tc_learn_wait *b)
+{
+    return a->coll == b->coll && a->np == b->np && a->nnodes == b->nnodes && a->ppn == b->ppn &&
+           a->size_class == b->size_class && a->op_class == b->op_class;
+}
+
+static void waiting_add(const tc_learn_slot *s, const tc_call_memo *m)
+{
+    pthread_mutex_lock(&waiting_lock);
+    if (nwaits < TC_WAITING_MAX) {
+        const tc_learner *l = &s->l;
+        waits[nwaits++] = (waiting){ l, m, { l->coll, s->np, s->nnodes, s->ppn, l->size_class, l->op_class,
+                                             l->prm.patience, 0 } };
+    }
+    pthread_mutex_unlock(&waiting_lock);
+}
+
+/* The learner waits no more: forgotten (learning), or kept with its final
+ * count (its context goes: one entry per key shape, the most calls). */
+static void waiting_end(const tc_learner *l, int keep)
+{
+    pthread_mutex_lock(&waiting_lock);
+    int i = 0;
+    while (i < nwaits && waits[i].l != l) i++;
+    if (i < nwaits) {
+        waiting w = waits[i];
+        waits[i] = waits[--nwaits];
+        if (keep) {
+            w.w.calls = calls_so_far(l, w.m);
+            w.l = NULL, w.m = NULL;
+            int j = 0;
+            while (j < nwaits && !(waits[j].l == NULL && same_wait_key(&waits[j].w, &w.w))) j++;
+            if (j < nwaits) {
+                if (w.w.calls > waits[j].w.calls) waits[j].w.calls = w.w.calls;
+            } else {
+                waits[nwaits++] = w;
+            }
+        }
+    }
+    pthread_mutex_unlock(&waiting_lock);
+}
+
+int tc_learn_waiting(tc_learn_wait *out, int max)
+{
+    pthread_mutex_lock(&waiting_lock);
+    int n = 0;
+    for (int i = 0; i < nwaits; i++) {
+        tc_learn_wait w = waits[i].w;
+        if (waits[i].l) {
+            if (waits[i].l->phase != TC_LEARN_PATIENT) continue;
+            w.calls = calls_so_far(waits[i].l, waits[i].m);
+        }
+        int j = 0;   /* one per key shape: the most calls */
+        while (j < n && out && j < max && !same_wait_key(&out[j], &w)) j++;
+        if (out && j < n && j < max) {
+            if (w.calls > out[j].calls) out[j].calls = w.calls;
+            continue;
+        }
+        if (out && n < max) out[n] = w;
+        n++;
+    }
+    pthread_mutex_unlock(&waiting_lock);
+    return out && n > max ? max : n;
+}
 
 static int largest_node(const tc_topo *t)
 {
@@ -131,6 +218,7 @@ static void begin_learning(tc_ctx *x, const tc_call *c, const tc_args *a, tc_lea
     int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
     if (!agreed) file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
     n = add_preloaded(file_winner, cand, n);
+    waiting_end(&s->l, 0);
     tc_learn_begin(&s->l, cand, n, preload_index(x, c, cls, opc, cand, n, s->ppn));
 }
 
@@ -157,6 +245,7 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     tc_learn_init_patient(&s->l, c->d->coll, cls, opc, &prm);
     const tc_algo *file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
     if (prm.patience <= 0 || file_winner) begin_learning(x, c, a, s, 1, file_winner);
+    else waiting_add(s, &x->memo[c->d->coll]);
     x->learn[x->nlearn++] = s;
     return s;
 }
@@ -175,6 +264,7 @@ static tc_learn_slot *slot_of(tc_ctx *x, const tc_call *c, const tc_args *a)
 void tc_learn_ctx_free(tc_ctx *x)
 {
     for (int i = 0; i < x->nlearn; i++) {
+        if (x->learn[i]->l.phase == TC_LEARN_PATIENT) waiting_end(&x->learn[i]->l, 1);
         if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
         free(x->learn[i]);
     }

@@ -49,6 +49,17 @@ static inline void tc_learn_memo_flush(tc_call_memo *m)
     m->learn->calls += m->learn_base - m->learn_left;
     m->learn_base = m->learn_left;
 }
+/* A key still patient (the run summary): its collective, communicator
+ * shape, classes, calls so far and the patience it waits for. */
+typedef struct tc_learn_wait {
+    topocoll_coll coll;
+    int np, nnodes, ppn, size_class, op_class, patience;
+    uint64_t calls;
+} tc_learn_wait;
+/* The keys of this process still patient, those of freed communicators
+ * included (one per key shape: the most calls); returns the count (at
+ * most max written; the total when out is NULL). */
+int tc_learn_waiting(tc_learn_wait *out, int max);
 /* Release a context's learners (waits for a reduction in flight: every
  * rank started it). */
 void tc_learn_ctx_free(tc_ctx *x);

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "api/context.h"
+#include "api/learn_call.h"
 #include "coll/coll.h"
 #include "core/config.h"
 #include "select/learn.h"
@@ -391,6 +392,7 @@ static json_t *group_json(const group *g, int nranks)
 
 struct lrec;   /* what was learned: below */
 static json_t *learned_json(const struct lrec *ls, int n);
+static json_t *patient_json(const struct lrec *ls, int n);
 
 static int write_json(const char *path, const group *gs, int ng, int nranks, const struct lrec *ls, int nl)
 {
@@ -399,6 +401,7 @@ static int write_json(const char *path, const group *gs, int ng, int nranks, con
     for (int i = 0; i < ng; i++) json_array_append_new(list, group_json(&gs[i], nranks));
     json_object_set_new(root, "collectives", list);
     json_object_set_new(root, "learned", learned_json(ls, nl));
+    json_object_set_new(root, "patient", patient_json(ls, nl));
     int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (rc != 0) fprintf(stderr, "topocoll: TOPOCOLL_STATS: cannot write '%s'\n", path);
@@ -411,12 +414,24 @@ enum { TC_STATS_LEARNED = 256 };
 
 /* One outcome as it travels to rank 0 (names copied). */
 typedef struct lrec {
-    int32_t coll, np, nnodes, ppn, op_class, ntried, from_file, pad;
+    int32_t coll, np, nnodes, ppn, op_class, ntried, from_file;
+    int32_t patience;   /* > 0: a key still patient (calls: its calls so far), not an outcome */
     int64_t min_bytes, max_bytes;
     uint64_t calls;
     double winner_s, native_s, explore_s, tried_s[8];
     char winner[TC_STATS_NAME], tried[8][TC_STATS_NAME];
 } lrec;
+
+/* A patient key as it travels to rank 0. */
+static void wait_to_lrec(const tc_learn_wait *w, lrec *r)
+{
+    memset(r, 0, sizeof *r);
+    r->coll = (int32_t)w->coll;
+    r->np = w->np, r->nnodes = w->nnodes, r->ppn = w->ppn, r->op_class = w->op_class;
+    r->patience = w->patience > 0 ? w->patience : 1;
+    tc_learn_class_bounds(w->size_class, &r->min_bytes, &r->max_bytes);
+    r->calls = w->calls;
+}
 
 static void to_lrec(const tc_learn_outcome *o, lrec *r)
 {
@@ -440,6 +455,10 @@ static int gather_learned(MPI_Comm comm, int rank, int nranks, lrec **out, int *
     int n = o && mine ? tc_learn_outcomes(o, TC_STATS_LEARNED) : 0, rc, *counts = NULL, *displs = NULL;
     for (int i = 0; i < n; i++) to_lrec(&o[i], &mine[i]);
     free(o);
+    tc_learn_wait *w = mine && n < TC_STATS_LEARNED ? malloc((TC_STATS_LEARNED - (size_t)n) * sizeof *w) : NULL;
+    int nw = w ? tc_learn_waiting(w, TC_STATS_LEARNED - n) : 0;
+    for (int i = 0; i < nw; i++) wait_to_lrec(&w[i], &mine[n++]);
+    free(w);
     int bytes = n * (int)sizeof(lrec);
     lrec *all = NULL;
     *out = NULL;
@@ -472,7 +491,7 @@ static int gather_learned(MPI_Comm comm, int rank, int nranks, lrec **out, int *
         for (int j = 0; j < kept && !dup; j++)
             dup = all[j].coll == all[i].coll && all[j].np == all[i].np && all[j].nnodes == all[i].nnodes &&
                   all[j].ppn == all[i].ppn && all[j].min_bytes == all[i].min_bytes &&
-                  all[j].op_class == all[i].op_class;
+                  all[j].op_class == all[i].op_class && (all[j].patience > 0) == (all[i].patience > 0);
         if (!dup) all[kept++] = all[i];
     }
     *out = all;
@@ -492,14 +511,38 @@ static double runner_up(const lrec *r)
     return best;
 }
 
+/* The keys still patient: the table's choice served them, nothing explored. */
+static void print_patient(FILE *f, const lrec *ls, int n)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        const lrec *r = &ls[i];
+        if (r->patience <= 0) continue;
+        if (!any++)
+            fprintf(f, "topocoll patient: keys called fewer times than TOPOCOLL_LEARN_PATIENCE, served by the "
+                       "selection table's choice and never explored (docs/learning.md)\n");
+        char lo[32], hi[32];
+        fmt_bytes(lo, sizeof lo, r->min_bytes);
+        if (r->max_bytes == INT64_MAX) snprintf(hi, sizeof hi, "any");
+        else fmt_bytes(hi, sizeof hi, r->max_bytes);
+        fprintf(f, "  %-22s np=%d nodes=%d ppn=%d bytes=%s-%s%s -> patient, %llu of %d calls\n", coll_label(r->coll),
+                r->np, r->nnodes, r->ppn, lo, hi, r->op_class ? " (op class)" : "", (unsigned long long)r->calls,
+                r->patience);
+    }
+}
+
 static void print_learned(FILE *f, const lrec *ls, int n)
 {
-    if (n == 0) return;
+    int outcomes = 0;
+    for (int i = 0; i < n; i++) outcomes += ls[i].patience <= 0;
+    print_patient(f, ls, n);
+    if (outcomes == 0) return;
     fprintf(f, "topocoll learned: per collective, communicator shape and size class: the winner, its time "
                "against native's and the runner-up's (agreed medians over ranks), the time spent exploring "
                "beyond the winner's, the calls, every candidate's agreed time (dropped early: '>')\n");
     for (int i = 0; i < n; i++) {
         const lrec *r = &ls[i];
+        if (r->patience > 0) continue;
         char lo[32], hi[32], w[32], ex[32], ratio[48] = "-", next[48] = "-";
         fmt_bytes(lo, sizeof lo, r->min_bytes);
         if (r->max_bytes == INT64_MAX) snprintf(hi, sizeof hi, "any");
@@ -524,11 +567,34 @@ static void print_learned(FILE *f, const lrec *ls, int n)
     }
 }
 
+/* The keys still patient (JSON "patient"). */
+static json_t *patient_json(const lrec *ls, int n)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < n && list; i++) {
+        const lrec *r = &ls[i];
+        if (r->patience <= 0) continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "collective", json_string(coll_label(r->coll)));
+        json_object_set_new(o, "comm_size", json_integer(r->np));
+        json_object_set_new(o, "nodes", json_integer(r->nnodes));
+        json_object_set_new(o, "ppn", json_integer(r->ppn));
+        json_object_set_new(o, "min_bytes", json_integer(r->min_bytes));
+        json_object_set_new(o, "max_bytes", r->max_bytes == INT64_MAX ? json_null() : json_integer(r->max_bytes));
+        json_object_set_new(o, "op_class", json_integer(r->op_class));
+        json_object_set_new(o, "calls", json_integer((json_int_t)r->calls));
+        json_object_set_new(o, "patience", json_integer(r->patience));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 static json_t *learned_json(const lrec *ls, int n)
 {
     json_t *list = json_array();
     for (int i = 0; i < n && list; i++) {
         const lrec *r = &ls[i];
+        if (r->patience > 0) continue;
         json_t *o = json_object(), *tried = json_object(), *dropped = json_object();
         json_object_set_new(o, "collective", json_string(coll_label(r->coll)));
         json_object_set_new(o, "comm_size", json_integer(r->np));

@@ -27,6 +27,7 @@
 
 #include "topocoll.h"
 #include "common/mpi_harness.h"
+#include "api/learn_call.h"
 #include "select/learn.h"
 
 #define CALLS 150   /* per collective and size: enough to explore and settle */
@@ -226,6 +227,18 @@ static void outcomes_agree(void)
         CHECK(o[i].winner && o[i].ntried >= 1 && o[i].winner_s >= 0, "outcome %d incomplete", i);
 }
 
+/* Patient: every key waits, with every call counted (the run summary's
+ * "patient, k of N calls"): 4 collectives x 3 sizes of CALLS calls, and
+ * alltoallv's one key of 3 x CALLS. */
+static void all_waiting(void)
+{
+    tc_learn_wait w[64];
+    int n = tc_learn_waiting(w, 64), bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += w[i].calls != (uint64_t)(w[i].coll == TOPOCOLL_ALLTOALLV ? 3 * CALLS : CALLS);
+    CHECK(n == 13 && bad == 0, "patient: %d keys waiting (13 expected), %d with a wrong count of calls", n, bad);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -247,6 +260,7 @@ int main(int argc, char **argv)
         alltoallv(sizes[k] / (4 * size) + 1);
     }
     outcomes_agree();
+    if (patient) all_waiting();
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
