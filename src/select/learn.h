@@ -62,7 +62,9 @@
  * and round, lag 4, a key explores for 60 + 4 + (survivors x 10) + 4
  * calls, about 90 with 2 survivors; a loop of 10^4 calls spends the excess of the
  * slower candidates over those calls (under 1 % unless a candidate is an
- * order of magnitude slower) plus 2 full-path calls per re-check.
+ * order of magnitude slower) plus 2 full-path calls per re-check.  All of
+ * it after the patience: a key's first `patience` calls cost what the
+ * table's choice costs, a counter on the fast path included.
  */
 #ifndef TC_SELECT_LEARN_H
 #define TC_SELECT_LEARN_H
