@@ -37,9 +37,11 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 # A dated run log: a calendar date, a clock time with a zone, or words that
 # describe how the project was worked on rather than what it is.
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b|\b\d\d:\d\d(?:-\d\d:\d\d)? UTC\b")
-PROCESS = re.compile(r"\b(main job|this session|the session|helpers?|development log|"
+PROCESS = re.compile(r"\b(main job|(?:this|the same|one|that|a) session|helper's|helpers'|development log|"
                      r"the issue|issue #?\d+|TODO|FIXME)\b", re.I)
 HASH = re.compile(r"\b(?:commit|revision) [0-9a-f]{7,40}\b")
+# Paths of the data and plots that moved to results/ and perf_page.py's SVGs.
+STALE = re.compile(r"\.\./shared/|docs/measurements|\bmeasurements/\w|docs/figures/\w+\.png")
 # Generated from data with their measurement dates (the conditions of the data).
 DATED_OK = {"docs/performance.md"}
 
@@ -64,8 +66,26 @@ def strip_code(text):
     return re.sub(r"`[^`\n]*`", "", text)
 
 
+# A section named by page and title: [x](page.md), "Title" or docs/page.md, "Title".
+SECTION_REF = re.compile(r"(?:\]\(|\b(?:docs/)?)([\w./-]+\.md)(?:#[\w-]*)?\)?,\s+\"([^\"]+)\"")
+
+
+def headings(path):
+    text = re.sub(r"^```.*?^```", "", open(path).read(), flags=re.S | re.M)
+    return {h.strip().strip("`") for h in re.findall(r"^#{1,6} (.*)$", text, flags=re.M)} | \
+           set(re.findall(r"^#{1,6} (.*)$", text, flags=re.M))
+
+
 def check_links(root):
     bad = []
+    for rel in markdown_pages(root):
+        text = re.sub(r"\s+", " ", open(os.path.join(root, rel)).read())
+        for page, title in SECTION_REF.findall(text):
+            cand = [os.path.normpath(os.path.join(root, os.path.dirname(rel), page)),
+                    os.path.join(root, page), os.path.join(root, "docs", os.path.basename(page))]
+            path = next((c for c in cand if os.path.isfile(c)), None)
+            if path and not any(title == h or h.startswith(title) or title in h for h in headings(path)):
+                bad.append(f"{rel}: no section \"{title}\" in {os.path.relpath(path, root)}")
     for rel in markdown_pages(root):
         text = strip_code(open(os.path.join(root, rel)).read())
         for target in LINK.findall(text):
@@ -86,7 +106,8 @@ def check_words(root):
         for n, line in enumerate(open(os.path.join(root, rel)), 1):
             if rel not in DATED_OK and DATE.search(line):
                 bad.append(f"{rel}:{n}: dated run log: {DATE.search(line).group(0)}")
-            for rx, what in ((PROCESS, "process wording"), (HASH, "commit hash")):
+            for rx, what in ((PROCESS, "process wording"), (HASH, "commit hash"),
+                             (STALE, "stale data path")):
                 m = rx.search(line)
                 if m:
                     bad.append(f"{rel}:{n}: {what}: {m.group(0)}")
