@@ -179,6 +179,12 @@ def headline_section(entry, machines, figures_rel, plots):
             if bound:
                 row.append(fmt_us(bound_us(coll, s, bound)))
             lines.append("| " + " | ".join(row) + " |")
+        for v, suffix in cols:
+            r = [med(per[v]["auto"][x]) / med(per[v]["native"][x]) for x in sizes
+                 if per[v].get("auto", {}).get(x) and per[v].get("native", {}).get(x)]
+            if r:
+                lines.append(f"\ntopocoll / {nat}{suffix}: {min(r):.2f}-{max(r):.2f}x over these sizes, "
+                             f"median {statistics.median(r):.2f}x.")
         name = f"perf_{entry['id']}_{coll}.svg"
         plots[name] = svg_plot(f"{coll}, {np_} ranks: {entry['machine']}", sizes, series, name)
         lines += ["", f"![{coll}, {np_} ranks]({figures_rel}/{name})", ""]
@@ -196,7 +202,8 @@ def render(index):
             "and of the launches where a set repeats them); ratio = topocoll / MPI",
             "library, below 1 is faster.  Where the network is known, the link bound is",
             "the bytes each host must receive over its link at the measured goodput (a",
-            "floor no algorithm can beat).  Every table and plot is regenerated from the",
+            "floor no algorithm can beat).  Each set was measured with the library as it",
+            "was on its date.  Every table and plot is regenerated from the",
             "data by `python3 tools/report/perf_page.py`; [results/](../results/README.md)",
             "lists every data set.  On your own machine, measure with",
             "[the benchmark](bench.md) and tune with [topocoll-tune](selection.md).", ""]
