@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The manual's checks (label docs).
 
-  check_docs.py links    ROOT            every relative link and image resolves
+  check_docs.py links    ROOT            every relative link and image resolves,
+                                         every section a page names exists, every
+                                         guide is reachable from README.md
   check_docs.py words    ROOT            no dated run log, session history or
                                          process wording in a guide
   check_docs.py readme   ROOT [BUILD]    the README's first screen: its shell
@@ -97,7 +99,29 @@ def check_links(root):
                 bad.append(f"{rel}: link leaves the repository: {target}")
             elif not os.path.exists(full):
                 bad.append(f"{rel}: broken link: {target}")
+    seen = reachable(root)
+    for rel in guides(root):
+        if rel not in seen:
+            bad.append(f"{rel}: no page links to it (not reachable from README.md)")
     return bad
+
+
+def reachable(root):
+    """Pages reachable from README.md by relative links."""
+    seen, todo = set(), ["README.md"]
+    while todo:
+        rel = todo.pop()
+        if rel in seen or not rel.endswith(".md") or not os.path.isfile(os.path.join(root, rel)):
+            continue
+        seen.add(rel)
+        for target in LINK.findall(strip_code(open(os.path.join(root, rel)).read())):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = os.path.normpath(os.path.join(os.path.dirname(rel), target.split("#", 1)[0]))
+            if os.path.isdir(os.path.join(root, path)):
+                path = os.path.join(path, "README.md")
+            todo.append(path)
+    return seen
 
 
 def check_words(root):
