@@ -21,6 +21,9 @@
                                          its catalog; docs/ holds at most 150
                                          files; every results/ directory is in
                                          the index and every set there exists
+  check_docs.py tools    ROOT            every program a results/index.json
+                                         command names exists (a script or a
+                                         built tool) and parses
   check_docs.py selftest ROOT            each check fails on a broken copy
 
 Standard library only; seconds.  Exit status 1 with one line per problem.
@@ -232,6 +235,42 @@ def check_generated(root, info=None):
     return bad
 
 
+def check_tools(root):
+    """Every program a data set's command names exists and parses: a shell
+    script under bash -n, a Python one compiled (the measuring tools are kept
+    runnable, and results/index.json names no program that is gone)."""
+    bad = []
+    index = json.load(open(os.path.join(root, "results", "index.json")))
+    progs = set()
+    for s in index["sets"]:
+        progs |= set(re.findall(r"\b((?:scripts|tools)/[\w./-]+)", s["command"]))
+    for rel in sorted(progs):
+        path = os.path.join(root, rel)
+        if not os.path.isfile(path):
+            if not os.path.isfile(os.path.join(root, "CMakeLists.txt")) or \
+                    os.path.basename(rel) not in open_tree_cmake(root):
+                bad.append(f"results/index.json: {rel} does not exist")
+            continue
+        if rel.endswith(".sh"):
+            r = subprocess.run(["bash", "-n", path], capture_output=True, text=True)
+        elif rel.endswith(".py"):
+            r = subprocess.run([sys.executable, "-m", "py_compile", path], capture_output=True, text=True)
+        else:
+            continue
+        if r.returncode:
+            bad.append(f"{rel} does not parse: {r.stderr.strip()[:200]}")
+    return bad
+
+
+def open_tree_cmake(root):
+    """The text of every CMakeLists.txt under tools/ (built programs' names)."""
+    text = ""
+    for d, _, files in os.walk(os.path.join(root, "tools")):
+        if "CMakeLists.txt" in files:
+            text += open(os.path.join(d, "CMakeLists.txt")).read()
+    return text
+
+
 def selftest(root):
     """Each check must fail on a copy with one planted fault."""
     bad = []
@@ -240,15 +279,24 @@ def selftest(root):
         "words": ("docs/guide.md", "\nMeasured in the main job on 2026-11-28.\n"),
         "readme": ("README.md", None),
         "generated": ("results/index.json", None),
+        "tools": ("results/index.json", None),
     }
     for check, (rel, append) in faults.items():
         with tempfile.TemporaryDirectory() as tmp:
             copy = os.path.join(tmp, "r")
-            shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", "build*", "out"))
+            shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", "build*", "out", "src", "tests", "include"))
             path = os.path.join(copy, rel)
+            clean = CHECKS[check](copy)
+            if clean:   # the copy must pass before the fault is planted
+                bad.append(f"selftest: the {check} check fails on the unbroken copy: {clean[0]}")
+                continue
             if check == "readme":   # a shell block that does not parse
                 t = open(path).read().replace("```sh\n", "```sh\nif then (\n", 1)
                 open(path, "w").write(t)
+            elif check == "tools":   # a command naming a program that is gone
+                t = json.load(open(path))
+                t["sets"][0]["command"] = "bash tools/report/no_such_script.sh"
+                json.dump(t, open(path, "w"))
             elif check == "generated":   # data changed, page not regenerated
                 t = json.load(open(path))
                 t["machines"] = {k: v + " (changed)" for k, v in t["machines"].items()}
@@ -261,7 +309,7 @@ def selftest(root):
 
 
 CHECKS = {"links": check_links, "words": check_words, "readme": check_readme,
-          "generated": check_generated}
+          "generated": check_generated, "tools": check_tools}
 
 
 def main():
