@@ -43,7 +43,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 # describe how the project was worked on rather than what it is.
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b|\b\d\d:\d\d(?:-\d\d:\d\d)? UTC\b")
 PROCESS = re.compile(r"\b(main job|(?:this|the same|one|that|a) session|helper's|helpers'|development log|"
-                     r"the issue|issue #?\d+|TODO|FIXME)\b", re.I)
+                     r"the issue|issue #?\d+|other agents|TODO|FIXME)\b", re.I)
 HASH = re.compile(r"\b(?:commit|revision) [0-9a-f]{7,40}\b")
 # Paths of the data and plots that moved to results/ and perf_page.py's SVGs.
 STALE = re.compile(r"\.\./shared/|docs/measurements|\bmeasurements/\w|docs/figures/\w+\.png")
