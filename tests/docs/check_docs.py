@@ -102,6 +102,11 @@ def check_links(root):
                 bad.append(f"{rel}: link leaves the repository: {target}")
             elif not os.path.exists(full):
                 bad.append(f"{rel}: broken link: {target}")
+        # a section of the same page: "Title" below / above
+        own = headings(os.path.join(root, rel))
+        for title in re.findall(r"\"([A-Z][^\"]{2,80})\",? (?:below|above)\b", text):
+            if not any(title == h or h.startswith(title) for h in own):
+                bad.append(f"{rel}: no section \"{title}\" in this page")
     seen = reachable(root)
     for rel in guides(root):
         if rel not in seen:
