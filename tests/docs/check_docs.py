@@ -43,7 +43,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 # describe how the project was worked on rather than what it is.
 DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b|\b\d\d:\d\d(?:-\d\d:\d\d)? UTC\b")
 PROCESS = re.compile(r"\b(main job|(?:this|the same|one|that|a) session|helper's|helpers'|development log|"
-                     r"the issue|issue #?\d+|other agents|TODO|FIXME)\b", re.I)
+                     r"the issue|issue #?\d+|other agents|not done:|TODO|FIXME)\b", re.I)
 HASH = re.compile(r"\b(?:commit|revision) [0-9a-f]{7,40}\b")
 # Paths of the data and plots that moved to results/ and perf_page.py's SVGs.
 STALE = re.compile(r"\.\./shared/|docs/measurements|\bmeasurements/\w|docs/figures/\w+\.png")
@@ -258,6 +258,11 @@ def check_tools(root):
             continue
         if rel.endswith(".sh"):
             r = subprocess.run(["bash", "-n", path], capture_output=True, text=True)
+            built = open_tree_cmake(root)
+            for prog in sorted(set(re.findall(r"/(topocoll-[a-z0-9-]+)\b", open(path).read()))):
+                if f"add_executable({prog}" not in built and \
+                        not os.path.isfile(os.path.join(root, "tools", "cluster", prog)):
+                    bad.append(f"{rel} runs {prog}, which no tools/ CMakeLists.txt builds")
         elif rel.endswith(".py"):
             r = subprocess.run([sys.executable, "-m", "py_compile", path], capture_output=True, text=True)
         else:
