@@ -202,11 +202,14 @@ def render(index):
             "and of the launches where a set repeats them); ratio = topocoll / MPI",
             "library, below 1 is faster.  Where the network is known, the link bound is",
             "the bytes each host must receive over its link at the measured goodput (a",
-            "floor no algorithm can beat).  Each set was measured with the library as it",
+            "floor no algorithm can beat, except by the few percent the links' token",
+            "bucket lets through at once at the nominal 1 Gbit/s); the one-node sets have",
+            "no such line (their floor is memory bandwidth, see [allreduce](allreduce.md)).",
+            "Each set was measured with the library as it",
             "was on its date.  Every table and plot is regenerated from the",
             "data by `python3 tools/report/perf_page.py`; [results/](../results/README.md)",
             "lists every data set.  On your own machine, measure with",
-            "[the benchmark](bench.md) and tune with [topocoll-tune](selection.md).", ""]
+            "[the benchmark](bench.md) and tune with [topocoll-tune](tuning.md).", ""]
     for e in index["sets"]:
         if "headline" in e:
             perf += headline_section(e, index["machines"], "figures", plots)
