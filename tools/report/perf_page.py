@@ -145,7 +145,8 @@ def headline_section(entry, machines, figures_rel, plots):
     head = entry["headline"]
     set_dir = os.path.join(ROOT, "results", entry["id"])
     data = collect(set_dir, head)
-    lines = [f"## {entry['title']}", "",
+    title = entry["title"][:1].upper() + entry["title"][1:]
+    lines = [f"## {title}", "",
              f"Machine: {machines[entry['machine']]}.  Measured {entry['date']}.", "",
              f"Command: `{entry['command']}`", "",
              f"Data: [results/{entry['id']}/](../results/{entry['id']}/) ({entry['files']}).", ""]
