@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: set-up, Open MPI build, then the allgather benchmark on 4
+# The main measurement: set-up, Open MPI build, then the allgather benchmark on 4
 # ranks over a virtual 2-node x 2-rank topology.  It prints its table and
 # writes out/bench_allgather.csv and out/bench_allgather.json.
 # Extra arguments go to topocoll-bench (e.g. -s 8,1024 -r 5).

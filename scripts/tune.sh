@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tune, then run: topocoll-tune (the run-time learner driven by a benchmark
-# loop) learns every collective on the main job's layout (4 ranks, virtual 2
+# loop) learns every collective on scripts/main.sh's layout (4 ranks, virtual 2
 # nodes x 2 ranks, the launcher flags of scripts/main.sh) and writes
 # out/tuning.json (a TOPOCOLL_TUNING_FILE, or TOPOCOLL_LEARN_FILE), plus
 # out/tuning.ompi (Open MPI coll_tuned dynamic rules).  Then:

@@ -55,7 +55,7 @@ static const centry table[] = {
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank",
       0, 2, NULL, "nothing explained" },
     { "TOPOCOLL_TUNING_FILE", T_STR, NULL, offsetof(tc_config, tuning_file),
-      "JSON selection table replacing the built-in one (docs/selection.md)", 0, 0, NULL, NULL },
+      "JSON selection table layered over the built-in one: its rules first, the built-in rules where it has none; \"replace_builtin\": true makes it the whole table (docs/tuning.md)", 0, 0, NULL, NULL },
     { "TOPOCOLL_LEARN_FILE", T_STR, NULL, (size_t)-1,
       "the learner's memory across runs (docs/learning.md): read at the first collective (its outcomes are "
       "not explored again), merged with this run's and written at MPI_Finalize (rank 0), in the tuning-file "

@@ -8,13 +8,13 @@
  * small messages, shared-memory aggregation/distribution with recursive
  * doubling for medium ones, the flat ring for large ones.  Rules only where
  * measured: topocoll-bench on a virtual 2 nodes x 2 sockets x 2 ranks
- * topology (np 8, oversubscribed on 2 cores) and the main job's 2 x 2 (np 4,
- * scripts/main.sh); docs/selection.md has the tables behind them.  One leader per node measured faster than one per
+ * topology (np 8, oversubscribed on 2 cores) and scripts/main.sh's layout, 2 x 2
+ * (np 4; results/dev_2core_2x2, docs/performance.md).  One leader per node measured faster than one per
  * (virtual) socket on these 2-core machines, so the rules use h1_*.
  *
  * One node, np <= 8: measured with topocoll-bench on the development
- * machines (2 cores, Open MPI 4.1.4, np 2, 3, 4, 8, 8 B .. 2 MiB; tables in
- * docs/measurements/ and docs/selection.md).  Inside one shared-memory node
+ * machines (2 cores, Open MPI 4.1.4, np 2, 3, 4, 8, 8 B .. 2 MiB; the table in
+ * docs/selection.md, "The built-in table").  Inside one shared-memory node
  * the direct exchange wins small messages (0.44-0.85x of native at np 3-8,
  * up to 8 KiB), recursive doubling wins medium ones at power-of-two p
  * (0.84-0.98x at np 4 and 8), the direct exchange keeps winning at np 3.
@@ -42,8 +42,8 @@
  *   TC_LOAD_OVERSUBSCRIBED: the allgather rules for several nodes (np 4 and
  *     8, virtual 2x2 and 2x2x2 on 2 cores) and for one node (np 2-8,
  *     measured at np 3, 4 and 8 on 2 cores; on a 16-core machine without
- *     oversubscription the main job's rules took 0.94-1.51x native's time,
- *     docs/measurements/node16/main_2x2.csv);
+ *     oversubscription the 2 x 2 rules took 0.94-1.51x native's time,
+ *     results/node16/main_2x2.csv);
  *   TC_LOAD_DEDICATED: allreduce, reduce and bcast at np 2 (`--bind-to core`
  *     on 2 cores), reduce and bcast at np 4-8 (16 cores, bound to cores), and
  *     allgather on one node at np 2 (2 ranks on 2 cores: the np 2 rows of the
@@ -67,19 +67,19 @@ static const tc_rule rules[] = {
      * Kandalla et al. 2009, Table 1 */
     { ALLGATHER, OVERSUB, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .max_bytes = 4 * KiB,
       .candidates = { "linear", NULL },
-      .note = "np 4 on 2 nodes, < 4 KiB: direct exchange (main job, virtual 2x2: 0.42-0.67x native "
+      .note = "np 4 on 2 nodes, < 4 KiB: direct exchange (4 ranks as virtual 2x2 on 2 cores: 0.42-0.67x native "
               "from 256 B, 0.60-1.09x below; the hierarchical ones 0.78-1.75x)" },
     { ALLGATHER, OVERSUB, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .min_bytes = 4 * KiB,
       .max_bytes = 64 * KiB, .candidates = { "h1_shm_rd_shm", NULL },
       .note = "np 4 on 2 nodes, 4 - 64 KiB: shared-memory aggregation and distribution, recursive "
-              "doubling (Table 1; main job, five launches: median 0.55-0.69x native, at most 1.04x)" },
-    /* np 4 on 2 nodes from 64 KiB: over five launches of the main job the hierarchical
+              "doubling (Table 1; 4 ranks as virtual 2x2 on 2 cores, five launches: median 0.55-0.69x native, at most 1.04x)" },
+    /* np 4 on 2 nodes from 64 KiB: over five launches of scripts/main.sh the hierarchical
      * entry's median was 0.60-0.63x native at 64-256 KiB but 1.10-1.31x in one launch, and
      * at 512 KiB - 1 MiB (where the cost model had chosen) 1.00-1.14x; the direct
-     * exchange's median was 0.54-0.78x and its worst 1.00x (docs/selection.md) */
+     * exchange's median was 0.54-0.78x and its worst 1.00x */
     { ALLGATHER, OVERSUB, .min_np = 4, .max_np = 4, .min_nodes = 2, .max_nodes = 2, .min_bytes = 64 * KiB,
       .max_bytes = 2 * MiB, .candidates = { "linear", NULL },
-      .note = "np 4 on 2 nodes, 64 KiB - 2 MiB: direct exchange (main job, five launches: median "
+      .note = "np 4 on 2 nodes, 64 KiB - 2 MiB: direct exchange (4 ranks as virtual 2x2 on 2 cores, five launches: median "
               "0.54-0.78x native, at most 1.00x)" },
     { ALLGATHER, OVERSUB, .min_np = 8, .max_np = 8, .min_nodes = 2, .max_nodes = 2, .min_bytes = 256,
       .max_bytes = 1 * MiB, .candidates = { "h1_shm_rd_shm", "h1_gather_rd_bcast", NULL },
@@ -110,7 +110,7 @@ static const tc_rule rules[] = {
      * Open MPI: on the 2-core development machine (np 2) shm_inline 0.56-0.92x native at
      * 8-128 B (median of eight runs 0.61-0.66x), dissemination 0.56-0.68x at 512 B - 2 KiB;
      * on a 16-core machine (Open MPI 4.1.6, one socket; two runs of 5 repetitions at np 2,
-     * 4, 8, 16; docs/allreduce.md) shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination
+     * 4, 8, 16; results/node16) shm_inline 0.45-0.79x at 8 B (np 2-16), dissemination
      * 0.71-0.82x (np 2) and shm_rb4_2s 0.49-0.79x (np 4-16) at 256 B - 2 KiB, where the
      * memory model's per-context choice (the entries' predictions within a few tens of
      * nanoseconds of each other) gave 1.07-1.29x (np 2, development machine) and 1.01-1.05x
@@ -140,8 +140,7 @@ static const tc_rule rules[] = {
       .note = "one node, np 2, >= 2 MiB: single-copy tiled reduce, one tile per rank (0.71-0.78x native "
               "at 2-8 MiB, two runs)" },
     /* reduce and bcast, one node, np 4-8: measured at np 8 bound to cores on a 16-core
-     * machine without oversubscription (Open MPI 4.1.6, one socket; docs/allreduce.md,
-     * "Measured on a 16-core machine"); np 2 keeps the rules above */
+     * machine without oversubscription (Open MPI 4.1.6, one socket; results/node16); np 2 keeps the rules above */
     { .coll = TOPOCOLL_BCAST, DEDICATED, .min_np = 4, .max_np = 8, .max_nodes = 1, .min_bytes = 512,
       .candidates = { "shm_2stage_64k", NULL },
       .note = "one node, np 4-8, >= 512 B: shared-memory broadcast in 64 KiB chunks, a reader per "
@@ -157,7 +156,7 @@ static const tc_rule rules[] = {
      * memory won at 2-64 KiB on the 2-core development machine (oversubscribed at np 4-8),
      * but on a 16-core machine without oversubscription (Open MPI 4.1.6, np 2, 8 and 16
      * bound to cores) it took 1.5-9.5x native's time from 4 KiB up, and no flat entry
-     * beat the library by more than noise: native (docs/alltoall.md, "Selection rules"). */
+     * beat the library by more than noise: native (results/node16). */
     /* reduce and bcast, one node, np 2 (shared-memory entries of Li, Hoefler, Snir 2013;
      * docs/allreduce.md "Shared-memory reduce and bcast") */
     { .coll = TOPOCOLL_BCAST, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .min_bytes = 4 * KiB,
@@ -175,13 +174,13 @@ static const tc_rule rules[] = {
       .max_bytes = 1 * MiB, .candidates = { "recursive_doubling", NULL },
       .note = "one node, np 2, 8 KiB - 1 MiB: recursive doubling (0.58-0.75x native, 2 ranks on 2 cores)" },
     /* bcast, reduce and allgather across nodes, where the links decide: the emulated cluster
-     * (4 hosts x 2 ranks, 1 Gbit/s links, TCP cubic, Open MPI 4.1.4; docs/selection.md "The
-     * whole tune on the emulated cluster with TCP cubic").  A 20-minute topocoll-tune chose
+     * (4 hosts x 2 ranks, 1 Gbit/s links, TCP cubic, Open MPI 4.1.4; results/cluster_4x2_tuned
+     * and results/cluster_4x2_builtin, docs/performance.md).  A 20-minute topocoll-tune chose
      * these entries at these sizes (ratio to native in its batches), and topocoll-bench with
      * its table measured them against Open MPI's tuned component and against HAN:
      * - bcast from 64 KiB: the leaders' pipelined chain in 16k-element chunks, node phase
      *   through shared memory with a reader per socket (tune 0.17-0.35x; bench 0.20-0.25x
-     *   tuned, 0.40-0.45x HAN at 64 KiB - 1 MiB; over TCP BBR on 2026-11-27 0.17-0.26x
+     *   tuned, 0.40-0.45x HAN at 64 KiB - 1 MiB; over TCP BBR 0.17-0.26x
      *   tuned and HAN from 256 KiB);
      * - reduce from 256 KiB: node reduction through shared memory to one leader, the
      *   leaders' pipelined chain in 4k-element chunks (tune 0.51-0.57x; bench 0.43-0.48x
@@ -203,7 +202,7 @@ static const tc_rule rules[] = {
       .note = "several nodes, blocks >= 256 KiB: two-tier allgather (emulated cluster 4x2: 0.32-0.41x "
               "Open MPI tuned, 0.55-0.62x HAN)" },
     /* allreduce across nodes: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s links, TCP
-     * cubic, Open MPI 4.1.4; docs/allreduce.md "With TCP cubic"): node reduction through
+     * cubic, Open MPI 4.1.4; results/cluster_4x2_tuned): node reduction through
      * shared memory, then the leaders' exchange.  Runs against Open MPI's tuned component and
      * against HAN, ratio to native:
      * - 2 - 32 KiB, one leader per node, recursive doubling: 0.83-0.98x tuned at 2-4 KiB and
@@ -245,8 +244,7 @@ static const tc_rule rules[] = {
      * h2_shm_ring32k 3.10-3.18 ms at 256 KiB, 6.40-6.64 at 512 KiB, 13.5-14.1 at 1 MiB,
      * 28.0-28.7 at 2 MiB, 57.4-59.5 at 4 MiB, against 3.18-3.37, 6.67-7.13, 13.8-14.3,
      * 28.2-29.1, 58.1-59.1 for h2_shm_rsa in the same runs: 90-108 % of the link bound; at
-     * 64 KiB the ring took 1.2-1.5x Rabenseifner's time (docs/allreduce.md, "The leaders'
-     * ring in pieces"). */
+     * 64 KiB the ring took 1.2-1.5x Rabenseifner's time. */
     { .coll = TOPOCOLL_ALLREDUCE, .min_np = 4, .min_nodes = 2, .min_bytes = 256 * KiB, .real_nodes = 1,
       .candidates = { "h2_shm_ring32k", "h2_shm_rsa", "h1_shm_rsa", NULL },
       .note = "several nodes, >= 256 KiB: hierarchical, two leaders per node, node reduction in shared "
@@ -265,8 +263,7 @@ static const tc_rule rules[] = {
      * Open MPI 4.1.4, idle 2-core machine: 8 ranks on 2 cores, but each emulated host sees
      * both cores, so per-node detection calls it dedicated: no load condition),
      * topocoll-bench, two runs: h2_p2p 0.52-0.86x native from 8 B to 2 KiB, h1_p2p
-     * 0.49-0.95x; from 4 KiB both lose (1.06-1.15x) and at 64 KiB all tie (docs/alltoall.md,
-     * "On the idle emulated cluster") */
+     * 0.49-0.95x; from 4 KiB both lose (1.06-1.15x) and at 64 KiB all tie */
     /* alltoall across nodes on an oversubscribed machine (the emulated cluster: 8 or 6 ranks on
      * 2 cores, its hosts counted as the one machine they are, shared-memory waits that yield):
      * two leaders per node, node phases through node-shared memory.  topocoll-a2a-paper, the
@@ -276,8 +273,7 @@ static const tc_rule rules[] = {
      * h2_shm took 0.64-0.95x with blocks of 8 KiB (4 x 2) but 0.77-1.18x with blocks of
      * 10.7 KiB (2,1,2,1), and under MPICH 4.0.2 (4 x 2, two runs) 1.31-1.65x with blocks of
      * 8 KiB where it took 0.34-0.67x up to 4 KiB blocks, so the rule ends below blocks of
-     * 8 KiB (max_bytes is exclusive) (docs/alltoall.md, "Shared-memory leaders on the
-     * emulated cluster", "MPICH on the emulated cluster") */
+     * 8 KiB (max_bytes is exclusive) */
     { .coll = TOPOCOLL_ALLTOALL, OVERSUB, .min_np = 4, .min_nodes = 2, .max_bytes = 8 * KiB, .real_nodes = 1,
       .candidates = { "h2_shm", "h1_shm", NULL },
       .note = "several nodes, oversubscribed, blocks below 8 KiB: hierarchical, two leaders per node, "
@@ -295,8 +291,7 @@ static const tc_rule rules[] = {
      * and two with HAN raised (HAN has no alltoall of its own): linear_w2_pieces32k 0.72-0.84x
      * native at 64 KiB, 0.55-0.73x from 128 KiB to 1 MiB at 97-102 % of the link bound (whole
      * blocks, linear_w2: 80-88 %); 0.91-1.01x at 32 KiB (where it sends whole blocks, as
-     * linear_w2) and 0.94-1.09x at 16 KiB, so the rule starts at 32 KiB (docs/alltoall.md,
-     * "Pieces under the eager limit") */
+     * linear_w2) and 0.94-1.09x at 16 KiB, so the rule starts at 32 KiB */
     { .coll = TOPOCOLL_ALLTOALL, .min_np = 4, .min_nodes = 2, .min_bytes = 32 * KiB, .real_nodes = 1,
       .candidates = { "linear_w2_pieces32k", "linear_w2", "pairwise", NULL },
       .note = "several nodes, blocks >= 32 KiB: direct exchange, two partners in flight per rank, "

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One-node measurements on a quiet many-core machine (no oversubscription):
 # build (build-q, Open MPI), then allreduce / alltoall / bcast / reduce / the
-# main job's allgather layout, every rank bound to a core; CSVs and tables in
-# $OUT (default out/q).  docs/measurements/node16/ holds one such run.
+# allgather layout of scripts/main.sh, every rank bound to a core; CSVs and tables in
+# $OUT (default out/q).  results/node16/ holds one such run.
 # usage: bash tools/report/measure_node.sh PART...
 #   parts: build ar2 ar8 ar16 a2a main rooted omp
 # A machine without the jansson headers: a pkg-config file and the headers in

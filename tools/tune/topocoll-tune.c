@@ -1,7 +1,7 @@
 /*
  * topocoll-tune: the library's run-time learner (docs/learning.md) driven by
  * a benchmark loop, its outcomes written as a TOPOCOLL_TUNING_FILE
- * (docs/selection.md, "Tuning").  No selection logic of its own: the
+ * (docs/tuning.md).  No selection logic of its own: the
  * candidates, the timing, the racing, the agreement over the ranks and the
  * winner are the learner's, the file is the learner's writer
  * (TOPOCOLL_LEARN_FILE's format, src/select/learn_file.c).

@@ -1,7 +1,7 @@
 /*
  * topocoll-tune: the library's run-time learner (docs/learning.md) driven by
  * a benchmark loop, its outcomes written as a TOPOCOLL_TUNING_FILE
- * (docs/selection.md, "Tuning").
+ * (docs/tuning.md).
  *
  *   options.c         command line (no MPI)
  *   export.c          Open MPI coll_tuned rules and MPICH selection JSON (no MPI)
