@@ -170,6 +170,18 @@ static const tc_catalog_row allgatherv[] = {
     END,
 };
 
+/* reduce_scatter: blocks of any size (src/blocks/rs_blocks.h). */
+extern const tc_algo tc_reduce_scatter_pairwise, tc_reduce_scatter_recursive_halving,
+    tc_reduce_scatter_ring, tc_reduce_scatter_native;
+
+static const tc_catalog_row reduce_scatter[] = {
+    ALGO(tc_reduce_scatter_pairwise),
+    ALGO(tc_reduce_scatter_recursive_halving),
+    ALGO(tc_reduce_scatter_ring),
+    ALGO(tc_reduce_scatter_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -182,6 +194,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = alltoallv,
     [TOPOCOLL_ALLREDUCE] = allreduce,
     [TOPOCOLL_ALLGATHERV] = allgatherv,
+    [TOPOCOLL_REDUCE_SCATTER] = reduce_scatter,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)
