@@ -172,13 +172,14 @@ static const tc_catalog_row allgatherv[] = {
 
 /* reduce_scatter: blocks of any size (src/blocks/rs_blocks.h). */
 extern const tc_algo tc_reduce_scatter_pairwise, tc_reduce_scatter_recursive_halving,
-    tc_reduce_scatter_ring, tc_reduce_scatter_native;
+    tc_reduce_scatter_ring, tc_reduce_scatter_native, tc_reduce_scatter_hierarchical;
 
 static const tc_catalog_row reduce_scatter[] = {
     ALGO(tc_reduce_scatter_pairwise),
     ALGO(tc_reduce_scatter_recursive_halving),
     ALGO(tc_reduce_scatter_ring),
     ALGO(tc_reduce_scatter_native),
+    ALGO(tc_reduce_scatter_hierarchical),  /* node sums in shared memory */
     END,
 };
 

@@ -103,8 +103,11 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_REDUCE_SCATTER] = {
         .coll = TOPOCOLL_REDUCE_SCATTER, .name = "reduce_scatter", .env = "TOPOCOLL_REDUCE_SCATTER",
         .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, S, 0), SIZE(ALL, S, 0) },
+        /* normalised as reduce_scatter_block (p blocks of rcount); with
+         * vectors the API sets scount to the vector, rcount to the largest
+         * block */
+        .arg = { { SIZE(ALL, R, 1), 1 }, { SIZE(ALL, R, 0), 0 } },
+        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), SIZE(ALL, R, 1) },
         .tmp_like = TC_BUF_SEND,
         .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO },
         .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
