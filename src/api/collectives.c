@@ -1,7 +1,7 @@
 /*
  * The public collectives: topocoll_allgather, _bcast, _scatter, _gather,
  * _reduce, _reduce_scatter_block, _alltoall, _alltoallv, _allreduce,
- * _allgatherv, their _algorithm variants, the generic topocoll_run and the
+ * _allgatherv, _reduce_scatter, their _algorithm variants, the generic topocoll_run and the
  * _applicable questions.  Each describes its arguments in one argument
  * record (tc_call, src/api/call.h) and hands it to the call path
  * (src/api/call.c); nothing else happens here.
@@ -65,7 +65,7 @@ static inline tc_call make_call(topocoll_coll coll, const char *fn, const void *
 
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm);
+                       MPI_Op op, MPI_Comm comm);
 
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -74,7 +74,7 @@ int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf,
     if (!tc_coll_desc_of(coll))
         return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: unknown collective %d", (int)coll);
     if (tc_coll_desc_of(coll)->vcounts)   /* per-peer collectives: the regular problem */
-        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, op, comm);
     tc_call c = make_call(coll, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                        recvtype, op, root, comm);
     return tc_call_collective(&c, algorithm != NULL, algorithm);
@@ -331,6 +331,32 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
     return tc_call_collective(&c, 1, algorithm);
 }
 
+/* ---- reduce_scatter ------------------------------------------------------------- */
+
+static int reduce_scatter(const char *fn, const char *algorithm, const void *sendbuf, void *recvbuf,
+                          const int *recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    tc_call c = make_call(TOPOCOLL_REDUCE_SCATTER, fn, sendbuf, 0, type, recvbuf, 0, type, op, 0, comm);
+    c.vcnt[1] = recvcounts;
+    int rc = tc_call_collective(&c, algorithm != NULL, algorithm);
+    free(c.v64);
+    return rc;
+}
+
+int topocoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype type,
+                            MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("topocoll_reduce_scatter", NULL, sendbuf, recvbuf, recvcounts, type, op, comm);
+}
+
+int topocoll_reduce_scatter_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                      const int *recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    if (!algorithm) return topocoll_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+    return reduce_scatter("topocoll_reduce_scatter_algorithm", algorithm, sendbuf, recvbuf, recvcounts, type,
+                          op, comm);
+}
+
 /* ---- topocoll_run for the per-peer collectives ------------------------------ */
 
 /* The regular problem: every count sendcount (send) and recvcount (receive),
@@ -339,7 +365,7 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * vectors are then not made and its check comes first). */
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm)
+                       MPI_Op op, MPI_Comm comm)
 {
     int p = 0, *v = NULL, rc;
     if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &p) == MPI_SUCCESS && p > 0) {
@@ -350,7 +376,9 @@ static int run_regular(topocoll_coll coll, const char *algorithm, const void *se
             v[j] = sendcount, v[p + j] = j * sendcount, v[2 * p + j] = recvcount, v[3 * p + j] = j * recvcount;
     }
     const int *sc = v, *sd = v ? v + p : NULL, *rcn = v ? v + 2 * p : NULL, *rd = v ? v + 3 * p : NULL;
-    if (coll == TOPOCOLL_ALLTOALLV)
+    if (coll == TOPOCOLL_REDUCE_SCATTER)
+        rc = reduce_scatter("topocoll_run", algorithm, sendbuf, recvbuf, rcn, recvtype, op, comm);
+    else if (coll == TOPOCOLL_ALLTOALLV)
         rc = alltoallv("topocoll_run", algorithm, sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm);
     else
         rc = allgatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, comm);

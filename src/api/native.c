@@ -62,6 +62,11 @@ static int native_allgatherv(const tc_call *c)
                            c->comm);
 }
 
+static int native_reduce_scatter(const tc_call *c)
+{
+    return PMPI_Reduce_scatter(c->sbuf, c->rbuf, c->vcnt[1], c->rtype, c->op, c->comm);
+}
+
 static int native_allreduce(const tc_call *c)
 {
     return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
@@ -78,6 +83,7 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = native_alltoallv,
     [TOPOCOLL_ALLREDUCE] = native_allreduce,
     [TOPOCOLL_ALLGATHERV] = native_allgatherv,
+    [TOPOCOLL_REDUCE_SCATTER] = native_reduce_scatter,
 };
 
 /* A significant argument whose datatype has size 0 and a count that is not
