@@ -49,7 +49,8 @@
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
     X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
     X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
-    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS)
+    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS) \
+    X(reduce_scatter, REDUCE_SCATTER, Reduce_scatter, REDUCTION_COUNTS)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -120,6 +121,11 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
 #define TC_F_CALL_RECV_VECTORS(C) \
     MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
             c_type(rt), c_comm(comm))
+
+#define TC_F_PARAMS_REDUCTION_COUNTS \
+    (void *sb, void *rb, MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_REDUCTION_COUNTS(C) \
+    MPI_##C(c_buffer(sb), c_buffer(rb), (const int *)rc, c_type(t), c_op(op), c_comm(comm))
 
 /* One collective: its function and the names Fortran calls it by
  * (exported: the library is built with hidden visibility). */

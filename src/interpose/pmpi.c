@@ -1,7 +1,8 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Alltoallv, MPI_Allreduce and MPI_Allgatherv route through topocoll.
+ * MPI_Alltoallv, MPI_Allreduce, MPI_Allgatherv and MPI_Reduce_scatter
+ * route through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -145,6 +146,14 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (!covered_by(TOPOCOLL_ALLGATHERV, comm))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return topocoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    if (!covered_by(TOPOCOLL_REDUCE_SCATTER, comm))
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+    return topocoll_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
 }
 
 #if defined(__GNUC__)
