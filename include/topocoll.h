@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "topocoll_types.h"
+#include "topocoll_shapes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -204,19 +205,26 @@ int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
-/* MPI_Reduce_scatter with topocoll's selection (TOPOCOLL_REDUCE_SCATTER),
- * and by algorithm name ("native" is PMPI_Reduce_scatter; algorithm NULL:
- * selection).  The input is the vector of recvcounts[0] + .. +
- * recvcounts[size-1] elements; rank r receives block r (recvcounts[r]
- * elements) of its reduction.  Any counts, zeros included; MPI_IN_PLACE as
- * sendbuf: recvbuf holds the input vector.  A non-commutative op is
- * reduced in rank order (entries that cannot keep it decline).  Negative
- * counts are MPI_ERR_COUNT, a NULL recvcounts MPI_ERR_ARG.  (topocoll_run
- * has no vector: it runs the regular problem, every count recvcount.) */
-int topocoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype type,
-                            MPI_Op op, MPI_Comm comm);
-int topocoll_reduce_scatter_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf,
-                                      const int *recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+/* topocoll_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm)
+ * (declared from the list below): MPI_Reduce_scatter with topocoll's
+ * selection (TOPOCOLL_REDUCE_SCATTER).  The input is the vector of
+ * recvcounts[0] + .. + recvcounts[size-1] elements; rank r receives block r
+ * (recvcounts[r] elements) of its reduction.  Any counts, zeros included;
+ * MPI_IN_PLACE as sendbuf: recvbuf holds the input vector.  A
+ * non-commutative op is reduced in rank order (entries that cannot keep it
+ * decline).  Negative counts are MPI_ERR_COUNT, a NULL recvcounts
+ * MPI_ERR_ARG. */
+
+/* Every collective of the list (topocoll_colls.h), declared from its row:
+ * topocoll_<lower>(the MPI arguments) with topocoll's selection
+ * (TOPOCOLL_<UPPER>), topocoll_<lower>_algorithm(algorithm, the MPI
+ * arguments) by algorithm name ("native" is PMPI_<Mpi>).  The collectives
+ * above are among them (the same declarations). */
+#define TOPOCOLL_DECLARE(UPPER, lower, Mpi, SHAPE)                                \
+    int topocoll_##lower(TOPOCOLL_PARAMS_##SHAPE);                                \
+    int topocoll_##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE);
+TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
+#undef TOPOCOLL_DECLARE
 
 /* Any collective in one form: the named algorithm (algorithm != NULL; as
  * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as
