@@ -205,6 +205,16 @@ int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
+/* topocoll_reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm)
+ * (declared from the list below): MPI_Reduce_scatter with topocoll's
+ * selection (TOPOCOLL_REDUCE_SCATTER).  The input is the vector of
+ * recvcounts[0] + .. + recvcounts[size-1] elements; rank r receives block r
+ * (recvcounts[r] elements) of its reduction.  Any counts, zeros included;
+ * MPI_IN_PLACE as sendbuf: recvbuf holds the input vector.  A
+ * non-commutative op is reduced in rank order (entries that cannot keep it
+ * decline).  Negative counts are MPI_ERR_COUNT, a NULL recvcounts
+ * MPI_ERR_ARG. */
+
 /* Every collective of the list (topocoll_colls.h), declared from its row:
  * topocoll_<lower>(the MPI arguments) with topocoll's selection
  * (TOPOCOLL_<UPPER>), topocoll_<lower>_algorithm(algorithm, the MPI
@@ -223,8 +233,8 @@ TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
  * (recvcount, recvtype); reduce, reduce_scatter_block and allreduce take recvcount and
  * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
  * of one block); op is read by reductions only, root by rooted collectives
- * only; alltoallv and allgatherv run the regular problem (every count
- * sendcount / recvcount, displacements j x count).  Returns an MPI error
+ * only; alltoallv, allgatherv and reduce_scatter run the regular problem
+ * (every count sendcount / recvcount, displacements j x count).  Returns an MPI error
  * class as the specific functions do. */
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,

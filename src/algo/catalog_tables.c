@@ -170,6 +170,19 @@ static const tc_catalog_row allgatherv[] = {
     END,
 };
 
+/* reduce_scatter: blocks of any size (src/blocks/rs_blocks.h). */
+extern const tc_algo tc_reduce_scatter_pairwise, tc_reduce_scatter_recursive_halving,
+    tc_reduce_scatter_ring, tc_reduce_scatter_native, tc_reduce_scatter_hierarchical;
+
+static const tc_catalog_row reduce_scatter[] = {
+    ALGO(tc_reduce_scatter_pairwise),
+    ALGO(tc_reduce_scatter_recursive_halving),
+    ALGO(tc_reduce_scatter_ring),
+    ALGO(tc_reduce_scatter_native),
+    ALGO(tc_reduce_scatter_hierarchical),  /* node sums in shared memory */
+    END,
+};
+
 /* Each collective's table, indexed by the collective: the table named as the
  * row's lower-case name, for every row of the list (include/topocoll_colls.h). */
 #define CATALOG_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = lower,

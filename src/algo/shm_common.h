@@ -99,6 +99,17 @@ static inline void tc_shm_barrier(tc_sched *s, const tc_args *a)
     tc_sched_round(s);
 }
 
+/* A barrier among the m ranks M[] of one node (this rank is M[mi]), in the
+ * open round (after its local ops); closes the round. */
+static inline void tc_shm_node_barrier(tc_sched *s, const int *M, int m, int mi)
+{
+    for (int i = 0; i < m; i++)
+        if (i != mi) tc_sched_signal(s, M[i]);
+    for (int i = 0; i < m; i++)
+        if (i != mi) tc_sched_wait(s, M[i]);
+    tc_sched_round(s);
+}
+
 /* The tiled schedules' tile assignment (allreduce and reduce shm_tiled). */
 enum { TC_TILE_NAIVE, TC_TILE_CYCLIC, TC_TILE_HIER };
 

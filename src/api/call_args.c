@@ -151,7 +151,7 @@ static int aliased(const tc_call *c)
  * same on every rank by MPI's rules.  Per-peer counts: this rank's mean part. */
 static int64_t bytes_of(const tc_call *c)
 {
-    int b = c->use[TC_BUF_SEND] && !c->d->vblock ? TC_BUF_SEND : TC_BUF_RECV;
+    int b = c->use[TC_BUF_SEND] && !c->d->vblock && !c->d->vsplit ? TC_BUF_SEND : TC_BUF_RECV;
     if (c->d->vcounts) {
         int64_t sum = 0;
         for (int j = 0; j < c->size; j++) sum += c->vcnt[b][j];
@@ -160,10 +160,26 @@ static int64_t bytes_of(const tc_call *c)
     return (int64_t)tc_call_count(c, b) * c->tsize[b];
 }
 
+/* The counts of the vector split among the ranks (reduce_scatter): present,
+ * none negative; both counts get the largest. */
+static int check_vsplit(tc_call *c)
+{
+    const int *cnt = c->vcnt[TC_BUF_RECV];
+    c->rcount = 0;
+    if (!cnt) return tc_raise(c->comm, MPI_ERR_ARG, "%s: recvcounts is NULL", c->fn);
+    for (int j = 0; j < c->size; j++) {
+        if (cnt[j] < 0) return tc_raise(c->comm, MPI_ERR_COUNT, "%s: negative recvcounts[%d] = %d", c->fn, j, cnt[j]);
+        if (cnt[j] > c->rcount) c->rcount = cnt[j];
+    }
+    c->scount = c->rcount;
+    return MPI_SUCCESS;
+}
+
 /* The per-peer vectors of the significant arguments. */
 static int check_vectors(tc_call *c)
 {
     const tc_coll_desc *d = c->d;
+    if (d->vsplit) return check_vsplit(c);
     int rc, ip = d->vblock || tc_call_buf(c, d->in_place.arg) == MPI_IN_PLACE;
     if (!ip && (rc = check_vector(c, TC_BUF_SEND, &c->scount)) != MPI_SUCCESS) return rc;
     return check_vector(c, TC_BUF_RECV, &c->rcount);
@@ -261,6 +277,8 @@ void tc_call_make_args(const tc_call *c, tc_args *a)
         a->scount = c->in_place ? c->v64[c->rank] : sched_count(c, TC_BUF_SEND, c->scount);
         if (c->staged) a->in_place = 0;   /* SEND is the user's block, RECV the staging */
     }
+    if (c->d->vsplit && c->v64)   /* the vector; rcount stays the largest block */
+        a->scount = c->v64[2 * c->size - 1] + c->v64[c->size - 1];
     int commutative = 1;
     if (c->d->reduction) PMPI_Op_commutative(c->op, &commutative);
     a->commutative = commutative;
@@ -312,11 +330,28 @@ static int make_vblock(tc_call *c)
     return MPI_SUCCESS;
 }
 
+/* The vector split among the ranks (desc vsplit): RECV's counts and their
+ * packed prefix sums, the blocks' places in the vector. */
+static int make_vsplit(tc_call *c)
+{
+    size_t p = (size_t)c->size;
+    int64_t at = 0;
+    if (!(c->v64 = malloc(2 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
+    for (size_t j = 0; j < p; j++) {
+        c->v64[j] = sched_count(c, TC_BUF_RECV, c->vcnt[1][j]);
+        c->v64[p + j] = at;
+        at += c->v64[j];
+    }
+    c->v = (tc_vcounts){ NULL, NULL, c->v64, c->v64 + p };
+    return MPI_SUCCESS;
+}
+
 /* In place: RECV's vectors for both; MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int tc_call_make_vcounts(tc_call *c)
 {
     size_t p = (size_t)c->size;
     if (c->d->vblock) return make_vblock(c);
+    if (c->d->vsplit) return make_vsplit(c);
     if (!(c->v64 = malloc(4 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         int from = c->in_place ? TC_BUF_RECV : b;

@@ -120,7 +120,8 @@ static uint64_t block_bytes(const tc_check_call *k, int b)
     return (uint64_t)((int64_t)k->count[b] * k->tsize[b]);
 }
 
-/* FNV-1a over the receive blocks' bytes (allgatherv: the same vector at every rank). */
+/* FNV-1a over the receive blocks' bytes (allgatherv, reduce_scatter: the same
+ * vector at every rank). */
 static uint64_t vrecv_hash(const tc_check_call *k, int p)
 {
     uint64_t h = 1469598103934665603ull;
@@ -163,7 +164,7 @@ static void fields(const tc_ctx *x, const tc_check_call *k, uint64_t v[NF])
     if (!d->vcounts) {
         v[F_SEND] = block_bytes(k, TC_BUF_SEND);
         v[F_RECV] = block_bytes(k, TC_BUF_RECV);
-    } else if (d->vblock) {
+    } else if (d->vblock || d->vsplit) {
         v[F_VRECV] = vrecv_hash(k, x->size);
     }
 }
@@ -262,7 +263,7 @@ int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k)
     int64_t *sent = NULL;
     int rc = MPI_SUCCESS;
     fields(x, k, v);
-    if (k->d->vcounts && !k->d->vblock) {
+    if (k->d->vcounts && !k->d->vblock && !k->d->vsplit) {
         if (!(sent = malloc((size_t)x->size * sizeof *sent + 1))) return tc_raise(comm, MPI_ERR_NO_MEM, "%s", k->fn);
         rc = pairs(x, k, sent, &code);
         v[F_PAIR] = code;

@@ -92,6 +92,17 @@
     .result = { TC_AT_ALL, 1, TC_IDS_SAME }, \
     .vcounts = 1, .vblock = 1
 
+/* normalised as reduce_scatter_block (p blocks of rcount); with vectors the
+ * call path sets scount to the vector, rcount to the largest block */
+#define DESC_REDUCE_SCATTER \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, R, 1), 1 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), SIZE(ALL, R, 1) }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }, \
+    .vcounts = 1, .vsplit = 1
+
 #define DESC_ROW(UPPER, lower, Mpi, SHAPE) \
     [TOPOCOLL_##UPPER] = { .coll = TOPOCOLL_##UPPER, .name = #lower, .env = "TOPOCOLL_" #UPPER, DESC_##UPPER },
 
@@ -201,11 +212,27 @@ static tc_coll_layout vlayout(const tc_args *a)
     return l;
 }
 
+/* The vector split among the ranks (reduce_scatter): SEND the whole vector
+ * (in place: RECV holds it, the result from element 0), RECV the own block. */
+static tc_coll_layout vsplit_layout(const tc_args *a, int rank)
+{
+    tc_coll_layout l;
+    const tc_vcounts *v = a->v;
+    int64_t total = v ? v->rdispls[a->size - 1] + v->rcounts[a->size - 1] : a->rcount * a->size;
+    l.elems[TC_BUF_SEND] = total;
+    l.elems[TC_BUF_RECV] = a->in_place ? total : v ? v->rcounts[rank] : a->rcount;
+    l.alias_from = a->in_place ? TC_BUF_SEND : -1;
+    l.alias_to = a->in_place ? TC_BUF_RECV : -1;
+    l.alias_off = 0;
+    return l;
+}
+
 tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int rank)
 {
     tc_coll_layout l;
     const tc_coll_in_place *ip = &d->in_place;
     if (d->vblock) return vblock_layout(a, rank);
+    if (d->vsplit) return vsplit_layout(a, rank);
     if (d->vcounts) return vlayout(a);
     l.elems[TC_BUF_SEND] = tc_coll_size_elems(d->arg[TC_BUF_SEND].size, a, rank);
     l.elems[TC_BUF_RECV] = tc_coll_size_elems(d->arg[TC_BUF_RECV].size, a, rank);

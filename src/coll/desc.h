@@ -28,6 +28,13 @@
  *                                  (rcounts, rdispls)  `rank` (rdispls[rank])
  *               (rcount: the largest receive count; tc_args.v's rdispls are the
  *               schedule's layout, packed prefix sums: see ag_regions.h)
+ *   reduce_scatter
+ *               the vector: sum of  rcounts[rank]      all: SEND is RECV, which then holds
+ *               rcounts (scount)    (tc_args.v)        the vector (the result from element 0)
+ *               (rcount: the largest receive count; tc_args.v's rcounts are the
+ *               user's recvcounts, the same at every rank, rdispls their packed
+ *               prefix sums: block j of the vector is [rdispls[j], rcounts[j]);
+ *               without vectors (the simulator) every block rcount)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant (the API passes 0 for a
@@ -155,6 +162,14 @@ typedef struct tc_coll_desc {
                                  rank r contributes one block, SEND[0, scount]
                                  (in place: RECV[rdispls[r], rcounts[r]]), that
                                  every rank receives at rdispls[r] (allgatherv) */
+    int vsplit;               /* with vcounts: one count per rank (rcounts, equal at
+                                 every rank; rdispls their packed prefix sums;
+                                 scounts/sdispls NULL); every rank's input is the
+                                 whole vector SEND[0, scount) (in place: RECV's),
+                                 rank r's result RECV[0, rcounts[r]) is the
+                                 reduction of block r of the vector, elements
+                                 [rdispls[r], rdispls[r] + rcounts[r])
+                                 (reduce_scatter) */
 } tc_coll_desc;
 
 /* The descriptor of a collective; NULL when unknown. */

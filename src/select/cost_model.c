@@ -88,6 +88,7 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
     tc_alltoallv_pairwise;
+extern const tc_algo tc_reduce_scatter_recursive_halving, tc_reduce_scatter_pairwise;
 
 static const native_alg *native_set(topocoll_coll coll)
 {
@@ -104,6 +105,8 @@ static const native_alg *native_set(topocoll_coll coll)
     static const native_alg rs[] = { { &tc_reduce_scatter_block_library_halving, 1 },
                                      { &tc_reduce_scatter_block_pairwise, 0 }, { NULL, 0 } };
     static const native_alg av[] = { { &tc_alltoallv_pairwise, 0 }, { NULL, 0 } };
+    static const native_alg rsv[] = { { &tc_reduce_scatter_recursive_halving, 0 },
+                                      { &tc_reduce_scatter_pairwise, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -111,6 +114,7 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_GATHER: return ga;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return rs;
     case TOPOCOLL_ALLTOALLV: return av;
+    case TOPOCOLL_REDUCE_SCATTER: return rsv;
     case TOPOCOLL_BCAST: return bc;
     case TOPOCOLL_REDUCE: return rd;
     case TOPOCOLL_ALLREDUCE: return ar;

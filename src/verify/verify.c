@@ -161,11 +161,27 @@ static void initial_vblock_labels(vstate *v, int r)
         k->lab[g.buf][g.lo + e] = (label_t){ (int64_t)r * v->vstride + e, 1, rank_key(r), r, r + 1 };
 }
 
+/* The vector split among the ranks (desc vsplit, reduce_scatter): unit e of
+ * every rank's vector is element e. */
+static void initial_vsplit_labels(vstate *v, int r)
+{
+    vrank *k = &v->rk[r];
+    const tc_vcounts *c = &v->vall[r];
+    int64_t n = (c->rdispls[v->p - 1] + c->rcounts[v->p - 1]) * k->unit[TC_BUF_SEND];
+    ureg g = resolve(v, r, tc_reg(TC_BUF_SEND, 0, 0));
+    for (int64_t e = 0; e < n; e++)
+        k->lab[g.buf][g.lo + e] = (label_t){ e, 1, rank_key(r), r, r + 1 };
+}
+
 static void initial_vlabels(vstate *v, int r)
 {
     vrank *k = &v->rk[r];
     if (v->d->vblock) {
         initial_vblock_labels(v, r);
+        return;
+    }
+    if (v->d->vsplit) {
+        initial_vsplit_labels(v, r);
         return;
     }
     const tc_vcounts *c = &v->vall[r];
@@ -1320,8 +1336,32 @@ static tc_verify_status check_vresult(vstate *v)
     return TC_VERIFY_OK;
 }
 
+/* The vector split among the ranks: rank r's RECV[0, rcounts[r]) holds
+ * elements rdispls[r].. combined from every rank. */
+static tc_verify_status check_vsplit_result(vstate *v)
+{
+    for (int r = 0; r < v->p; r++) {
+        const tc_vcounts *c = &v->vall[r];
+        int u = v->rk[r].unit[TC_BUF_RECV];
+        int64_t n = c->rcounts[r] * u, got, first = c->rdispls[r] * u;
+        if (n <= 0) continue;
+        const label_t *l = labels_at(v, r, tc_reg(TC_BUF_RECV, 0, c->rcounts[r]), &got);
+        for (int64_t i = 0; i < n; i++) {
+            if (l[i].elem < 0) return fail(v, "rank %d: result unit %lld never written", r, (long long)i);
+            if (l[i].elem != first + i)
+                return fail(v, "rank %d: result unit %lld holds element %lld, expected %lld", r,
+                            (long long)i, (long long)l[i].elem, (long long)(first + i));
+            if (l[i].cnt != v->p || l[i].key != v->key_sum)
+                return fail(v, "rank %d: result unit %lld combines %lld contributions, expected %d",
+                            r, (long long)i, (long long)l[i].cnt, v->p);
+        }
+    }
+    return TC_VERIFY_OK;
+}
+
 static tc_verify_status check_result(vstate *v)
 {
+    if (v->vall && v->d->vsplit) return check_vsplit_result(v);
     if (v->vall) return check_vresult(v);
     for (int r = 0; r < v->p; r++) {
         int64_t n = result_units(v, r);

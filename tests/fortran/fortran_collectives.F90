@@ -4,9 +4,10 @@
 !   -DTC_BINDING=2  use mpi
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
-! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
-! MPI_Allgatherv where the interposer has them: -DTC_HAVE_ALLREDUCE,
-! -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV, -DTC_HAVE_ALLGATHERV), each with
+! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv,
+! MPI_Allgatherv and MPI_Reduce_scatter where the interposer has them:
+! -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
+! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_REDUCE_SCATTER), each with
 ! and without MPI_IN_PLACE, at two sizes, every result checked against
 ! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
@@ -59,6 +60,9 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_ALLGATHERV
     call test_allgatherv(n, ip)
+#endif
+#ifdef TC_HAVE_REDUCE_SCATTER
+    call test_reduce_scatter(n, ip)
 #endif
   end do
 
@@ -349,6 +353,36 @@ contains
     call check(ok, 'MPI_Allgatherv: wrong result')
     deallocate (s, r)
   end subroutine test_allgatherv
+#endif
+
+#ifdef TC_HAVE_REDUCE_SCATTER
+  ! Rank p receives n + mod(p, 3) integers of the sum (rank 1: none).
+  subroutine test_reduce_scatter(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), i, p, rc, tot, at
+    integer, allocatable :: s(:), r(:)
+    tot = 0
+    at = 0
+    do p = 0, nproc - 1
+      cnt(p + 1) = merge(0, n + mod(p, 3), p == 1)
+      if (p < rank) at = at + cnt(p + 1)
+      tot = tot + cnt(p + 1)
+    end do
+    allocate (s(max(tot, 1)), r(max(tot, 1)))
+    s = (/ (val(rank, i), i = 1, size(s)) /)
+    r = -1
+    if (ip) then
+      r = s
+      call MPI_Reduce_scatter(MPI_IN_PLACE, r, cnt, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Reduce_scatter(s, r, cnt, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Reduce_scatter')
+    call check(all(r(1:cnt(rank + 1)) == (/ (total(at + i), i = 1, cnt(rank + 1)) /)), &
+               'MPI_Reduce_scatter: wrong result')
+    deallocate (s, r)
+  end subroutine test_reduce_scatter
 #endif
 
 end program fortran_collectives

@@ -19,13 +19,14 @@ size_t base_size(int base)
 
 int is_reduction(topocoll_coll coll)
 {
-    return coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_REDUCE_SCATTER_BLOCK || coll == TOPOCOLL_ALLREDUCE;
+    return coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_REDUCE_SCATTER_BLOCK || coll == TOPOCOLL_ALLREDUCE ||
+           coll == TOPOCOLL_REDUCE_SCATTER;
 }
 
 int is_rooted(topocoll_coll coll)
 {
     return coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && coll != TOPOCOLL_ALLGATHER &&
-           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE;
+           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE && coll != TOPOCOLL_REDUCE_SCATTER;
 }
 
 /* MPI allows MPI_IN_PLACE for this collective (bcast: no). */
@@ -408,6 +409,43 @@ static int setup_reduce_scatter_block(const ccase *k, int rank, int size, int ca
     return expected_reduction(rc, size, n, (size_t)rank * n * (size_t)rc->l.nper, casen, b->r_exp);
 }
 
+/* reduce_scatter: rank q's block has count + q % 2 elements, none at the
+ * ranks q % 3 == 1 (the same counts everywhere; kept until the next case);
+ * the input is the vector of all blocks, rank r gets its block's reduction.
+ * In place, the receive buffer holds the vector. */
+static int *rs_counts(int size, int n)
+{
+    static int *c, cap;
+    if (size > cap) {
+        int *m = realloc(c, (size_t)size * sizeof *c);
+        if (!m) return NULL;
+        c = m, cap = size;
+    }
+    for (int q = 0; q < size; q++) c[q] = q % 3 == 1 ? 0 : n + q % 2;
+    return c;
+}
+
+static int setup_reduce_scatter(const ccase *k, int rank, int size, int casen, bufs *b)
+{
+    const red_case *rc = k->rc;
+    size_t es = elem_bytes(rc->base, &rc->l), total = 0, at = 0;
+    int *c = rs_counts(size, k->count);
+    if (!c) return MPI_ERR_NO_MEM;
+    for (int q = 0; q < size; q++) {
+        if (q < rank) at += (size_t)c[q];
+        total += (size_t)c[q];
+    }
+    size_t mine = (size_t)c[rank];
+    b->a.vcnt[1] = c;
+    if (!k->in_place) {
+        if (alloc_send(b, total * es) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+        fill_data(b->s, rc->base, rc->vk, &rc->l, total, rank, 0, casen);
+    }
+    if (alloc_recv(b, k->in_place ? total * es : mine * es, mine * es) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    if (k->in_place) fill_data(b->r, rc->base, rc->vk, &rc->l, total, rank, 0, casen);
+    return expected_reduction(rc, size, mine, at * (size_t)rc->l.nper, casen, b->r_exp);
+}
+
 /* alltoall: block q of rank r's input goes to rank q as block r; logical
  * elements are numbered across the whole input, so a block that lands in
  * the wrong place shows.  In place, the receive buffer holds the input (in
@@ -484,7 +522,7 @@ static int finish_setup(const ccase *k, int rank, bufs *b)
     case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: if (rank == k->root) b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLGATHER: case TOPOCOLL_REDUCE_SCATTER_BLOCK: b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLTOALL: b->a.sbuf = MPI_IN_PLACE; break;
-    case TOPOCOLL_ALLREDUCE: b->a.sbuf = MPI_IN_PLACE; break;
+    case TOPOCOLL_ALLREDUCE: case TOPOCOLL_REDUCE_SCATTER: b->a.sbuf = MPI_IN_PLACE; break;
     default: break;
     }
     return MPI_SUCCESS;
@@ -504,6 +542,7 @@ int setup_bufs(const ccase *k, int rank, int size, int casen, bufs *b)
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: rc = setup_reduce_scatter_block(k, rank, size, casen, b); break;
     case TOPOCOLL_ALLTOALL: rc = setup_alltoall(k, rank, size, casen, b); break;
     case TOPOCOLL_ALLREDUCE: rc = setup_allreduce(k, rank, size, casen, b); break;
+    case TOPOCOLL_REDUCE_SCATTER: rc = setup_reduce_scatter(k, rank, size, casen, b); break;
     default: rc = MPI_ERR_INTERN;
     }
     return rc != MPI_SUCCESS ? rc : finish_setup(k, rank, b);

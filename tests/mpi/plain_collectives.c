@@ -1,7 +1,7 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
  * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Allreduce, MPI_Allgatherv and MPI_Alltoallv (and one MPI_Allgather), each checked against values computed here.  CTest
+ * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv and MPI_Reduce_scatter (and one MPI_Allgather), each checked against values computed here.  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -237,6 +237,32 @@ static void check_reduce_scatter_block(int n, int in_place)
     free(r);
 }
 
+/* MPI_Reduce_scatter: rank q receives n + q % 3 ints (rank 1: none) of the
+ * vector whose element g on rank q is q + g % 5; in place or not. */
+static void check_reduce_scatter(int n, int in_place)
+{
+    int *cnt = ints((size_t)size), total = 0, at = 0, rc, bad = 0;
+    if (!cnt) return;
+    for (int q = 0; q < size; q++) {
+        cnt[q] = q == 1 ? 0 : n + q % 3;
+        if (q < rank) at += cnt[q];
+        total += cnt[q];
+    }
+    int *s = ints((size_t)total + 1), *r = ints((size_t)(in_place ? total : cnt[rank]) + 1);
+    if (!s || !r) { free(cnt); free(s); free(r); return; }
+    for (int g = 0; g < total; g++) s[g] = rank + g % 5;
+    if (in_place) memcpy(r, s, (size_t)total * sizeof(int));
+    else for (int i = 0; i < cnt[rank]; i++) r[i] = -1;
+    rc = MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : (const void *)s, r, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Reduce_scatter(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Reduce_scatter returned an error", rc);
+    for (int i = 0; i < cnt[rank]; i++)
+        if (r[i] != sum_of(at + i)) bad = 1;
+    check(!bad, in_place ? "MPI_Reduce_scatter(MPI_IN_PLACE): wrong result" : "MPI_Reduce_scatter: wrong result",
+          rc);
+    free(cnt), free(s), free(r);
+}
+
 /* MPI_Allreduce: MPI_SUM of ints (in place or not), and the non-commutative
  * matrix product in rank order at every rank. */
 static void check_allreduce_sum(int n, int in_place)
@@ -413,6 +439,8 @@ int main(int argc, char **argv)
     check_reduce_noncommutative(0);
     check_reduce_scatter_block(N_SMALL, 0);
     check_reduce_scatter_block(N_BIG, 1);
+    check_reduce_scatter(N_SMALL, 0);
+    check_reduce_scatter(N_BIG, 1);
     check_allgather();
     check_allreduce_sum(N_SMALL, 0);
     check_allreduce_sum(N_BIG, 1);

@@ -12,7 +12,7 @@
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
- * reduce, reduce_scatter_block, alltoall, allreduce) through one table of cases: MPI_COMM_NULL,
+ * reduce, reduce_scatter_block, alltoall, allreduce, reduce_scatter) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, the same buffer
  * as sendbuf and recvbuf (MPI_ERR_BUFFER), invalid ops and
@@ -21,7 +21,7 @@
  * truncated; alltoallv, alltoall and allgather through their hierarchical
  * entries on virtual topologies, where every rank must return); the
  * reductions' op cases through every reduce,
- * reduce_scatter_block and allreduce algorithm (and alltoall's cases through
+ * reduce_scatter_block, allreduce and reduce_scatter algorithm (and alltoall's cases through
  * every alltoall algorithm) forced by name too, allreduce's one-node entries
  * again on one node of two sockets.  The class is asserted
  * at every rank, a watchdog turns a hang into a failure naming the case
@@ -352,9 +352,10 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AA, AR, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, RS, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
-                                               "reduce_scatter_block", "alltoall", "allreduce" };
+                                               "reduce_scatter_block", "alltoall", "allreduce",
+                                               "reduce_scatter" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
  * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
@@ -475,6 +476,15 @@ static const bcase cases[] = {
     { AR, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { AR, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { AR, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
     { AR, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
+    /* reduce_scatter: recvcounts every (receive) count; the negative count is
+     * every rank's own, so every rank sees it */
+    { RS, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RS, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { RS, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RS, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { RS, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { RS, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { RS, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { RS, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { RS, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RS, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { RS, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 }, { RS, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 },
+    { RS, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { RS, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
 };
 
 typedef struct args {
@@ -490,6 +500,10 @@ typedef struct args {
 } args;
 
 static int *g_sbuf, *g_rbuf;             /* 2 * CNT * wsize ints each */
+static int *g_rs_counts;                 /* [wsize] reduce_scatter's recvcounts */
+
+/* reduce_scatter's recvcounts: every rank's count the call's (receive) count. */
+static const int *rs_counts(const args *a);
 static MPI_Datatype g_uncommitted;       /* contiguous(1, MPI_INT), never committed */
 #ifndef BAD_INPUT_MPI_NAMES
 static const char *g_force[NCOLLS];      /* the algorithm forced by name, or NULL */
@@ -524,6 +538,7 @@ static int run_coll(int coll, const args *a)
     case RE: return MPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
     case AA: return MPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
     case AR: return MPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case RS: return MPI_Reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
     default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     }
 }
@@ -556,6 +571,9 @@ static int run_coll(int coll, const args *a)
     case AR:
         return f ? topocoll_allreduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case RS:
+        return f ? topocoll_reduce_scatter_algorithm(f, a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm)
+                 : topocoll_reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
     default:
         return f ? topocoll_reduce_scatter_block_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
@@ -563,11 +581,17 @@ static int run_coll(int coll, const args *a)
 }
 #endif
 
+static const int *rs_counts(const args *a)
+{
+    for (int j = 0; j < wsize; j++) g_rs_counts[j] = a->rcount;
+    return g_rs_counts;
+}
+
 /* A valid call of coll on comm (root 0, MPI_INT, MPI_SUM, CNT per block). */
 static args valid_args(int coll, MPI_Comm comm)
 {
     args a = { g_sbuf, CNT, MPI_INT, g_rbuf, CNT, MPI_INT, MPI_SUM, 0, comm };
-    if (coll == RE || coll == RSB || coll == AR) a.scount = a.rcount;
+    if (coll == RE || coll == RSB || coll == AR || coll == RS) a.scount = a.rcount;
     for (int i = 0; i < 2 * CNT * wsize; i++) g_sbuf[i] = wrank + i, g_rbuf[i] = -1;
     return a;
 }
@@ -746,7 +770,8 @@ static int colls_setup(void)
 {
     g_sbuf = malloc((size_t)(2 * CNT * wsize) * sizeof *g_sbuf);
     g_rbuf = malloc((size_t)(2 * CNT * wsize) * sizeof *g_rbuf);
-    if (!g_sbuf || !g_rbuf) return 0;
+    g_rs_counts = malloc((size_t)wsize * sizeof *g_rs_counts);
+    if (!g_sbuf || !g_rbuf || !g_rs_counts) return 0;
     if (MPI_Type_contiguous(1, MPI_INT, &g_uncommitted) != MPI_SUCCESS) return 0;
     watchdog_init();
     return 1;
@@ -758,6 +783,7 @@ static void colls_teardown(void)
     MPI_Type_free(&g_uncommitted);
     free(g_sbuf);
     free(g_rbuf);
+    free(g_rs_counts);
 }
 /* ==== end of the collective cases ==== */
 
@@ -801,7 +827,8 @@ static void forced_reductions(void)
 {
     const struct { int coll; topocoll_coll tc; } colls[] = { { RE, TOPOCOLL_REDUCE },
                                                              { RSB, TOPOCOLL_REDUCE_SCATTER_BLOCK },
-                                                             { AR, TOPOCOLL_ALLREDUCE } };
+                                                             { AR, TOPOCOLL_ALLREDUCE },
+                                                             { RS, TOPOCOLL_REDUCE_SCATTER } };
     MPI_Comm probe;
     MPI_Comm_dup(MPI_COMM_WORLD, &probe);
     /* two nodes where there are ranks enough, so that the two-tier ones serve */

@@ -26,6 +26,7 @@ enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA =
 enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
 enum { AR = TOPOCOLL_ALLREDUCE };
 enum { AGV = TOPOCOLL_ALLGATHERV };
+enum { RS = TOPOCOLL_REDUCE_SCATTER };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -71,6 +72,7 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
         e.scount = e.rcount = r, e.send = r, e.recv = me ? r : 0;
         if (me && ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
+    case RS:   /* without per-rank counts (tc_args.v NULL): as reduce_scatter_block */
     case RSB:
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = p * r, e.rcount = r, e.send = p * r, e.recv = ip ? p * r : r;
@@ -147,6 +149,8 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
         { AGV, "allgatherv", "TOPOCOLL_ALLGATHERV", 0, 0, 0, 0, 0, TC_BUF_RECV,
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_SAME },
+        { RS, "reduce_scatter", "TOPOCOLL_REDUCE_SCATTER", 0, 1, 0, 1, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

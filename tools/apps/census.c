@@ -7,7 +7,7 @@
  *
  * It defines, through the PMPI profiling interface, the collectives that
  * libtopocoll_pmpi.so leaves to the MPI library (MPI_Barrier, the v- and w-
- * variants it does not cover, scans, MPI_Reduce_scatter, the non-blocking
+ * variants it does not cover, scans, the non-blocking
  * and neighbourhood collectives), counts each call and its size, and calls
  * the PMPI_ function.  It defines none of the collectives topocoll serves,
  * so both libraries can be preloaded together (the census first); topocoll's
@@ -51,7 +51,7 @@
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
     X(BARRIER, "MPI_Barrier") X(GATHERV, "MPI_Gatherv") X(SCATTERV, "MPI_Scatterv") \
-    X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") X(REDUCE_SCATTER, "MPI_Reduce_scatter") \
+    X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") \
     X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
     X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall") \
@@ -183,13 +183,6 @@ CENSUS_EXPORT int MPI_Scan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_
 CENSUS_EXPORT int MPI_Exscan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
 {
     CENSUS_CALL(EXSCAN, comm, type_bytes(t, n), PMPI_Exscan(sb, rb, n, t, op, comm));
-}
-
-CENSUS_EXPORT int MPI_Reduce_scatter(const void *sb, void *rb, const int rc[], MPI_Datatype t, MPI_Op op,
-                                     MPI_Comm comm)
-{
-    int64_t b = type_bytes(t, sum_counts(rc, comm_size(comm)));
-    CENSUS_CALL(REDUCE_SCATTER, comm, b, PMPI_Reduce_scatter(sb, rb, rc, t, op, comm));
 }
 
 CENSUS_EXPORT int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
@@ -509,14 +502,6 @@ void census_f_exscan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op,
 }
 CENSUS_F_NAMES(exscan, EXSCAN, census_f_exscan)
 
-void census_f_reduce_scatter(void *sb, void *rb, MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
-                             MPI_Fint *ierror);
-void census_f_reduce_scatter(void *sb, void *rb, MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
-                             MPI_Fint *ierror)
-{
-    f_set(ierror, MPI_Reduce_scatter(f_buffer(sb), rb, (const int *)rc, f_type(t), f_op(op), f_comm(comm)));
-}
-CENSUS_F_NAMES(reduce_scatter, REDUCE_SCATTER, census_f_reduce_scatter)
 
 /* Fortran.  MPI_Finalize reports (above), then the next MPI_Finalize. */
 void census_f_finalize(MPI_Fint *ierror);

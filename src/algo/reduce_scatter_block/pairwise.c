@@ -15,32 +15,20 @@
  * Memory: two blocks of scratch (one when p = 2).
  * Restrictions: commutative operations (contributions arrive in no rank
  *   order); others are declined.
+ * Generator: tc_rs_pairwise (src/blocks/rs_blocks.h), shared with
+ *   reduce_scatter "pairwise".
  * Source: Thakur, Rabenseifner, Gropp 2005; MPICH
  *   reduce_scatter_block_intra_pairwise.
  */
 #include "algo/cost_walk.h"
 #include "algo/catalog.h"
-#include "pattern/pattern.h"
+#include "blocks/rs_blocks.h"
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
-    int p = a->size, r = a->rank;
-    int64_t b = a->rcount;
-    s->tmp_like = TC_BUF_SEND;
-    tc_region acc = tc_reg(TC_BUF_RECV, a->in_place ? (int64_t)r * b : 0, b);
-    if (!a->in_place) tc_sched_copy(s, tc_reg(TC_BUF_SEND, (int64_t)r * b, b), acc);
-    tc_sched_need_tmp(s, (p > 2 ? 2 : 1) * b);
-    for (int i = 1; i < p; i++) {
-        int dst = tc_wrap(r + i, p), src = tc_wrap(r - i, p);
-        tc_sched_send(s, dst, tc_reg(TC_BUF_SEND, (int64_t)dst * b, b));
-        tc_sched_recv(s, src, tc_reg(TC_BUF_TMP, (int64_t)((i - 1) & 1) * b, b));
-        if (i > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((i - 2) & 1) * b, b), acc);
-        tc_sched_round(s);
-    }
-    if (p > 1) tc_sched_reduce(s, tc_reg(TC_BUF_TMP, (int64_t)((p - 2) % 2) * b, b), acc);
-    if (a->in_place && r != 0) tc_sched_copy(s, acc, tc_reg(TC_BUF_RECV, 0, b));
-    tc_sched_round(s);
+    tc_rs_blocks B = tc_rs_blocks_of(a);
+    tc_rs_pairwise(s, a, &B);
     return 0;
 }
 
