@@ -15,6 +15,8 @@ typedef enum topocoll_coll {
     TOPOCOLL_ALLTOALLV,
     TOPOCOLL_ALLREDUCE,
     TOPOCOLL_ALLGATHERV,
+    TOPOCOLL_GATHERV,
+    TOPOCOLL_SCATTERV,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

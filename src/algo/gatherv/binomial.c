@@ -1,0 +1,45 @@
+/*
+ * gatherv "binomial": the binomial gather tree on blocks of unequal size: the mirror image of scatterv "binomial"
+ * (src/algo/scatterv/binomial.c; src/algo/rootedv.h), whose header gives the
+ * steps in the other direction, the cost and the memory.
+ *
+ * Steps: scatterv "binomial"'s, backwards: every message goes the other way,
+ *   rounds in reverse order (a node or subtree's blocks travel up packed in
+ *   scratch and land at the root in its receive buffer; blocks that reach
+ *   the root packed in scratch are copied to their places last).
+ * Counts: as scatterv "binomial": the root's vector reaches every rank first
+ *   (TC_REQ_ROOT_COUNTS: one broadcast of p counts).
+ * Cost: as gather "binomial" (ceil(log2 p) alpha + about (N - n_root)
+ *   beta at the root), after the counts' broadcast.
+ * Memory: as scatterv "binomial".
+ * Restrictions: none.
+ * Source: as scatterv "binomial"; the mirror: Jain, Lau, Kale, "Collectives on
+ *   Two-tier Direct Networks" (2012), section 5.1 ("Gather can be
+ *   performed using this algorithm in the reverse order").
+ */
+#include "algo/cost_walk.h"
+#include "algo/rootedv.h"
+
+int tc_scatterv_binomial_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+extern const tc_algo tc_gather_binomial;   /* src/algo/gather/binomial.c */
+
+static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    return rv_gatherv_by_mirror(s, a, t, tc_scatterv_binomial_generate);
+}
+
+/* Cost function: the counts' broadcast, then gather "binomial"'s, n the
+ * mean block. */
+static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    rv_counts_cost(c, t);
+    return tc_gather_binomial.cost(&tc_gather_binomial, a, t, n, c);
+}
+
+const tc_algo tc_gatherv_binomial = {
+    .cost = cost,
+    .coll = TOPOCOLL_GATHERV, .name = "binomial",
+    .desc = "binomial tree: log p steps, each rank forwards its subtree's blocks",
+    .req = TC_REQ_ROOT_COUNTS, .generate = generate, .source = __FILE__,
+};
