@@ -1,7 +1,7 @@
 /*
  * The public collectives: topocoll_allgather, _bcast, _scatter, _gather,
  * _reduce, _reduce_scatter_block, _alltoall, _alltoallv, _allreduce,
- * _allgatherv, their _algorithm variants, the generic topocoll_run and the
+ * _allgatherv, _gatherv, _scatterv, their _algorithm variants, the generic topocoll_run and the
  * _applicable questions.  Each describes its arguments in one argument
  * record (tc_call, src/api/call.h) and hands it to the call path
  * (src/api/call.c); nothing else happens here.
@@ -65,7 +65,7 @@ static inline tc_call make_call(topocoll_coll coll, const char *fn, const void *
 
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm);
+                       int root, MPI_Comm comm);
 
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -74,7 +74,8 @@ int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf,
     if (!tc_coll_desc_of(coll))
         return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: unknown collective %d", (int)coll);
     if (tc_coll_desc_of(coll)->vcounts)   /* per-peer collectives: the regular problem */
-        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                           comm);
     tc_call c = make_call(coll, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                        recvtype, op, root, comm);
     return tc_call_collective(&c, algorithm != NULL, algorithm);
@@ -314,6 +315,64 @@ int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, in
                       recvcounts, displs, recvtype, comm);
 }
 
+/* ---- gatherv and scatterv ---------------------------------------------------- */
+
+static int gatherv(const char *fn, const char *algorithm, const void *sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    tc_call c = make_call(TOPOCOLL_GATHERV, fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+                          MPI_OP_NULL, root, comm);
+    c.vcnt[1] = recvcounts, c.vdispl[1] = displs;
+    int rc = tc_call_collective(&c, algorithm != NULL, algorithm);
+    free(c.v64);
+    return rc;
+}
+
+int topocoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm)
+{
+    return gatherv("topocoll_gatherv", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, root, comm);
+}
+
+int topocoll_gatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                               const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gatherv(algorithm ? "topocoll_gatherv_algorithm" : "topocoll_gatherv", algorithm, sendbuf,
+                   sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+static int scatterv(const char *fn, const char *algorithm, const void *sendbuf, const int *sendcounts,
+                    const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    tc_call c = make_call(TOPOCOLL_SCATTERV, fn, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
+                          MPI_OP_NULL, root, comm);
+    c.vcnt[0] = sendcounts, c.vdispl[0] = displs;
+    int rc = tc_call_collective(&c, algorithm != NULL, algorithm);
+    free(c.v64);
+    return rc;
+}
+
+int topocoll_scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm)
+{
+    return scatterv("topocoll_scatterv", NULL, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm);
+}
+
+int topocoll_scatterv_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
+                                const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatterv(algorithm ? "topocoll_scatterv_algorithm" : "topocoll_scatterv", algorithm, sendbuf,
+                    sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
 /* ---- allreduce ------------------------------------------------------------------ */
 
 int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -339,7 +398,7 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * vectors are then not made and its check comes first). */
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm)
+                       int root, MPI_Comm comm)
 {
     int p = 0, *v = NULL, rc;
     if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &p) == MPI_SUCCESS && p > 0) {
@@ -352,6 +411,12 @@ static int run_regular(topocoll_coll coll, const char *algorithm, const void *se
     const int *sc = v, *sd = v ? v + p : NULL, *rcn = v ? v + 2 * p : NULL, *rd = v ? v + 3 * p : NULL;
     if (coll == TOPOCOLL_ALLTOALLV)
         rc = alltoallv("topocoll_run", algorithm, sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm);
+    else if (coll == TOPOCOLL_GATHERV)
+        rc = gatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, root,
+                     comm);
+    else if (coll == TOPOCOLL_SCATTERV)
+        rc = scatterv("topocoll_run", algorithm, sendbuf, sc, sd, sendtype, recvbuf, recvcount, recvtype, root,
+                      comm);
     else
         rc = allgatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, comm);
     free(v);

@@ -62,6 +62,18 @@ static int native_allgatherv(const tc_call *c)
                            c->comm);
 }
 
+static int native_gatherv(const tc_call *c)
+{
+    return PMPI_Gatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype, c->root,
+                        c->comm);
+}
+
+static int native_scatterv(const tc_call *c)
+{
+    return PMPI_Scatterv(c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->rcount, c->rtype, c->root,
+                         c->comm);
+}
+
 static int native_allreduce(const tc_call *c)
 {
     return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
@@ -78,6 +90,8 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = native_alltoallv,
     [TOPOCOLL_ALLREDUCE] = native_allreduce,
     [TOPOCOLL_ALLGATHERV] = native_allgatherv,
+    [TOPOCOLL_GATHERV] = native_gatherv,
+    [TOPOCOLL_SCATTERV] = native_scatterv,
 };
 
 /* A significant argument whose datatype has size 0 and a count that is not

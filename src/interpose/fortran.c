@@ -49,7 +49,9 @@
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
     X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
     X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
-    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS)
+    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS) \
+    X(gatherv, GATHERV, Gatherv, RECV_VECTORS_ROOT) \
+    X(scatterv, SCATTERV, Scatterv, SEND_VECTORS_ROOT)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -120,6 +122,20 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
 #define TC_F_CALL_RECV_VECTORS(C) \
     MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
             c_type(rt), c_comm(comm))
+
+#define TC_F_PARAMS_RECV_VECTORS_ROOT \
+    (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, \
+     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_RECV_VECTORS_ROOT(C) \
+    MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
+            c_type(rt), (int)*root, c_comm(comm))
+
+#define TC_F_PARAMS_SEND_VECTORS_ROOT \
+    (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_SEND_VECTORS_ROOT(C) \
+    MPI_##C(c_buffer(sb), (const int *)sc, (const int *)sd, c_type(st), c_buffer(rb), (int)*rc, \
+            c_type(rt), (int)*root, c_comm(comm))
 
 /* One collective: its function and the names Fortran calls it by
  * (exported: the library is built with hidden visibility). */
