@@ -89,6 +89,8 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
     { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
+    { TOPOCOLL_GATHERV, 1, 0, src_allgather },     /* the regular problem: every count the same */
+    { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem: every count the same */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -168,6 +170,26 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* gatherv's and scatterv's regular problem at root 0: every count `count`,
+ * displacements packed (kept between calls as above). */
+static int rootedv_regular(topocoll_coll coll, const char *algo, const void *sbuf, void *rbuf, int count,
+                           MPI_Comm comm)
+{
+    static int *v, vp = -1, vcount = -1;
+    int p, rc = MPI_Comm_size(comm, &p);
+    if (rc != MPI_SUCCESS) return rc;
+    if (p != vp || count != vcount) {
+        int *nv = realloc(v, 2 * (size_t)p * sizeof *v);
+        if (!nv) return MPI_ERR_NO_MEM;
+        v = nv, vp = p, vcount = count;
+        for (int j = 0; j < p; j++) v[j] = count, v[p + j] = j * count;
+    }
+    const char *name = strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo;
+    if (coll == TOPOCOLL_GATHERV)
+        return topocoll_gatherv_algorithm(name, sbuf, count, MPI_BYTE, rbuf, v, v + p, MPI_BYTE, 0, comm);
+    return topocoll_scatterv_algorithm(name, sbuf, v, v + p, MPI_BYTE, rbuf, count, MPI_BYTE, 0, comm);
+}
+
 /* "native": the MPI library's own collective, called as an application
  * without topocoll calls it (PMPI, no topocoll code on the path), so that
  * ratios to native compare against what the library alone costs.  The
@@ -222,6 +244,8 @@ int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, vo
     }
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
+    if (bc->coll == TOPOCOLL_GATHERV || bc->coll == TOPOCOLL_SCATTERV)
+        return rootedv_regular(bc->coll, algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }
