@@ -76,7 +76,7 @@ enum {
                                        the executor makes, not the SHM window */
     TC_REQ_ROOT_COUNTS = 1u << 12   /* not a domain flag: every rank's generator reads the
                                        root's vector of counts (gatherv, scatterv: tc_args.v),
-                                       which the consumer broadcasts from the root first
+                                       which the consumer spreads from the root first
                                        (src/algo/rootedv.h) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \

@@ -8,8 +8,9 @@
  * holds the root's counts in its own scratch elements: the root's in the
  * vector buffer's elements, any other rank's in its one block's (its own
  * count is then its scount / rcount).  Entries that read the vector at ranks
- * other than the root carry TC_REQ_ROOT_COUNTS: the consumer broadcasts the
- * root's counts first (one broadcast of p counts: log p alpha + 8 p beta).
+ * other than the root carry TC_REQ_ROOT_COUNTS: the consumer spreads the
+ * root's counts first (the MPI layer: one allreduce of p + 2 counts,
+ * src/api/run_rootedv.c; priced as ceil(log2 p) alpha + 8 p beta each way).
  * Without vectors (the simulator) every block holds the rank's largest
  * count.
  *
@@ -66,7 +67,7 @@ static inline void rv_root_keep(tc_sched *s, const tc_args *a)
     if (!a->in_place) tc_sched_copy(s, rv_root_block(a, a->root), rv_own(a));
 }
 
-/* The counts' broadcast before a TC_REQ_ROOT_COUNTS entry runs, on the
+/* The counts' spreading before a TC_REQ_ROOT_COUNTS entry runs, on the
  * critical path of its cost (ceil(log2 p) messages of p counts of 8 bytes,
  * over the network where there are several nodes); not in the level
  * totals, which count the schedule's own messages. */
@@ -75,6 +76,12 @@ static inline void rv_counts_cost(tc_cost *c, const tc_topo *t)
     int lvl = t->nnodes > 1 ? TC_LVL_NET : tc_cw_intra_level(t);
     tc_cw_path(c, lvl, tc_cw_ceil_log2(t->size), 8.0 * t->size);
 }
+
+/* The scatterv generators (src/algo/scatterv/), which the gatherv entries
+ * mirror. */
+int tc_scatterv_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tc_scatterv_binomial_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tc_scatterv_hierarchical_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 /* ---- gatherv as scatterv backwards ------------------------------------- */
 

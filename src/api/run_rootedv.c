@@ -86,8 +86,8 @@ static int bind(const tc_call *c, tc_bind b[TC_NBUF], tc_bind *user, char **mem)
     b[vec] = *user;
     if (c->staged) {
         int64_t total = c->v64[2 * c->size - 1] + c->v64[c->size - 1];
-        size_t bytes = (size_t)((total - 1) * user->extent + user->true_extent);
         if (user->extent <= 0) return MPI_ERR_TYPE;   /* no staging layout for it */
+        size_t bytes = (size_t)((total - 1) * user->extent + user->true_extent);
         if (!(*mem = malloc(bytes + 1))) return MPI_ERR_NO_MEM;
         b[vec].base = *mem - user->true_lb;
     }

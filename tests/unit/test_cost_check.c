@@ -22,8 +22,8 @@
  *     whole steps at their slowest pair and ignores most local copies; the
  *     replay lets ranks run ahead; the families' formulas follow the
  *     papers' bounds rather than every step).  The largest ratios seen are
- *     printed.  Entries whose consumer broadcasts the root's counts first
- *     (TC_REQ_ROOT_COUNTS) start their replay after that broadcast, priced
+ *     printed.  Entries whose consumer spreads the root's counts first
+ *     (TC_REQ_ROOT_COUNTS) start their replay after that, priced
  *     as their cost functions price it (rv_counts_cost).
  * Sizes are multiples of 840 elements (every block division of these p is
  * even), so every block has the same size and the traffic is determined.
@@ -306,7 +306,7 @@ static void check_variant(const tc_model_params *m, const tc_algo *al, const lay
                   sx[k]);
     }
     double rt = replay(m, rs, t), pr = tc_model_price(m, &c);
-    if (rt > 0 && (al->req & TC_REQ_ROOT_COUNTS)) {   /* the counts' broadcast before the schedule */
+    if (rt > 0 && (al->req & TC_REQ_ROOT_COUNTS)) {   /* the counts' spreading before the schedule */
         tc_cost pre;
         memset(&pre, 0, sizeof pre);
         rv_counts_cost(&pre, t);

@@ -26,7 +26,7 @@ static unsigned next(void) { return tc_test_rand(&rng); }
 enum { K_EQUAL, K_RANDOM, K_ONE, K_HUGE, K_ZERO, NKINDS };
 static const char *const kind_name[] = { "equal", "random", "one", "huge", "zero" };
 
-/* Counts of kind `kind` in units of `unit` blocks. */
+/* Counts of kind `kind` (units of the vector side's elements). */
 static void make_counts(int p, int kind, int64_t *c)
 {
     int big = p > 0 ? (int)(next() % (unsigned)p) : 0;

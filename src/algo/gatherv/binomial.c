@@ -4,13 +4,15 @@
  * steps in the other direction, the cost and the memory.
  *
  * Steps: scatterv "binomial"'s, backwards: every message goes the other way,
- *   rounds in reverse order (a node or subtree's blocks travel up packed in
- *   scratch and land at the root in its receive buffer; blocks that reach
- *   the root packed in scratch are copied to their places last).
+ *   rounds in reverse order: an inner rank receives its children's
+ *   subtrees into scratch next to its own block and sends its whole subtree
+ *   up, packed in relative rank order; the root receives each child's
+ *   subtree straight into its receive buffer (two messages where the
+ *   subtree's ranks wrap past p-1).
  * Counts: as scatterv "binomial": the root's vector reaches every rank first
- *   (TC_REQ_ROOT_COUNTS: one broadcast of p counts).
+ *   (TC_REQ_ROOT_COUNTS: one allreduce of p + 2 counts).
  * Cost: as gather "binomial" (ceil(log2 p) alpha + about (N - n_root)
- *   beta at the root), after the counts' broadcast.
+ *   beta at the root), after the counts' spreading.
  * Memory: as scatterv "binomial".
  * Restrictions: none.
  * Source: as scatterv "binomial"; the mirror: Jain, Lau, Kale, "Collectives on
@@ -20,7 +22,6 @@
 #include "algo/cost_walk.h"
 #include "algo/rootedv.h"
 
-int tc_scatterv_binomial_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 extern const tc_algo tc_gather_binomial;   /* src/algo/gather/binomial.c */
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
@@ -28,7 +29,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return rv_gatherv_by_mirror(s, a, t, tc_scatterv_binomial_generate);
 }
 
-/* Cost function: the counts' broadcast, then gather "binomial"'s, n the
+/* Cost function: the counts' spreading, then gather "binomial"'s, n the
  * mean block. */
 static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {

@@ -4,12 +4,13 @@
  * steps in the other direction, the cost and the memory.
  *
  * Steps: scatterv "hierarchical"'s, backwards: every message goes the other way,
- *   rounds in reverse order (a node or subtree's blocks travel up packed in
- *   scratch and land at the root in its receive buffer; blocks that reach
- *   the root packed in scratch are copied to their places last).
+ *   rounds in reverse order: every node member sends its leader its block,
+ *   every other node's leader sends the root its node's blocks in one
+ *   message, which lands in the root's receive buffer where the node's
+ *   ranks are consecutive, else in scratch, copied to the places last.
  * Counts: as scatterv "hierarchical": the root's vector reaches every rank first
- *   (TC_REQ_ROOT_COUNTS: one broadcast of p counts).
- * Cost: after the counts' broadcast, one node message of a block into
+ *   (TC_REQ_ROOT_COUNTS: one allreduce of p + 2 counts).
+ * Cost: after the counts' spreading, one node message of a block into
  *   each leader, then one network message of q blocks into the root per
  *   other node (m nodes of q ranks: m-1 messages into the root's link
  *   instead of p-q).
@@ -22,7 +23,6 @@
 #include "algo/cost_walk.h"
 #include "algo/rootedv.h"
 
-int tc_scatterv_hierarchical_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
@@ -58,7 +58,7 @@ static int up_net(const void *ctx, int r, int p, int d, double *blocks)
     return h->root;
 }
 
-/* Cost function: the counts' broadcast, then the two steps (the receives
+/* Cost function: the counts' spreading, then the two steps (the receives
  * of each step overlap; the ranks of a node share its link). */
 static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {

@@ -3,10 +3,9 @@
  * (src/algo/scatterv/linear.c; src/algo/rootedv.h), whose header gives the
  * steps in the other direction, the cost and the memory.
  *
- * Steps: scatterv "linear"'s, backwards: every message goes the other way,
- *   rounds in reverse order (a node or subtree's blocks travel up packed in
- *   scratch and land at the root in its receive buffer; blocks that reach
- *   the root packed in scratch are copied to their places last).
+ * Steps: scatterv "linear"'s, backwards: every rank sends the root its
+ *   block, which the root receives at its place in its receive buffer (its
+ *   own block a copy unless in place).
  * Counts: as scatterv "linear": ranks other than the root need only their
  *   own count.
  * Cost: alpha + (N - n_root) beta at the root where its receives overlap,
@@ -20,7 +19,6 @@
 #include "algo/cost_walk.h"
 #include "algo/rootedv.h"
 
-int tc_scatterv_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {

@@ -11,7 +11,7 @@
  *   its block into its receive buffer.  Subtrees of zero-size blocks send
  *   nothing.
  * Counts: every rank must know its subtree's counts: the root's vector
- *   reaches every rank first (TC_REQ_ROOT_COUNTS: one broadcast of p counts,
+ *   reaches every rank first (TC_REQ_ROOT_COUNTS: one allreduce of p + 2 counts,
  *   ceil(log2 p) alpha + 8 p beta, before the data).
  * Cost: ceil(log2 p) alpha + about (N - n_root) beta at the root (N: the
  *   sum of the counts; equal blocks: (p-1)/p N).
@@ -25,7 +25,6 @@
 #include "algo/rootedv.h"
 #include "pattern/pattern.h"
 
-int tc_scatterv_binomial_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 extern const tc_algo tc_scatter_binomial;   /* src/algo/scatter/binomial.c */
 
 /* Elements of the relative ranks u .. u+k-1 (in rank order they may wrap
@@ -92,7 +91,7 @@ int tc_scatterv_binomial_generate(tc_sched *s, const tc_args *a, const tc_topo *
     return 0;
 }
 
-/* Cost function: the counts' broadcast, then scatter "binomial"'s, n the
+/* Cost function: the counts' spreading, then scatter "binomial"'s, n the
  * mean block. */
 static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {

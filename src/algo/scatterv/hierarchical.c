@@ -13,7 +13,7 @@
  *      own and sends each node member its block.
  *   Zero-size blocks (and nodes) send nothing.
  * Counts: a leader must know its members' counts: the root's vector reaches
- *   every rank first (TC_REQ_ROOT_COUNTS: one broadcast of p counts,
+ *   every rank first (TC_REQ_ROOT_COUNTS: one allreduce of p + 2 counts,
  *   ceil(log2 p) alpha + 8 p beta, before the data).
  * Cost (m nodes, q ranks per node, n a block): (m-1) network messages of
  *   q n at the root, then q-1 node messages of n at each leader: the root's
@@ -29,7 +29,6 @@
 #include "algo/cost_walk.h"
 #include "algo/rootedv.h"
 
-int tc_scatterv_hierarchical_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 static int leader_of(const tc_topo *t, int node, int root)
 {
@@ -120,7 +119,7 @@ int tc_scatterv_hierarchical_generate(tc_sched *s, const tc_args *a, const tc_to
     return 0;
 }
 
-/* Cost function: the counts' broadcast, the root's network messages (one per other node, its
+/* Cost function: the counts' spreading, the root's network messages (one per other node, its
  * node's blocks) and node messages (its own node's ranks), then the largest
  * node's leader's messages; totals exact (every block crosses once from the
  * root, or twice through a leader). */

@@ -15,7 +15,6 @@
 #include "algo/cost_walk.h"
 #include "algo/rootedv.h"
 
-int tc_scatterv_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 int tc_scatterv_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
