@@ -89,8 +89,8 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
     { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
-    { TOPOCOLL_GATHERV, 1, 0, src_allgather },     /* the regular problem: every count the same */
-    { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem: every count the same */
+    { TOPOCOLL_GATHERV, 1, 0, src_allgather },     /* the regular problem (topocoll_run), root 0 */
+    { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem (topocoll_run), root 0 */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -170,25 +170,26 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
-/* gatherv's and scatterv's regular problem at root 0: every count `count`,
- * displacements packed (kept between calls as above). */
-static int rootedv_regular(topocoll_coll coll, const char *algo, const void *sbuf, void *rbuf, int count,
-                           MPI_Comm comm)
-{
-    static int *v, vp = -1, vcount = -1;
-    int p, rc = MPI_Comm_size(comm, &p);
-    if (rc != MPI_SUCCESS) return rc;
-    if (p != vp || count != vcount) {
-        int *nv = realloc(v, 2 * (size_t)p * sizeof *v);
-        if (!nv) return MPI_ERR_NO_MEM;
-        v = nv, vp = p, vcount = count;
-        for (int j = 0; j < p; j++) v[j] = count, v[p + j] = j * count;
-    }
-    const char *name = strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo;
-    if (coll == TOPOCOLL_GATHERV)
-        return topocoll_gatherv_algorithm(name, sbuf, count, MPI_BYTE, rbuf, v, v + p, MPI_BYTE, 0, comm);
-    return topocoll_scatterv_algorithm(name, sbuf, v, v + p, MPI_BYTE, rbuf, count, MPI_BYTE, 0, comm);
-}
+/* The calls of each shape of the list (include/topocoll_colls.h) on the
+ * benchmark's problem: every count `count` of type t, root 0, op o.  The
+ * per-peer shapes have none here: their regular problem below. */
+#define BENCH_TWO_BUFFERS(F) return F(sbuf, count, t, rbuf, count, t, comm);
+#define BENCH_TWO_BUFFERS_ROOT(F) return F(sbuf, count, t, rbuf, count, t, 0, comm);
+#define BENCH_ONE_BUFFER(F) return F(rbuf, count, t, 0, comm);
+#define BENCH_REDUCTION(F) return F(sbuf, rbuf, count, t, o, comm);
+#define BENCH_REDUCTION_ROOT(F) return F(sbuf, rbuf, count, t, o, 0, comm);
+#define BENCH_NO_BUFFERS(F) return F(comm);
+#define BENCH_VECTORS(F) break;
+#define BENCH_RECV_VECTORS(F) break;
+#define BENCH_RECV_VECTORS_ROOT(F) break;
+#define BENCH_SEND_VECTORS_ROOT(F) break;
+#define BENCH_REDUCTION_COUNTS(F) break;
+#define BENCH_TYPE_VECTORS(F) break;
+
+#define BENCH_NATIVE_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(PMPI_##Mpi)
+#define BENCH_AUTO_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(topocoll_##lower)
 
 /* "native": the MPI library's own collective, called as an application
  * without topocoll calls it (PMPI, no topocoll code on the path), so that
@@ -198,17 +199,13 @@ static int rootedv_regular(topocoll_coll coll, const char *algo, const void *sbu
 static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return PMPI_Allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return PMPI_Bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return PMPI_Scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return PMPI_Gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return PMPI_Reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return PMPI_Allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return PMPI_Alltoall(sbuf, count, t, rbuf, count, t, comm);
-    default: return -1;   /* the v-collectives: through topocoll's native entry */
+        TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: through topocoll's native entry */
 }
 
 /* "auto": the public topocoll_<coll> call, the path an application's
@@ -216,18 +213,13 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
 static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return topocoll_allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return topocoll_bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return topocoll_scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return topocoll_gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return topocoll_reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return topocoll_reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return topocoll_alltoall(sbuf, count, t, rbuf, count, t, comm);
-    default: return -1;   /* the v-collectives: their regular problem below */
+        TOPOCOLL_COLLS(BENCH_AUTO_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: their regular problem below */
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
@@ -244,8 +236,6 @@ int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, vo
     }
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
-    if (bc->coll == TOPOCOLL_GATHERV || bc->coll == TOPOCOLL_SCATTERV)
-        return rootedv_regular(bc->coll, algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }
