@@ -7,7 +7,8 @@
  * scatterv's also overlapping: every block from one region) x MPI_IN_PLACE
  * at the root x datatypes (MPI_INT everywhere; the root's vector in MPI_INT
  * and the other ranks' blocks in contiguous(2, MPI_INT): entries that read
- * the counts everywhere then run "linear") x rank mappings (virtual
+ * the counts everywhere then run "linear"; the root's vector in an int of
+ * extent two ints: gaps the staging must keep) x rank mappings (virtual
  * topologies: block, cyclic, unequal nodes).
  * Each case checks every block against the values its sender wrote, that
  * the gaps of the root's receive buffer are untouched, and that the send
@@ -73,33 +74,36 @@ static int make_displs(int p, const int *c, int how, int *d)
 }
 
 /* One gatherv case; two: the others' blocks in contiguous(2, MPI_INT). */
+/* The root's vector type: MPI_INT, or (gap) an int with extent of two. */
+static MPI_Datatype g_gap;
+
 static void gatherv_case(MPI_Comm comm, const char *alg, int root, const int *c, const int *d, int span,
-                         int in_place, MPI_Datatype two, int casen, const char *what)
+                         int in_place, MPI_Datatype two, int gap, int casen, const char *what)
 {
-    int r, p;
+    int r, p, st = gap ? 2 : 1;
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &p);
     int mine = c[r], *sbuf = malloc(((size_t)mine + 1) * sizeof *sbuf);
-    int *rbuf = malloc((size_t)span * sizeof *rbuf);
+    int *rbuf = malloc((size_t)span * st * sizeof *rbuf);
     for (int k = 0; k < mine; k++) sbuf[k] = value(r, k, casen);
-    for (int k = 0; k < span; k++) rbuf[k] = SENT;
+    for (int k = 0; k < span * st; k++) rbuf[k] = SENT;
     if (r == root && in_place)
-        for (int k = 0; k < mine; k++) rbuf[d[r] + k] = value(r, k, casen);
+        for (int k = 0; k < mine; k++) rbuf[(d[r] + k) * st] = value(r, k, casen);
     int use_two = two != MPI_DATATYPE_NULL && r != root;
     int rc = topocoll_gatherv_algorithm(alg, r == root && in_place ? MPI_IN_PLACE : sbuf,
-                                        use_two ? mine / 2 : mine, use_two ? two : MPI_INT, rbuf, c, d, MPI_INT,
-                                        root, comm);
+                                        use_two ? mine / 2 : mine, use_two ? two : MPI_INT, rbuf, c, d,
+                                        gap ? g_gap : MPI_INT, root, comm);
     CHECK(rc == MPI_SUCCESS, "gatherv %s %s: rc %d", alg ? alg : "(selected)", what, rc);
     int bad = 0;
     for (int k = 0; k < mine; k++) bad += sbuf[k] != value(r, k, casen);
     if (r == root) {
-        char *mark = calloc((size_t)span, 1);
+        char *mark = calloc((size_t)span * st, 1);
         for (int j = 0; j < p; j++)
             for (int k = 0; k < c[j]; k++) {
-                mark[d[j] + k] = 1;
-                bad += rbuf[d[j] + k] != value(j, k, casen);
+                mark[(d[j] + k) * st] = 1;
+                bad += rbuf[(d[j] + k) * st] != value(j, k, casen);
             }
-        for (int k = 0; k < span; k++) bad += !mark[k] && rbuf[k] != SENT;
+        for (int k = 0; k < span * st; k++) bad += !mark[k] && rbuf[k] != SENT;
         free(mark);
     }
     CHECK(!bad, "gatherv %s %s: %d wrong ints at rank %d", alg ? alg : "(selected)", what, bad, r);
@@ -108,24 +112,25 @@ static void gatherv_case(MPI_Comm comm, const char *alg, int root, const int *c,
 }
 
 static void scatterv_case(MPI_Comm comm, const char *alg, int root, const int *c, const int *d, int span,
-                          int in_place, MPI_Datatype two, int casen, const char *what)
+                          int in_place, MPI_Datatype two, int gap, int casen, const char *what)
 {
-    int r, p;
+    int r, p, st = gap ? 2 : 1;
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &p);
-    int mine = c[r], *sbuf = malloc((size_t)span * sizeof *sbuf), *rbuf = malloc(((size_t)mine + 1) * sizeof *rbuf);
-    int *ref = malloc((size_t)span * sizeof *ref);
-    for (int k = 0; k < span; k++) sbuf[k] = ref[k] = value(root, k, casen);
+    int mine = c[r], *sbuf = malloc((size_t)span * st * sizeof *sbuf), *rbuf = malloc(((size_t)mine + 1) * sizeof *rbuf);
+    int *ref = malloc((size_t)span * st * sizeof *ref);
+    for (int k = 0; k < span * st; k++) sbuf[k] = ref[k] = value(root, k, casen);
     for (int k = 0; k <= mine; k++) rbuf[k] = SENT;
     int use_two = two != MPI_DATATYPE_NULL && r != root;
-    int rc = topocoll_scatterv_algorithm(alg, sbuf, c, d, MPI_INT, r == root && in_place ? MPI_IN_PLACE : rbuf,
+    int rc = topocoll_scatterv_algorithm(alg, sbuf, c, d, gap ? g_gap : MPI_INT,
+                                         r == root && in_place ? MPI_IN_PLACE : rbuf,
                                          use_two ? mine / 2 : mine, use_two ? two : MPI_INT, root, comm);
     CHECK(rc == MPI_SUCCESS, "scatterv %s %s: rc %d", alg ? alg : "(selected)", what, rc);
     int bad = 0;
     if (r == root)
-        for (int k = 0; k < span; k++) bad += sbuf[k] != ref[k];
+        for (int k = 0; k < span * st; k++) bad += sbuf[k] != ref[k];
     if (!(r == root && in_place)) {
-        for (int k = 0; k < mine; k++) bad += rbuf[k] != ref[d[r] + k];
+        for (int k = 0; k < mine; k++) bad += rbuf[k] != ref[(d[r] + k) * st];
         bad += rbuf[mine] != SENT;
     }
     CHECK(!bad, "scatterv %s %s: %d wrong ints at rank %d", alg ? alg : "(selected)", what, bad, r);
@@ -150,17 +155,17 @@ static void sweep(MPI_Comm comm, const char *spec)
             for (int kind = 0; kind < NKINDS; kind++)
                 for (int how = 0; how < 3; how++)
                     for (int ip = 0; ip < 2; ip++)
-                        for (int t = 0; t < 2; t++) {
+                        for (int t = 0; t < 3; t++) {   /* 1: two-int blocks; 2: the root's gaps */
                             make_counts(p, kind, c);
                             int span = make_displs(p, c, how, d);
                             char what[160];
                             snprintf(what, sizeof what, "p=%d topo=%s root=%d kind=%d displs=%d in_place=%d two=%d",
                                      p, spec, roots[ri], kind, how, ip, t);
-                            MPI_Datatype ty = t ? two : MPI_DATATYPE_NULL;
+                            MPI_Datatype ty = t == 1 ? two : MPI_DATATYPE_NULL;
                             casen++;
                             if (how != D_OVERLAP)
-                                gatherv_case(comm, algs[a], roots[ri], c, d, span, ip, ty, casen, what);
-                            scatterv_case(comm, algs[a], roots[ri], c, d, span, ip, ty, casen, what);
+                                gatherv_case(comm, algs[a], roots[ri], c, d, span, ip, ty, t == 2, casen, what);
+                            scatterv_case(comm, algs[a], roots[ri], c, d, span, ip, ty, t == 2, casen, what);
                         }
         }
     MPI_Type_free(&two);
@@ -207,6 +212,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rng = 0x9E3779B97F4A7C15ull;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * (MPI_Aint)sizeof(int), &g_gap);
+    MPI_Type_commit(&g_gap);
     sweep(MPI_COMM_WORLD, "detected");
     static const char *const specs[] = { "2x*", "2x*/cyclic", "3,1,4,1,5,9,2,6", NULL };
     for (int s = 0; specs[s]; s++) {
@@ -217,6 +224,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&comm);
     }
     bad_input();
+    MPI_Type_free(&g_gap);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
