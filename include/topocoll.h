@@ -196,6 +196,30 @@ int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, in
                                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                                   const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Gatherv and MPI_Scatterv with topocoll's selection (TOPOCOLL_GATHERV,
+ * TOPOCOLL_SCATTERV), and by algorithm name ("native" is PMPI_Gatherv /
+ * PMPI_Scatterv).  The vectors are read at the root only; any counts and
+ * displacements (zeros, any order; a scatterv's send blocks may overlap),
+ * MPI_IN_PLACE at the root.  Displacements other than the packed prefix
+ * sums of the counts cost a staging buffer and one local copy per block at
+ * the root.  Entries other than "linear" and "native" first spread the
+ * root's counts to every rank (one allreduce of p + 2 counts); where the
+ * ranks' one-block datatypes differ in size from the root's vector type,
+ * they run "linear" instead.  Negative counts are MPI_ERR_COUNT, negative
+ * displacements and NULL vectors at the root MPI_ERR_ARG. */
+int topocoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm);
+int topocoll_gatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                               const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int topocoll_scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm);
+int topocoll_scatterv_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
+                                const int *displs, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm);
+
 /* MPI_Allreduce with topocoll's selection (TOPOCOLL_ALLREDUCE), and by
  * algorithm name ("native" is PMPI_Allreduce).  Every rank gets a
  * bitwise-identical result; a non-commutative op is reduced in rank order
@@ -233,8 +257,9 @@ TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
  * (recvcount, recvtype); reduce, reduce_scatter_block and allreduce take recvcount and
  * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
  * of one block); op is read by reductions only, root by rooted collectives
- * only; alltoallv, allgatherv and reduce_scatter run the regular problem
- * (every count sendcount / recvcount, displacements j x count).  Returns an MPI error
+ * only; alltoallv, allgatherv, reduce_scatter, gatherv and scatterv run the
+ * regular problem (every count sendcount / recvcount, displacements j x
+ * count).  Returns an MPI error
  * class as the specific functions do. */
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,

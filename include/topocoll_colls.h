@@ -58,7 +58,9 @@
     X(ALLTOALL, alltoall, Alltoall, TWO_BUFFERS)                           \
     X(ALLTOALLV, alltoallv, Alltoallv, VECTORS)                            \
     X(ALLREDUCE, allreduce, Allreduce, REDUCTION)                          \
-    X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)                   \
-    X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, REDUCTION_COUNTS)
+    X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)                    \
+    X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, REDUCTION_COUNTS)    \
+    X(GATHERV, gatherv, Gatherv, RECV_VECTORS_ROOT)                        \
+    X(SCATTERV, scatterv, Scatterv, SEND_VECTORS_ROOT)
 
 #endif

@@ -71,9 +71,13 @@ enum {
                                        layer: src/api/node_counts.c, in bytes) */
     TC_REQ_CMA = 1u << 10,          /* single copy: ranks read node peers' buffers
                                        (tc_args.cma) */
-    TC_REQ_INLINE = 1u << 11        /* not a domain flag: the schedule's node-shared memory is
+    TC_REQ_INLINE = 1u << 11,       /* not a domain flag: the schedule's node-shared memory is
                                        the inline lines (sched.h's PUBLISH / COLLECT), which
                                        the executor makes, not the SHM window */
+    TC_REQ_ROOT_COUNTS = 1u << 12   /* not a domain flag: every rank's generator reads the
+                                       root's vector of counts (gatherv, scatterv: tc_args.v),
+                                       which the consumer spreads from the root first
+                                       (src/algo/rootedv.h) */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
                        TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)

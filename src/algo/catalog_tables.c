@@ -183,6 +183,29 @@ static const tc_catalog_row reduce_scatter[] = {
     END,
 };
 
+/* gatherv and scatterv: one block per rank between the root and every rank
+ * (src/algo/rootedv.h); each gatherv entry is its scatterv entry backwards. */
+extern const tc_algo tc_gatherv_linear, tc_gatherv_binomial, tc_gatherv_hierarchical, tc_gatherv_native;
+
+static const tc_catalog_row gatherv[] = {
+    ALGO(tc_gatherv_linear),
+    ALGO(tc_gatherv_binomial),
+    ALGO(tc_gatherv_hierarchical),
+    ALGO(tc_gatherv_native),
+    END,
+};
+
+extern const tc_algo tc_scatterv_linear, tc_scatterv_binomial, tc_scatterv_hierarchical,
+    tc_scatterv_native;
+
+static const tc_catalog_row scatterv[] = {
+    ALGO(tc_scatterv_linear),
+    ALGO(tc_scatterv_binomial),
+    ALGO(tc_scatterv_hierarchical),
+    ALGO(tc_scatterv_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective: the table named as the
  * row's lower-case name, for every row of the list (include/topocoll_colls.h). */
 #define CATALOG_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = lower,

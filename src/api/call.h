@@ -151,6 +151,10 @@ int tc_run_schedule_typed(tc_ctx *x, const tc_sched *s, const tc_call *c, const 
                           const tc_bind types[2], MPI_Aint alias_off);
 /* An entry without a schedule: the MPI library's own collective. */
 int tc_run_unscheduled(tc_ctx *x, const tc_algo *al, const tc_call *c);
+/* A gatherv / scatterv entry with a schedule (desc vroot; run_rootedv.c):
+ * the root's counts spread first where the entry reads them everywhere,
+ * the root's vector buffer staged where its displacements are not packed. */
+int tc_run_rootedv(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args *a);
 
 /* ---- native.c ---- */
 

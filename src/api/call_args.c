@@ -152,6 +152,11 @@ static int aliased(const tc_call *c)
 static int64_t bytes_of(const tc_call *c)
 {
     int b = c->use[TC_BUF_SEND] && !c->d->vblock && !c->d->vsplit ? TC_BUF_SEND : TC_BUF_RECV;
+    if (c->d->vroot) {   /* this rank's one block (in place at the root: the vector's) */
+        int own = c->d->vroot == TC_VROOT_GATHER ? TC_BUF_SEND : TC_BUF_RECV;
+        if (c->use[own]) return (int64_t)tc_call_count(c, own) * c->tsize[own];
+        return c->vcnt[1 - own] ? (int64_t)c->vcnt[1 - own][c->rank] * c->tsize[1 - own] : 0;
+    }
     if (c->d->vcounts) {
         int64_t sum = 0;
         for (int j = 0; j < c->size; j++) sum += c->vcnt[b][j];
@@ -180,6 +185,11 @@ static int check_vectors(tc_call *c)
 {
     const tc_coll_desc *d = c->d;
     if (d->vsplit) return check_vsplit(c);
+    if (d->vroot) {   /* the root's vector only (MPI reads it nowhere else) */
+        int b = d->vroot == TC_VROOT_GATHER ? TC_BUF_RECV : TC_BUF_SEND;
+        if (c->root < 0 || c->root >= c->size || c->rank != c->root) return MPI_SUCCESS;
+        return check_vector(c, b, b == TC_BUF_SEND ? &c->scount : &c->rcount);
+    }
     int rc, ip = d->vblock || tc_call_buf(c, d->in_place.arg) == MPI_IN_PLACE;
     if (!ip && (rc = check_vector(c, TC_BUF_SEND, &c->scount)) != MPI_SUCCESS) return rc;
     return check_vector(c, TC_BUF_RECV, &c->rcount);
@@ -273,6 +283,13 @@ void tc_call_make_args(const tc_call *c, tc_args *a)
                       c->tsize[TC_BUF_RECV]);
     a->relem_bytes = c->d->counts_bytes ? 1 : c->tsize[TC_BUF_RECV];
     if (c->d->vcounts) a->v = &c->v;
+    if (c->d->vroot) {   /* the vector at the root only; in place, the root's block is the vector's */
+        int own = c->d->vroot == TC_VROOT_GATHER ? TC_BUF_SEND : TC_BUF_RECV;
+        int64_t *n = own == TC_BUF_SEND ? &a->scount : &a->rcount;
+        a->v = c->v64 ? &c->v : NULL;
+        if (c->in_place && c->v64) *n = c->v64[c->rank];
+        if (c->staged) a->in_place = 0;   /* the vector buffer is the staging, the own block the user's */
+    }
     if (c->d->vblock && c->v64) {   /* the own block: sendcount, in place RECV's count */
         a->scount = c->in_place ? c->v64[c->rank] : sched_count(c, TC_BUF_SEND, c->scount);
         if (c->staged) a->in_place = 0;   /* SEND is the user's block, RECV the staging */
@@ -346,10 +363,34 @@ static int make_vsplit(tc_call *c)
     return MPI_SUCCESS;
 }
 
+/* One block per rank between the root and every rank (desc vroot): at the
+ * root, its vector's counts and, as the schedule's layout, their packed
+ * prefix sums (staged when a non-empty block's displacement differs);
+ * elsewhere nothing (v64 NULL). */
+static int make_vroot(tc_call *c)
+{
+    size_t p = (size_t)c->size;
+    int b = c->d->vroot == TC_VROOT_GATHER ? TC_BUF_RECV : TC_BUF_SEND;
+    int64_t at = 0;
+    c->staged = 0;
+    if (c->rank != c->root) return MPI_SUCCESS;
+    if (!(c->v64 = malloc(2 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;
+    for (size_t j = 0; j < p; j++) {
+        c->v64[j] = sched_count(c, b, c->vcnt[b][j]);
+        c->v64[p + j] = at;
+        if (c->v64[j] > 0 && c->vdispl[b][j] != at) c->staged = 1;
+        at += c->v64[j];
+    }
+    c->v = b == TC_BUF_RECV ? (tc_vcounts){ NULL, NULL, c->v64, c->v64 + p }
+                            : (tc_vcounts){ c->v64, c->v64 + p, NULL, NULL };
+    return MPI_SUCCESS;
+}
+
 /* In place: RECV's vectors for both; MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int tc_call_make_vcounts(tc_call *c)
 {
     size_t p = (size_t)c->size;
+    if (c->d->vroot) return make_vroot(c);
     if (c->d->vblock) return make_vblock(c);
     if (c->d->vsplit) return make_vsplit(c);
     if (!(c->v64 = malloc(4 * p * sizeof *c->v64 + 1))) return MPI_ERR_NO_MEM;

@@ -263,7 +263,7 @@ int tc_check(tc_ctx *x, MPI_Comm comm, const tc_check_call *k)
     int64_t *sent = NULL;
     int rc = MPI_SUCCESS;
     fields(x, k, v);
-    if (k->d->vcounts && !k->d->vblock && !k->d->vsplit) {
+    if (k->d->vcounts && !k->d->vblock && !k->d->vsplit && !k->d->vroot) {   /* alltoallv: every pair's counts */
         if (!(sent = malloc((size_t)x->size * sizeof *sent + 1))) return tc_raise(comm, MPI_ERR_NO_MEM, "%s", k->fn);
         rc = pairs(x, k, sent, &code);
         v[F_PAIR] = code;

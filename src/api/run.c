@@ -200,6 +200,7 @@ int tc_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args *a, con
     int rc = MPI_SUCCESS;
     if (c->d->reduction && !(al->req & TC_REQ_NATIVE) && (rc = tc_call_check_op(c)) != MPI_SUCCESS) return rc;
     if (!al->generate) return tc_run_unscheduled(x, al, c);
+    if (c->d->vroot) return tc_run_rootedv(x, al, c, a);
     if (c->d->vcounts) return run_uncached(x, al, c, a);
     tc_sched_key key = tc_run_key(al, c, a);
     const tc_sched *s = tc_ctx_schedule(x, &key, a, &rc);

@@ -103,6 +103,24 @@
     .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }, \
     .vcounts = 1, .vsplit = 1
 
+#define DESC_GATHERV \
+    .rooted = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 1), 0 } }, \
+    .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ROOT, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK }, \
+    .result = { TC_AT_ROOT, 1, TC_IDS_SAME }, \
+    .vcounts = 1, .vroot = TC_VROOT_GATHER
+
+#define DESC_SCATTERV \
+    .rooted = 1, \
+    .arg = { { SIZE(ROOT, S, 1), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ROOT, TC_BUF_RECV, POS(ROOT, S), SIZE(ALL, S, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }, \
+    .vcounts = 1, .vroot = TC_VROOT_SCATTER
+
 #define DESC_ROW(UPPER, lower, Mpi, SHAPE) \
     [TOPOCOLL_##UPPER] = { .coll = TOPOCOLL_##UPPER, .name = #lower, .env = "TOPOCOLL_" #UPPER, DESC_##UPPER },
 
@@ -197,6 +215,27 @@ static tc_coll_layout vblock_layout(const tc_args *a, int rank)
     return l;
 }
 
+/* One block per rank between the root and every rank (desc vroot): the
+ * root's vector side spans its furthest part (without vectors, the
+ * simulator: p blocks of the largest count), every rank's other side is its
+ * own block; in place, the root's own block is the vector's block `root`. */
+static tc_coll_layout vroot_layout(const tc_coll_desc *d, const tc_args *a, int rank)
+{
+    tc_coll_layout l;
+    const tc_vcounts *v = a->v;
+    int vec = d->vroot == TC_VROOT_GATHER ? TC_BUF_RECV : TC_BUF_SEND, own = 1 - vec;
+    const int64_t *cnt = !v ? NULL : vec == TC_BUF_RECV ? v->rcounts : v->scounts;
+    const int64_t *dsp = !v ? NULL : vec == TC_BUF_RECV ? v->rdispls : v->sdispls;
+    int64_t most = vec == TC_BUF_RECV ? a->rcount : a->scount;
+    int at_root = rank == a->root, ip = at_root && a->in_place;
+    l.elems[vec] = !at_root ? 0 : cnt ? vspan(cnt, dsp, a->size) : most * a->size;
+    l.elems[own] = ip ? (cnt ? cnt[rank] : most) : own == TC_BUF_SEND ? a->scount : a->rcount;
+    l.alias_from = ip ? own : -1;
+    l.alias_to = ip ? vec : -1;
+    l.alias_off = ip ? (dsp ? dsp[rank] : (int64_t)rank * most) : 0;
+    return l;
+}
+
 static tc_coll_layout vlayout(const tc_args *a)
 {
     tc_coll_layout l;
@@ -233,6 +272,7 @@ tc_coll_layout tc_coll_layout_of(const tc_coll_desc *d, const tc_args *a, int ra
     const tc_coll_in_place *ip = &d->in_place;
     if (d->vblock) return vblock_layout(a, rank);
     if (d->vsplit) return vsplit_layout(a, rank);
+    if (d->vroot) return vroot_layout(d, a, rank);
     if (d->vcounts) return vlayout(a);
     l.elems[TC_BUF_SEND] = tc_coll_size_elems(d->arg[TC_BUF_SEND].size, a, rank);
     l.elems[TC_BUF_RECV] = tc_coll_size_elems(d->arg[TC_BUF_RECV].size, a, rank);

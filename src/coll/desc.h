@@ -35,6 +35,16 @@
  *               user's recvcounts, the same at every rank, rdispls their packed
  *               prefix sums: block j of the vector is [rdispls[j], rcounts[j]);
  *               without vectors (the simulator) every block rcount)
+ *   gatherv     scount (own block) root: per source rank root: SEND is RECV's block
+ *                                  (rcounts, rdispls)  `root` (rdispls[root])
+ *   scatterv    root: per target   rcount (own block) root: RECV is SEND's block
+ *               (scounts, sdispls)                     `root` (sdispls[root])
+ *               (gatherv's rcount, scatterv's scount: the largest count.  The
+ *               root's vector, as tc_args.v's rcounts/rdispls (gatherv) or
+ *               scounts/sdispls (scatterv), with packed prefix sums as the
+ *               schedule's layout, reaches every rank, counted in that
+ *               rank's scratch elements: the root's in its vector buffer's,
+ *               the others' in their own buffer's; see src/algo/rootedv.h)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant (the API passes 0 for a
@@ -170,7 +180,14 @@ typedef struct tc_coll_desc {
                                  reduction of block r of the vector, elements
                                  [rdispls[r], rdispls[r] + rcounts[r])
                                  (reduce_scatter) */
+    int vroot;                /* with vcounts: one block per rank between the root and
+                                 every rank (TC_VROOT_*): RECV's vector at the root
+                                 (gatherv) or SEND's (scatterv) */
 } tc_coll_desc;
+
+/* tc_coll_desc.vroot: which side of a rooted per-rank collective holds the
+ * vector (the other side is one block, SEND[0, scount] / RECV[0, rcount]). */
+enum { TC_VROOT_NONE = 0, TC_VROOT_GATHER = 1, TC_VROOT_SCATTER = 2 };
 
 /* The descriptor of a collective; NULL when unknown. */
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll);

@@ -20,7 +20,8 @@
  * halving at power-of-two p (a cost-only row in
  * src/algo/reduce_scatter_block/native.c), pairwise; allreduce recursive
  * doubling, ring, reduce-scatter-allgather (folded at any p, as MPICH does);
- * alltoall Bruck, pairwise; alltoallv pairwise.
+ * alltoall Bruck, pairwise; alltoallv pairwise; gatherv, scatterv linear
+ * (both libraries' default).
  */
 #include "select/cost_model.h"
 
@@ -89,6 +90,7 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
     tc_alltoallv_pairwise;
 extern const tc_algo tc_reduce_scatter_recursive_halving, tc_reduce_scatter_pairwise;
+extern const tc_algo tc_gatherv_linear, tc_scatterv_linear;
 
 static const native_alg *native_set(topocoll_coll coll)
 {
@@ -107,6 +109,9 @@ static const native_alg *native_set(topocoll_coll coll)
     static const native_alg av[] = { { &tc_alltoallv_pairwise, 0 }, { NULL, 0 } };
     static const native_alg rsv[] = { { &tc_reduce_scatter_recursive_halving, 0 },
                                       { &tc_reduce_scatter_pairwise, 0 }, { NULL, 0 } };
+    /* gatherv, scatterv: the libraries' linear default */
+    static const native_alg gv[] = { { &tc_gatherv_linear, 0 }, { NULL, 0 } };
+    static const native_alg sv[] = { { &tc_scatterv_linear, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -119,6 +124,8 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_REDUCE: return rd;
     case TOPOCOLL_ALLREDUCE: return ar;
     case TOPOCOLL_ALLTOALL: return aa;
+    case TOPOCOLL_GATHERV: return gv;
+    case TOPOCOLL_SCATTERV: return sv;
     default: return NULL;
     }
 }

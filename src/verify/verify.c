@@ -95,6 +95,7 @@ typedef struct vstate {
     int *published;          /* [p] */
     int32_t **pub_vc;        /* [p] */
     int64_t vstride;         /* element ids per (rank, peer) part: more than any part */
+    int u_send, u_recv;      /* units per SEND and RECV element */
     tc_verify_report *rep;
 } vstate;
 
@@ -173,6 +174,33 @@ static void initial_vsplit_labels(vstate *v, int r)
         k->lab[g.buf][g.lo + e] = (label_t){ e, 1, rank_key(r), r, r + 1 };
 }
 
+/* One block per rank between the root and every rank (desc vroot): units
+ * of rank j's block, from the root's vector (rank r's vall is in its own
+ * scratch elements, the root's in its vector buffer's). */
+static int64_t vroot_units(const vstate *v, int j)
+{
+    int root = v->proto->root;
+    if (v->d->vroot == TC_VROOT_GATHER) return v->vall[root].rcounts[j] * v->u_recv;
+    return v->vall[root].scounts[j] * v->u_send;
+}
+
+/* Unit e of rank j's block is element j x vstride + e: gatherv, in every
+ * rank's SEND[0, ...] (in place: the root's RECV block); scatterv, in the
+ * root's SEND at sdispls[j]. */
+static void initial_vroot_labels(vstate *v, int r)
+{
+    vrank *k = &v->rk[r];
+    int root = v->proto->root;
+    for (int j = 0; j < v->p; j++) {
+        if (v->d->vroot == TC_VROOT_GATHER ? j != r : r != root) continue;
+        int64_t off = v->d->vroot == TC_VROOT_GATHER ? 0 : v->vall[root].sdispls[j];
+        ureg g = resolve(v, r, tc_reg(TC_BUF_SEND, off, 0));
+        int64_t n = vroot_units(v, j);
+        for (int64_t e = 0; e < n; e++)
+            k->lab[g.buf][g.lo + e] = (label_t){ (int64_t)j * v->vstride + e, 1, rank_key(j), j, j + 1 };
+    }
+}
+
 static void initial_vlabels(vstate *v, int r)
 {
     vrank *k = &v->rk[r];
@@ -182,6 +210,10 @@ static void initial_vlabels(vstate *v, int r)
     }
     if (v->d->vsplit) {
         initial_vsplit_labels(v, r);
+        return;
+    }
+    if (v->d->vroot) {
+        initial_vroot_labels(v, r);
         return;
     }
     const tc_vcounts *c = &v->vall[r];
@@ -246,6 +278,13 @@ static tc_verify_status setup_rank(vstate *v, const tc_algo *al, int r, int u_se
     if (v->d->vblock && v->vall)   /* the own block, in SEND elements (in place: RECV's) */
         a.scount = a.in_place ? v->vall[r].rcounts[r]
                  : u_send ? v->vall[r].rcounts[r] * u_recv / u_send : 0;
+    if (v->d->vroot && v->vall) {   /* the one block, in its buffer's elements (in place: the vector's) */
+        int g = v->d->vroot == TC_VROOT_GATHER, u = g ? u_send : u_recv;
+        int64_t own = (r == a.root && a.in_place) ? (g ? v->vall[r].rcounts[r] : v->vall[r].scounts[r])
+                    : u ? vroot_units(v, r) / u : 0;
+        if (g) a.scount = own;
+        else a.rcount = own;
+    }
     tc_sched_init(&k->s);
     int rc = tc_algo_generate(al, &k->s, &a, v->t);
     free(node_mem);
@@ -1315,8 +1354,30 @@ static int64_t result_units(const vstate *v, int r)
 }
 
 /* Per-peer collectives: rank j's part from rank r holds r's part for j. */
+/* One block per rank between the root and every rank: gatherv, the root's
+ * block j (at rdispls[j]) holds rank j's; scatterv, rank j's RECV[0, ...]
+ * holds the root's block j. */
+static tc_verify_status check_vroot_result(vstate *v)
+{
+    int root = v->proto->root, g = v->d->vroot == TC_VROOT_GATHER;
+    for (int j = 0; j < v->p; j++) {
+        int at = g ? root : j;
+        int64_t n = vroot_units(v, j), got, u = v->rk[at].unit[TC_BUF_RECV];
+        if (n <= 0) continue;
+        tc_region reg = tc_reg(TC_BUF_RECV, g ? v->vall[root].rdispls[j] : 0, u ? n / u : 0);
+        const label_t *l = labels_at(v, at, reg, &got);
+        for (int64_t e = 0; e < n; e++)
+            if (l[e].elem != (int64_t)j * v->vstride + e)
+                return fail(v, "rank %d: unit %lld of the block %s rank %d holds element %lld, expected %lld",
+                            at, (long long)e, g ? "from" : "for", j, (long long)l[e].elem,
+                            (long long)((int64_t)j * v->vstride + e));
+    }
+    return TC_VERIFY_OK;
+}
+
 static tc_verify_status check_vresult(vstate *v)
 {
+    if (v->d->vroot) return check_vroot_result(v);
     for (int j = 0; j < v->p; j++) {
         const tc_vcounts *c = &v->vall[j];
         int u = v->rk[j].unit[TC_BUF_RECV];
@@ -1419,7 +1480,7 @@ static int64_t vstride_of(const tc_vcounts *vall, int p, int u_send, int u_recv)
     for (int r = 0; r < p; r++)
         for (int j = 0; j < p; j++) {
             if (vall[r].scounts && vall[r].scounts[j] * u_send > most) most = vall[r].scounts[j] * u_send;
-            if (vall[r].rcounts[j] * u_recv > most) most = vall[r].rcounts[j] * u_recv;
+            if (vall[r].rcounts && vall[r].rcounts[j] * u_recv > most) most = vall[r].rcounts[j] * u_recv;
         }
     return most + 1;
 }
@@ -1438,6 +1499,8 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     vstate v;
     memset(&v, 0, sizeof v);
     v.vall = vall;
+    v.u_send = u_send;
+    v.u_recv = u_recv;
     v.proto = proto;
     v.t = t;
     v.p = t->size;

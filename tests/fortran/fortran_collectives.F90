@@ -5,9 +5,10 @@
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
 ! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv,
-! MPI_Allgatherv and MPI_Reduce_scatter where the interposer has them:
-! -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
-! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_REDUCE_SCATTER), each with
+! MPI_Allgatherv, MPI_Reduce_scatter, MPI_Gatherv and MPI_Scatterv where the
+! interposer has them: -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
+! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_REDUCE_SCATTER, -DTC_HAVE_GATHERV,
+! -DTC_HAVE_SCATTERV), each with
 ! and without MPI_IN_PLACE, at two sizes, every result checked against
 ! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
@@ -63,6 +64,12 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_REDUCE_SCATTER
     call test_reduce_scatter(n, ip)
+#endif
+#ifdef TC_HAVE_GATHERV
+    call test_gatherv(n, root, ip)
+#endif
+#ifdef TC_HAVE_SCATTERV
+    call test_scatterv(n, root, ip)
 #endif
   end do
 
@@ -312,14 +319,16 @@ contains
   end subroutine test_alltoallv
 #endif
 
-#ifdef TC_HAVE_ALLGATHERV
+#if defined(TC_HAVE_ALLGATHERV) || defined(TC_HAVE_GATHERV) || defined(TC_HAVE_SCATTERV)
   ! Rank p contributes n + mod(p, 3) integers (rank 1: none); the blocks lie
   ! in reverse rank order in the receive buffer.
   integer function gcount(p, n)
     integer, intent(in) :: p, n
     gcount = merge(0, n + mod(p, 3), p == 1)
   end function gcount
+#endif
 
+#ifdef TC_HAVE_ALLGATHERV
   subroutine test_allgatherv(n, ip)
     integer, intent(in) :: n
     logical, intent(in) :: ip
@@ -383,6 +392,88 @@ contains
                'MPI_Reduce_scatter: wrong result')
     deallocate (s, r)
   end subroutine test_reduce_scatter
+#endif
+
+#if defined(TC_HAVE_GATHERV) || defined(TC_HAVE_SCATTERV)
+  ! The blocks of gcount in reverse rank order (the staged path); total
+  ! their span.
+  subroutine rv_layout(n, cnt, dsp, total)
+    integer, intent(in) :: n
+    integer, intent(out) :: cnt(nproc), dsp(nproc), total
+    integer :: p
+    total = 0
+    do p = nproc - 1, 0, -1
+      cnt(p + 1) = gcount(p, n)
+      dsp(p + 1) = total
+      total = total + cnt(p + 1)
+    end do
+  end subroutine rv_layout
+#endif
+
+#ifdef TC_HAVE_GATHERV
+  subroutine test_gatherv(n, root, ip)
+    integer, intent(in) :: n, root
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), dsp(nproc), i, p, rc, total
+    integer, allocatable :: s(:), r(:)
+    logical :: ok
+    call rv_layout(n, cnt, dsp, total)
+    allocate (s(max(cnt(rank + 1), 1)), r(max(total, 1)))
+    s = (/ (val(rank, i), i = 1, size(s)) /)
+    r = -1
+    if (ip .and. rank == root) then
+      do i = 1, cnt(rank + 1)
+        r(dsp(rank + 1) + i) = s(i)
+      end do
+      call MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, root, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Gatherv(s, cnt(rank + 1), MPI_INTEGER, r, cnt, dsp, MPI_INTEGER, root, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Gatherv')
+    ok = .true.
+    if (rank == root) then
+      do p = 0, nproc - 1
+        do i = 1, cnt(p + 1)
+          if (r(dsp(p + 1) + i) /= val(p, i)) ok = .false.
+        end do
+      end do
+    end if
+    call check(ok, 'MPI_Gatherv: wrong result')
+    deallocate (s, r)
+  end subroutine test_gatherv
+#endif
+
+#ifdef TC_HAVE_SCATTERV
+  subroutine test_scatterv(n, root, ip)
+    integer, intent(in) :: n, root
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), dsp(nproc), i, p, rc, total
+    integer, allocatable :: s(:), r(:)
+    logical :: ok
+    call rv_layout(n, cnt, dsp, total)
+    allocate (s(max(total, 1)), r(max(cnt(rank + 1), 1)))
+    s = -1
+    do p = 0, nproc - 1
+      do i = 1, cnt(p + 1)
+        s(dsp(p + 1) + i) = val(p, i)
+      end do
+    end do
+    r = -1
+    if (ip .and. rank == root) then
+      call MPI_Scatterv(s, cnt, dsp, MPI_INTEGER, MPI_IN_PLACE, 0, MPI_INTEGER, root, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Scatterv(s, cnt, dsp, MPI_INTEGER, r, cnt(rank + 1), MPI_INTEGER, root, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Scatterv')
+    ok = .true.
+    if (.not. (ip .and. rank == root)) then
+      do i = 1, cnt(rank + 1)
+        if (r(i) /= val(rank, i)) ok = .false.
+      end do
+    end if
+    call check(ok, 'MPI_Scatterv: wrong result')
+    deallocate (s, r)
+  end subroutine test_scatterv
 #endif
 
 end program fortran_collectives

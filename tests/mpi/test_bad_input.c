@@ -12,7 +12,8 @@
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
- * reduce, reduce_scatter_block, alltoall, allreduce, reduce_scatter) through one table of cases: MPI_COMM_NULL,
+ * reduce, reduce_scatter_block, alltoall, allreduce, reduce_scatter, gatherv,
+ * scatterv) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, the same buffer
  * as sendbuf and recvbuf (MPI_ERR_BUFFER), invalid ops and
@@ -352,10 +353,10 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AA, AR, RS, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, RS, GV, SV, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
                                                "reduce_scatter_block", "alltoall", "allreduce",
-                                               "reduce_scatter" };
+                                               "reduce_scatter", "gatherv", "scatterv" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
  * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
@@ -475,6 +476,29 @@ static const bcase cases[] = {
     { AR, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { AR, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { AR, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { AR, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { AR, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
+    /* gatherv (the root's vector: every count the case's receive count,
+     * displacements packed; its errors at the root alone, or on
+     * MPI_COMM_SELF) */
+    { GV, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { GV, M_NEG_SCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { GV, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { GV, M_STYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { GV, M_STYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { GV, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { GV, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 },
+    { GV, M_NEG_RCOUNT, W_SELF, MPI_ERR_COUNT, 0 }, { GV, M_NULL_RBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { GV, M_RTYPE_NULL, W_SELF, MPI_ERR_TYPE, 0 }, { GV, M_RTYPE_UNCOMMITTED, W_SELF, MPI_ERR_TYPE, 0 },
+    { GV, M_INPLACE_RBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { GV, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
+    { GV, M_NULL_RBUF, W_ROOT, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { GV, M_NEG_RCOUNT, W_ROOT, MPI_ERR_COUNT, MPI_SUCCESS },
+    /* scatterv (the root's vector as gatherv's, from the send count) */
+    { SV, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { SV, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { SV, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { SV, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 },
+    { SV, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 }, { SV, M_ROOT_NEG, W_ALL, MPI_ERR_ROOT, 0 },
+    { SV, M_ROOT_SIZE, W_ALL, MPI_ERR_ROOT, 0 },
+    { SV, M_NEG_SCOUNT, W_SELF, MPI_ERR_COUNT, 0 }, { SV, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 },
+    { SV, M_STYPE_NULL, W_SELF, MPI_ERR_TYPE, 0 }, { SV, M_STYPE_UNCOMMITTED, W_SELF, MPI_ERR_TYPE, 0 },
+    { SV, M_INPLACE_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { SV, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
+    { SV, M_INPLACE_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { SV, M_NULL_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
+    { SV, M_NEG_RCOUNT, W_LAST, MPI_ERR_COUNT, MPI_SUCCESS },
     { AR, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
     /* reduce_scatter: recvcounts every (receive) count; the negative count is
      * every rank's own, so every rank sees it */
@@ -524,6 +548,19 @@ static void watchdog_init(void)
     tc_watchdog_init();
 }
 
+/* The root's vector of a gatherv / scatterv case: every count n,
+ * displacements packed (the communicator's size, at most wsize). */
+static const int *vec_counts(int n, MPI_Comm comm, const int **displs)
+{
+    static int *v;
+    int p = wsize;
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
+    if (!v) v = malloc(2 * (size_t)wsize * sizeof *v + 1);
+    for (int j = 0; j < p; j++) v[j] = n, v[wsize + j] = j * (n > 0 ? n : 0);
+    *displs = v + wsize;
+    return v;
+}
+
 /* ---- the entry points: topocoll's API (an algorithm forced by name where
  * g_force says so) or, preloaded, the MPI_ names ---- */
 #ifdef BAD_INPUT_MPI_NAMES
@@ -539,6 +576,14 @@ static int run_coll(int coll, const args *a)
     case AA: return MPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
     case AR: return MPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     case RS: return MPI_Reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
+    case GV: {
+        const int *d, *c = vec_counts(a->rcount, a->comm, &d);
+        return MPI_Gatherv(a->sbuf, a->scount, a->stype, a->rbuf, c, d, a->rtype, a->root, a->comm);
+    }
+    case SV: {
+        const int *d, *c = vec_counts(a->scount, a->comm, &d);
+        return MPI_Scatterv(a->sbuf, c, d, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+    }
     default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     }
 }
@@ -574,6 +619,16 @@ static int run_coll(int coll, const args *a)
     case RS:
         return f ? topocoll_reduce_scatter_algorithm(f, a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
+    case GV: {
+        const int *d, *c = vec_counts(a->rcount, a->comm, &d);
+        return topocoll_gatherv_algorithm(f, a->sbuf, a->scount, a->stype, a->rbuf, c, d, a->rtype, a->root,
+                                          a->comm);
+    }
+    case SV: {
+        const int *d, *c = vec_counts(a->scount, a->comm, &d);
+        return topocoll_scatterv_algorithm(f, a->sbuf, c, d, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
+                                           a->comm);
+    }
     default:
         return f ? topocoll_reduce_scatter_block_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);

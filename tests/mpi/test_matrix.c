@@ -68,9 +68,12 @@
 
 #define NTYPES 7
 #define NREDS 15
-/* alltoallv and allgatherv (per-peer counts) have their own programs,
- * tests/mpi/test_alltoallv.c and tests/mpi/test_allgatherv.c */
-#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV))
+/* alltoallv, allgatherv, gatherv and scatterv (per-peer counts) have their
+ * own programs, tests/mpi/test_alltoallv.c, tests/mpi/test_allgatherv.c and
+ * tests/mpi/test_rootedv.c */
+#define PER_PEER_COLLS ((1u << TOPOCOLL_ALLTOALLV) | (1u << TOPOCOLL_ALLGATHERV) | (1u << TOPOCOLL_GATHERV) | \
+                        (1u << TOPOCOLL_SCATTERV))
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~PER_PEER_COLLS)
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -136,8 +139,7 @@ static int parse_colls(ctx *c, const char *list)
     c->coll_mask = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
-        if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV ||
-            coll == TOPOCOLL_ALLGATHERV) return -1;
+        if (coll < 0 || coll >= TOPOCOLL_NCOLL || (PER_PEER_COLLS & (1u << coll))) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;

@@ -27,6 +27,7 @@ enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
 enum { AR = TOPOCOLL_ALLREDUCE };
 enum { AGV = TOPOCOLL_ALLGATHERV };
 enum { RS = TOPOCOLL_REDUCE_SCATTER };
+enum { GAV = TOPOCOLL_GATHERV, SCV = TOPOCOLL_SCATTERV };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -55,12 +56,14 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
     case BC:
         e.use_recv = 1, e.rcount = 4 * r, e.recv = 4 * r;
         break;
+    case SCV:  /* without per-rank vectors (tc_args.v NULL): as scatter */
     case SC:
         e.ip_allowed = me, e.use_send = me, e.use_recv = !(me && ip);
         e.scount = me ? s : r, e.rcount = me && ip ? s : r;
         e.send = me ? p * s : 0, e.recv = e.rcount;
         if (me && ip) e.alias_from = TC_BUF_RECV, e.alias_to = TC_BUF_SEND, e.alias_off = root * s;
         break;
+    case GAV:  /* without per-rank vectors (tc_args.v NULL): as gather */
     case GA:
         e.ip_allowed = me, e.use_send = !(me && ip), e.use_recv = me;
         e.scount = me && ip ? r : s, e.rcount = me ? r : s;
@@ -151,6 +154,10 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_SAME },
         { RS, "reduce_scatter", "TOPOCOLL_REDUCE_SCATTER", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+        { GAV, "gatherv", "TOPOCOLL_GATHERV", 1, 0, 0, 0, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK, TC_AT_ROOT, 1, TC_IDS_SAME },
+        { SCV, "scatterv", "TOPOCOLL_SCATTERV", 1, 0, 0, 0, 0, TC_BUF_RECV,
+          TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -22,7 +22,9 @@
  *     whole steps at their slowest pair and ignores most local copies; the
  *     replay lets ranks run ahead; the families' formulas follow the
  *     papers' bounds rather than every step).  The largest ratios seen are
- *     printed.
+ *     printed.  Entries whose consumer spreads the root's counts first
+ *     (TC_REQ_ROOT_COUNTS) start their replay after that, priced
+ *     as their cost functions price it (rv_counts_cost).
  * Sizes are multiples of 840 elements (every block division of these p is
  * even), so every block has the same size and the traffic is determined.
  * Variants without a cost function are listed, per collective, so that an
@@ -34,6 +36,7 @@
 #include <string.h>
 
 #include "algo/catalog.h"
+#include "algo/rootedv.h"
 #include "coll/desc.h"
 #include "select/cost_model.h"
 #include "sched/sched.h"
@@ -303,6 +306,12 @@ static void check_variant(const tc_model_params *m, const tc_algo *al, const lay
                   sx[k]);
     }
     double rt = replay(m, rs, t), pr = tc_model_price(m, &c);
+    if (rt > 0 && (al->req & TC_REQ_ROOT_COUNTS)) {   /* the counts' spreading before the schedule */
+        tc_cost pre;
+        memset(&pre, 0, sizeof pre);
+        rv_counts_cost(&pre, t);
+        rt += tc_model_price(m, &pre);
+    }
     CHECK(rt > 0, "%s: the replay found unmatched receives", what);
     if (rt > 0 && pr > 0) {
         double ratio = pr / rt;

@@ -50,7 +50,7 @@
 
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
-    X(BARRIER, "MPI_Barrier") X(GATHERV, "MPI_Gatherv") X(SCATTERV, "MPI_Scatterv") \
+    X(BARRIER, "MPI_Barrier") \
     X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") \
     X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
@@ -159,20 +159,6 @@ static int64_t sum_counts(const int *counts, int n)
 CENSUS_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     CENSUS_CALL(BARRIER, comm, 0, PMPI_Barrier(comm));
-}
-
-CENSUS_EXPORT int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
-                              const int rd[], MPI_Datatype rt, int root, MPI_Comm comm)
-{
-    int64_t b = sb == MPI_IN_PLACE ? type_bytes(rt, rc ? rc[comm_rank(comm)] : 0) : type_bytes(st, sc);
-    CENSUS_CALL(GATHERV, comm, b, PMPI_Gatherv(sb, sc, st, rb, rc, rd, rt, root, comm));
-}
-
-CENSUS_EXPORT int MPI_Scatterv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
-                               int rc, MPI_Datatype rt, int root, MPI_Comm comm)
-{
-    int64_t b = rb == MPI_IN_PLACE ? type_bytes(st, sc ? sc[comm_rank(comm)] : 0) : type_bytes(rt, rc);
-    CENSUS_CALL(SCATTERV, comm, b, PMPI_Scatterv(sb, sc, sd, st, rb, rc, rt, root, comm));
 }
 
 CENSUS_EXPORT int MPI_Scan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
@@ -464,28 +450,6 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
 void census_f_barrier(MPI_Fint *comm, MPI_Fint *ierror);
 void census_f_barrier(MPI_Fint *comm, MPI_Fint *ierror) { f_set(ierror, MPI_Barrier(f_comm(comm))); }
 CENSUS_F_NAMES(barrier, BARRIER, census_f_barrier)
-
-void census_f_gatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
-                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void census_f_gatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt,
-                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    void *s = f_buffer(sb);
-    f_set(ierror, MPI_Gatherv(s, (int)*sc, s == MPI_IN_PLACE ? MPI_DATATYPE_NULL : f_type(st), rb,
-                              (const int *)rc, (const int *)rd, f_type(rt), (int)*root, f_comm(comm)));
-}
-CENSUS_F_NAMES(gatherv, GATHERV, census_f_gatherv)
-
-void census_f_scatterv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
-                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror);
-void census_f_scatterv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
-                       MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    void *r = f_buffer(rb);
-    f_set(ierror, MPI_Scatterv(sb, (const int *)sc, (const int *)sd, f_type(st), r, (int)*rc,
-                               r == MPI_IN_PLACE ? MPI_DATATYPE_NULL : f_type(rt), (int)*root, f_comm(comm)));
-}
-CENSUS_F_NAMES(scatterv, SCATTERV, census_f_scatterv)
 
 void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
 void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
