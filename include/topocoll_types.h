@@ -15,6 +15,7 @@ typedef enum topocoll_coll {
     TOPOCOLL_ALLTOALLV,
     TOPOCOLL_ALLREDUCE,
     TOPOCOLL_ALLGATHERV,
+    TOPOCOLL_BARRIER,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

@@ -170,6 +170,18 @@ static const tc_catalog_row allgatherv[] = {
     END,
 };
 
+extern const tc_algo tc_barrier_dissemination, tc_barrier_recursive_doubling, tc_barrier_shm_flags,
+    tc_barrier_hierarchical, tc_barrier_native;
+
+static const tc_catalog_row barrier[] = {
+    ALGO(tc_barrier_dissemination),
+    ALGO(tc_barrier_recursive_doubling),
+    ALGO(tc_barrier_native),
+    ALGO(tc_barrier_shm_flags),            /* flags only (one node) */
+    ALGO(tc_barrier_hierarchical),         /* node flags, leaders' dissemination */
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -182,6 +194,7 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = alltoallv,
     [TOPOCOLL_ALLREDUCE] = allreduce,
     [TOPOCOLL_ALLGATHERV] = allgatherv,
+    [TOPOCOLL_BARRIER] = barrier,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

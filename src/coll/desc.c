@@ -100,6 +100,15 @@ static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
         .result = { TC_AT_ALL, 1, TC_IDS_SAME },
         .vcounts = 1, .vblock = 1,
     },
+    [TOPOCOLL_BARRIER] = {
+        .coll = TOPOCOLL_BARRIER, .name = "barrier", .env = "TOPOCOLL_BARRIER",
+        .arg = { { NO_SIZE, 0 }, { NO_SIZE, 0 } },
+        .in_place = NO_IN_PLACE,
+        .tmp_like = TC_BUF_RECV,
+        .input = { TC_BUF_SEND, TC_AT_NONE, 0, TC_INDEX_ZERO },
+        .result = { TC_AT_NONE, 0, TC_IDS_SAME },
+        .synchronizes = 1,
+    },
 };
 
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)

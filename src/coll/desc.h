@@ -28,6 +28,9 @@
  *                                  (rcounts, rdispls)  `rank` (rdispls[rank])
  *               (rcount: the largest receive count; tc_args.v's rdispls are the
  *               schedule's layout, packed prefix sums: see ag_regions.h)
+ *   barrier     -                  -                  -
+ *               (no data: the schedule's messages are zero-byte; what a
+ *               barrier must prove is `synchronizes`)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant (the API passes 0 for a
@@ -153,6 +156,9 @@ typedef struct tc_coll_desc {
                                  rank r contributes one block, SEND[0, scount]
                                  (in place: RECV[rdispls[r], rcounts[r]]), that
                                  every rank receives at rdispls[r] (allgatherv) */
+    int synchronizes;         /* moves no data; no rank may leave before every
+                                 rank has entered (barrier): the verifier proves
+                                 it over the schedule's messages and flag waits */
 } tc_coll_desc;
 
 /* The descriptor of a collective; NULL when unknown. */
