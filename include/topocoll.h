@@ -195,6 +195,12 @@ int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, in
                                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                                   const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Barrier with topocoll's selection (TOPOCOLL_BARRIER), and by
+ * algorithm name ("native" is PMPI_Barrier): no rank returns before every
+ * rank of comm has called it. */
+int topocoll_barrier(MPI_Comm comm);
+int topocoll_barrier_algorithm(const char *algorithm, MPI_Comm comm);
+
 /* MPI_Allreduce with topocoll's selection (TOPOCOLL_ALLREDUCE), and by
  * algorithm name ("native" is PMPI_Allreduce).  Every rank gets a
  * bitwise-identical result; a non-commutative op is reduced in rank order

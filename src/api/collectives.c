@@ -1,7 +1,7 @@
 /*
  * The public collectives: topocoll_allgather, _bcast, _scatter, _gather,
  * _reduce, _reduce_scatter_block, _alltoall, _alltoallv, _allreduce,
- * _allgatherv, their _algorithm variants, the generic topocoll_run and the
+ * _allgatherv, _barrier, their _algorithm variants, the generic topocoll_run and the
  * _applicable questions.  Each describes its arguments in one argument
  * record (tc_call, src/api/call.h) and hands it to the call path
  * (src/api/call.c); nothing else happens here.
@@ -224,6 +224,25 @@ int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *s
                                             MPI_Op op, MPI_Comm comm)
 {
     tc_call c = RSB_CALL;
+    return tc_call_collective(&c, 1, algorithm);
+}
+
+/* ---- barrier ------------------------------------------------------------------ */
+
+/* No data: no buffer, count 0 of MPI_BYTE for both arguments. */
+#define BARRIER_CALL(FN) make_call(TOPOCOLL_BARRIER, FN, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, \
+                                   MPI_OP_NULL, 0, comm)
+
+int topocoll_barrier(MPI_Comm comm)
+{
+    TC_PASS_BARRIER;
+    tc_call c = BARRIER_CALL("topocoll_barrier");
+    return tc_call_collective(&c, 0, NULL);
+}
+
+int topocoll_barrier_algorithm(const char *algorithm, MPI_Comm comm)
+{
+    tc_call c = BARRIER_CALL("topocoll_barrier_algorithm");
     return tc_call_collective(&c, 1, algorithm);
 }
 

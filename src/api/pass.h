@@ -127,6 +127,9 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
     if (tc_pass(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm, sendbuf, recvcount, type, recvbuf, recvcount, \
                 type, op, 0))                                                                      \
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm)
+#define TC_PASS_BARRIER                                                                            \
+    if (tc_pass(TOPOCOLL_BARRIER, comm, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0))     \
+    return PMPI_Barrier(comm)
 #define TC_PASS_ALLTOALL                                                                           \
     if (tc_pass(TOPOCOLL_ALLTOALL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
                 MPI_OP_NULL, 0))                                                                   \

@@ -51,6 +51,8 @@ static const centry table[] = {
       "force an allreduce algorithm by catalog name", 0, 0, NULL, NULL },
     { "TOPOCOLL_ALLGATHERV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLGATHERV]),
       "force an allgatherv algorithm by catalog name", 0, 0, NULL, NULL },
+    { "TOPOCOLL_BARRIER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_BARRIER]),
+      "force a barrier algorithm by catalog name", 0, 0, NULL, NULL },
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank",
       0, 2, NULL, "nothing explained" },

@@ -49,7 +49,8 @@
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
     X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
     X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
-    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS)
+    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS) \
+    X(barrier, BARRIER, Barrier, COMM_ONLY)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -103,6 +104,9 @@ static void set_ierror(MPI_Fint *ierror, int rc)
     (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 #define TC_F_CALL_REDUCTION(C) \
     MPI_##C(c_buffer(sb), c_buffer(rb), (int)*n, c_type(t), c_op(op), c_comm(comm))
+
+#define TC_F_PARAMS_COMM_ONLY (MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_COMM_ONLY(C) MPI_##C(c_comm(comm))
 
 /* Count and displacement arrays pass through: a Fortran default integer is
  * a C int on every platform these libraries are built for here. */

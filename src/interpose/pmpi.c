@@ -1,7 +1,8 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Alltoallv, MPI_Allreduce and MPI_Allgatherv route through topocoll.
+ * MPI_Alltoallv, MPI_Allreduce, MPI_Allgatherv and MPI_Barrier route through
+ * topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -108,6 +109,13 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     if (!covered_by(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
     return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    TC_PASS_BARRIER;
+    if (!covered_by(TOPOCOLL_BARRIER, comm)) return PMPI_Barrier(comm);
+    return topocoll_barrier(comm);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
