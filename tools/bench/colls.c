@@ -89,6 +89,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
     { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
+    { TOPOCOLL_BARRIER, 1, 0, src_same },          /* no data: the size is ignored */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -185,6 +186,7 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
     case TOPOCOLL_ALLREDUCE: return PMPI_Allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
     case TOPOCOLL_ALLTOALL: return PMPI_Alltoall(sbuf, count, t, rbuf, count, t, comm);
+    case TOPOCOLL_BARRIER: return PMPI_Barrier(comm);
     default: return -1;   /* the v-collectives: through topocoll's native entry */
     }
 }
@@ -204,6 +206,7 @@ static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int cou
         return topocoll_reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
     case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
     case TOPOCOLL_ALLTOALL: return topocoll_alltoall(sbuf, count, t, rbuf, count, t, comm);
+    case TOPOCOLL_BARRIER: return topocoll_barrier(comm);
     default: return -1;   /* the v-collectives: their regular problem below */
     }
 }
@@ -222,6 +225,7 @@ int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, vo
     }
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
+    if (bc->coll == TOPOCOLL_BARRIER) return topocoll_barrier_algorithm(algo, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }
