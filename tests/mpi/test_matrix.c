@@ -69,8 +69,11 @@
 #define NTYPES 7
 #define NREDS 15
 /* alltoallv and allgatherv (per-peer counts) have their own programs,
- * tests/mpi/test_alltoallv.c and tests/mpi/test_allgatherv.c */
-#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV))
+ * tests/mpi/test_alltoallv.c and tests/mpi/test_allgatherv.c; so has the
+ * barrier (no data, no types or ops: tests/mpi/test_barrier.c) */
+#define OWN_PROGRAM(c) ((c) == TOPOCOLL_ALLTOALLV || (c) == TOPOCOLL_ALLGATHERV || (c) == TOPOCOLL_BARRIER)
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV) & \
+                   ~(1u << TOPOCOLL_BARRIER))
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -136,8 +139,7 @@ static int parse_colls(ctx *c, const char *list)
     c->coll_mask = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
-        if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV ||
-            coll == TOPOCOLL_ALLGATHERV) return -1;
+        if (coll < 0 || coll >= TOPOCOLL_NCOLL || OWN_PROGRAM(coll)) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;
