@@ -4,11 +4,13 @@
 !   -DTC_BINDING=2  use mpi
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
-! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv and
-! MPI_Allgatherv where the interposer has them: -DTC_HAVE_ALLREDUCE,
-! -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV, -DTC_HAVE_ALLGATHERV), each with
-! and without MPI_IN_PLACE, at two sizes, every result checked against
-! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
+! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv,
+! MPI_Allgatherv and MPI_Barrier where the interposer has them:
+! -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
+! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_BARRIER), each with and without
+! MPI_IN_PLACE, at two sizes, every result checked against values computed
+! here (the barrier: its return code, and an allgather of the call count
+! after it).  A Fortran MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
 ! interposer preloaded and TOPOCOLL_EXPLAIN=1 (check_fortran.sh): the
 ! explain lines show that topocoll served the calls.
@@ -59,6 +61,9 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_ALLGATHERV
     call test_allgatherv(n, ip)
+#endif
+#ifdef TC_HAVE_BARRIER
+    call test_barrier(k)
 #endif
   end do
 
@@ -349,6 +354,20 @@ contains
     call check(ok, 'MPI_Allgatherv: wrong result')
     deallocate (s, r)
   end subroutine test_allgatherv
+#endif
+
+#ifdef TC_HAVE_BARRIER
+  ! The k-th barrier returns MPI_SUCCESS at every rank, and every rank has
+  ! made k of them (no rank ran ahead into another call).
+  subroutine test_barrier(k)
+    integer, intent(in) :: k
+    integer :: r(nproc), rc
+    call MPI_Barrier(MPI_COMM_WORLD, rc)
+    call check_rc(rc, 'MPI_Barrier')
+    r = -1
+    call MPI_Allgather(k, 1, MPI_INTEGER, r, 1, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    call check(all(r == k), 'MPI_Barrier: the ranks made different numbers of barriers')
+  end subroutine test_barrier
 #endif
 
 end program fortran_collectives
