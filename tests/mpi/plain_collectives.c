@@ -1,7 +1,9 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
  * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Allreduce, MPI_Allgatherv and MPI_Alltoallv (and one MPI_Allgather), each checked against values computed here.  CTest
+ * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv and MPI_Barrier (and one
+ * MPI_Allgather), each checked against values computed here (the barrier:
+ * tokens every rank puts into rank 0's window before it, all read after it).  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -385,6 +387,41 @@ static int finish(void)
     return status;
 }
 
+/* Three rounds: every rank puts the round's token into its slot of rank 0's
+ * window (passive target: complete there when the lock is released), calls
+ * MPI_Barrier, reads every slot (all must hold the round's token: no rank
+ * left before every rank had put it), and calls MPI_Barrier again before the
+ * next round's puts. */
+static void check_barrier(void)
+{
+    int *mem = NULL, *slots = calloc((size_t)size, sizeof *slots), rc;
+    MPI_Win win;
+    rc = MPI_Win_allocate((MPI_Aint)(rank == 0 ? size : 1) * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &mem, &win);
+    if (rc != MPI_SUCCESS || !slots) {
+        fail("MPI_Win_allocate for MPI_Barrier", rc);
+        free(slots);
+        return;
+    }
+    for (int round = 1; round <= 3; round++) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Put(&round, 1, MPI_INT, 0, rank, 1, MPI_INT, win);
+        MPI_Win_unlock(0, win);
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        check(rc == MPI_SUCCESS, "MPI_Barrier returned an error", rc);
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+        MPI_Get(slots, size, MPI_INT, 0, 0, size, MPI_INT, win);
+        MPI_Win_unlock(0, win);
+        int ok = 1;
+        for (int j = 0; j < size; j++) ok = ok && slots[j] == round;
+        check(ok, "MPI_Barrier: a rank's token missing after the barrier", rc);
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        check(rc == MPI_SUCCESS, "MPI_Barrier returned an error", rc);
+    }
+    MPI_Win_free(&win);
+    free(slots);
+}
+
 int main(int argc, char **argv)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -421,6 +458,7 @@ int main(int argc, char **argv)
     check_allgatherv(N_BIG, 1);
     check_alltoallv(N_SMALL, 0);
     check_alltoallv(N_BIG, 1);
+    check_barrier();
     check_subcomm();
     return finish();
 }
