@@ -169,6 +169,27 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* The calls of each shape of the list (include/topocoll_colls.h) on the
+ * benchmark's problem: every count `count` of type t, root 0, op o.  The
+ * per-peer shapes have none here: their regular problem below. */
+#define BENCH_TWO_BUFFERS(F) return F(sbuf, count, t, rbuf, count, t, comm);
+#define BENCH_TWO_BUFFERS_ROOT(F) return F(sbuf, count, t, rbuf, count, t, 0, comm);
+#define BENCH_ONE_BUFFER(F) return F(rbuf, count, t, 0, comm);
+#define BENCH_REDUCTION(F) return F(sbuf, rbuf, count, t, o, comm);
+#define BENCH_REDUCTION_ROOT(F) return F(sbuf, rbuf, count, t, o, 0, comm);
+#define BENCH_NO_BUFFERS(F) return F(comm);
+#define BENCH_VECTORS(F) break;
+#define BENCH_RECV_VECTORS(F) break;
+#define BENCH_RECV_VECTORS_ROOT(F) break;
+#define BENCH_SEND_VECTORS_ROOT(F) break;
+#define BENCH_REDUCTION_COUNTS(F) break;
+#define BENCH_TYPE_VECTORS(F) break;
+
+#define BENCH_NATIVE_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(PMPI_##Mpi)
+#define BENCH_AUTO_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(topocoll_##lower)
+
 /* "native": the MPI library's own collective, called as an application
  * without topocoll calls it (PMPI, no topocoll code on the path), so that
  * ratios to native compare against what the library alone costs.  The
@@ -177,18 +198,13 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
 static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return PMPI_Allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return PMPI_Bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return PMPI_Scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return PMPI_Gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return PMPI_Reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return PMPI_Allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return PMPI_Alltoall(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BARRIER: return PMPI_Barrier(comm);
-    default: return -1;   /* the v-collectives: through topocoll's native entry */
+        TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: through topocoll's native entry */
 }
 
 /* "auto": the public topocoll_<coll> call, the path an application's
@@ -196,19 +212,13 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
 static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return topocoll_allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return topocoll_bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return topocoll_scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return topocoll_gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return topocoll_reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return topocoll_reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return topocoll_alltoall(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BARRIER: return topocoll_barrier(comm);
-    default: return -1;   /* the v-collectives: their regular problem below */
+        TOPOCOLL_COLLS(BENCH_AUTO_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: their regular problem below */
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
@@ -225,7 +235,6 @@ int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, vo
     }
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
-    if (bc->coll == TOPOCOLL_BARRIER) return topocoll_barrier_algorithm(algo, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
                         type_of(bc), rbuf, count, type_of(bc), op_of(bc), 0, comm);
 }
