@@ -4,10 +4,13 @@
  * where the interposer is linked in) x rank mappings (detected; virtual
  * topologies: block, cyclic, random).  The check is on data, not on time:
  * every iteration each rank, after a delay that differs by rank and
- * iteration, puts the iteration's token into its slot of rank 0's window
- * (passive-target RMA, complete at the target when the lock is released),
- * enters the barrier, then reads every slot: all must hold this iteration's
- * token.  A second barrier before the next iteration's puts makes a rank
+ * iteration, stores the iteration's token into its slot of a node-shared
+ * window (MPI_Win_allocate_shared; MPI_Win_sync around the barrier), enters
+ * the barrier, then reads every slot: all must hold this iteration's token.
+ * (Shared memory rather than passive-target RMA: a put to a rank that waits
+ * on node-shared flags, making no MPI call, would wait for that rank's MPI
+ * progress under MPICH.  Ranks on several machines: the barriers run, the
+ * slots are not checked.)  A second barrier before the next iteration's stores makes a rank
  * that leaves it early overwrite a slot another rank has not read yet, so
  * both barriers are checked.  An entry outside its domain must decline
  * (MPI_ERR_ARG).  Then bad input: MPI_COMM_NULL (MPI_ERR_COMM) and an
@@ -42,22 +45,26 @@ static int barrier(const char *algo, MPI_Comm comm)
     return topocoll_barrier_algorithm(algo, comm);
 }
 
-static void run_entry(const char *algo, const char *where, MPI_Comm comm, MPI_Win win, int *slots)
+/* The slots: one int per rank of MPI_COMM_WORLD in node-shared memory
+ * (NULL when the ranks are on several machines), and its window. */
+static volatile int *slots;
+static MPI_Win win = MPI_WIN_NULL;
+
+static void run_entry(const char *algo, const char *where, MPI_Comm comm)
 {
     int bad = 0, rc = MPI_SUCCESS;
     for (int it = 1; it <= ITERS && rc == MPI_SUCCESS; it++) {
         pause_us(((wrank * 7 + it * 3) % 5) * 300L);
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-        MPI_Put(&it, 1, MPI_INT, 0, wrank, 1, MPI_INT, win);
-        MPI_Win_unlock(0, win);
+        if (slots) slots[wrank] = it;
+        if (slots) MPI_Win_sync(win);
         if ((rc = barrier(algo, comm)) != MPI_SUCCESS) break;
-        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-        MPI_Get(slots, wsize, MPI_INT, 0, 0, wsize, MPI_INT, win);
-        MPI_Win_unlock(0, win);
-        for (int j = 0; j < wsize; j++)
-            if (slots[j] != it && bad++ == 0)
+        if (slots) MPI_Win_sync(win);
+        for (int j = 0; slots && j < wsize; j++) {
+            int v = slots[j];
+            if (v != it && bad++ == 0)
                 CHECK(0, "%s, %s, rank %d, iteration %d: rank %d's slot holds %d (left the barrier early)",
-                      algo ? algo : "selected", where, wrank, it, j, slots[j]);
+                      algo ? algo : "selected", where, wrank, it, j, v);
+        }
         if ((rc = barrier(algo, comm)) != MPI_SUCCESS) break;
     }
     CHECK(rc == MPI_SUCCESS, "%s, %s, rank %d: error %d", algo ? algo : "selected", where, wrank, rc);
@@ -84,10 +91,22 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);   /* declines are answers here */
-    int *win_mem = NULL, *slots = calloc((size_t)wsize, sizeof *slots);
-    MPI_Win win;
-    MPI_Win_allocate((MPI_Aint)(wrank == 0 ? wsize : 1) * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &win_mem, &win);
+    MPI_Comm node;
+    int nsize = 0, nrank = 0, *mem = NULL, du = 0;
+    MPI_Aint sz = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_rank(node, &nrank);
+    MPI_Win_allocate_shared((MPI_Aint)(nrank == 0 ? wsize : 0) * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL,
+                            node, &mem, &win);
+    MPI_Win_shared_query(win, 0, &sz, &du, &mem);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    if (nsize == wsize) {
+        slots = mem;
+        for (int j = 0; nrank == 0 && j < wsize; j++) slots[j] = 0;
+        MPI_Win_sync(win);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     const char *specs[] = { NULL, "2x*", "2x*/cyclic", "3x*/random:7" };
     int n = topocoll_variant_count(TOPOCOLL_BARRIER);
     for (size_t sp = 0; sp < sizeof specs / sizeof specs[0]; sp++) {
@@ -107,12 +126,13 @@ int main(int argc, char **argv)
                     continue;
                 }
             }
-            run_entry(name, where, comm, win, slots);
+            run_entry(name, where, comm);
         }
     }
     bad_input(comm);
+    MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
-    free(slots);
+    MPI_Comm_free(&node);
     MPI_Comm_free(&comm);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
