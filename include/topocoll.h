@@ -196,6 +196,11 @@ int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, in
                                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                                   const int *displs, MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Barrier with topocoll's selection (TOPOCOLL_BARRIER), and by
+ * algorithm name ("native" is PMPI_Barrier): no rank returns before every
+ * rank of comm has called it. */
+int topocoll_barrier(MPI_Comm comm);
+int topocoll_barrier_algorithm(const char *algorithm, MPI_Comm comm);
 /* MPI_Gatherv and MPI_Scatterv with topocoll's selection (TOPOCOLL_GATHERV,
  * TOPOCOLL_SCATTERV), and by algorithm name ("native" is PMPI_Gatherv /
  * PMPI_Scatterv).  The vectors are read at the root only; any counts and

@@ -59,6 +59,7 @@
     X(ALLTOALLV, alltoallv, Alltoallv, VECTORS)                            \
     X(ALLREDUCE, allreduce, Allreduce, REDUCTION)                          \
     X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)                    \
+    X(BARRIER, barrier, Barrier, NO_BUFFERS)                               \
     X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, REDUCTION_COUNTS)    \
     X(GATHERV, gatherv, Gatherv, RECV_VECTORS_ROOT)                        \
     X(SCATTERV, scatterv, Scatterv, SEND_VECTORS_ROOT)

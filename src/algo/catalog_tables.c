@@ -170,6 +170,18 @@ static const tc_catalog_row allgatherv[] = {
     END,
 };
 
+extern const tc_algo tc_barrier_dissemination, tc_barrier_recursive_doubling, tc_barrier_shm_flags,
+    tc_barrier_hierarchical, tc_barrier_native;
+
+static const tc_catalog_row barrier[] = {
+    ALGO(tc_barrier_dissemination),
+    ALGO(tc_barrier_recursive_doubling),
+    ALGO(tc_barrier_native),
+    ALGO(tc_barrier_shm_flags),            /* flags only (one node) */
+    ALGO(tc_barrier_hierarchical),         /* node flags, leaders' dissemination */
+    END,
+};
+
 /* reduce_scatter: blocks of any size (src/blocks/rs_blocks.h). */
 extern const tc_algo tc_reduce_scatter_pairwise, tc_reduce_scatter_recursive_halving,
     tc_reduce_scatter_ring, tc_reduce_scatter_native, tc_reduce_scatter_hierarchical;

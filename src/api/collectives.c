@@ -134,9 +134,11 @@ TC_REC rec_TYPE_VECTORS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_TYPE
     return c;
 }
 
+/* No data (barrier): no buffer, count 0 of MPI_BYTE for both arguments (a
+ * valid type: the call path asks the types' sizes and extents). */
 TC_REC rec_NO_BUFFERS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_NO_BUFFERS)
 {
-    return make_call(coll, fn, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0, comm);
+    return make_call(coll, fn, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0, comm);
 }
 
 /* Does topocoll_<lower>_algorithm(NULL, ...) mean the selection, as

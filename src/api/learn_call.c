@@ -384,8 +384,10 @@ int tc_learn_bind(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *
     memset(t, 0, sizeof *t);
     t->k = -1;
     /* (no learning for empty calls, where every rank's size is the same;
-     * alltoallv's differs per rank: one class, whatever this rank's bytes) */
-    if (!tc_learn_on(tc_config_get(), c->d->coll) || (c->bytes <= 0 && !tc_select_size_per_rank(c->d->coll)))
+     * alltoallv's differs per rank: one class, whatever this rank's bytes;
+     * a barrier is always empty: one class) */
+    if (!tc_learn_on(tc_config_get(), c->d->coll) ||
+        (c->bytes <= 0 && !tc_select_size_per_rank(c->d->coll) && !c->d->synchronizes))
         return tc_bind_selected(x, c, a, al);
     /* the learner's arithmetic (and the cost model's, for the candidates)
      * in the caller's floating-point environment neither traps nor leaves

@@ -106,7 +106,7 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
  * (include/topocoll_colls.h): the call handed to PMPI_<Mpi> when the
  * pass-through serves it.  The arguments are those of the entry's argument
  * record (collectives.c's rec_<SHAPE>).  The per-peer shapes other than
- * VECTORS, and NO_BUFFERS, have none (yet): every call takes the full path. */
+ * VECTORS have none (yet): every call takes the full path. */
 #define TC_PASS_TWO_BUFFERS(COLL, Mpi)                                                             \
     if (tc_pass(COLL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, 0)) \
     return PMPI_##Mpi(TOPOCOLL_ARGS_TWO_BUFFERS)
@@ -130,6 +130,8 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
 #define TC_PASS_SEND_VECTORS_ROOT(COLL, Mpi) (void)0
 #define TC_PASS_REDUCTION_COUNTS(COLL, Mpi) (void)0
 #define TC_PASS_TYPE_VECTORS(COLL, Mpi) (void)0
-#define TC_PASS_NO_BUFFERS(COLL, Mpi) (void)0
+#define TC_PASS_NO_BUFFERS(COLL, Mpi)                                                              \
+    if (tc_pass(COLL, comm, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0))                 \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_NO_BUFFERS)
 
 #endif

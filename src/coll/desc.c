@@ -92,6 +92,15 @@
     .result = { TC_AT_ALL, 1, TC_IDS_SAME }, \
     .vcounts = 1, .vblock = 1
 
+/* No data: the schedules synchronise (desc.h, `synchronizes`). */
+#define DESC_BARRIER \
+    .arg = { { NO_SIZE, 0 }, { NO_SIZE, 0 } }, \
+    .in_place = NO_IN_PLACE, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_NONE, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_NONE, 0, TC_IDS_SAME }, \
+    .synchronizes = 1
+
 /* normalised as reduce_scatter_block (p blocks of rcount); with vectors the
  * call path sets scount to the vector, rcount to the largest block */
 #define DESC_REDUCE_SCATTER \

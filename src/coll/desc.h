@@ -28,6 +28,9 @@
  *                                  (rcounts, rdispls)  `rank` (rdispls[rank])
  *               (rcount: the largest receive count; tc_args.v's rdispls are the
  *               schedule's layout, packed prefix sums: see ag_regions.h)
+ *   barrier     -                  -                  -
+ *               (no data: the schedule's messages are zero-byte; what a
+ *               barrier must prove is `synchronizes`)
  *   reduce_scatter
  *               the vector: sum of  rcounts[rank]      all: SEND is RECV, which then holds
  *               rcounts (scount)    (tc_args.v)        the vector (the result from element 0)
@@ -183,6 +186,9 @@ typedef struct tc_coll_desc {
     int vroot;                /* with vcounts: one block per rank between the root and
                                  every rank (TC_VROOT_*): RECV's vector at the root
                                  (gatherv) or SEND's (scatterv) */
+    int synchronizes;         /* moves no data; no rank may leave before every
+                                 rank has entered (barrier): the verifier proves
+                                 it over the schedule's messages and flag waits */
 } tc_coll_desc;
 
 /* tc_coll_desc.vroot: which side of a rooted per-rank collective holds the

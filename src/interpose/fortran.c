@@ -9,8 +9,12 @@
  *     layer) call the C MPI_Allgather ... through the PLT, after turning
  *     the Fortran MPI_IN_PLACE / MPI_BOTTOM into the C ones: the C
  *     wrappers of pmpi.c see every Fortran call already.  Wrapping the
- *     Fortran names too would count each call twice, so nothing here is
- *     compiled for MPICH.
+ *     Fortran names too would count each call twice, so nothing else here
+ *     is compiled for MPICH.  The exception: `use mpi_f08`'s procedures
+ *     without a buffer (mpi_barrier_f08_) call PMPI_Barrier directly (no
+ *     descriptor layer), so their f08 name is defined here (comm by
+ *     reference: a derived type whose only member is the integer handle;
+ *     ierror NULL when absent).
  *   Open MPI 4.1: the Fortran bindings call PMPI_Allgather ... directly.
  *     mpif.h and `use mpi` (ignore-TKR module) call mpi_allgather_ (also
  *     exported as mpi_allgather, mpi_allgather__, MPI_ALLGATHER and
@@ -184,7 +188,31 @@ TC_F_NAMES(finalize, FINALIZE, Finalize, tc_fortran_finalize)
 
 #else
 
-/* MPICH: the C wrappers see the Fortran calls (above); nothing to define. */
+/* MPICH: the C wrappers see the Fortran calls (above), but for the f08
+ * procedures of the rows without buffers (NO_BUFFERS), which call PMPI_. */
+#define TC_F08_MPICH_NO_BUFFERS(l, C)                                                              \
+    void tc_fortran_mpich_##l##_f08(MPI_Fint *comm, MPI_Fint *ierror);                             \
+    void tc_fortran_mpich_##l##_f08(MPI_Fint *comm, MPI_Fint *ierror)                              \
+    {                                                                                              \
+        int rc = MPI_##C(MPI_Comm_f2c(*comm));                                                     \
+        if (ierror) *ierror = (MPI_Fint)rc;                                                        \
+    }                                                                                              \
+    extern __typeof__(tc_fortran_mpich_##l##_f08) mpi_##l##_f08_;                                  \
+    __attribute__((visibility("default"), alias("tc_fortran_mpich_" #l "_f08"))) extern                \
+    __typeof__(tc_fortran_mpich_##l##_f08) mpi_##l##_f08_;
+#define TC_F08_MPICH_TWO_BUFFERS(l, C)
+#define TC_F08_MPICH_TWO_BUFFERS_ROOT(l, C)
+#define TC_F08_MPICH_ONE_BUFFER(l, C)
+#define TC_F08_MPICH_REDUCTION(l, C)
+#define TC_F08_MPICH_REDUCTION_ROOT(l, C)
+#define TC_F08_MPICH_VECTORS(l, C)
+#define TC_F08_MPICH_RECV_VECTORS(l, C)
+#define TC_F08_MPICH_RECV_VECTORS_ROOT(l, C)
+#define TC_F08_MPICH_SEND_VECTORS_ROOT(l, C)
+#define TC_F08_MPICH_REDUCTION_COUNTS(l, C)
+#define TC_F08_MPICH_TYPE_VECTORS(l, C)
+#define TC_F08_MPICH(UPPER, l, C, SHAPE) TC_F08_MPICH_##SHAPE(l, C)
+TOPOCOLL_COLLS(TC_F08_MPICH)
 typedef int tc_fortran_none;
 
 #endif

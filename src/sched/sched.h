@@ -35,6 +35,12 @@
  * publishes at most once, collects from a peer at most once and only from
  * one that publishes, and keeps PUBLISH and COLLECT in different rounds.
  *
+ * Synchronisation messages: a SEND and a RECV of no data (tc_sched_send_sync,
+ * tc_sched_recv_sync; empty regions of SEND and RECV) are messages like any
+ * other: they match in posting order and order the receiver's later rounds
+ * after the sender's round (barriers; the simulator prices them at latency
+ * only).  The other builders drop zero-count messages.
+ *
  * Round semantics (what the MPI executor does and the verifier enforces):
  *   1. every RECV and SEND of the round is posted (nonblocking), in order;
  *   2. the local ops (COPY, REDUCE, RREAD) of the round run, in order;
@@ -183,6 +189,14 @@ static inline void tc_sched_recv(tc_sched *s, int peer, tc_region dst)
     if (dst.cnt <= 0) return;
     if (s->skip_kinds & (1u << TC_OP_RECV)) s->skipped = 1;
     else tc_sched_push(s, TC_OP_RECV, peer, dst, tc_reg(dst.buf, 0, 0));
+}
+/* Zero-byte synchronisation messages (see above). */
+static inline void tc_sched_send_sync(tc_sched *s, int peer)
+{ tc_sched_push(s, TC_OP_SEND, peer, tc_reg(TC_BUF_SEND, 0, 0), tc_reg(TC_BUF_SEND, 0, 0)); }
+static inline void tc_sched_recv_sync(tc_sched *s, int peer)
+{
+    if (s->skip_kinds & (1u << TC_OP_RECV)) s->skipped = 1;
+    else tc_sched_push(s, TC_OP_RECV, peer, tc_reg(TC_BUF_RECV, 0, 0), tc_reg(TC_BUF_RECV, 0, 0));
 }
 static inline void tc_sched_copy(tc_sched *s, tc_region src, tc_region dst)
 {

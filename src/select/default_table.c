@@ -250,6 +250,16 @@ static const tc_rule rules[] = {
       .note = "several nodes, >= 256 KiB: hierarchical, two leaders per node, node reduction in shared "
               "memory, ring among the leaders in pieces of 32 KiB (emulated cluster 4x2: 0.61-0.89x "
               "Open MPI tuned, 0.36-0.44x HAN, 90-108 % of the link bound)" },
+    /* barrier, one node, np 2 without oversubscription: the flags' dissemination (one
+     * release store and one acquire spin per rank, no message).  topocoll-bench --coll
+     * barrier, np 2 bound to cores, two runs on the 2-core development machine (load
+     * average 10 from other jobs): shm_flags 0.39-0.43x native (0.26-0.29 against
+     * 0.66-0.68 us), hierarchical 0.50-0.51x, dissemination 0.52x.  Oversubscribed
+     * (np 2 and 4, unbound, yielding) native was as fast or faster (shm_flags 0.99x at
+     * np 2, 2.02x at np 4): no rule there. */
+    { .coll = TOPOCOLL_BARRIER, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1,
+      .candidates = { "shm_flags", NULL },
+      .note = "one node, np 2: dissemination over node-shared flags (0.39-0.43x native on 2 cores)" },
     /* allgather, one node, np 2 without oversubscription, small blocks: the inline
      * shared-memory entry (sequence numbers inside the data's lines), topocoll-bench np 2
      * bound to cores, three runs on the 2-core development machine: 0.87-0.97x native at

@@ -319,9 +319,10 @@ SIM_INLINE int scan_ops(sim_eng *e, scan_state *st, int k, int i, int end, round
             rs->bytes += bx;
             if (dn == st->src) {
                 rs->intra += b;
-            } else if (b) {
-                rs->netm++;
-                if (dn == st->d0) {
+            } else {
+                rs->netm++;   /* a zero-byte (synchronisation) message: latency only, no link load */
+                if (!b) {
+                } else if (dn == st->d0) {
                     st->b0 += b;
                 } else if (st->d0 < 0) {
                     st->d0 = dn;

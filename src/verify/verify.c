@@ -991,7 +991,7 @@ static tc_verify_status setup_priv(vstate *v)
 
 static tc_verify_status setup_hb(vstate *v)
 {
-    int any = 0;
+    int any = v->d->synchronizes;   /* a barrier's proof is happens-before */
     for (int r = 0; r < v->p && !any; r++) any = v->rk[r].s.uses_shm;
     if (!any) return TC_VERIFY_OK;
     size_t pp = (size_t)v->p * (size_t)v->p;
@@ -1445,6 +1445,23 @@ static tc_verify_status check_result(vstate *v)
     return TC_VERIFY_OK;
 }
 
+/* A barrier (desc synchronizes): every rank, at the end of its schedule,
+ * must know (its vector clock, joined with what its last round received)
+ * that every other rank entered its first round: a chain of messages and
+ * flag waits leads from each rank's entry to each rank's exit. */
+static tc_verify_status check_barrier(vstate *v)
+{
+    for (int r = 0; r < v->p; r++) {
+        int32_t *mine = vc_of(v, r);
+        vc_join(mine, v->pend + (size_t)r * (size_t)v->p, v->p);
+        for (int o = 0; o < v->p; o++)
+            if (o != r && mine[o] < 1)
+                return fail(v, "not a barrier: rank %d may leave before rank %d has entered "
+                            "(no chain of messages or flags from %d's entry to %d's exit)", r, o, o, r);
+    }
+    return TC_VERIFY_OK;
+}
+
 static void release(vstate *v)
 {
     release_hb(v);
@@ -1550,6 +1567,7 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
     for (int r = 0; r < v.p && !st && !v.slot; r++)
         if (v.rk[r].s.uses_inline) st = setup_inline(&v);
     if (!st) st = simulate(&v);
+    if (!st && v.d->synchronizes) st = check_barrier(&v);
     if (!st) st = check_result(&v);
     release(&v);
     return st;

@@ -10,7 +10,10 @@
  *     every rank ends with every block in place, and no uninitialised
  *     element is ever sent or copied into a result; with a non-commutative
  *     operation (proto->commutative 0) every reduction combines adjacent
- *     rank ranges in rank order.
+ *     rank ranges in rank order;
+ *   - a barrier (a collective whose descriptor says `synchronizes`): by
+ *     vector clocks over the messages (zero-byte ones included) and the flag
+ *     waits, no rank leaves before every rank has entered.
  */
 #ifndef TC_VERIFY_H
 #define TC_VERIFY_H

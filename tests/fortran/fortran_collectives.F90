@@ -5,12 +5,14 @@
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
 ! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv,
-! MPI_Allgatherv, MPI_Reduce_scatter, MPI_Gatherv and MPI_Scatterv where the
-! interposer has them: -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
-! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_REDUCE_SCATTER, -DTC_HAVE_GATHERV,
-! -DTC_HAVE_SCATTERV), each with
-! and without MPI_IN_PLACE, at two sizes, every result checked against
-! values computed here.  A Fortran MPI_IN_PLACE that reached topocoll as an
+! MPI_Allgatherv, MPI_Barrier, MPI_Reduce_scatter, MPI_Gatherv and
+! MPI_Scatterv where the interposer has them: -DTC_HAVE_ALLREDUCE,
+! -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV, -DTC_HAVE_ALLGATHERV,
+! -DTC_HAVE_BARRIER, -DTC_HAVE_REDUCE_SCATTER, -DTC_HAVE_GATHERV,
+! -DTC_HAVE_SCATTERV), each with and without MPI_IN_PLACE, at two sizes,
+! every result checked against values computed here (the barrier: its
+! return code, and an allgather of the call count after it).  A Fortran
+! MPI_IN_PLACE that reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
 ! interposer preloaded and TOPOCOLL_EXPLAIN=1 (check_fortran.sh): the
 ! explain lines show that topocoll served the calls.
@@ -61,6 +63,9 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_ALLGATHERV
     call test_allgatherv(n, ip)
+#endif
+#ifdef TC_HAVE_BARRIER
+    call test_barrier(k)
 #endif
 #ifdef TC_HAVE_REDUCE_SCATTER
     call test_reduce_scatter(n, ip)
@@ -362,6 +367,20 @@ contains
     call check(ok, 'MPI_Allgatherv: wrong result')
     deallocate (s, r)
   end subroutine test_allgatherv
+#endif
+
+#ifdef TC_HAVE_BARRIER
+  ! The k-th barrier returns MPI_SUCCESS at every rank, and every rank has
+  ! made k of them (no rank ran ahead into another call).
+  subroutine test_barrier(k)
+    integer, intent(in) :: k
+    integer :: r(nproc), rc
+    call MPI_Barrier(MPI_COMM_WORLD, rc)
+    call check_rc(rc, 'MPI_Barrier')
+    r = -1
+    call MPI_Allgather(k, 1, MPI_INTEGER, r, 1, MPI_INTEGER, MPI_COMM_WORLD, rc)
+    call check(all(r == k), 'MPI_Barrier: the ranks made different numbers of barriers')
+  end subroutine test_barrier
 #endif
 
 #ifdef TC_HAVE_REDUCE_SCATTER

@@ -1,7 +1,10 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
  * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv and MPI_Reduce_scatter (and one MPI_Allgather), each checked against values computed here.  CTest
+ * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv, MPI_Reduce_scatter and
+ * MPI_Barrier (and one MPI_Allgather), each checked against values computed
+ * here (the barrier: tokens every rank stores into node-shared memory
+ * before it, all read after it).  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -411,6 +414,49 @@ static int finish(void)
     return status;
 }
 
+/* Three rounds: every rank stores the round's token into its slot of a
+ * node-shared window (MPI_Win_sync around the barrier), calls MPI_Barrier,
+ * reads every slot (all must hold the round's token: no rank left before
+ * every rank had stored it), and calls MPI_Barrier again before the next
+ * round's stores.  Shared memory, not passive-target RMA: a put to a rank
+ * that waits on node-shared flags (no MPI call) would wait for its MPI
+ * progress under MPICH.  Ranks on several machines: the slots are not read. */
+static void check_barrier(void)
+{
+    MPI_Comm node;
+    MPI_Win win;
+    int nsize = 0, nrank = 0, du = 0, rc, *mem = NULL;
+    MPI_Aint sz = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_rank(node, &nrank);
+    rc = MPI_Win_allocate_shared((MPI_Aint)(nrank == 0 ? size : 0) * (MPI_Aint)sizeof(int), sizeof(int),
+                                 MPI_INFO_NULL, node, &mem, &win);
+    if (rc != MPI_SUCCESS) {
+        fail("MPI_Win_allocate_shared for MPI_Barrier", rc);
+        MPI_Comm_free(&node);
+        return;
+    }
+    MPI_Win_shared_query(win, 0, &sz, &du, &mem);
+    volatile int *slots = nsize == size ? mem : NULL;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (int round = 1; round <= 3; round++) {
+        if (slots) slots[rank] = round;
+        if (slots) MPI_Win_sync(win);
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        check(rc == MPI_SUCCESS, "MPI_Barrier returned an error", rc);
+        if (slots) MPI_Win_sync(win);
+        int ok = 1;
+        for (int j = 0; slots && j < size; j++) ok = ok && slots[j] == round;
+        check(ok, "MPI_Barrier: a rank's token missing after the barrier", rc);
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        check(rc == MPI_SUCCESS, "MPI_Barrier returned an error", rc);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+}
+
 int main(int argc, char **argv)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -449,6 +495,7 @@ int main(int argc, char **argv)
     check_allgatherv(N_BIG, 1);
     check_alltoallv(N_SMALL, 0);
     check_alltoallv(N_BIG, 1);
+    check_barrier();
     check_subcomm();
     return finish();
 }

@@ -12,8 +12,8 @@
  * MPI_ERR_ARG, and uses a catalog algorithm forced by name for the rest.
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
- * reduce, reduce_scatter_block, alltoall, allreduce, reduce_scatter, gatherv,
- * scatterv) through one table of cases: MPI_COMM_NULL,
+ * reduce, reduce_scatter_block, alltoall, allreduce, barrier, reduce_scatter,
+ * gatherv, scatterv) through one table of cases: MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, the same buffer
  * as sendbuf and recvbuf (MPI_ERR_BUFFER), invalid ops and
@@ -353,9 +353,9 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AA, AR, RS, GV, SV, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, BA, RS, GV, SV, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
-                                               "reduce_scatter_block", "alltoall", "allreduce",
+                                               "reduce_scatter_block", "alltoall", "allreduce", "barrier",
                                                "reduce_scatter", "gatherv", "scatterv" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
@@ -500,6 +500,8 @@ static const bcase cases[] = {
     { SV, M_NULL_RBUF, W_LAST, MPI_ERR_BUFFER, MPI_SUCCESS },
     { SV, M_NEG_RCOUNT, W_LAST, MPI_ERR_COUNT, MPI_SUCCESS },
     { AR, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { AR, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
+    /* barrier: its one argument */
+    { BA, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { BA, M_COMM_NULL, W_SELF, MPI_ERR_COMM, 0 },
     /* reduce_scatter: recvcounts every (receive) count; the negative count is
      * every rank's own, so every rank sees it */
     { RS, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { RS, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
@@ -575,6 +577,7 @@ static int run_coll(int coll, const args *a)
     case RE: return MPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
     case AA: return MPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
     case AR: return MPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case BA: return MPI_Barrier(a->comm);
     case RS: return MPI_Reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
     case GV: {
         const int *d, *c = vec_counts(a->rcount, a->comm, &d);
@@ -616,6 +619,8 @@ static int run_coll(int coll, const args *a)
     case AR:
         return f ? topocoll_allreduce_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case BA:
+        return f ? topocoll_barrier_algorithm(f, a->comm) : topocoll_barrier(a->comm);
     case RS:
         return f ? topocoll_reduce_scatter_algorithm(f, a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter(a->sbuf, a->rbuf, rs_counts(a), a->rtype, a->op, a->comm);
@@ -913,6 +918,20 @@ static void forced_reductions(void)
     forced_allreduce_sockets();
 }
 
+/* The barrier's cases through each of its algorithms forced by name. */
+static void forced_barrier(void)
+{
+    for (int i = 0; i < topocoll_variant_count(TOPOCOLL_BARRIER); i++) {
+        const char *name = topocoll_variant_name(TOPOCOLL_BARRIER, i);
+        char label[128];
+        if (!name) continue;
+        snprintf(label, sizeof label, "(algorithm %s)", name);
+        g_force[BA] = name;
+        every_case(BA, label, 0);
+        g_force[BA] = NULL;
+    }
+}
+
 /* alltoall's cases at every rank through each of its algorithms forced by
  * name, on two nodes where there are ranks enough (the hierarchical ones
  * then exchange between leaders). */
@@ -1175,6 +1194,7 @@ int main(int argc, char **argv)
     in_place_recv_everywhere(send, recv, env_mode);
     if (!env_mode) forced_reductions();
     if (!env_mode) forced_alltoall();
+    if (!env_mode) forced_barrier();
     if (!env_mode) mismatched_counts();
 #else
     (void)fallback;

@@ -70,10 +70,11 @@
 #define NREDS 15
 /* alltoallv, allgatherv, gatherv and scatterv (per-peer counts) have their
  * own programs, tests/mpi/test_alltoallv.c, tests/mpi/test_allgatherv.c and
- * tests/mpi/test_rootedv.c */
-#define PER_PEER_COLLS ((1u << TOPOCOLL_ALLTOALLV) | (1u << TOPOCOLL_ALLGATHERV) | (1u << TOPOCOLL_GATHERV) | \
-                        (1u << TOPOCOLL_SCATTERV))
-#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~PER_PEER_COLLS)
+ * tests/mpi/test_rootedv.c; so has the barrier (no data, no types or ops:
+ * tests/mpi/test_barrier.c) */
+#define OWN_PROGRAM_COLLS ((1u << TOPOCOLL_ALLTOALLV) | (1u << TOPOCOLL_ALLGATHERV) | (1u << TOPOCOLL_GATHERV) | \
+                           (1u << TOPOCOLL_SCATTERV) | (1u << TOPOCOLL_BARRIER))
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~OWN_PROGRAM_COLLS)
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -139,7 +140,7 @@ static int parse_colls(ctx *c, const char *list)
     c->coll_mask = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
-        if (coll < 0 || coll >= TOPOCOLL_NCOLL || (PER_PEER_COLLS & (1u << coll))) return -1;
+        if (coll < 0 || coll >= TOPOCOLL_NCOLL || (OWN_PROGRAM_COLLS & (1u << coll))) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;

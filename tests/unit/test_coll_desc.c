@@ -26,6 +26,7 @@ enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA =
 enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
 enum { AR = TOPOCOLL_ALLREDUCE };
 enum { AGV = TOPOCOLL_ALLGATHERV };
+enum { BA = TOPOCOLL_BARRIER };
 enum { RS = TOPOCOLL_REDUCE_SCATTER };
 enum { GAV = TOPOCOLL_GATHERV, SCV = TOPOCOLL_SCATTERV };
 
@@ -47,6 +48,8 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
     memset(&e, 0, sizeof e);
     e.alias_from = e.alias_to = -1;
     switch (coll) {
+    case BA:   /* no buffers */
+        break;
     case AGV:  /* without per-peer vectors (tc_args.v NULL): as allgather */
     case AG:
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
@@ -152,6 +155,8 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
         { AGV, "allgatherv", "TOPOCOLL_ALLGATHERV", 0, 0, 0, 0, 0, TC_BUF_RECV,
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_SAME },
+        { BA, "barrier", "TOPOCOLL_BARRIER", 0, 0, 0, 0, 0, TC_BUF_RECV,
+          TC_BUF_SEND, TC_AT_NONE, 0, TC_INDEX_ZERO, TC_AT_NONE, 0, TC_IDS_SAME },
         { RS, "reduce_scatter", "TOPOCOLL_REDUCE_SCATTER", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
         { GAV, "gatherv", "TOPOCOLL_GATHERV", 1, 0, 0, 0, 0, TC_BUF_SEND,

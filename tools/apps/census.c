@@ -6,8 +6,8 @@
  *           -x TOPOCOLL_CENSUS=census.json ./app
  *
  * It defines, through the PMPI profiling interface, the collectives that
- * libtopocoll_pmpi.so leaves to the MPI library (MPI_Barrier, the v- and w-
- * variants it does not cover, scans, the non-blocking
+ * libtopocoll_pmpi.so leaves to the MPI library (the w-variant it does not
+ * cover, scans, the non-blocking
  * and neighbourhood collectives), counts each call and its size, and calls
  * the PMPI_ function.  It defines none of the collectives topocoll serves,
  * so both libraries can be preloaded together (the census first); topocoll's
@@ -25,7 +25,7 @@
  * the census counts but reports nothing.
  *
  * Fortran: Open MPI's Fortran bindings call PMPI_ directly, so the census
- * also defines their entry points (mpi_barrier_, ...), which convert the
+ * also defines their entry points (mpi_gatherv_, ...), which convert the
  * handles and call the C functions here (the same arrangement as
  * src/interpose/fortran.c); MPICH's Fortran bindings call the C MPI_
  * functions, which count already.  A Fortran MPI_IN_PLACE is recognised.
@@ -50,7 +50,6 @@
 
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
-    X(BARRIER, "MPI_Barrier") \
     X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") \
     X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
@@ -155,11 +154,6 @@ static int64_t sum_counts(const int *counts, int n)
     } while (0)
 
 /* ---- the blocking collectives topocoll does not serve -------------------- */
-
-CENSUS_EXPORT int MPI_Barrier(MPI_Comm comm)
-{
-    CENSUS_CALL(BARRIER, comm, 0, PMPI_Barrier(comm));
-}
 
 CENSUS_EXPORT int MPI_Scan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
 {
@@ -447,9 +441,6 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) MPI_##U;             \
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) mpi_##l##_f08_;
 
-void census_f_barrier(MPI_Fint *comm, MPI_Fint *ierror);
-void census_f_barrier(MPI_Fint *comm, MPI_Fint *ierror) { f_set(ierror, MPI_Barrier(f_comm(comm))); }
-CENSUS_F_NAMES(barrier, BARRIER, census_f_barrier)
 
 void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
 void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)

@@ -89,6 +89,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
     { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
+    { TOPOCOLL_BARRIER, 1, 0, src_same },          /* no data: the size is ignored */
     { TOPOCOLL_REDUCE_SCATTER, 4, 0, src_own_block },   /* the regular problem: every count the same */
     { TOPOCOLL_GATHERV, 1, 0, src_allgather },     /* the regular problem (topocoll_run), root 0 */
     { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem (topocoll_run), root 0 */
