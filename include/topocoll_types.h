@@ -15,6 +15,8 @@ typedef enum topocoll_coll {
     TOPOCOLL_ALLTOALLV,
     TOPOCOLL_ALLREDUCE,
     TOPOCOLL_ALLGATHERV,
+    TOPOCOLL_SCAN,
+    TOPOCOLL_EXSCAN,
     TOPOCOLL_NCOLL
 } topocoll_coll;
 

@@ -71,12 +71,16 @@ enum {
                                        layer: src/api/node_counts.c, in bytes) */
     TC_REQ_CMA = 1u << 10,          /* single copy: ranks read node peers' buffers
                                        (tc_args.cma) */
-    TC_REQ_INLINE = 1u << 11        /* not a domain flag: the schedule's node-shared memory is
+    TC_REQ_INLINE = 1u << 11,       /* not a domain flag: the schedule's node-shared memory is
                                        the inline lines (sched.h's PUBLISH / COLLECT), which
                                        the executor makes, not the SHM window */
+    TC_REQ_BLOCK_NODES = 1u << 12   /* every node's ranks consecutive in rank order (a block
+                                       mapping; checked by tc_algo_accepts, which has the
+                                       topology): prefix reductions by node */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA | \
+                       TC_REQ_BLOCK_NODES)
 
 /* The domain flags of req that case a does not meet (0: inside the domain;
  * the flags that need the topology are tc_algo_accepts's). */

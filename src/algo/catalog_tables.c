@@ -170,6 +170,27 @@ static const tc_catalog_row allgatherv[] = {
     END,
 };
 
+/* scan and exscan: one generator per algorithm serves both (src/algo/scan/). */
+extern const tc_algo tc_scan_recursive_doubling, tc_scan_binomial, tc_scan_hierarchical, tc_scan_native;
+extern const tc_algo tc_exscan_recursive_doubling, tc_exscan_binomial, tc_exscan_hierarchical,
+    tc_exscan_native;
+
+static const tc_catalog_row scan[] = {
+    ALGO(tc_scan_recursive_doubling),
+    ALGO(tc_scan_binomial),
+    ALGO(tc_scan_hierarchical),            /* node-shared memory, block mapping */
+    ALGO(tc_scan_native),
+    END,
+};
+
+static const tc_catalog_row exscan[] = {
+    ALGO(tc_exscan_recursive_doubling),
+    ALGO(tc_exscan_binomial),
+    ALGO(tc_exscan_hierarchical),          /* node-shared memory, block mapping */
+    ALGO(tc_exscan_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective. */
 static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = allgather,
@@ -182,6 +203,8 @@ static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = alltoallv,
     [TOPOCOLL_ALLREDUCE] = allreduce,
     [TOPOCOLL_ALLGATHERV] = allgatherv,
+    [TOPOCOLL_SCAN] = scan,
+    [TOPOCOLL_EXSCAN] = exscan,
 };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)

@@ -87,7 +87,7 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_reduce_rabenseifner, tc_allreduce_recursive_doubling, tc_allreduce_ring,
     tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
-    tc_alltoallv_pairwise;
+    tc_alltoallv_pairwise, tc_scan_recursive_doubling, tc_exscan_recursive_doubling;
 
 static const native_alg *native_set(topocoll_coll coll)
 {
@@ -104,6 +104,8 @@ static const native_alg *native_set(topocoll_coll coll)
     static const native_alg rs[] = { { &tc_reduce_scatter_block_library_halving, 1 },
                                      { &tc_reduce_scatter_block_pairwise, 0 }, { NULL, 0 } };
     static const native_alg av[] = { { &tc_alltoallv_pairwise, 0 }, { NULL, 0 } };
+    static const native_alg scn[] = { { &tc_scan_recursive_doubling, 0 }, { NULL, 0 } };
+    static const native_alg exs[] = { { &tc_exscan_recursive_doubling, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -115,6 +117,8 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_REDUCE: return rd;
     case TOPOCOLL_ALLREDUCE: return ar;
     case TOPOCOLL_ALLTOALL: return aa;
+    case TOPOCOLL_SCAN: return scn;
+    case TOPOCOLL_EXSCAN: return exs;
     default: return NULL;
     }
 }

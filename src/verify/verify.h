@@ -10,7 +10,8 @@
  *     every rank ends with every block in place, and no uninitialised
  *     element is ever sent or copied into a result; with a non-commutative
  *     operation (proto->commutative 0) every reduction combines adjacent
- *     rank ranges in rank order.
+ *     rank ranges in rank order; a prefix reduction's result (scan,
+ *     exscan: the descriptor's prefix) combines exactly ranks 0..r (0..r-1).
  */
 #ifndef TC_VERIFY_H
 #define TC_VERIFY_H
