@@ -1,7 +1,7 @@
 /*
  * The public collectives: topocoll_allgather, _bcast, _scatter, _gather,
  * _reduce, _reduce_scatter_block, _alltoall, _alltoallv, _allreduce,
- * _allgatherv, their _algorithm variants, the generic topocoll_run and the
+ * _allgatherv, _scan, _exscan, their _algorithm variants, the generic topocoll_run and the
  * _applicable questions.  Each describes its arguments in one argument
  * record (tc_call, src/api/call.h) and hands it to the call path
  * (src/api/call.c); nothing else happens here.
@@ -62,6 +62,7 @@ static inline tc_call make_call(topocoll_coll coll, const char *fn, const void *
 
 #define ALLREDUCE_CALL make_call(TOPOCOLL_ALLREDUCE, "topocoll_allreduce", sendbuf, count, type, \
                                  recvbuf, count, type, op, 0, comm)
+#define PREFIX_CALL(COLL, FN) make_call(COLL, FN, sendbuf, count, type, recvbuf, count, type, op, 0, comm)
 
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -356,4 +357,35 @@ static int run_regular(topocoll_coll coll, const char *algorithm, const void *se
         rc = allgatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, comm);
     free(v);
     return rc;
+}
+
+/* ---- scan, exscan --------------------------------------------------------------- */
+
+int topocoll_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    TC_PASS_SCAN;
+    tc_call c = PREFIX_CALL(TOPOCOLL_SCAN, "topocoll_scan");
+    return tc_call_collective(&c, 0, NULL);
+}
+
+int topocoll_scan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    tc_call c = PREFIX_CALL(TOPOCOLL_SCAN, "topocoll_scan_algorithm");
+    return tc_call_collective(&c, algorithm != NULL, algorithm);
+}
+
+int topocoll_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm)
+{
+    TC_PASS_EXSCAN;
+    tc_call c = PREFIX_CALL(TOPOCOLL_EXSCAN, "topocoll_exscan");
+    return tc_call_collective(&c, 0, NULL);
+}
+
+int topocoll_exscan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    tc_call c = PREFIX_CALL(TOPOCOLL_EXSCAN, "topocoll_exscan_algorithm");
+    return tc_call_collective(&c, algorithm != NULL, algorithm);
 }

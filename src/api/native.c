@@ -67,6 +67,16 @@ static int native_allreduce(const tc_call *c)
     return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
 }
 
+static int native_scan(const tc_call *c)
+{
+    return PMPI_Scan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+}
+
+static int native_exscan(const tc_call *c)
+{
+    return PMPI_Exscan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
+}
+
 static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLGATHER] = native_allgather,
     [TOPOCOLL_BCAST] = native_bcast,
@@ -78,6 +88,8 @@ static const native_fn natives[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = native_alltoallv,
     [TOPOCOLL_ALLREDUCE] = native_allreduce,
     [TOPOCOLL_ALLGATHERV] = native_allgatherv,
+    [TOPOCOLL_SCAN] = native_scan,
+    [TOPOCOLL_EXSCAN] = native_exscan,
 };
 
 /* A significant argument whose datatype has size 0 and a count that is not

@@ -137,5 +137,11 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
 #define TC_PASS_ALLREDUCE                                                                          \
     if (tc_pass(TOPOCOLL_ALLREDUCE, comm, sendbuf, count, type, recvbuf, count, type, op, 0))      \
     return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm)
+#define TC_PASS_SCAN                                                                               \
+    if (tc_pass(TOPOCOLL_SCAN, comm, sendbuf, count, type, recvbuf, count, type, op, 0))           \
+    return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm)
+#define TC_PASS_EXSCAN                                                                             \
+    if (tc_pass(TOPOCOLL_EXSCAN, comm, sendbuf, count, type, recvbuf, count, type, op, 0))         \
+    return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm)
 
 #endif

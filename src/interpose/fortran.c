@@ -49,7 +49,9 @@
     X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
     X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
     X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
-    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS)
+    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS) \
+    X(scan, SCAN, Scan, REDUCTION) \
+    X(exscan, EXSCAN, Exscan, REDUCTION)
 
 #if defined(OPEN_MPI) && OPEN_MPI
 

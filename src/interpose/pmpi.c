@@ -1,7 +1,8 @@
 /*
  * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
  * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Alltoallv, MPI_Allreduce and MPI_Allgatherv route through topocoll.
+ * MPI_Alltoallv, MPI_Allreduce, MPI_Allgatherv, MPI_Scan and MPI_Exscan route
+ * through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
  * summary, TOPOCOLL_STATS); MPI_COMM_NULL is an error topocoll reports.
@@ -137,6 +138,20 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     TC_PASS_ALLREDUCE;
     if (!covered_by(TOPOCOLL_ALLREDUCE, comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    TC_PASS_SCAN;
+    if (!covered_by(TOPOCOLL_SCAN, comm)) return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
+    return topocoll_scan(sendbuf, recvbuf, count, type, op, comm);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    TC_PASS_EXSCAN;
+    if (!covered_by(TOPOCOLL_EXSCAN, comm)) return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm);
+    return topocoll_exscan(sendbuf, recvbuf, count, type, op, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -7,7 +7,7 @@
  *
  * It defines, through the PMPI profiling interface, the collectives that
  * libtopocoll_pmpi.so leaves to the MPI library (MPI_Barrier, the v- and w-
- * variants it does not cover, scans, MPI_Reduce_scatter, the non-blocking
+ * variants it does not cover, MPI_Reduce_scatter, the non-blocking
  * and neighbourhood collectives), counts each call and its size, and calls
  * the PMPI_ function.  It defines none of the collectives topocoll serves,
  * so both libraries can be preloaded together (the census first); topocoll's
@@ -51,7 +51,7 @@
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
     X(BARRIER, "MPI_Barrier") X(GATHERV, "MPI_Gatherv") X(SCATTERV, "MPI_Scatterv") \
-    X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") X(REDUCE_SCATTER, "MPI_Reduce_scatter") \
+    X(REDUCE_SCATTER, "MPI_Reduce_scatter") \
     X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
     X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall") \
@@ -173,16 +173,6 @@ CENSUS_EXPORT int MPI_Scatterv(const void *sb, const int sc[], const int sd[], M
 {
     int64_t b = rb == MPI_IN_PLACE ? type_bytes(st, sc ? sc[comm_rank(comm)] : 0) : type_bytes(rt, rc);
     CENSUS_CALL(SCATTERV, comm, b, PMPI_Scatterv(sb, sc, sd, st, rb, rc, rt, root, comm));
-}
-
-CENSUS_EXPORT int MPI_Scan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    CENSUS_CALL(SCAN, comm, type_bytes(t, n), PMPI_Scan(sb, rb, n, t, op, comm));
-}
-
-CENSUS_EXPORT int MPI_Exscan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    CENSUS_CALL(EXSCAN, comm, type_bytes(t, n), PMPI_Exscan(sb, rb, n, t, op, comm));
 }
 
 CENSUS_EXPORT int MPI_Reduce_scatter(const void *sb, void *rb, const int rc[], MPI_Datatype t, MPI_Op op,
@@ -493,21 +483,6 @@ void census_f_scatterv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void 
                                r == MPI_IN_PLACE ? MPI_DATATYPE_NULL : f_type(rt), (int)*root, f_comm(comm)));
 }
 CENSUS_F_NAMES(scatterv, SCATTERV, census_f_scatterv)
-
-void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    f_set(ierror, MPI_Scan(f_buffer(sb), rb, (int)*n, f_type(t), f_op(op), f_comm(comm)));
-}
-CENSUS_F_NAMES(scan, SCAN, census_f_scan)
-
-void census_f_exscan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
-                     MPI_Fint *ierror);
-void census_f_exscan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    f_set(ierror, MPI_Exscan(f_buffer(sb), rb, (int)*n, f_type(t), f_op(op), f_comm(comm)));
-}
-CENSUS_F_NAMES(exscan, EXSCAN, census_f_exscan)
 
 void census_f_reduce_scatter(void *sb, void *rb, MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
                              MPI_Fint *ierror);

@@ -23,7 +23,7 @@ void tc_scan_doubling(tc_sched *s, const int *members, int m, int me, tc_region 
             sc_fold(s, got, acc, first);
             first = 0;
         }
-        if (!exclusive || me + 2 * d < m) tc_sched_reduce(s, x, got), tc_sched_copy(s, got, x);
+        if (!exclusive || me + 2 * d < m) tc_sched_reduce(s, got, x);
         tc_sched_round(s);
     }
 }
