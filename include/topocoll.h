@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "topocoll_types.h"
+#include "topocoll_shapes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -217,6 +218,17 @@ int topocoll_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm);
 int topocoll_exscan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                               MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
+/* Every collective of the list (topocoll_colls.h), declared from its row:
+ * topocoll_<lower>(the MPI arguments) with topocoll's selection
+ * (TOPOCOLL_<UPPER>), topocoll_<lower>_algorithm(algorithm, the MPI
+ * arguments) by algorithm name ("native" is PMPI_<Mpi>).  The collectives
+ * above are among them (the same declarations). */
+#define TOPOCOLL_DECLARE(UPPER, lower, Mpi, SHAPE)                                \
+    int topocoll_##lower(TOPOCOLL_PARAMS_##SHAPE);                                \
+    int topocoll_##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE);
+TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
+#undef TOPOCOLL_DECLARE
 
 /* Any collective in one form: the named algorithm (algorithm != NULL; as
  * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as

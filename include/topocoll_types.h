@@ -3,21 +3,15 @@
 #ifndef TOPOCOLL_TYPES_H
 #define TOPOCOLL_TYPES_H
 
-/* Collectives known to the catalog. */
+#include "topocoll_colls.h"
+
+/* Collectives known to the catalog: one value per row of the list
+ * (topocoll_colls.h), in its order, from 0. */
+#define TOPOCOLL_ENUM_ROW(UPPER, lower, Mpi, SHAPE) TOPOCOLL_##UPPER,
 typedef enum topocoll_coll {
-    TOPOCOLL_ALLGATHER = 0,
-    TOPOCOLL_BCAST,
-    TOPOCOLL_SCATTER,
-    TOPOCOLL_GATHER,
-    TOPOCOLL_REDUCE,
-    TOPOCOLL_REDUCE_SCATTER_BLOCK,
-    TOPOCOLL_ALLTOALL,
-    TOPOCOLL_ALLTOALLV,
-    TOPOCOLL_ALLREDUCE,
-    TOPOCOLL_ALLGATHERV,
-    TOPOCOLL_SCAN,
-    TOPOCOLL_EXSCAN,
+    TOPOCOLL_COLLS(TOPOCOLL_ENUM_ROW)
     TOPOCOLL_NCOLL
 } topocoll_coll;
+#undef TOPOCOLL_ENUM_ROW
 
 #endif

@@ -191,21 +191,10 @@ static const tc_catalog_row exscan[] = {
     END,
 };
 
-/* Each collective's table, indexed by the collective. */
-static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = {
-    [TOPOCOLL_ALLGATHER] = allgather,
-    [TOPOCOLL_BCAST] = bcast,
-    [TOPOCOLL_SCATTER] = scatter,
-    [TOPOCOLL_GATHER] = gather,
-    [TOPOCOLL_REDUCE] = reduce,
-    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_block,
-    [TOPOCOLL_ALLTOALL] = alltoall,
-    [TOPOCOLL_ALLTOALLV] = alltoallv,
-    [TOPOCOLL_ALLREDUCE] = allreduce,
-    [TOPOCOLL_ALLGATHERV] = allgatherv,
-    [TOPOCOLL_SCAN] = scan,
-    [TOPOCOLL_EXSCAN] = exscan,
-};
+/* Each collective's table, indexed by the collective: the table named as the
+ * row's lower-case name, for every row of the list (include/topocoll_colls.h). */
+#define CATALOG_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = lower,
+static const tc_catalog_row *const tables[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(CATALOG_ROW) };
 
 const tc_catalog_row *tc_catalog_table(topocoll_coll coll)
 {

@@ -65,6 +65,7 @@ typedef struct tc_call {
     /* per-peer collectives (desc vcounts): the user's vectors; scount and
      * rcount then hold the largest count (what the buffer checks look at) */
     const int *vcnt[2], *vdispl[2];
+    const MPI_Datatype *vtype[2];   /* a datatype per peer (alltoallw), else NULL */
     int64_t *v64;           /* their 64-bit copies for tc_args.v (4 x size) */
     tc_vcounts v;
     int staged;             /* one block per rank (desc vblock): the user's
@@ -170,7 +171,7 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
                       int named);
 /* A per-peer call (alltoallv: one learner key per communicator) whose
  * learned choice is the MPI library's own: remembered for the
- * pass-through (pass.h, TC_PASS_ALLTOALLV), which then serves the
+ * pass-through (pass.h, TC_PASS_VECTORS), which then serves the
  * communicator's next calls of that collective with the same datatypes
  * until the learner's next re-check, whatever their counts. */
 struct tc_learn_ticket;

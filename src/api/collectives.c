@@ -1,8 +1,7 @@
 /*
- * The public collectives: topocoll_allgather, _bcast, _scatter, _gather,
- * _reduce, _reduce_scatter_block, _alltoall, _alltoallv, _allreduce,
- * _allgatherv, _scan, _exscan, their _algorithm variants, the generic topocoll_run and the
- * _applicable questions.  Each describes its arguments in one argument
+ * The public collectives: topocoll_<lower> and topocoll_<lower>_algorithm
+ * for every row of the list (include/topocoll_colls.h), made from the row's
+ * shape, the generic topocoll_run and the _applicable questions.  Each describes its arguments in one argument
  * record (tc_call, src/api/call.h) and hands it to the call path
  * (src/api/call.c); nothing else happens here.
  */
@@ -39,34 +38,136 @@ static inline tc_call make_call(topocoll_coll coll, const char *fn, const void *
     c.use[0] = c.use[1] = c.tsize[0] = c.tsize[1] = 0;
     c.bytes = 0;
     c.vcnt[0] = c.vcnt[1] = c.vdispl[0] = c.vdispl[1] = NULL;
+    c.vtype[0] = c.vtype[1] = NULL;
     c.v64 = NULL;
     c.v = (tc_vcounts){ NULL, NULL, NULL, NULL };
     c.staged = c.mismatch = 0;
     return c;
 }
 
-#define ALLGATHER_CALL(FN) make_call(TOPOCOLL_ALLGATHER, FN, sendbuf, sendcount, sendtype, \
-                                     recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm)
-#define BCAST_CALL make_call(TOPOCOLL_BCAST, "topocoll_bcast", NULL, 0, type, buf, count, type, \
-                             MPI_OP_NULL, root, comm)
-#define SCATTER_CALL make_call(TOPOCOLL_SCATTER, "topocoll_scatter", sendbuf, sendcount, sendtype, \
-                               recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm)
-#define GATHER_CALL make_call(TOPOCOLL_GATHER, "topocoll_gather", sendbuf, sendcount, sendtype, \
-                              recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm)
-#define REDUCE_CALL make_call(TOPOCOLL_REDUCE, "topocoll_reduce", sendbuf, count, type, recvbuf, \
-                              count, type, op, root, comm)
-/* reduce_scatter_block's input is p blocks of recvcount: the call records
- * one block (what the argument checks need) and the normalisation widens it. */
-#define RSB_CALL make_call(TOPOCOLL_REDUCE_SCATTER_BLOCK, "topocoll_reduce_scatter_block", sendbuf, \
-                           recvcount, type, recvbuf, recvcount, type, op, 0, comm)
+/* ---- the argument record of each shape -------------------------------------- */
 
-#define ALLREDUCE_CALL make_call(TOPOCOLL_ALLREDUCE, "topocoll_allreduce", sendbuf, count, type, \
-                                 recvbuf, count, type, op, 0, comm)
-#define PREFIX_CALL(COLL, FN) make_call(COLL, FN, sendbuf, count, type, recvbuf, count, type, op, 0, comm)
+/* rec_<SHAPE>(coll, fn, the shape's arguments: include/topocoll_shapes.h):
+ * the call's record.  A one-count shape records its count and type for both
+ * buffers (reduce_scatter_block: one block; the normalisation widens it);
+ * a shape without a root records 0, one without an op MPI_OP_NULL; per-peer
+ * shapes record their vectors (the counts 0: call_args.c finds the largest). */
+#if defined(__GNUC__)
+#define TC_REC static inline __attribute__((always_inline, unused)) tc_call
+#else
+#define TC_REC static inline tc_call
+#endif
+
+TC_REC rec_TWO_BUFFERS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_TWO_BUFFERS)
+{
+    return make_call(coll, fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, 0,
+                     comm);
+}
+
+TC_REC rec_TWO_BUFFERS_ROOT(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_TWO_BUFFERS_ROOT)
+{
+    return make_call(coll, fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, root,
+                     comm);
+}
+
+TC_REC rec_ONE_BUFFER(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_ONE_BUFFER)
+{
+    return make_call(coll, fn, NULL, 0, type, buf, count, type, MPI_OP_NULL, root, comm);
+}
+
+TC_REC rec_REDUCTION(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_REDUCTION)
+{
+    return make_call(coll, fn, sendbuf, count, type, recvbuf, count, type, op, 0, comm);
+}
+
+TC_REC rec_REDUCTION_ROOT(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_REDUCTION_ROOT)
+{
+    return make_call(coll, fn, sendbuf, count, type, recvbuf, count, type, op, root, comm);
+}
+
+TC_REC rec_VECTORS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_VECTORS)
+{
+    tc_call c = make_call(coll, fn, sendbuf, 0, sendtype, recvbuf, 0, recvtype, MPI_OP_NULL, 0, comm);
+    c.vcnt[0] = sendcounts, c.vdispl[0] = sdispls;
+    c.vcnt[1] = recvcounts, c.vdispl[1] = rdispls;
+    return c;
+}
+
+TC_REC rec_RECV_VECTORS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_RECV_VECTORS)
+{
+    tc_call c = make_call(coll, fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, MPI_OP_NULL, 0, comm);
+    c.vcnt[1] = recvcounts, c.vdispl[1] = displs;
+    return c;
+}
+
+TC_REC rec_RECV_VECTORS_ROOT(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_RECV_VECTORS_ROOT)
+{
+    tc_call c = make_call(coll, fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, MPI_OP_NULL, root, comm);
+    c.vcnt[1] = recvcounts, c.vdispl[1] = displs;
+    return c;
+}
+
+TC_REC rec_SEND_VECTORS_ROOT(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_SEND_VECTORS_ROOT)
+{
+    tc_call c = make_call(coll, fn, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm);
+    c.vcnt[0] = sendcounts, c.vdispl[0] = displs;
+    return c;
+}
+
+/* One type for both buffers, the receive counts per rank (no displacements:
+ * the blocks lie packed in rank order). */
+TC_REC rec_REDUCTION_COUNTS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_REDUCTION_COUNTS)
+{
+    tc_call c = make_call(coll, fn, sendbuf, 0, type, recvbuf, 0, type, op, 0, comm);
+    c.vcnt[1] = recvcounts;
+    return c;
+}
+
+/* Displacements in bytes, a datatype per peer (vtype). */
+TC_REC rec_TYPE_VECTORS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_TYPE_VECTORS)
+{
+    tc_call c = make_call(coll, fn, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                          0, comm);
+    c.vcnt[0] = sendcounts, c.vdispl[0] = sdispls, c.vtype[0] = sendtypes;
+    c.vcnt[1] = recvcounts, c.vdispl[1] = rdispls, c.vtype[1] = recvtypes;
+    return c;
+}
+
+TC_REC rec_NO_BUFFERS(topocoll_coll coll, const char *fn, TOPOCOLL_PARAMS_NO_BUFFERS)
+{
+    return make_call(coll, fn, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0, comm);
+}
+
+/* Does topocoll_<lower>_algorithm(NULL, ...) mean the selection, as
+ * topocoll_<lower> (the per-peer shapes), or the named path with no name
+ * (the others)? */
+#define TC_NULL_IS_SELECTION_TWO_BUFFERS 0
+#define TC_NULL_IS_SELECTION_TWO_BUFFERS_ROOT 0
+#define TC_NULL_IS_SELECTION_ONE_BUFFER 0
+#define TC_NULL_IS_SELECTION_REDUCTION 0
+#define TC_NULL_IS_SELECTION_REDUCTION_ROOT 0
+#define TC_NULL_IS_SELECTION_NO_BUFFERS 0
+#define TC_NULL_IS_SELECTION_VECTORS 1
+#define TC_NULL_IS_SELECTION_RECV_VECTORS 1
+#define TC_NULL_IS_SELECTION_RECV_VECTORS_ROOT 1
+#define TC_NULL_IS_SELECTION_SEND_VECTORS_ROOT 1
+#define TC_NULL_IS_SELECTION_REDUCTION_COUNTS 1
+#define TC_NULL_IS_SELECTION_TYPE_VECTORS 1
+
+/* The call path, then the record's 64-bit vectors (per-peer shapes) freed. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int run_call(tc_call *c, int by_name, const char *algorithm)
+{
+    int rc = tc_call_collective(c, by_name, algorithm);
+    if (c->v64) free(c->v64);
+    return rc;
+}
 
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm);
+                       MPI_Op op, int root, MPI_Comm comm);
 
 int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -75,7 +176,8 @@ int topocoll_run(topocoll_coll coll, const char *algorithm, const void *sendbuf,
     if (!tc_coll_desc_of(coll))
         return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: unknown collective %d", (int)coll);
     if (tc_coll_desc_of(coll)->vcounts)   /* per-peer collectives: the regular problem */
-        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        return run_regular(coll, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, op, root,
+                           comm);
     tc_call c = make_call(coll, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                        recvtype, op, root, comm);
     return tc_call_collective(&c, algorithm != NULL, algorithm);
@@ -135,202 +237,23 @@ int topocoll_allgather_applicable(const char *algorithm, int sendcount, MPI_Data
                       sendtype, recvcount, recvtype, MPI_OP_NULL, 0, comm, why);
 }
 
-int topocoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TC_PASS_ALLGATHER;
-    tc_call c = ALLGATHER_CALL("topocoll_allgather");
-    return tc_call_collective(&c, 0, NULL);
-}
+/* ---- topocoll_<lower> and topocoll_<lower>_algorithm, per row ------------------ */
 
-int topocoll_allgather_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
-                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                 MPI_Datatype recvtype, MPI_Comm comm)
-{
-    tc_call c = ALLGATHER_CALL("topocoll_allgather_algorithm");
-    return tc_call_collective(&c, 1, algorithm);
-}
+#define TC_DEFINE_COLL(UPPER, lower, Mpi, SHAPE)                                                   \
+    int topocoll_##lower(TOPOCOLL_PARAMS_##SHAPE)                                                  \
+    {                                                                                              \
+        TC_PASS_##SHAPE(TOPOCOLL_##UPPER, Mpi);                                                    \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_" #lower, TOPOCOLL_ARGS_##SHAPE);      \
+        return run_call(&c, 0, NULL);                                                              \
+    }                                                                                              \
+    int topocoll_##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE)               \
+    {                                                                                              \
+        if (TC_NULL_IS_SELECTION_##SHAPE && !algorithm) return topocoll_##lower(TOPOCOLL_ARGS_##SHAPE); \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_" #lower "_algorithm", TOPOCOLL_ARGS_##SHAPE); \
+        return run_call(&c, 1, algorithm);                                                         \
+    }
 
-int topocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    TC_PASS_BCAST;
-    tc_call c = BCAST_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_bcast_algorithm(const char *algorithm, void *buf, int count, MPI_Datatype type,
-                             int root, MPI_Comm comm)
-{
-    tc_call c = BCAST_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-int topocoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TC_PASS_SCATTER;
-    tc_call c = SCATTER_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_scatter_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
-                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                               MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    tc_call c = SCATTER_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-int topocoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TC_PASS_GATHER;
-    tc_call c = GATHER_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_gather_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    tc_call c = GATHER_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-int topocoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                    int root, MPI_Comm comm)
-{
-    TC_PASS_REDUCE;
-    tc_call c = REDUCE_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_reduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
-    tc_call c = REDUCE_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-int topocoll_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    TC_PASS_REDUCE_SCATTER_BLOCK;
-    tc_call c = RSB_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_reduce_scatter_block_algorithm(const char *algorithm, const void *sendbuf,
-                                            void *recvbuf, int recvcount, MPI_Datatype type,
-                                            MPI_Op op, MPI_Comm comm)
-{
-    tc_call c = RSB_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-/* ---- alltoall ----------------------------------------------------------------- */
-
-#define ALLTOALL_CALL make_call(TOPOCOLL_ALLTOALL, "topocoll_alltoall", sendbuf, sendcount, sendtype, \
-                                recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm)
-
-int topocoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TC_PASS_ALLTOALL;
-    tc_call c = ALLTOALL_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_alltoall_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
-                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                MPI_Datatype recvtype, MPI_Comm comm)
-{
-    tc_call c = ALLTOALL_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
-
-/* ---- alltoallv ----------------------------------------------------------------- */
-
-static int alltoallv(const char *fn, const char *algorithm, const void *sendbuf, const int *sendcounts,
-                     const int *sdispls, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                     const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    tc_call c = make_call(TOPOCOLL_ALLTOALLV, fn, sendbuf, 0, sendtype, recvbuf, 0, recvtype, MPI_OP_NULL,
-                       0, comm);
-    c.vcnt[0] = sendcounts, c.vdispl[0] = sdispls;
-    c.vcnt[1] = recvcounts, c.vdispl[1] = rdispls;
-    int rc = tc_call_collective(&c, algorithm != NULL, algorithm);
-    free(c.v64);
-    return rc;
-}
-
-int topocoll_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
-                       MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                       const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TC_PASS_ALLTOALLV;
-    return alltoallv("topocoll_alltoallv", NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                     recvcounts, rdispls, recvtype, comm);
-}
-
-int topocoll_alltoallv_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
-                                 const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
-                                 const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
-                                 MPI_Comm comm)
-{
-    if (!algorithm) return topocoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                              rdispls, recvtype, comm);
-    return alltoallv("topocoll_alltoallv_algorithm", algorithm, sendbuf, sendcounts, sdispls, sendtype,
-                     recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-
-/* ---- allgatherv ----------------------------------------------------------------- */
-
-static int allgatherv(const char *fn, const char *algorithm, const void *sendbuf, int sendcount,
-                      MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
-                      MPI_Datatype recvtype, MPI_Comm comm)
-{
-    tc_call c = make_call(TOPOCOLL_ALLGATHERV, fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
-                       MPI_OP_NULL, 0, comm);
-    c.vcnt[1] = recvcounts, c.vdispl[1] = displs;
-    int rc = tc_call_collective(&c, algorithm != NULL, algorithm);
-    free(c.v64);
-    return rc;
-}
-
-int topocoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return allgatherv("topocoll_allgatherv", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                      displs, recvtype, comm);
-}
-
-int topocoll_allgatherv_algorithm(const char *algorithm, const void *sendbuf, int sendcount,
-                                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                                  const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!algorithm) return topocoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                               recvtype, comm);
-    return allgatherv("topocoll_allgatherv_algorithm", algorithm, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcounts, displs, recvtype, comm);
-}
-
-/* ---- allreduce ------------------------------------------------------------------ */
-
-int topocoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                       MPI_Comm comm)
-{
-    TC_PASS_ALLREDUCE;
-    tc_call c = ALLREDUCE_CALL;
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    tc_call c = ALLREDUCE_CALL;
-    return tc_call_collective(&c, 1, algorithm);
-}
+TOPOCOLL_COLLS(TC_DEFINE_COLL)
 
 /* ---- topocoll_run for the per-peer collectives ------------------------------ */
 
@@ -338,9 +261,41 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * displacements j x count, as the benchmark's; then the collective's own
  * entry, which checks everything else (an invalid communicator too: the
  * vectors are then not made and its check comes first). */
+#define REGULAR_TWO_BUFFERS(U)
+#define REGULAR_TWO_BUFFERS_ROOT(U)
+#define REGULAR_ONE_BUFFER(U)
+#define REGULAR_REDUCTION(U)
+#define REGULAR_REDUCTION_ROOT(U)
+#define REGULAR_NO_BUFFERS(U)
+#define REGULAR_TYPE_VECTORS(U)   /* displacements in bytes, types per peer: none yet */
+#define REGULAR_VECTORS(U)                                                                          \
+    case TOPOCOLL_##U:                                                                             \
+        c = rec_VECTORS(TOPOCOLL_##U, "topocoll_run", sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm); \
+        break;
+#define REGULAR_RECV_VECTORS(U)                                                                     \
+    case TOPOCOLL_##U:                                                                             \
+        c = rec_RECV_VECTORS(TOPOCOLL_##U, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, rcn, rd, \
+                             recvtype, comm);                                                      \
+        break;
+#define REGULAR_RECV_VECTORS_ROOT(U)                                                                \
+    case TOPOCOLL_##U:                                                                             \
+        c = rec_RECV_VECTORS_ROOT(TOPOCOLL_##U, "topocoll_run", sendbuf, sendcount, sendtype, recvbuf, rcn, \
+                                  rd, recvtype, root, comm);                                       \
+        break;
+#define REGULAR_SEND_VECTORS_ROOT(U)                                                                \
+    case TOPOCOLL_##U:                                                                             \
+        c = rec_SEND_VECTORS_ROOT(TOPOCOLL_##U, "topocoll_run", sendbuf, sc, sd, sendtype, recvbuf, recvcount, \
+                                  recvtype, root, comm);                                           \
+        break;
+#define REGULAR_REDUCTION_COUNTS(U)                                                                 \
+    case TOPOCOLL_##U:                                                                             \
+        c = rec_REDUCTION_COUNTS(TOPOCOLL_##U, "topocoll_run", sendbuf, recvbuf, rcn, recvtype, op, comm); \
+        break;
+#define REGULAR_CASE(UPPER, lower, Mpi, SHAPE) REGULAR_##SHAPE(UPPER)
+
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       MPI_Comm comm)
+                       MPI_Op op, int root, MPI_Comm comm)
 {
     int p = 0, *v = NULL, rc;
     if (comm != MPI_COMM_NULL && PMPI_Comm_size(comm, &p) == MPI_SUCCESS && p > 0) {
@@ -351,41 +306,15 @@ static int run_regular(topocoll_coll coll, const char *algorithm, const void *se
             v[j] = sendcount, v[p + j] = j * sendcount, v[2 * p + j] = recvcount, v[3 * p + j] = j * recvcount;
     }
     const int *sc = v, *sd = v ? v + p : NULL, *rcn = v ? v + 2 * p : NULL, *rd = v ? v + 3 * p : NULL;
-    if (coll == TOPOCOLL_ALLTOALLV)
-        rc = alltoallv("topocoll_run", algorithm, sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm);
-    else
-        rc = allgatherv("topocoll_run", algorithm, sendbuf, sendcount, sendtype, recvbuf, rcn, rd, recvtype, comm);
+    tc_call c;
+    switch (coll) {
+        TOPOCOLL_COLLS(REGULAR_CASE)
+    default:
+        free(v);
+        return tc_raise(comm, MPI_ERR_ARG, "topocoll_run: %s has no regular problem", tc_coll_desc_of(coll)->name);
+    }
+    (void)sc, (void)sd, (void)rcn, (void)rd, (void)op, (void)root;
+    rc = run_call(&c, algorithm != NULL, algorithm);
     free(v);
     return rc;
-}
-
-/* ---- scan, exscan --------------------------------------------------------------- */
-
-int topocoll_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    TC_PASS_SCAN;
-    tc_call c = PREFIX_CALL(TOPOCOLL_SCAN, "topocoll_scan");
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_scan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                            MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    tc_call c = PREFIX_CALL(TOPOCOLL_SCAN, "topocoll_scan_algorithm");
-    return tc_call_collective(&c, algorithm != NULL, algorithm);
-}
-
-int topocoll_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                    MPI_Comm comm)
-{
-    TC_PASS_EXSCAN;
-    tc_call c = PREFIX_CALL(TOPOCOLL_EXSCAN, "topocoll_exscan");
-    return tc_call_collective(&c, 0, NULL);
-}
-
-int topocoll_exscan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
-                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    tc_call c = PREFIX_CALL(TOPOCOLL_EXSCAN, "topocoll_exscan_algorithm");
-    return tc_call_collective(&c, algorithm != NULL, algorithm);
 }

@@ -1,7 +1,8 @@
 /*
  * The MPI library's own collective for a call (see call.h), one function
- * per descriptor row, with the user's arguments as given (a count of a
- * zero-size datatype excepted, below).
+ * per row of the list (include/topocoll_colls.h), made from its shape,
+ * with the user's arguments as given (a count of a zero-size datatype
+ * excepted, below).
  */
 #include <stdlib.h>
 
@@ -9,88 +10,42 @@
 
 typedef int (*native_fn)(const tc_call *c);
 
-static int native_allgather(const tc_call *c)
-{
-    return PMPI_Allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
-}
+/* The MPI library's function's arguments from the record, per shape of the
+ * list (include/topocoll_colls.h; the records: collectives.c's rec_<SHAPE>). */
+#define NATIVE_TWO_BUFFERS c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm
+#define NATIVE_TWO_BUFFERS_ROOT c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm
+#define NATIVE_ONE_BUFFER c->rbuf, c->rcount, c->rtype, c->root, c->comm
+#define NATIVE_REDUCTION c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm
+#define NATIVE_REDUCTION_ROOT c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root, c->comm
+#define NATIVE_VECTORS                                                                             \
+    c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype, c->comm
+#define NATIVE_RECV_VECTORS c->sbuf, c->scount, c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype, c->comm
+#define NATIVE_RECV_VECTORS_ROOT                                                                   \
+    c->sbuf, c->scount, c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype, c->root, c->comm
+#define NATIVE_SEND_VECTORS_ROOT                                                                   \
+    c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm
+#define NATIVE_REDUCTION_COUNTS c->sbuf, c->rbuf, c->vcnt[1], c->rtype, c->op, c->comm
+#define NATIVE_TYPE_VECTORS                                                                        \
+    c->sbuf, c->vcnt[0], c->vdispl[0], c->vtype[0], c->rbuf, c->vcnt[1], c->vdispl[1], c->vtype[1], c->comm
+#define NATIVE_NO_BUFFERS c->comm
 
-static int native_bcast(const tc_call *c) { return PMPI_Bcast(c->rbuf, c->rcount, c->rtype, c->root, c->comm); }
+#define NATIVE_FN(UPPER, lower, Mpi, SHAPE) \
+    static int native_##lower(const tc_call *c) { return PMPI_##Mpi(NATIVE_##SHAPE); }
+TOPOCOLL_COLLS(NATIVE_FN)
 
-static int native_scatter(const tc_call *c)
-{
-    return PMPI_Scatter(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
-}
-
-static int native_gather(const tc_call *c)
-{
-    return PMPI_Gather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root, c->comm);
-}
-
-static int native_reduce(const tc_call *c)
-{
-    return PMPI_Reduce(c->sbuf, c->rbuf, c->rcount, c->stype, c->op, c->root, c->comm);
-}
-
-static int native_reduce_scatter_block(const tc_call *c)
-{
-    return PMPI_Reduce_scatter_block(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
-}
-
-static int native_alltoallv(const tc_call *c)
-{
-    return PMPI_Alltoallv(c->sbuf, c->vcnt[0], c->vdispl[0], c->stype, c->rbuf, c->vcnt[1], c->vdispl[1],
-                          c->rtype, c->comm);
-}
-
-static int native_alltoall(const tc_call *c)
-{
-    return PMPI_Alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->comm);
-}
+#define NATIVE_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = native_##lower,
+static const native_fn natives[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(NATIVE_ROW) };
 
 /* On one rank, MPICH 4.0's MPI_Allgatherv writes the block at offset 0
  * whatever displs[0] says: the copy is done here instead. */
-static int native_allgatherv(const tc_call *c)
+static int native_allgatherv_one_rank(const tc_call *c)
 {
-    if (c->size == 1) {
-        MPI_Aint lb = 0, ext = 0;
-        int rc = PMPI_Type_get_extent(c->rtype, &lb, &ext);
-        if (rc != MPI_SUCCESS || c->in_place || c->vcnt[1][0] == 0) return rc;
-        return PMPI_Sendrecv(c->sbuf, c->scount, c->stype, 0, 0, (char *)c->rbuf + (MPI_Aint)c->vdispl[1][0] * ext,
-                             c->vcnt[1][0], c->rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
-    }
-    return PMPI_Allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->vcnt[1], c->vdispl[1], c->rtype,
-                           c->comm);
+    MPI_Aint lb = 0, ext = 0;
+    int rc = PMPI_Type_get_extent(c->rtype, &lb, &ext);
+    if (rc != MPI_SUCCESS || c->in_place || c->vcnt[1][0] == 0) return rc;
+    return PMPI_Sendrecv(c->sbuf, c->scount, c->stype, 0, 0, (char *)c->rbuf + (MPI_Aint)c->vdispl[1][0] * ext,
+                         c->vcnt[1][0], c->rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
-
-static int native_allreduce(const tc_call *c)
-{
-    return PMPI_Allreduce(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
-}
-
-static int native_scan(const tc_call *c)
-{
-    return PMPI_Scan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
-}
-
-static int native_exscan(const tc_call *c)
-{
-    return PMPI_Exscan(c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->comm);
-}
-
-static const native_fn natives[TOPOCOLL_NCOLL] = {
-    [TOPOCOLL_ALLGATHER] = native_allgather,
-    [TOPOCOLL_BCAST] = native_bcast,
-    [TOPOCOLL_SCATTER] = native_scatter,
-    [TOPOCOLL_GATHER] = native_gather,
-    [TOPOCOLL_REDUCE] = native_reduce,
-    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = native_reduce_scatter_block,
-    [TOPOCOLL_ALLTOALL] = native_alltoall,
-    [TOPOCOLL_ALLTOALLV] = native_alltoallv,
-    [TOPOCOLL_ALLREDUCE] = native_allreduce,
-    [TOPOCOLL_ALLGATHERV] = native_allgatherv,
-    [TOPOCOLL_SCAN] = native_scan,
-    [TOPOCOLL_EXSCAN] = native_exscan,
-};
 
 /* A significant argument whose datatype has size 0 and a count that is not
  * (c->scount / rcount: the largest per-peer count where counts are per peer). */
@@ -121,7 +76,8 @@ static int run_native_empty(const tc_call *c, native_fn f)
 
 int tc_run_native(const tc_call *c)
 {
-    native_fn f = natives[c->d->coll];
+    native_fn f = c->d->coll == TOPOCOLL_ALLGATHERV && c->size == 1 ? native_allgatherv_one_rank
+                                                                      : natives[c->d->coll];
     if (!f) return MPI_ERR_INTERN;
     if (zero_size_data(c, TC_BUF_SEND) || zero_size_data(c, TC_BUF_RECV)) return run_native_empty(c, f);
     return f(c);

@@ -101,47 +101,35 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
     return pass_taken(m);
 }
 
-/* At the top of an entry point (MPI_<Coll> or topocoll_<coll>, whose
- * parameters these name): the call handed to the MPI library when the
+/* At the top of an entry point (MPI_<Mpi> or topocoll_<lower>, whose
+ * parameters these name: include/topocoll_shapes.h), per shape of the list
+ * (include/topocoll_colls.h): the call handed to PMPI_<Mpi> when the
  * pass-through serves it.  The arguments are those of the entry's argument
- * record (collectives.c's *_CALL). */
-#define TC_PASS_ALLGATHER                                                                          \
-    if (tc_pass(TOPOCOLL_ALLGATHER, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
-                MPI_OP_NULL, 0))                                                                   \
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-#define TC_PASS_BCAST                                                                              \
-    if (tc_pass(TOPOCOLL_BCAST, comm, NULL, count, type, buf, count, type, MPI_OP_NULL, root))     \
-    return PMPI_Bcast(buf, count, type, root, comm)
-#define TC_PASS_SCATTER                                                                            \
-    if (tc_pass(TOPOCOLL_SCATTER, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
-                MPI_OP_NULL, root))                                                                \
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
-#define TC_PASS_GATHER                                                                             \
-    if (tc_pass(TOPOCOLL_GATHER, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
-                MPI_OP_NULL, root))                                                                \
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
-#define TC_PASS_REDUCE                                                                             \
-    if (tc_pass(TOPOCOLL_REDUCE, comm, sendbuf, count, type, recvbuf, count, type, op, root))      \
-    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm)
-#define TC_PASS_REDUCE_SCATTER_BLOCK                                                               \
-    if (tc_pass(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm, sendbuf, recvcount, type, recvbuf, recvcount, \
-                type, op, 0))                                                                      \
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm)
-#define TC_PASS_ALLTOALL                                                                           \
-    if (tc_pass(TOPOCOLL_ALLTOALL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, \
-                MPI_OP_NULL, 0))                                                                   \
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-#define TC_PASS_ALLTOALLV                                                                          \
-    if (tc_pass_per_peer(TOPOCOLL_ALLTOALLV, comm, sendbuf, sendtype, recvtype))                     \
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)
-#define TC_PASS_ALLREDUCE                                                                          \
-    if (tc_pass(TOPOCOLL_ALLREDUCE, comm, sendbuf, count, type, recvbuf, count, type, op, 0))      \
-    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm)
-#define TC_PASS_SCAN                                                                               \
-    if (tc_pass(TOPOCOLL_SCAN, comm, sendbuf, count, type, recvbuf, count, type, op, 0))           \
-    return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm)
-#define TC_PASS_EXSCAN                                                                             \
-    if (tc_pass(TOPOCOLL_EXSCAN, comm, sendbuf, count, type, recvbuf, count, type, op, 0))         \
-    return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm)
+ * record (collectives.c's rec_<SHAPE>).  The per-peer shapes other than
+ * VECTORS, and NO_BUFFERS, have none (yet): every call takes the full path. */
+#define TC_PASS_TWO_BUFFERS(COLL, Mpi)                                                             \
+    if (tc_pass(COLL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, 0)) \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_TWO_BUFFERS)
+#define TC_PASS_TWO_BUFFERS_ROOT(COLL, Mpi)                                                        \
+    if (tc_pass(COLL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, root)) \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_TWO_BUFFERS_ROOT)
+#define TC_PASS_ONE_BUFFER(COLL, Mpi)                                                              \
+    if (tc_pass(COLL, comm, NULL, count, type, buf, count, type, MPI_OP_NULL, root))               \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_ONE_BUFFER)
+#define TC_PASS_REDUCTION(COLL, Mpi)                                                               \
+    if (tc_pass(COLL, comm, sendbuf, count, type, recvbuf, count, type, op, 0))                    \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_REDUCTION)
+#define TC_PASS_REDUCTION_ROOT(COLL, Mpi)                                                          \
+    if (tc_pass(COLL, comm, sendbuf, count, type, recvbuf, count, type, op, root))                 \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_REDUCTION_ROOT)
+#define TC_PASS_VECTORS(COLL, Mpi)                                                                 \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvtype))                                 \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_VECTORS)
+#define TC_PASS_RECV_VECTORS(COLL, Mpi) (void)0
+#define TC_PASS_RECV_VECTORS_ROOT(COLL, Mpi) (void)0
+#define TC_PASS_SEND_VECTORS_ROOT(COLL, Mpi) (void)0
+#define TC_PASS_REDUCTION_COUNTS(COLL, Mpi) (void)0
+#define TC_PASS_TYPE_VECTORS(COLL, Mpi) (void)0
+#define TC_PASS_NO_BUFFERS(COLL, Mpi) (void)0
 
 #endif

@@ -8,119 +8,114 @@
 #define POS(index, cnt) { TC_INDEX_##index, TC_COUNT_##cnt }
 #define NO_IN_PLACE { TC_AT_NONE, TC_BUF_SEND, POS(ZERO, S), NO_SIZE, NO_SIZE }
 
-static const tc_coll_desc descs[TOPOCOLL_NCOLL] = {
-    [TOPOCOLL_ALLGATHER] = {
-        .coll = TOPOCOLL_ALLGATHER, .name = "allgather", .env = "TOPOCOLL_ALLGATHER",
-        .same_signature = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
-        .result = { TC_AT_ALL, 1, TC_IDS_SAME },
-    },
-    [TOPOCOLL_BCAST] = {
-        .coll = TOPOCOLL_BCAST, .name = "bcast", .env = "TOPOCOLL_BCAST",
-        .rooted = 1, .counts_bytes = 1, .one_count = 1,
-        .arg = { { NO_SIZE, 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = NO_IN_PLACE,
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_RECV, TC_AT_ROOT, 0, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
-    },
-    [TOPOCOLL_SCATTER] = {
-        .coll = TOPOCOLL_SCATTER, .name = "scatter", .env = "TOPOCOLL_SCATTER",
-        .rooted = 1, .same_signature = 1,
-        .arg = { { SIZE(ROOT, S, 1), 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ROOT, TC_BUF_RECV, POS(ROOT, S), SIZE(ALL, S, 0), NO_SIZE },
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
-    },
-    [TOPOCOLL_GATHER] = {
-        .coll = TOPOCOLL_GATHER, .name = "gather", .env = "TOPOCOLL_GATHER",
-        .rooted = 1, .same_signature = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 1), 0 } },
-        .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ROOT, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
-        .result = { TC_AT_ROOT, 1, TC_IDS_SAME },
-    },
-    [TOPOCOLL_REDUCE] = {
-        .coll = TOPOCOLL_REDUCE, .name = "reduce", .env = "TOPOCOLL_REDUCE",
-        .rooted = 1, .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 0), 0 } },
-        .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
-        .result = { TC_AT_ROOT, 0, TC_IDS_SAME },
-    },
-    [TOPOCOLL_REDUCE_SCATTER_BLOCK] = {
-        .coll = TOPOCOLL_REDUCE_SCATTER_BLOCK, .name = "reduce_scatter_block",
-        .env = "TOPOCOLL_REDUCE_SCATTER_BLOCK",
-        .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, R, 1), 1 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), SIZE(ALL, R, 1) },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
-    },
-    [TOPOCOLL_ALLTOALL] = {
-        .coll = TOPOCOLL_ALLTOALL, .name = "alltoall", .env = "TOPOCOLL_ALLTOALL",
-        .same_signature = 1,
-        .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE },
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK },
-        .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
-    },
-    [TOPOCOLL_ALLTOALLV] = {
-        .coll = TOPOCOLL_ALLTOALLV, .name = "alltoallv", .env = "TOPOCOLL_ALLTOALLV",
-        .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE },
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK },
-        .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
-        .vcounts = 1,
-    },
-    [TOPOCOLL_ALLREDUCE] = {
-        .coll = TOPOCOLL_ALLREDUCE, .name = "allreduce", .env = "TOPOCOLL_ALLREDUCE",
-        .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
-    },
-    [TOPOCOLL_ALLGATHERV] = {
-        .coll = TOPOCOLL_ALLGATHERV, .name = "allgatherv", .env = "TOPOCOLL_ALLGATHERV",
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_RECV,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK },
-        .result = { TC_AT_ALL, 1, TC_IDS_SAME },
-        .vcounts = 1, .vblock = 1,
-    },
-    [TOPOCOLL_SCAN] = {
-        .coll = TOPOCOLL_SCAN, .name = "scan", .env = "TOPOCOLL_SCAN",
-        .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
-        .prefix = TC_PREFIX_INCLUSIVE,
-    },
-    [TOPOCOLL_EXSCAN] = {
-        .coll = TOPOCOLL_EXSCAN, .name = "exscan", .env = "TOPOCOLL_EXSCAN",
-        .reduction = 1, .one_count = 1,
-        .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } },
-        .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE },
-        .tmp_like = TC_BUF_SEND,
-        .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO },
-        .result = { TC_AT_ALL, 0, TC_IDS_SAME },
-        .prefix = TC_PREFIX_EXCLUSIVE,
-    },
-};
+/* The details of each collective (desc.h), DESC_<UPPER> for the row UPPER
+ * of the list (include/topocoll_colls.h); the row gives .coll, .name and
+ * .env. */
+
+#define DESC_ALLGATHER \
+    .same_signature = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK }, \
+    .result = { TC_AT_ALL, 1, TC_IDS_SAME }
+
+#define DESC_BCAST \
+    .rooted = 1, .counts_bytes = 1, .one_count = 1, \
+    .arg = { { NO_SIZE, 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = NO_IN_PLACE, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_RECV, TC_AT_ROOT, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }
+
+#define DESC_SCATTER \
+    .rooted = 1, .same_signature = 1, \
+    .arg = { { SIZE(ROOT, S, 1), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ROOT, TC_BUF_RECV, POS(ROOT, S), SIZE(ALL, S, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }
+
+#define DESC_GATHER \
+    .rooted = 1, .same_signature = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 1), 0 } }, \
+    .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ROOT, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK }, \
+    .result = { TC_AT_ROOT, 1, TC_IDS_SAME }
+
+#define DESC_REDUCE \
+    .rooted = 1, .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ROOT, R, 0), 0 } }, \
+    .in_place = { TC_AT_ROOT, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ROOT, 0, TC_IDS_SAME }
+
+#define DESC_REDUCE_SCATTER_BLOCK \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, R, 1), 1 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), SIZE(ALL, R, 1) }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }
+
+#define DESC_ALLTOALL \
+    .same_signature = 1, \
+    .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK }, \
+    .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED }
+
+#define DESC_ALLTOALLV \
+    .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK }, \
+    .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED }, \
+    .vcounts = 1
+
+#define DESC_ALLREDUCE \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }
+
+#define DESC_ALLGATHERV \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 1), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(RANK, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK }, \
+    .result = { TC_AT_ALL, 1, TC_IDS_SAME }, \
+    .vcounts = 1, .vblock = 1
+
+#define DESC_SCAN \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }, \
+    .prefix = TC_PREFIX_INCLUSIVE
+
+/* rank 0's receive buffer is left untouched (prefix: the verifier expects
+ * no result there) */
+#define DESC_EXSCAN \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }, \
+    .prefix = TC_PREFIX_EXCLUSIVE
+
+#define DESC_ROW(UPPER, lower, Mpi, SHAPE) \
+    [TOPOCOLL_##UPPER] = { .coll = TOPOCOLL_##UPPER, .name = #lower, .env = "TOPOCOLL_" #UPPER, DESC_##UPPER },
+
+static const tc_coll_desc descs[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(DESC_ROW) };
 
 const tc_coll_desc *tc_coll_desc_of(topocoll_coll coll)
 {

@@ -48,7 +48,9 @@
  * non-commutative ops.  With in-place aliasing a generator must not read SEND
  * after it wrote the aliased region: read the input first.
  *
- * Adding a collective is one more row (allreduce: SEND {all, scount},
+ * Adding a collective is one more row: its row in the list
+ * (include/topocoll_colls.h) gives .coll, .name and .env, its DESC_<UPPER>
+ * in desc.c the rest (allreduce: SEND {all, scount},
  * RECV {all, rcount}, in place at all ranks (SEND is RECV, offset 0), a
  * reduction with result {all, one block, same ids}); alltoall would be SEND {all, p x
  * scount}, RECV {all, p x rcount}, in place SEND is RECV, result ids

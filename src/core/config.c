@@ -28,33 +28,14 @@ typedef struct centry {
 
 static const char *const fallback_names[] = { "print", "silent", "error", NULL };
 
+/* TOPOCOLL_<UPPER> for every row of the list (include/topocoll_colls.h). */
+#define FORCE_ROW(UPPER, lower, Mpi, SHAPE)                                                          \
+    { "TOPOCOLL_" #UPPER, T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_##UPPER]),                  \
+      "force the " #lower " algorithm by catalog name (unknown name: calls fail with MPI_ERR_ARG)", 0, 0, \
+      NULL, NULL },
+
 static const centry table[] = {
-    { "TOPOCOLL_ALLGATHER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLGATHER]),
-      "force an allgather algorithm by catalog name (unknown name: calls fail with MPI_ERR_ARG)",
-      0, 0, NULL, NULL },
-    { "TOPOCOLL_BCAST", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_BCAST]),
-      "force a bcast algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_SCATTER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_SCATTER]),
-      "force a scatter algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_GATHER", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_GATHER]),
-      "force a gather algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_REDUCE", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_REDUCE]),
-      "force a reduce algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_REDUCE_SCATTER_BLOCK", T_STR, NULL,
-      offsetof(tc_config, force[TOPOCOLL_REDUCE_SCATTER_BLOCK]),
-      "force a reduce_scatter_block algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_ALLTOALL", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALL]),
-      "force an alltoall algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_ALLTOALLV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLTOALLV]),
-      "force an alltoallv algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_ALLREDUCE", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLREDUCE]),
-      "force an allreduce algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_ALLGATHERV", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_ALLGATHERV]),
-      "force an allgatherv algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_SCAN", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_SCAN]),
-      "force a scan algorithm by catalog name", 0, 0, NULL, NULL },
-    { "TOPOCOLL_EXSCAN", T_STR, NULL, offsetof(tc_config, force[TOPOCOLL_EXSCAN]),
-      "force an exscan algorithm by catalog name", 0, 0, NULL, NULL },
+    TOPOCOLL_COLLS(FORCE_ROW)
     { "TOPOCOLL_EXPLAIN", T_INT, "0", offsetof(tc_config, explain),
       "1: rank 0 of each communicator prints which algorithm served each call and why; 2: every rank",
       0, 2, NULL, "nothing explained" },

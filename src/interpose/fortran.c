@@ -33,25 +33,11 @@
  * sets ierror.  The MPI library's own pmpi_ Fortran names stay untouched.
  */
 #include <mpi.h>
+#include <stdlib.h>
 
-/* The collectives with Fortran entry points: one line each, (lower-case
- * name, upper-case name, C name, argument shape below).  pmpi.c must
- * define the C name for topocoll to serve the call; one it does not
- * define yet is handed to the MPI library by the C call (correct, not
- * served). */
-#define TC_FORTRAN_COLLECTIVES(X) \
-    X(allgather, ALLGATHER, Allgather, TWO_BUFFERS) \
-    X(bcast, BCAST, Bcast, ONE_BUFFER) \
-    X(scatter, SCATTER, Scatter, TWO_BUFFERS_ROOT) \
-    X(gather, GATHER, Gather, TWO_BUFFERS_ROOT) \
-    X(reduce, REDUCE, Reduce, REDUCTION_ROOT) \
-    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block, REDUCTION) \
-    X(allreduce, ALLREDUCE, Allreduce, REDUCTION) \
-    X(alltoall, ALLTOALL, Alltoall, TWO_BUFFERS) \
-    X(alltoallv, ALLTOALLV, Alltoallv, VECTORS) \
-    X(allgatherv, ALLGATHERV, Allgatherv, RECV_VECTORS) \
-    X(scan, SCAN, Scan, REDUCTION) \
-    X(exscan, EXSCAN, Exscan, REDUCTION)
+/* The collectives with Fortran entry points: every row of the list
+ * (include/topocoll_colls.h), by its shape below. */
+#include "topocoll_colls.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 
@@ -123,6 +109,56 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
     MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
             c_type(rt), c_comm(comm))
 
+#define TC_F_PARAMS_RECV_VECTORS_ROOT \
+    (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, \
+     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_RECV_VECTORS_ROOT(C) \
+    MPI_##C(c_buffer(sb), (int)*sc, c_type(st), c_buffer(rb), (const int *)rc, (const int *)rd, \
+            c_type(rt), (int)*root, c_comm(comm))
+
+#define TC_F_PARAMS_SEND_VECTORS_ROOT \
+    (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+     MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_SEND_VECTORS_ROOT(C) \
+    MPI_##C(c_buffer(sb), (const int *)sc, (const int *)sd, c_type(st), c_buffer(rb), (int)*rc, \
+            c_type(rt), (int)*root, c_comm(comm))
+
+#define TC_F_PARAMS_REDUCTION_COUNTS \
+    (void *sb, void *rb, MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_REDUCTION_COUNTS(C) \
+    MPI_##C(c_buffer(sb), c_buffer(rb), (const int *)rc, c_type(t), c_op(op), c_comm(comm))
+
+#define TC_F_PARAMS_NO_BUFFERS (MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_NO_BUFFERS(C) MPI_##C(c_comm(comm))
+
+/* Datatypes per peer (alltoallw): the Fortran handles turned into C ones,
+ * one per peer of the communicator (the remote group's of an
+ * inter-communicator), then the C call. */
+typedef int (*tc_f_type_vectors_fn)(const void *, const int *, const int *, const MPI_Datatype *, void *,
+                                    const int *, const int *, const MPI_Datatype *, MPI_Comm);
+__attribute__((unused)) static int c_type_vectors(tc_f_type_vectors_fn fn, void *sb, MPI_Fint *sc,
+                                                  MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc,
+                                                  MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *comm)
+{
+    MPI_Comm cc = c_comm(comm);
+    int n = 0, inter = 0, rc_ = MPI_SUCCESS;
+    if (cc != MPI_COMM_NULL && PMPI_Comm_test_inter(cc, &inter) == MPI_SUCCESS)
+        rc_ = inter ? PMPI_Comm_remote_size(cc, &n) : PMPI_Comm_size(cc, &n);
+    if (rc_ != MPI_SUCCESS) n = 0;
+    MPI_Datatype *t = malloc(2 * (size_t)n * sizeof *t + 1);
+    if (!t) return fn(c_buffer(sb), (const int *)sc, (const int *)sd, NULL, c_buffer(rb), (const int *)rc,
+                      (const int *)rd, NULL, cc);
+    for (int j = 0; j < n; j++) t[j] = c_type(&st[j]), t[n + j] = c_type(&rt[j]);
+    int rv = fn(c_buffer(sb), (const int *)sc, (const int *)sd, t, c_buffer(rb), (const int *)rc,
+                (const int *)rd, t + n, cc);
+    free(t);
+    return rv;
+}
+#define TC_F_PARAMS_TYPE_VECTORS \
+    (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, \
+     MPI_Fint *comm, MPI_Fint *ierror)
+#define TC_F_CALL_TYPE_VECTORS(C) c_type_vectors(MPI_##C, sb, sc, sd, st, rb, rc, rd, rt, comm)
+
 /* One collective: its function and the names Fortran calls it by
  * (exported: the library is built with hidden visibility). */
 #define TC_F_NAMES(l, U, C, F) \
@@ -134,12 +170,12 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
     __attribute__((visibility("default"), alias(#F))) extern __typeof__(F) mpi_##l##_f08_; \
     __attribute__((visibility("default"), alias(#F))) extern __typeof__(F) MPI_##C##_f08;
 
-#define TC_F_WRAPPER(l, U, C, SHAPE) \
+#define TC_F_WRAPPER(U, l, C, SHAPE) \
     void tc_fortran_##l TC_F_PARAMS_##SHAPE; \
     void tc_fortran_##l TC_F_PARAMS_##SHAPE { set_ierror(ierror, TC_F_CALL_##SHAPE(C)); } \
     TC_F_NAMES(l, U, C, tc_fortran_##l)
 
-TC_FORTRAN_COLLECTIVES(TC_F_WRAPPER)
+TOPOCOLL_COLLS(TC_F_WRAPPER)
 
 /* MPI_Finalize: the run summary (pmpi.c) is gathered there, by every rank. */
 void tc_fortran_finalize(MPI_Fint *ierror);

@@ -1,7 +1,6 @@
 /*
- * The LD_PRELOAD interposer: MPI_Allgather, MPI_Bcast, MPI_Scatter,
- * MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Alltoallv, MPI_Allreduce, MPI_Allgatherv, MPI_Scan and MPI_Exscan route
+ * The LD_PRELOAD interposer: the MPI_ function of every collective of the
+ * list (include/topocoll_colls.h: MPI_Allgather, MPI_Bcast, ...) routes
  * through topocoll.
  * What topocoll does not cover (inter-communicators, TOPOCOLL_DISABLE=1)
  * goes to the PMPI_ function untouched (and is counted as such in the run
@@ -59,108 +58,19 @@ int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TC_PASS_ALLGATHER;
-    if (!covered_by(TOPOCOLL_ALLGATHER, comm))
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return topocoll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+/* MPI_<Mpi> for every row of the list (include/topocoll_colls.h), from its
+ * shape (include/topocoll_shapes.h): the pass-through first, then
+ * topocoll_<lower> where topocoll covers the communicator, else
+ * PMPI_<Mpi>. */
+#define TC_INTERPOSE(UPPER, lower, Mpi, SHAPE)                                                     \
+    int MPI_##Mpi(TOPOCOLL_PARAMS_##SHAPE)                                                          \
+    {                                                                                              \
+        TC_PASS_##SHAPE(TOPOCOLL_##UPPER, Mpi);                                                    \
+        if (!covered_by(TOPOCOLL_##UPPER, comm)) return PMPI_##Mpi(TOPOCOLL_ARGS_##SHAPE);         \
+        return topocoll_##lower(TOPOCOLL_ARGS_##SHAPE);                                            \
+    }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    TC_PASS_BCAST;
-    if (!covered_by(TOPOCOLL_BCAST, comm)) return PMPI_Bcast(buf, count, type, root, comm);
-    return topocoll_bcast(buf, count, type, root, comm);
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TC_PASS_SCATTER;
-    if (!covered_by(TOPOCOLL_SCATTER, comm))
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return topocoll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    TC_PASS_GATHER;
-    if (!covered_by(TOPOCOLL_GATHER, comm))
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return topocoll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-               int root, MPI_Comm comm)
-{
-    TC_PASS_REDUCE;
-    if (!covered_by(TOPOCOLL_REDUCE, comm))
-        return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    return topocoll_reduce(sendbuf, recvbuf, count, type, op, root, comm);
-}
-
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    TC_PASS_REDUCE_SCATTER_BLOCK;
-    if (!covered_by(TOPOCOLL_REDUCE_SCATTER_BLOCK, comm))
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-    return topocoll_reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-}
-
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    TC_PASS_ALLTOALL;
-    if (!covered_by(TOPOCOLL_ALLTOALL, comm))
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return topocoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int MPI_Alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
-                  void *recvbuf, const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
-                  MPI_Comm comm)
-{
-    TC_PASS_ALLTOALLV;
-    if (!covered_by(TOPOCOLL_ALLTOALLV, comm))
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm);
-    return topocoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm);
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm)
-{
-    TC_PASS_ALLREDUCE;
-    if (!covered_by(TOPOCOLL_ALLREDUCE, comm)) return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-    return topocoll_allreduce(sendbuf, recvbuf, count, type, op, comm);
-}
-
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    TC_PASS_SCAN;
-    if (!covered_by(TOPOCOLL_SCAN, comm)) return PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
-    return topocoll_scan(sendbuf, recvbuf, count, type, op, comm);
-}
-
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
-{
-    TC_PASS_EXSCAN;
-    if (!covered_by(TOPOCOLL_EXSCAN, comm)) return PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm);
-    return topocoll_exscan(sendbuf, recvbuf, count, type, op, comm);
-}
-
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int *recvcounts, const int *displs, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (!covered_by(TOPOCOLL_ALLGATHERV, comm))
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return topocoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
+TOPOCOLL_COLLS(TC_INTERPOSE)
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -152,6 +152,10 @@ typedef struct cargs {
     MPI_Datatype rtype;
     MPI_Op op;
     int root;
+    /* per-peer shapes (include/topocoll_colls.h): counts, displacements and
+     * (alltoallw) datatypes of SEND [0] and RECV [1]; NULL otherwise */
+    const int *vcnt[2], *vdispl[2];
+    const MPI_Datatype *vtype[2];
 } cargs;
 
 /* The buffers of one rank for one case. */

@@ -170,42 +170,37 @@ int settle(ctx *c, int64_t *keys, const char *desc, size_t unit, int split_check
 
 /* ---- the calls ------------------------------------------------------------------ */
 
+/* The arguments of each shape of the list (include/topocoll_colls.h) from the
+ * case's cargs: per-peer shapes read the vectors (vcnt, vdispl, vtype). */
+#define MX_TWO_BUFFERS a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm
+#define MX_TWO_BUFFERS_ROOT a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, comm
+#define MX_ONE_BUFFER a->rbuf, a->rcount, a->rtype, a->root, comm
+#define MX_REDUCTION a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm
+#define MX_REDUCTION_ROOT a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, comm
+#define MX_VECTORS \
+    a->sbuf, a->vcnt[0], a->vdispl[0], a->stype, a->rbuf, a->vcnt[1], a->vdispl[1], a->rtype, comm
+#define MX_RECV_VECTORS a->sbuf, a->scount, a->stype, a->rbuf, a->vcnt[1], a->vdispl[1], a->rtype, comm
+#define MX_RECV_VECTORS_ROOT \
+    a->sbuf, a->scount, a->stype, a->rbuf, a->vcnt[1], a->vdispl[1], a->rtype, a->root, comm
+#define MX_SEND_VECTORS_ROOT \
+    a->sbuf, a->vcnt[0], a->vdispl[0], a->stype, a->rbuf, a->rcount, a->rtype, a->root, comm
+#define MX_REDUCTION_COUNTS a->sbuf, a->rbuf, a->vcnt[1], a->rtype, a->op, comm
+#define MX_TYPE_VECTORS \
+    a->sbuf, a->vcnt[0], a->vdispl[0], a->vtype[0], a->rbuf, a->vcnt[1], a->vdispl[1], a->vtype[1], comm
+#define MX_NO_BUFFERS comm
+
+#define MX_TOPOCOLL(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: return algo ? topocoll_##lower##_algorithm(algo, MX_##SHAPE) : topocoll_##lower(MX_##SHAPE);
+#define MX_PMPI(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: return PMPI_##Mpi(MX_##SHAPE);
+#define MX_NAME(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: return "PMPI_" #Mpi;
+
 /* topocoll: algo == NULL is the selected path. */
 static int call_topocoll(topocoll_coll coll, const char *algo, const cargs *a, MPI_Comm comm)
 {
     switch (coll) {
-    case TOPOCOLL_ALLGATHER:
-        return algo ? topocoll_allgather_algorithm(algo, a->sbuf, a->scount, a->stype, a->rbuf,
-                                                   a->rcount, a->rtype, comm)
-                    : topocoll_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
-    case TOPOCOLL_BCAST:
-        return algo ? topocoll_bcast_algorithm(algo, a->rbuf, a->rcount, a->rtype, a->root, comm)
-                    : topocoll_bcast(a->rbuf, a->rcount, a->rtype, a->root, comm);
-    case TOPOCOLL_SCATTER:
-        return algo ? topocoll_scatter_algorithm(algo, a->sbuf, a->scount, a->stype, a->rbuf,
-                                                 a->rcount, a->rtype, a->root, comm)
-                    : topocoll_scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                                       a->rtype, a->root, comm);
-    case TOPOCOLL_GATHER:
-        return algo ? topocoll_gather_algorithm(algo, a->sbuf, a->scount, a->stype, a->rbuf,
-                                                a->rcount, a->rtype, a->root, comm)
-                    : topocoll_gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                                      a->rtype, a->root, comm);
-    case TOPOCOLL_REDUCE:
-        return algo ? topocoll_reduce_algorithm(algo, a->sbuf, a->rbuf, a->rcount, a->rtype,
-                                                a->op, a->root, comm)
-                    : topocoll_reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return algo ? topocoll_reduce_scatter_block_algorithm(algo, a->sbuf, a->rbuf, a->rcount,
-                                                              a->rtype, a->op, comm)
-                    : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
-    case TOPOCOLL_ALLTOALL:
-        return algo ? topocoll_alltoall_algorithm(algo, a->sbuf, a->scount, a->stype, a->rbuf,
-                                                  a->rcount, a->rtype, comm)
-                    : topocoll_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
-    case TOPOCOLL_ALLREDUCE:
-        return algo ? topocoll_allreduce_algorithm(algo, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm)
-                    : topocoll_allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
+        TOPOCOLL_COLLS(MX_TOPOCOLL)
     default:
         return MPI_ERR_INTERN;
     }
@@ -214,21 +209,7 @@ static int call_topocoll(topocoll_coll coll, const char *algo, const cargs *a, M
 static int call_pmpi(topocoll_coll coll, const cargs *a, MPI_Comm comm)
 {
     switch (coll) {
-    case TOPOCOLL_ALLGATHER:
-        return PMPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
-    case TOPOCOLL_BCAST: return PMPI_Bcast(a->rbuf, a->rcount, a->rtype, a->root, comm);
-    case TOPOCOLL_SCATTER:
-        return PMPI_Scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, comm);
-    case TOPOCOLL_GATHER:
-        return PMPI_Gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root, comm);
-    case TOPOCOLL_REDUCE:
-        return PMPI_Reduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
-    case TOPOCOLL_ALLTOALL:
-        return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, comm);
-    case TOPOCOLL_ALLREDUCE:
-        return PMPI_Allreduce(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, comm);
+        TOPOCOLL_COLLS(MX_PMPI)
     default:
         return MPI_ERR_INTERN;
     }
@@ -237,14 +218,7 @@ static int call_pmpi(topocoll_coll coll, const cargs *a, MPI_Comm comm)
 static const char *pmpi_name(topocoll_coll coll)
 {
     switch (coll) {
-    case TOPOCOLL_ALLGATHER: return "PMPI_Allgather";
-    case TOPOCOLL_BCAST: return "PMPI_Bcast";
-    case TOPOCOLL_SCATTER: return "PMPI_Scatter";
-    case TOPOCOLL_GATHER: return "PMPI_Gather";
-    case TOPOCOLL_REDUCE: return "PMPI_Reduce";
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return "PMPI_Reduce_scatter_block";
-    case TOPOCOLL_ALLTOALL: return "PMPI_Alltoall";
-    case TOPOCOLL_ALLREDUCE: return "PMPI_Allreduce";
+        TOPOCOLL_COLLS(MX_NAME)
     default: return "?";
     }
 }

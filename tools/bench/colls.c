@@ -11,8 +11,9 @@
  * Every rank's input element e holds value(rank, e, rep); a collective's row
  * says where each result element comes from: one element of one rank's input
  * (data movement), or the sum over all ranks of one input element
- * (reductions; scan and exscan: over ranks 0..r, 0..r-1).  The receive buffer is filled with values that differ from
- * the expected result first, so that bytes nobody wrote show up.
+ * (reductions; scan and exscan: over ranks 0..r, 0..r-1).  The receive
+ * buffer is filled with values that differ from the expected result first,
+ * so that bytes nobody wrote show up.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -184,6 +185,27 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* The calls of each shape of the list (include/topocoll_colls.h) on the
+ * benchmark's problem: every count `count` of type t, root 0, op o.  The
+ * per-peer shapes have none here: their regular problem below. */
+#define BENCH_TWO_BUFFERS(F) return F(sbuf, count, t, rbuf, count, t, comm);
+#define BENCH_TWO_BUFFERS_ROOT(F) return F(sbuf, count, t, rbuf, count, t, 0, comm);
+#define BENCH_ONE_BUFFER(F) return F(rbuf, count, t, 0, comm);
+#define BENCH_REDUCTION(F) return F(sbuf, rbuf, count, t, o, comm);
+#define BENCH_REDUCTION_ROOT(F) return F(sbuf, rbuf, count, t, o, 0, comm);
+#define BENCH_NO_BUFFERS(F) return F(comm);
+#define BENCH_VECTORS(F) break;
+#define BENCH_RECV_VECTORS(F) break;
+#define BENCH_RECV_VECTORS_ROOT(F) break;
+#define BENCH_SEND_VECTORS_ROOT(F) break;
+#define BENCH_REDUCTION_COUNTS(F) break;
+#define BENCH_TYPE_VECTORS(F) break;
+
+#define BENCH_NATIVE_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(PMPI_##Mpi)
+#define BENCH_AUTO_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(topocoll_##lower)
+
 /* "native": the MPI library's own collective, called as an application
  * without topocoll calls it (PMPI, no topocoll code on the path), so that
  * ratios to native compare against what the library alone costs.  The
@@ -192,19 +214,13 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
 static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return PMPI_Allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return PMPI_Bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return PMPI_Scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return PMPI_Gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return PMPI_Reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return PMPI_Allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return PMPI_Alltoall(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_SCAN: return PMPI_Scan(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_EXSCAN: return PMPI_Exscan(sbuf, rbuf, count, t, op_of(bc), comm);
-    default: return -1;   /* the v-collectives: through topocoll's native entry */
+        TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: through topocoll's native entry */
 }
 
 /* "auto": the public topocoll_<coll> call, the path an application's
@@ -212,20 +228,13 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
 static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     switch (bc->coll) {
-    case TOPOCOLL_ALLGATHER: return topocoll_allgather(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_BCAST: return topocoll_bcast(rbuf, count, t, 0, comm);
-    case TOPOCOLL_SCATTER: return topocoll_scatter(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_GATHER: return topocoll_gather(sbuf, count, t, rbuf, count, t, 0, comm);
-    case TOPOCOLL_REDUCE: return topocoll_reduce(sbuf, rbuf, count, t, op_of(bc), 0, comm);
-    case TOPOCOLL_REDUCE_SCATTER_BLOCK:
-        return topocoll_reduce_scatter_block(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLREDUCE: return topocoll_allreduce(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_ALLTOALL: return topocoll_alltoall(sbuf, count, t, rbuf, count, t, comm);
-    case TOPOCOLL_SCAN: return topocoll_scan(sbuf, rbuf, count, t, op_of(bc), comm);
-    case TOPOCOLL_EXSCAN: return topocoll_exscan(sbuf, rbuf, count, t, op_of(bc), comm);
-    default: return -1;   /* the v-collectives: their regular problem below */
+        TOPOCOLL_COLLS(BENCH_AUTO_CASE)
+    default: break;
     }
+    return -1;   /* the v-collectives: their regular problem below */
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
