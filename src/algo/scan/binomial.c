@@ -10,7 +10,9 @@
  *   prefix 0 .. D - 1.  Down sweep, d = D/2, ..., 1: rank r with
  *   (r + 1) mod 2d = 0, which holds its whole prefix, sends x to r + d
  *   (< p), whose x covers r + 1 .. r + d: received op x is its prefix.
- *   exscan then shifts: rank r sends its prefix to r + 1, which keeps it.
+ *   exscan then shifts: rank r sends its prefix to r + 1, which keeps it;
+ *   its last rank's own prefix is never needed, so nothing is sent to it in
+ *   the sweeps.
  * Cost: at most 2 log2 D steps of alpha + n beta + n gamma on the critical path
  *   (exscan one more of alpha + n beta), but only about 2 p messages in all
  *   (recursive doubling: about p log2 p).
@@ -28,12 +30,14 @@
 typedef struct bstate {
     tc_region in, x, got;
     int first;
+    int last;       /* exscan: the last rank, whose own prefix nobody needs (-1: none) */
 } bstate;
 
 static void step(tc_sched *s, const tc_args *a, bstate *b, int send, int recv, int d)
 {
     int r = a->rank;
-    if (send && r + d < a->size) tc_sched_send(s, r + d, b->first ? b->in : b->x);
+    recv = recv && r != b->last;
+    if (send && r + d < a->size && r + d != b->last) tc_sched_send(s, r + d, b->first ? b->in : b->x);
     if (recv) tc_sched_recv(s, r - d, b->got);
     if (b->first && !sc_same(b->in, b->x)) tc_sched_copy(s, b->in, b->x);
     b->first = 0;
@@ -46,7 +50,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
     int p = a->size, r = a->rank, ex = sc_exclusive(a), D = tc_cw_pow2_floor(p);
-    bstate b = { sc_input(a), ex ? sc_tmp(a, 0) : sc_result(a), sc_tmp(a, ex ? 1 : 0), 1 };
+    bstate b = { sc_input(a), ex ? sc_tmp(a, 0) : sc_result(a), sc_tmp(a, ex ? 1 : 0), 1, ex ? p - 1 : -1 };
     s->tmp_like = TC_BUF_SEND;
     tc_sched_need_tmp(s, p > 1 ? (ex ? 2 : 1) * a->scount : 0);
     for (int d = 1; 2 * d <= p; d <<= 1)
@@ -58,18 +62,17 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* ctx: the rank nobody sends to in the sweeps (exscan's last; -1: none) */
 static int up_pair(const void *ctx, int r, int p, int d, double *blocks)
 {
-    (void)ctx;
-    if ((r + 1) % (2 * d) != d || r + d >= p) return -1;
+    if ((r + 1) % (2 * d) != d || r + d >= p || r + d == *(const int *)ctx) return -1;
     *blocks = 1;
     return r + d;
 }
 
 static int down_pair(const void *ctx, int r, int p, int d, double *blocks)
 {
-    (void)ctx;
-    if ((r + 1) % (2 * d) != 0 || r + d >= p) return -1;
+    if ((r + 1) % (2 * d) != 0 || r + d >= p || r + d == *(const int *)ctx) return -1;
     *blocks = 1;
     return r + d;
 }
@@ -82,18 +85,29 @@ static int shift_pair(const void *ctx, int r, int p, int d, double *blocks)
     return r + d;
 }
 
-/* Cost function: the up sweep's and the down sweep's steps, each reduced;
- * exscan's shift. */
+/* Does some rank send in the step of distance d? */
+static int any_pair(tc_cw_pair pair, const int *last, int p, int d)
+{
+    double blocks;
+    for (int r = 0; r < p; r++)
+        if (pair(last, r, p, d, &blocks) >= 0) return 1;
+    return 0;
+}
+
+/* Cost function: the up sweep's and the down sweep's steps, each reduced
+ * (exscan: none to the last rank); exscan's shift. */
 static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {
     (void)a;
-    int p = t->size, D = tc_cw_pow2_floor(p);
+    int p = t->size, D = tc_cw_pow2_floor(p), last = al->coll == TOPOCOLL_EXSCAN ? p - 1 : -1;
     for (int d = 1; 2 * d <= p; d <<= 1) {
-        tc_cw_step(c, t, up_pair, NULL, d, n);
+        if (!any_pair(up_pair, &last, p, d)) continue;
+        tc_cw_step(c, t, up_pair, &last, d, n);
         c->reduced += n;
     }
     for (int d = D / 2; d >= 1; d >>= 1) {
-        tc_cw_step(c, t, down_pair, NULL, d, n);
+        if (!any_pair(down_pair, &last, p, d)) continue;
+        tc_cw_step(c, t, down_pair, &last, d, n);
         c->reduced += n;
     }
     if (al->coll == TOPOCOLL_EXSCAN) tc_cw_step(c, t, shift_pair, NULL, 1, n);
