@@ -264,8 +264,8 @@ static const tc_rule rules[] = {
     /* scan and exscan, one node, np 2 without oversubscription, small vectors: the inline
      * shared-memory lines (each rank folds the lines of the ranks below it).  topocoll-bench
      * np 2 bound to cores on the 2-core development machine (load average 10-12 from other
-     * jobs), three runs: scan 0.51-0.55x native at 8 B, 0.60-0.66x at 512 B, 0.74-0.78x at
-     * 2 KiB; exscan 0.49x, 0.54x, 0.74x */
+     * jobs), two runs of scan, one of exscan: scan 0.51-0.55x native at 8 B, 0.62-0.66x at
+     * 512 B, 0.74-0.78x at 2 KiB; exscan 0.49x, 0.54x, 0.74x (docs/scan.md) */
     { .coll = TOPOCOLL_SCAN, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .max_bytes = 4 * KiB,
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2, < 4 KiB: inline shared-memory lines (0.51-0.78x native at 8 B - 2 KiB)" },
