@@ -1,9 +1,10 @@
 /*
  * The public collectives: topocoll_<lower> and topocoll_<lower>_algorithm
  * for every row of the list (include/topocoll_colls.h), made from the row's
- * shape, the generic topocoll_run and the _applicable questions.  Each describes its arguments in one argument
- * record (tc_call, src/api/call.h) and hands it to the call path
- * (src/api/call.c); nothing else happens here.
+ * shape, the generic topocoll_run and the _applicable questions.  Each
+ * describes its arguments in one argument record (tc_call, src/api/call.h)
+ * and hands it to the call path (src/api/call.c); nothing else happens
+ * here.
  */
 #include <limits.h>
 #include <stdlib.h>

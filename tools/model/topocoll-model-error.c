@@ -41,6 +41,7 @@
 #include <jansson.h>
 
 #include "api/context.h"
+#include "coll/desc.h"
 #include "select/cost_model.h"
 #include "select/select.h"
 #include "topocoll.h"
@@ -139,7 +140,8 @@ static void bcast_params(tc_model_params *m)
 
 static int is_reduction(topocoll_coll c)
 {
-    return c == TOPOCOLL_REDUCE || c == TOPOCOLL_ALLREDUCE || c == TOPOCOLL_REDUCE_SCATTER_BLOCK;
+    const tc_coll_desc *d = tc_coll_desc_of(c);
+    return d && d->reduction;
 }
 
 static int call(topocoll_coll c, const char *algo, void *sb, void *rb, long bytes)
