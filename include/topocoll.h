@@ -243,6 +243,19 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * non-commutative op is reduced in rank order (entries that cannot keep it
  * decline).  Negative counts are MPI_ERR_COUNT, a NULL recvcounts
  * MPI_ERR_ARG. */
+/* MPI_Scan and MPI_Exscan with topocoll's selection (TOPOCOLL_SCAN,
+ * TOPOCOLL_EXSCAN), and by algorithm name ("native" is PMPI_Scan /
+ * PMPI_Exscan).  Rank r gets the operation over ranks 0..r (exscan: 0..r-1;
+ * rank 0's recvbuf is left as it was), combined in rank order, so
+ * non-commutative operations are served; MPI_IN_PLACE at every rank. */
+int topocoll_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm);
+int topocoll_scan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int topocoll_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm);
+int topocoll_exscan_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /* Every collective of the list (topocoll_colls.h), declared from its row:
  * topocoll_<lower>(the MPI arguments) with topocoll's selection
@@ -259,7 +272,7 @@ TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
  * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as
  * topocoll_<coll>).  The arguments are MPI_Allgather's plus op and root;
  * what a collective does not take is ignored: bcast's buffer is recvbuf
- * (recvcount, recvtype); reduce, reduce_scatter_block and allreduce take recvcount and
+ * (recvcount, recvtype); reduce, reduce_scatter_block, allreduce, scan and exscan take recvcount and
  * recvtype for both buffers (reduce: count; reduce_scatter_block: the count
  * of one block); op is read by reductions only, root by rooted collectives
  * only; alltoallv, allgatherv, reduce_scatter, gatherv and scatterv run the

@@ -61,6 +61,8 @@
     X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)                    \
     X(BARRIER, barrier, Barrier, NO_BUFFERS)                               \
     X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter, REDUCTION_COUNTS)    \
+    X(SCAN, scan, Scan, REDUCTION)                                         \
+    X(EXSCAN, exscan, Exscan, REDUCTION)                                   \
     X(GATHERV, gatherv, Gatherv, RECV_VECTORS_ROOT)                        \
     X(SCATTERV, scatterv, Scatterv, SEND_VECTORS_ROOT)
 

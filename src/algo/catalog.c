@@ -26,6 +26,7 @@ static const struct { unsigned flag; const char *text, *reason; } reqs[] = {
     { TC_REQ_EQUAL_BLOCKS, "equal blocks", "needs equal receive counts (it addresses scratch by block)" },
     { TC_REQ_CMA, "cross-memory attach", "the ranks of a node cannot read each other's buffers "
                                          "(process_vm_readv)" },
+    { TC_REQ_BLOCK_NODES, "block mapping", "needs every node's ranks consecutive in rank order" },
 };
 #define NREQS ((int)(sizeof reqs / sizeof reqs[0]))
 
@@ -468,6 +469,7 @@ int tc_algo_accepts(const tc_algo *al, const tc_args *a, const tc_topo *t,
         for (int n = 1; n < t->nnodes; n++)
             if (tc_topo_node_size(t, n) != tc_topo_node_size(t, 0)) un |= TC_REQ_EQUAL_NODES;
     if ((al->req & TC_REQ_ONE_NODE) && t && t->nnodes > 1) un |= TC_REQ_ONE_NODE;
+    if ((al->req & TC_REQ_BLOCK_NODES) && t && !t->node_order_ident) un |= TC_REQ_BLOCK_NODES;
     if (!un) return 1;
     *why = tc_req_reason(un & -un);        /* the first unmet requirement */
     if ((un & -un) == TC_REQ_CMA && a->cma_why) *why = a->cma_why;

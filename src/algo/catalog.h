@@ -74,13 +74,17 @@ enum {
     TC_REQ_INLINE = 1u << 11,       /* not a domain flag: the schedule's node-shared memory is
                                        the inline lines (sched.h's PUBLISH / COLLECT), which
                                        the executor makes, not the SHM window */
-    TC_REQ_ROOT_COUNTS = 1u << 12   /* not a domain flag: every rank's generator reads the
+    TC_REQ_ROOT_COUNTS = 1u << 12,  /* not a domain flag: every rank's generator reads the
                                        root's vector of counts (gatherv, scatterv: tc_args.v),
                                        which the consumer spreads from the root first
                                        (src/algo/rootedv.h) */
+    TC_REQ_BLOCK_NODES = 1u << 13   /* every node's ranks consecutive in rank order (a block
+                                       mapping; checked by tc_algo_accepts, which has the
+                                       topology): prefix reductions by node */
 };
 #define TC_REQ_DOMAIN (TC_REQ_EVEN_P | TC_REQ_POW2_P | TC_REQ_COMMUTATIVE | TC_REQ_NODE_SHM | \
-                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA)
+                       TC_REQ_EQUAL_NODES | TC_REQ_ONE_NODE | TC_REQ_EQUAL_BLOCKS | TC_REQ_CMA | \
+                       TC_REQ_BLOCK_NODES)
 
 /* The domain flags of req that case a does not meet (0: inside the domain;
  * the flags that need the topology are tc_algo_accepts's). */

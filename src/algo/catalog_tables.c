@@ -218,6 +218,31 @@ static const tc_catalog_row scatterv[] = {
     END,
 };
 
+/* scan and exscan: one generator per algorithm serves both (src/algo/scan/). */
+extern const tc_algo tc_scan_recursive_doubling, tc_scan_binomial, tc_scan_hierarchical, tc_scan_native;
+extern const tc_algo tc_exscan_recursive_doubling, tc_exscan_binomial, tc_exscan_hierarchical,
+    tc_exscan_native;
+/* Small one-node vectors: the inline lines of allreduce shm_inline. */
+extern const tc_algo tc_scan_shm_inline, tc_exscan_shm_inline;
+
+static const tc_catalog_row scan[] = {
+    ALGO(tc_scan_recursive_doubling),
+    ALGO(tc_scan_binomial),
+    ALGO(tc_scan_hierarchical),            /* node-shared memory, block mapping */
+    ALGO(tc_scan_native),
+    ALGO(tc_scan_shm_inline),              /* one node, small vectors */
+    END,
+};
+
+static const tc_catalog_row exscan[] = {
+    ALGO(tc_exscan_recursive_doubling),
+    ALGO(tc_exscan_binomial),
+    ALGO(tc_exscan_hierarchical),          /* node-shared memory, block mapping */
+    ALGO(tc_exscan_native),
+    ALGO(tc_exscan_shm_inline),            /* one node, small vectors */
+    END,
+};
+
 /* Each collective's table, indexed by the collective: the table named as the
  * row's lower-case name, for every row of the list (include/topocoll_colls.h). */
 #define CATALOG_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = lower,

@@ -130,6 +130,26 @@
     .result = { TC_AT_ALL, 0, TC_IDS_RANK_BLOCK }, \
     .vcounts = 1, .vroot = TC_VROOT_SCATTER
 
+#define DESC_SCAN \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }, \
+    .prefix = TC_PREFIX_INCLUSIVE
+
+/* rank 0's receive buffer is left untouched (prefix: the verifier expects
+ * no result there) */
+#define DESC_EXSCAN \
+    .reduction = 1, .one_count = 1, \
+    .arg = { { SIZE(ALL, S, 0), 0 }, { SIZE(ALL, R, 0), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 0), NO_SIZE }, \
+    .tmp_like = TC_BUF_SEND, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO }, \
+    .result = { TC_AT_ALL, 0, TC_IDS_SAME }, \
+    .prefix = TC_PREFIX_EXCLUSIVE
+
 #define DESC_ROW(UPPER, lower, Mpi, SHAPE) \
     [TOPOCOLL_##UPPER] = { .coll = TOPOCOLL_##UPPER, .name = #lower, .env = "TOPOCOLL_" #UPPER, DESC_##UPPER },
 
@@ -154,6 +174,12 @@ int tc_coll_significant(const tc_coll_desc *d, int buf, int rank, int root, int 
 {
     if (!tc_coll_at(d->arg[buf].size.at, rank, root)) return 0;
     return !(in_place && buf == d->in_place.arg && tc_coll_in_place_allowed(d, rank, root));
+}
+
+void tc_coll_contributors(const tc_coll_desc *d, int rank, int size, int *lo, int *hi)
+{
+    *lo = 0;
+    *hi = d->prefix == TC_PREFIX_INCLUSIVE ? rank + 1 : d->prefix == TC_PREFIX_EXCLUSIVE ? rank : size;
 }
 
 int tc_coll_elementwise(const tc_coll_desc *d)

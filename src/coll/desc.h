@@ -48,6 +48,10 @@
  *               schedule's layout, reaches every rank, counted in that
  *               rank's scratch elements: the root's in its vector buffer's,
  *               the others' in their own buffer's; see src/algo/rootedv.h)
+ *   scan        scount (= rcount)  rcount             all: SEND is RECV
+ *               (result at rank r: ranks 0..r combined in rank order)
+ *   exscan      scount (= rcount)  rcount             all: SEND is RECV
+ *               (result at rank r > 0: ranks 0..r-1; rank 0's RECV untouched)
  *
  * Normalisation (tc_coll_normalize): a buffer's tc_args count is the user's
  * count of that argument where it is significant (the API passes 0 for a
@@ -143,6 +147,13 @@ typedef enum tc_coll_ids {
                            j x p x B + r x B + e, block r of rank j's input */
 } tc_coll_ids;
 
+/* Prefix reductions: the contributions a result unit of rank r combines. */
+typedef enum tc_coll_prefix {
+    TC_PREFIX_NONE = 0,     /* all p ranks (reductions) */
+    TC_PREFIX_INCLUSIVE,    /* ranks 0..r (scan) */
+    TC_PREFIX_EXCLUSIVE     /* ranks 0..r-1 (exscan; rank 0 has no result) */
+} tc_coll_prefix;
+
 /* The result: in RECV from element 0, at the ranks `at`, 1 or p blocks; each
  * unit combines p contributions for reductions, else 1. */
 typedef struct tc_coll_result {
@@ -189,6 +200,7 @@ typedef struct tc_coll_desc {
     int synchronizes;         /* moves no data; no rank may leave before every
                                  rank has entered (barrier): the verifier proves
                                  it over the schedule's messages and flag waits */
+    tc_coll_prefix prefix;    /* a reduction over a prefix of the ranks (scan, exscan) */
 } tc_coll_desc;
 
 /* tc_coll_desc.vroot: which side of a rooted per-rank collective holds the
@@ -216,6 +228,10 @@ int tc_coll_separate_buffers(const tc_coll_desc *d, int rank, int root, int in_p
  * result unit i made of input units i only: bcast, reduce, allreduce)?  Then
  * a call is the same call on consecutive element ranges, one after another. */
 int tc_coll_elementwise(const tc_coll_desc *d);
+
+/* The ranks [*lo, *hi) a reduction's result unit combines at rank r (the
+ * prefix ones: [0, r + 1) or [0, r); the others: [0, p)). */
+void tc_coll_contributors(const tc_coll_desc *d, int rank, int size, int *lo, int *hi);
 
 /* Element count of a size / offset for a->rank's view of the arguments a. */
 int64_t tc_coll_size_elems(tc_coll_size s, const tc_args *a, int rank);

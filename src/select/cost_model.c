@@ -88,7 +88,8 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_reduce_rabenseifner, tc_allreduce_recursive_doubling, tc_allreduce_ring,
     tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
-    tc_alltoallv_pairwise, tc_barrier_dissemination, tc_barrier_recursive_doubling;
+    tc_alltoallv_pairwise, tc_barrier_dissemination, tc_barrier_recursive_doubling,
+    tc_scan_recursive_doubling, tc_exscan_recursive_doubling;
 extern const tc_algo tc_reduce_scatter_recursive_halving, tc_reduce_scatter_pairwise;
 extern const tc_algo tc_gatherv_linear, tc_scatterv_linear;
 
@@ -114,6 +115,8 @@ static const native_alg *native_set(topocoll_coll coll)
     static const native_alg sv[] = { { &tc_scatterv_linear, 0 }, { NULL, 0 } };
     static const native_alg ba[] = { { &tc_barrier_dissemination, 0 }, { &tc_barrier_recursive_doubling, 0 },
                                      { NULL, 0 } };
+    static const native_alg scn[] = { { &tc_scan_recursive_doubling, 0 }, { NULL, 0 } };
+    static const native_alg exs[] = { { &tc_exscan_recursive_doubling, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -129,6 +132,8 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_GATHERV: return gv;
     case TOPOCOLL_SCATTERV: return sv;
     case TOPOCOLL_BARRIER: return ba;
+    case TOPOCOLL_SCAN: return scn;
+    case TOPOCOLL_EXSCAN: return exs;
     default: return NULL;
     }
 }

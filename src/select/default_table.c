@@ -269,6 +269,17 @@ static const tc_rule rules[] = {
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2, < 2 KiB: inline shared-memory lines (0.87-0.97x native at 8-128 B, "
               "0.66-0.67x at 512 B)" },
+    /* scan and exscan, one node, np 2 without oversubscription, small vectors: the inline
+     * shared-memory lines (each rank folds the lines of the ranks below it).  topocoll-bench
+     * np 2 bound to cores on the 2-core development machine (load average 10-12 from other
+     * jobs), two runs of scan, one of exscan: scan 0.51-0.55x native at 8 B, 0.62-0.66x at
+     * 512 B, 0.74-0.78x at 2 KiB; exscan 0.49x, 0.54x, 0.74x (docs/scan.md) */
+    { .coll = TOPOCOLL_SCAN, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .max_bytes = 4 * KiB,
+      .candidates = { "shm_inline", NULL },
+      .note = "one node, np 2, < 4 KiB: inline shared-memory lines (0.51-0.78x native at 8 B - 2 KiB)" },
+    { .coll = TOPOCOLL_EXSCAN, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .max_bytes = 4 * KiB,
+      .candidates = { "shm_inline", NULL },
+      .note = "one node, np 2, < 4 KiB: inline shared-memory lines (0.49-0.74x native at 8 B - 2 KiB)" },
     /* alltoall across nodes, small blocks: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s,
      * Open MPI 4.1.4, idle 2-core machine: 8 ranks on 2 cores, but each emulated host sees
      * both cores, so per-node detection calls it dedicated: no load condition),

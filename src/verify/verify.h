@@ -10,7 +10,8 @@
  *     every rank ends with every block in place, and no uninitialised
  *     element is ever sent or copied into a result; with a non-commutative
  *     operation (proto->commutative 0) every reduction combines adjacent
- *     rank ranges in rank order;
+ *     rank ranges in rank order; a prefix reduction's result (scan,
+ *     exscan: the descriptor's prefix) combines exactly ranks 0..r (0..r-1);
  *   - a barrier (a collective whose descriptor says `synchronizes`): by
  *     vector clocks over the messages (zero-byte ones included) and the flag
  *     waits, no rank leaves before every rank has entered.

@@ -1,10 +1,9 @@
 /*
  * A plain MPI program with known collective calls, for the census library
  * (tools/apps/census.c; tests/apps/check_census.py checks its report):
- * 1 MPI_Scan of one double, 1 MPI_Ibarrier, on MPI_COMM_WORLD, and
- * 3 MPI_Barrier, 2 MPI_Gatherv of rank+1 ints to rank 0 and 1
- * MPI_Allreduce (collectives topocoll serves: the census must not count
- * them).
+ * 1 MPI_Ibarrier, on MPI_COMM_WORLD, and 3 MPI_Barrier, 1 MPI_Scan of one
+ * double, 2 MPI_Gatherv of rank+1 ints to rank 0 and 1 MPI_Allreduce
+ * (collectives topocoll serves: the census must not count them).
  */
 #include <mpi.h>
 #include <stdio.h>

@@ -5,14 +5,15 @@
 !   -DTC_BINDING=3  use mpi_f08
 ! MPI_Allgather, MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce and
 ! MPI_Reduce_scatter_block (MPI_Allreduce, MPI_Alltoall, MPI_Alltoallv,
-! MPI_Allgatherv, MPI_Barrier, MPI_Reduce_scatter, MPI_Gatherv and
-! MPI_Scatterv where the interposer has them: -DTC_HAVE_ALLREDUCE,
-! -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV, -DTC_HAVE_ALLGATHERV,
-! -DTC_HAVE_BARRIER, -DTC_HAVE_REDUCE_SCATTER, -DTC_HAVE_GATHERV,
-! -DTC_HAVE_SCATTERV), each with and without MPI_IN_PLACE, at two sizes,
-! every result checked against values computed here (the barrier: its
-! return code, and an allgather of the call count after it).  A Fortran
-! MPI_IN_PLACE that reached topocoll as an
+! MPI_Allgatherv, MPI_Barrier, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
+! MPI_Gatherv and MPI_Scatterv where the interposer has them:
+! -DTC_HAVE_ALLREDUCE, -DTC_HAVE_ALLTOALL, -DTC_HAVE_ALLTOALLV,
+! -DTC_HAVE_ALLGATHERV, -DTC_HAVE_BARRIER, -DTC_HAVE_REDUCE_SCATTER,
+! -DTC_HAVE_SCAN, -DTC_HAVE_EXSCAN, -DTC_HAVE_GATHERV, -DTC_HAVE_SCATTERV),
+! each with and without MPI_IN_PLACE, at two sizes, every result checked
+! against values computed here (the barrier: its return code, and an
+! allgather of the call count after it).  A Fortran MPI_IN_PLACE that
+! reached topocoll as an
 ! ordinary address would give wrong results.  CTest runs it with the
 ! interposer preloaded and TOPOCOLL_EXPLAIN=1 (check_fortran.sh): the
 ! explain lines show that topocoll served the calls.
@@ -75,6 +76,12 @@ program fortran_collectives
 #endif
 #ifdef TC_HAVE_SCATTERV
     call test_scatterv(n, root, ip)
+#endif
+#ifdef TC_HAVE_SCAN
+    call test_scan(n, ip)
+#endif
+#ifdef TC_HAVE_EXSCAN
+    call test_exscan(n, ip)
 #endif
   end do
 
@@ -252,6 +259,59 @@ contains
     call check_rc(rc, 'MPI_Allreduce')
     call check(all(r == (/ (total(i), i = 1, n) /)), 'MPI_Allreduce: wrong result')
   end subroutine test_allreduce
+#endif
+
+  ! sum over ranks 0 .. upto - 1 of val(p, i)
+  integer function prefix(i, upto)
+    integer, intent(in) :: i, upto
+    integer :: p
+    prefix = 0
+    do p = 0, upto - 1
+      prefix = prefix + val(p, i)
+    end do
+  end function prefix
+
+#ifdef TC_HAVE_SCAN
+  subroutine test_scan(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: s(n), r(n), i, rc
+    s = (/ (val(rank, i), i = 1, n) /)
+    r = -1
+    if (ip) then
+      r = s
+      call MPI_Scan(MPI_IN_PLACE, r, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Scan(s, r, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Scan')
+    call check(all(r == (/ (prefix(i, rank + 1), i = 1, n) /)), 'MPI_Scan: wrong result')
+  end subroutine test_scan
+#endif
+
+#ifdef TC_HAVE_EXSCAN
+  ! rank 0's receive buffer is left as it was
+  subroutine test_exscan(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: s(n), r(n), i, rc
+    s = (/ (val(rank, i), i = 1, n) /)
+    r = -1
+    if (ip) then
+      r = s
+      call MPI_Exscan(MPI_IN_PLACE, r, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Exscan(s, r, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Exscan')
+    if (rank > 0) then
+      call check(all(r == (/ (prefix(i, rank), i = 1, n) /)), 'MPI_Exscan: wrong result')
+    else if (ip) then
+      call check(all(r == s), 'MPI_Exscan: rank 0''s buffer changed')
+    else
+      call check(all(r == -1), 'MPI_Exscan: rank 0''s buffer changed')
+    end if
+  end subroutine test_exscan
 #endif
 
 #ifdef TC_HAVE_ALLTOALL

@@ -20,13 +20,14 @@ size_t base_size(int base)
 int is_reduction(topocoll_coll coll)
 {
     return coll == TOPOCOLL_REDUCE || coll == TOPOCOLL_REDUCE_SCATTER_BLOCK || coll == TOPOCOLL_ALLREDUCE ||
-           coll == TOPOCOLL_REDUCE_SCATTER;
+           coll == TOPOCOLL_REDUCE_SCATTER || coll == TOPOCOLL_SCAN || coll == TOPOCOLL_EXSCAN;
 }
 
 int is_rooted(topocoll_coll coll)
 {
     return coll != TOPOCOLL_REDUCE_SCATTER_BLOCK && coll != TOPOCOLL_ALLGATHER &&
-           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE && coll != TOPOCOLL_REDUCE_SCATTER;
+           coll != TOPOCOLL_ALLTOALL && coll != TOPOCOLL_ALLREDUCE && coll != TOPOCOLL_REDUCE_SCATTER &&
+           coll != TOPOCOLL_SCAN && coll != TOPOCOLL_EXSCAN;
 }
 
 /* MPI allows MPI_IN_PLACE for this collective (bcast: no). */
@@ -265,8 +266,8 @@ static int alloc_send(bufs *b, size_t bytes)
     return (b->s = alloc_fill(SLOT_S, bytes, SEND_GAP)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-/* exp[0, n elements) := the fold of the ranks' inputs (logical elements from
- * kbase) in rank order, a0 op (a1 op (... op a_{p-1})), with
+/* exp[0, n elements) := the fold of ranks 0..p-1's inputs (logical elements
+ * from kbase) in rank order, a0 op (a1 op (... op a_{p-1})), with
  * PMPI_Reduce_local; data positions only (gaps keep what exp has). */
 static int expected_reduction(const red_case *rc, int p, size_t n, size_t kbase, int casen,
                               unsigned char *exp)
@@ -486,6 +487,26 @@ static int setup_allreduce(const ccase *k, int rank, int size, int casen, bufs *
     return expected_reduction(rc, size, n, 0, casen, b->r_exp);
 }
 
+/* scan (exscan): n in, the fold of ranks 0..rank (0..rank-1) out; exscan's
+ * rank 0 keeps its receive buffer as it was (the sentinel, or in place its
+ * input). */
+static int setup_scan(const ccase *k, int rank, int casen, int exclusive, bufs *b)
+{
+    const red_case *rc = k->rc;
+    size_t n = (size_t)k->count, nb = n * elem_bytes(rc->base, &rc->l);
+    if (!k->in_place) {
+        if (alloc_send(b, nb) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+        fill_data(b->s, rc->base, rc->vk, &rc->l, n, rank, 0, casen);
+    }
+    if (alloc_recv(b, nb, nb) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    if (k->in_place) fill_data(b->r, rc->base, rc->vk, &rc->l, n, rank, 0, casen);
+    if (exclusive && rank == 0) {
+        if (k->in_place) fill_data(b->r_exp, rc->base, rc->vk, &rc->l, n, rank, 0, casen);
+        return MPI_SUCCESS;
+    }
+    return expected_reduction(rc, exclusive ? rank : rank + 1, n, 0, casen, b->r_exp);
+}
+
 /* The call's counts and types (bcast's receive side set by setup_bcast). */
 static void set_call_types(const ccase *k, bufs *b)
 {
@@ -522,7 +543,9 @@ static int finish_setup(const ccase *k, int rank, bufs *b)
     case TOPOCOLL_GATHER: case TOPOCOLL_REDUCE: if (rank == k->root) b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLGATHER: case TOPOCOLL_REDUCE_SCATTER_BLOCK: b->a.sbuf = MPI_IN_PLACE; break;
     case TOPOCOLL_ALLTOALL: b->a.sbuf = MPI_IN_PLACE; break;
-    case TOPOCOLL_ALLREDUCE: case TOPOCOLL_REDUCE_SCATTER: b->a.sbuf = MPI_IN_PLACE; break;
+    case TOPOCOLL_ALLREDUCE: case TOPOCOLL_REDUCE_SCATTER: case TOPOCOLL_SCAN: case TOPOCOLL_EXSCAN:
+        b->a.sbuf = MPI_IN_PLACE;
+        break;
     default: break;
     }
     return MPI_SUCCESS;
@@ -543,6 +566,8 @@ int setup_bufs(const ccase *k, int rank, int size, int casen, bufs *b)
     case TOPOCOLL_ALLTOALL: rc = setup_alltoall(k, rank, size, casen, b); break;
     case TOPOCOLL_ALLREDUCE: rc = setup_allreduce(k, rank, size, casen, b); break;
     case TOPOCOLL_REDUCE_SCATTER: rc = setup_reduce_scatter(k, rank, size, casen, b); break;
+    case TOPOCOLL_SCAN: rc = setup_scan(k, rank, casen, 0, b); break;
+    case TOPOCOLL_EXSCAN: rc = setup_scan(k, rank, casen, 1, b); break;
     default: rc = MPI_ERR_INTERN;
     }
     return rc != MPI_SUCCESS ? rc : finish_setup(k, rank, b);

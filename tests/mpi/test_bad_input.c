@@ -353,10 +353,10 @@ static void in_place_recv_everywhere(int *send, int *recv, int env_mode)
  * or at a leaf that only receives).  A watchdog ends the run with the case's
  * name when a case hangs.  Through the API or, preloaded, the MPI_ names. */
 
-enum { AG, BC, SC, GA, RE, RSB, AA, AR, BA, RS, GV, SV, NCOLLS };
+enum { AG, BC, SC, GA, RE, RSB, AA, AR, BA, RS, SCN, EXS, GV, SV, NCOLLS };
 static const char *const coll_name[NCOLLS] = { "allgather", "bcast", "scatter", "gather", "reduce",
                                                "reduce_scatter_block", "alltoall", "allreduce", "barrier",
-                                               "reduce_scatter", "gatherv", "scatterv" };
+                                               "reduce_scatter", "scan", "exscan", "gatherv", "scatterv" };
 
 /* The spoiled arguments.  For bcast, reduce and reduce_scatter_block (one
  * count, one type) COUNT and TYPE stand for both; bcast's buffer is RBUF. */
@@ -511,6 +511,23 @@ static const bcase cases[] = {
     { RS, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { RS, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
     { RS, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 }, { RS, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 },
     { RS, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { RS, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
+    /* scan, exscan: allreduce's arguments */
+    { SCN, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { SCN, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { SCN, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { SCN, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { SCN, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { SCN, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { SCN, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { SCN, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { SCN, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { SCN, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { SCN, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { SCN, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { SCN, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
+    { SCN, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { SCN, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
+    { EXS, M_COMM_NULL, W_ALL, MPI_ERR_COMM, 0 }, { EXS, M_NEG_RCOUNT, W_ALL, MPI_ERR_COUNT, 0 },
+    { EXS, M_NULL_SBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { EXS, M_NULL_RBUF, W_ALL, MPI_ERR_BUFFER, 0 },
+    { EXS, M_RTYPE_NULL, W_ALL, MPI_ERR_TYPE, 0 }, { EXS, M_RTYPE_UNCOMMITTED, W_ALL, MPI_ERR_TYPE, 0 },
+    { EXS, M_INPLACE_RBUF, W_ALL, MPI_ERR_BUFFER, 0 }, { EXS, M_OP_NULL, W_ALL, MPI_ERR_OP, 0 },
+    { EXS, M_OP_MAXLOC_INT, W_ALL, OP_NATIVE, 0 }, { EXS, M_OP_BXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { EXS, M_OP_LXOR_FLOAT, W_ALL, OP_NATIVE, 0 },
+    { EXS, M_NULL_SBUF, W_SELF, MPI_ERR_BUFFER, 0 }, { EXS, M_OP_NULL, W_SELF, MPI_ERR_OP, 0 },
+    { EXS, M_ALIAS, W_ALL, MPI_ERR_BUFFER, 0 }, { EXS, M_ALIAS, W_SELF, MPI_ERR_BUFFER, 0 },
 };
 
 typedef struct args {
@@ -587,6 +604,8 @@ static int run_coll(int coll, const args *a)
         const int *d, *c = vec_counts(a->scount, a->comm, &d);
         return MPI_Scatterv(a->sbuf, c, d, a->stype, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
     }
+    case SCN: return MPI_Scan(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case EXS: return MPI_Exscan(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     default: return MPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     }
 }
@@ -634,6 +653,12 @@ static int run_coll(int coll, const args *a)
         return topocoll_scatterv_algorithm(f, a->sbuf, c, d, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
                                            a->comm);
     }
+    case SCN:
+        return f ? topocoll_scan_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
+                 : topocoll_scan(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+    case EXS:
+        return f ? topocoll_exscan_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
+                 : topocoll_exscan(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
     default:
         return f ? topocoll_reduce_scatter_block_algorithm(f, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm)
                  : topocoll_reduce_scatter_block(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
@@ -651,7 +676,7 @@ static const int *rs_counts(const args *a)
 static args valid_args(int coll, MPI_Comm comm)
 {
     args a = { g_sbuf, CNT, MPI_INT, g_rbuf, CNT, MPI_INT, MPI_SUM, 0, comm };
-    if (coll == RE || coll == RSB || coll == AR || coll == RS) a.scount = a.rcount;
+    if (coll == RE || coll == RSB || coll == AR || coll == RS || coll == SCN || coll == EXS) a.scount = a.rcount;
     for (int i = 0; i < 2 * CNT * wsize; i++) g_sbuf[i] = wrank + i, g_rbuf[i] = -1;
     return a;
 }
@@ -888,7 +913,9 @@ static void forced_reductions(void)
     const struct { int coll; topocoll_coll tc; } colls[] = { { RE, TOPOCOLL_REDUCE },
                                                              { RSB, TOPOCOLL_REDUCE_SCATTER_BLOCK },
                                                              { AR, TOPOCOLL_ALLREDUCE },
-                                                             { RS, TOPOCOLL_REDUCE_SCATTER } };
+                                                             { RS, TOPOCOLL_REDUCE_SCATTER },
+                                                             { SCN, TOPOCOLL_SCAN },
+                                                             { EXS, TOPOCOLL_EXSCAN } };
     MPI_Comm probe;
     MPI_Comm_dup(MPI_COMM_WORLD, &probe);
     /* two nodes where there are ranks enough, so that the two-tier ones serve */

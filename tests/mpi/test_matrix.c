@@ -1,7 +1,7 @@
 /*
  * The MPI test matrix of every collective: allgather, bcast, scatter,
- * gather, reduce, reduce_scatter_block and alltoall.  For each collective, every entry
- * gather, reduce, reduce_scatter_block and allreduce.  For each collective, every entry
+ * gather, reduce, reduce_scatter_block, alltoall, allreduce, scan and
+ * exscan.  For each collective, every entry
  * of its catalog (read from topocoll_algorithm_count/name, never a list kept
  * here; chosen by family, never by name) plus the selected path
  * (topocoll_<coll>, reported as "auto") x roots {0, np-1, np/2} x counts
@@ -647,7 +647,8 @@ static int op_reuse(ctx *c, const world *w, topocoll_coll coll, int a)
 
 static int part_op_reuse(ctx *c, const world *w)
 {
-    static const int reductions[] = { TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLREDUCE };
+    static const int reductions[] = { TOPOCOLL_REDUCE, TOPOCOLL_REDUCE_SCATTER_BLOCK, TOPOCOLL_ALLREDUCE,
+                                      TOPOCOLL_SCAN, TOPOCOLL_EXSCAN };
     int any = 0;
     for (size_t i = 0; i < sizeof reductions / sizeof reductions[0]; i++) any |= coll_selected(c, reductions[i]);
     if (!any) return 0;

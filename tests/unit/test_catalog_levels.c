@@ -29,9 +29,10 @@ static const int expected_entries[TOPOCOLL_NCOLL] = {
     [TOPOCOLL_ALLTOALLV] = 6, [TOPOCOLL_ALLREDUCE] = 10, [TOPOCOLL_ALLGATHERV] = 9,
     [TOPOCOLL_BARRIER] = 5,
     [TOPOCOLL_REDUCE_SCATTER] = 5,
+    [TOPOCOLL_SCAN] = 5, [TOPOCOLL_EXSCAN] = 5,
     [TOPOCOLL_GATHERV] = 4, [TOPOCOLL_SCATTERV] = 4,
 };
-#define EXPECTED_ENTRIES_TOTAL 87
+#define EXPECTED_ENTRIES_TOTAL 97
 
 static int table_rows(topocoll_coll c)
 {

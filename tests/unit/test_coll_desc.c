@@ -29,6 +29,7 @@ enum { AGV = TOPOCOLL_ALLGATHERV };
 enum { BA = TOPOCOLL_BARRIER };
 enum { RS = TOPOCOLL_REDUCE_SCATTER };
 enum { GAV = TOPOCOLL_GATHERV, SCV = TOPOCOLL_SCATTERV };
+enum { SCN = TOPOCOLL_SCAN, EXS = TOPOCOLL_EXSCAN };
 
 /* What one rank sees: user counts in, everything the descriptor says out. */
 typedef struct expect {
@@ -90,6 +91,8 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
         e.scount = ip ? r : s, e.rcount = r, e.send = p * e.scount, e.recv = p * r;
         if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
+    case SCN:   /* scan and exscan: allreduce's arguments */
+    case EXS:
     case AR:
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = e.rcount = r, e.send = r, e.recv = r;
@@ -163,6 +166,10 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_RANK, TC_AT_ROOT, 1, TC_IDS_SAME },
         { SCV, "scatterv", "TOPOCOLL_SCATTERV", 1, 0, 0, 0, 0, TC_BUF_RECV,
           TC_BUF_SEND, TC_AT_ROOT, 1, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_RANK_BLOCK },
+        { SCN, "scan", "TOPOCOLL_SCAN", 0, 1, 0, 1, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
+        { EXS, "exscan", "TOPOCOLL_EXSCAN", 0, 1, 0, 1, 0, TC_BUF_SEND,
+          TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -180,8 +187,16 @@ static void rows(void)
         CHECK((int)d->result.at == want[i].res_at && d->result.blocks_p == want[i].res_p &&
               (int)d->result.ids == want[i].res_ids, "%s result", d->name);
         int elementwise = want[i].coll == TOPOCOLL_BCAST || want[i].coll == TOPOCOLL_REDUCE ||
-                          want[i].coll == TOPOCOLL_ALLREDUCE;
+                          want[i].coll == TOPOCOLL_ALLREDUCE || want[i].coll == SCN || want[i].coll == EXS;
         CHECK(tc_coll_elementwise(d) == elementwise, "%s element-wise %d", d->name, elementwise);
+    }
+    /* the prefix reductions: what a result unit of rank 3 of 8 combines */
+    for (int c = 0; c < TOPOCOLL_NCOLL; c++) {
+        const tc_coll_desc *d = tc_coll_desc_of((topocoll_coll)c);
+        int lo, hi, want = c == SCN ? 4 : c == EXS ? 3 : 8;
+        tc_coll_contributors(d, 3, 8, &lo, &hi);
+        CHECK(lo == 0 && hi == want, "%s: contributors [%d,%d), expected [0,%d)", d->name, lo, hi, want);
+        CHECK((d->prefix != TC_PREFIX_NONE) == (c == SCN || c == EXS), "%s prefix", d->name);
     }
     CHECK(tc_coll_desc_of(TOPOCOLL_NCOLL) == NULL && tc_coll_desc_of((topocoll_coll)-1) == NULL,
           "unknown collectives");

@@ -49,6 +49,9 @@ static unsigned domain_unmet(unsigned req, const tc_args *a, const tc_topo *t)
     if ((req & TC_REQ_POW2_P) && (p & (p - 1)) != 0) un |= TC_REQ_POW2_P;
     if ((req & TC_REQ_COMMUTATIVE) && !a->commutative) un |= TC_REQ_COMMUTATIVE;
     if ((req & TC_REQ_NODE_SHM) && !a->node_shm) un |= TC_REQ_NODE_SHM;
+    if (req & TC_REQ_BLOCK_NODES)
+        for (int r = 0; r < p; r++)
+            if (t->node_ranks[r] != r) { un |= TC_REQ_BLOCK_NODES; break; }
     return un;
 }
 

@@ -7,7 +7,7 @@
  *
  * It defines, through the PMPI profiling interface, the collectives that
  * libtopocoll_pmpi.so leaves to the MPI library (the w-variant it does not
- * cover, scans, the non-blocking
+ * cover, the non-blocking
  * and neighbourhood collectives), counts each call and its size, and calls
  * the PMPI_ function.  It defines none of the collectives topocoll serves,
  * so both libraries can be preloaded together (the census first); topocoll's
@@ -50,7 +50,6 @@
 
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
-    X(SCAN, "MPI_Scan") X(EXSCAN, "MPI_Exscan") \
     X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
     X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall") \
@@ -154,16 +153,6 @@ static int64_t sum_counts(const int *counts, int n)
     } while (0)
 
 /* ---- the blocking collectives topocoll does not serve -------------------- */
-
-CENSUS_EXPORT int MPI_Scan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    CENSUS_CALL(SCAN, comm, type_bytes(t, n), PMPI_Scan(sb, rb, n, t, op, comm));
-}
-
-CENSUS_EXPORT int MPI_Exscan(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    CENSUS_CALL(EXSCAN, comm, type_bytes(t, n), PMPI_Exscan(sb, rb, n, t, op, comm));
-}
 
 CENSUS_EXPORT int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
                                 void *rb, const int rc[], const int rd[], const MPI_Datatype rt[],
@@ -441,21 +430,6 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) MPI_##U;             \
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) mpi_##l##_f08_;
 
-
-void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror);
-void census_f_scan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    f_set(ierror, MPI_Scan(f_buffer(sb), rb, (int)*n, f_type(t), f_op(op), f_comm(comm)));
-}
-CENSUS_F_NAMES(scan, SCAN, census_f_scan)
-
-void census_f_exscan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
-                     MPI_Fint *ierror);
-void census_f_exscan(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
-{
-    f_set(ierror, MPI_Exscan(f_buffer(sb), rb, (int)*n, f_type(t), f_op(op), f_comm(comm)));
-}
-CENSUS_F_NAMES(exscan, EXSCAN, census_f_exscan)
 
 
 /* Fortran.  MPI_Finalize reports (above), then the next MPI_Finalize. */

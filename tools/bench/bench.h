@@ -99,7 +99,8 @@ double bench_median(double *x, int n);
 /* A collective as the benchmark runs it (root 0): element size (1: MPI_BYTE;
  * 4: MPI_INT32_T with MPI_SUM, the reductions), where the root's input is,
  * and where result element i of rank r comes from: element *e of rank *q's
- * input, or (*q < 0) the sum of element *e over all ranks.  count is the
+ * input, or (*q < 0) the sum of element *e over all ranks (-2: ranks 0..r,
+ * -3: ranks 0..r-1, scan and exscan).  count is the
  * number of elements per rank (bytes / esize). */
 typedef struct bench_coll {
     topocoll_coll coll;

@@ -11,8 +11,9 @@
  * Every rank's input element e holds value(rank, e, rep); a collective's row
  * says where each result element comes from: one element of one rank's input
  * (data movement), or the sum over all ranks of one input element
- * (reductions).  The receive buffer is filled with values that differ from
- * the expected result first, so that bytes nobody wrote show up.
+ * (reductions; scan and exscan: over ranks 0..r, 0..r-1).  The receive
+ * buffer is filled with values that differ from the expected result first,
+ * so that bytes nobody wrote show up.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -77,6 +78,20 @@ static void src_alltoall(int r, size_t i, size_t count, int *q, size_t *e)   /* 
     *q = (int)(i / count), *e = (size_t)r * count + i % count;
 }
 
+/* scan and exscan: the sum over ranks 0..r (q = -2) or 0..r-1 (q = -3) of
+ * element i; exscan's rank 0 has no result. */
+static void src_prefix(int r, size_t i, size_t count, int *q, size_t *e)
+{
+    (void)r, (void)count;
+    *q = -2, *e = i;
+}
+
+static void src_exprefix(int r, size_t i, size_t count, int *q, size_t *e)
+{
+    (void)r, (void)count;
+    *q = -3, *e = i;
+}
+
 static const bench_coll bench_colls[] = {
     /* collective, element bytes (4: MPI_INT32_T and MPI_SUM), input in recvbuf, source */
     { TOPOCOLL_ALLGATHER, 1, 0, src_allgather },
@@ -93,6 +108,8 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_REDUCE_SCATTER, 4, 0, src_own_block },   /* the regular problem: every count the same */
     { TOPOCOLL_GATHERV, 1, 0, src_allgather },     /* the regular problem (topocoll_run), root 0 */
     { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem (topocoll_run), root 0 */
+    { TOPOCOLL_SCAN, 4, 0, src_prefix },
+    { TOPOCOLL_EXSCAN, 4, 0, src_exprefix },
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
@@ -250,7 +267,8 @@ static uint32_t expected(const bench_coll *bc, size_t i, size_t count, int r, in
     bc->source(r, i, count, &q, &e);
     if (q >= 0) return value(bc, q, e, rep);
     uint32_t sum = 0;
-    for (int k = 0; k < np; k++) sum += value(bc, k, e, rep);
+    int upto = q == -2 ? r + 1 : q == -3 ? r : np;   /* scan, exscan: a prefix of the ranks */
+    for (int k = 0; k < upto; k++) sum += value(bc, k, e, rep);
     return sum;
 }
 
@@ -283,6 +301,7 @@ size_t bench_coll_check(const bench_coll *bc, const unsigned char *rbuf, size_t 
     size_t sb = 0, rb = 0, bad = 0, count = bytes / (size_t)bc->esize, es = (size_t)bc->esize;
     unsigned char want[4];
     if (bench_coll_buffers(bc, bytes, np, rank, &sb, &rb) != 0) return bytes;
+    if (bc->coll == TOPOCOLL_EXSCAN && rank == 0) return 0;   /* no result there */
     for (size_t i = 0; i < rb / es; i++) {
         store(bc, want, 0, expected(bc, i, count, rank, np, rep));
         for (size_t k = 0; k < es; k++)
