@@ -25,10 +25,9 @@
  * the census counts but reports nothing.
  *
  * Fortran: Open MPI's Fortran bindings call PMPI_ directly, so the census
- * also defines their entry points (mpi_gatherv_, ...), which convert the
- * handles and call the C functions here (the same arrangement as
- * src/interpose/fortran.c); MPICH's Fortran bindings call the C MPI_
- * functions, which count already.  A Fortran MPI_IN_PLACE is recognised.
+ * defines only MPI_Finalize's Fortran names (to report) and does not count
+ * a Fortran program's non-blocking collectives there; MPICH's Fortran
+ * bindings call the C MPI_ functions, which count already.
  *
  * Cost: two clock readings and a few additions per call, one mutex (the
  * census is a measuring tool, not a fast path).  Restrictions: at most
@@ -409,18 +408,10 @@ CENSUS_EXPORT int MPI_Finalize(void)
 /* ---- Open MPI's Fortran entry points -------------------------------------- */
 #if defined(OPEN_MPI) && OPEN_MPI
 
-extern MPI_Fint mpi_fortran_in_place_ __attribute__((weak));
-
-static void *f_buffer(void *b) { return b && b == (void *)&mpi_fortran_in_place_ ? MPI_IN_PLACE : b; }
-static MPI_Datatype f_type(const MPI_Fint *t) { return PMPI_Type_f2c(*t); }
-static MPI_Comm f_comm(const MPI_Fint *c) { return PMPI_Comm_f2c(*c); }
-static MPI_Op f_op(const MPI_Fint *o) { return PMPI_Op_f2c(*o); }
 static void f_set(MPI_Fint *ierror, int rc)
 {
     if (ierror) *ierror = (MPI_Fint)rc;
 }
-
-_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as int arrays");
 
 /* The names Fortran calls F by (mpif.h, use mpi, use mpi_f08). */
 #define CENSUS_F_NAMES(l, U, F)                                                        \
@@ -429,8 +420,6 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as i
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) mpi_##l##__;         \
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) MPI_##U;             \
     CENSUS_EXPORT __attribute__((alias(#F))) extern __typeof__(F) mpi_##l##_f08_;
-
-
 
 /* Fortran.  MPI_Finalize reports (above), then the next MPI_Finalize. */
 void census_f_finalize(MPI_Fint *ierror);
