@@ -58,6 +58,7 @@
     X(ALLTOALL, alltoall, Alltoall, TWO_BUFFERS)                           \
     X(ALLTOALLV, alltoallv, Alltoallv, VECTORS)                            \
     X(ALLREDUCE, allreduce, Allreduce, REDUCTION)                          \
-    X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)
+    X(ALLGATHERV, allgatherv, Allgatherv, RECV_VECTORS)                    \
+    X(ALLTOALLW, alltoallw, Alltoallw, TYPE_VECTORS)
 
 #endif
