@@ -89,6 +89,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_ALLTOALLV, 1, 0, src_alltoall },   /* the regular problem: every count the same */
     { TOPOCOLL_ALLREDUCE, 4, 0, src_same },
     { TOPOCOLL_ALLGATHERV, 1, 0, src_allgather },  /* the regular problem: every count the same */
+    { TOPOCOLL_ALLTOALLW, 1, 0, src_alltoall },   /* the regular problem: every part one type */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
