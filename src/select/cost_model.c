@@ -20,7 +20,7 @@
  * halving at power-of-two p (a cost-only row in
  * src/algo/reduce_scatter_block/native.c), pairwise; allreduce recursive
  * doubling, ring, reduce-scatter-allgather (folded at any p, as MPICH does);
- * alltoall Bruck, pairwise; alltoallv pairwise.
+ * alltoall Bruck, pairwise; alltoallv pairwise; alltoallw linear.
  */
 #include "select/cost_model.h"
 
@@ -87,7 +87,7 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_reduce_rabenseifner, tc_allreduce_recursive_doubling, tc_allreduce_ring,
     tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
-    tc_alltoallv_pairwise;
+    tc_alltoallv_pairwise, tc_alltoallw_linear;
 
 static const native_alg *native_set(topocoll_coll coll)
 {
@@ -104,6 +104,7 @@ static const native_alg *native_set(topocoll_coll coll)
     static const native_alg rs[] = { { &tc_reduce_scatter_block_library_halving, 1 },
                                      { &tc_reduce_scatter_block_pairwise, 0 }, { NULL, 0 } };
     static const native_alg av[] = { { &tc_alltoallv_pairwise, 0 }, { NULL, 0 } };
+    static const native_alg aw[] = { { &tc_alltoallw_linear, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -111,6 +112,7 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_GATHER: return ga;
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return rs;
     case TOPOCOLL_ALLTOALLV: return av;
+    case TOPOCOLL_ALLTOALLW: return aw;
     case TOPOCOLL_BCAST: return bc;
     case TOPOCOLL_REDUCE: return rd;
     case TOPOCOLL_ALLREDUCE: return ar;
