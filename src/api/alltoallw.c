@@ -73,14 +73,22 @@ static int check_args(tc_call *c)
     return MPI_SUCCESS;
 }
 
+/* Does part j of side b carry bytes?  (Matching signatures: both ends of
+ * a pair agree, a zero count or a zero-size datatype alike.) */
+static int has_bytes(const tc_call *c, int b, int j)
+{
+    int sz = 0;
+    if (c->vcnt[b][j] == 0) return 0;
+    return PMPI_Type_size(c->vtype[b][j], &sz) == MPI_SUCCESS && sz > 0;
+}
+
 /* Blocks for the generators: part j is element j, of one element or none. */
 static void make_args(const tc_call *c, int64_t *v, tc_args *a)
 {
-    int p = c->size;
-    const int *sc = c->in_place ? c->vcnt[TC_BUF_RECV] : c->vcnt[TC_BUF_SEND];
+    int p = c->size, sb = c->in_place ? TC_BUF_RECV : TC_BUF_SEND;
     for (int j = 0; j < p; j++) {
-        v[j] = sc[j] > 0, v[p + j] = j;
-        v[2 * p + j] = c->vcnt[TC_BUF_RECV][j] > 0, v[3 * p + j] = j;
+        v[j] = has_bytes(c, sb, j), v[p + j] = j;
+        v[2 * p + j] = has_bytes(c, TC_BUF_RECV, j), v[3 * p + j] = j;
     }
     memset(a, 0, sizeof *a);
     a->coll = TOPOCOLL_ALLTOALLW;

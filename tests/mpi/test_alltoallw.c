@@ -9,7 +9,9 @@
  * receive buffer (gaps included) against PMPI_Alltoallw on the same input.
  * Then topocoll_run's regular problem for every entry, and bad arguments:
  * a negative count (MPI_ERR_COUNT), MPI_DATATYPE_NULL with a count
- * (MPI_ERR_TYPE), NULL vectors (MPI_ERR_ARG), at every rank.
+ * (MPI_ERR_TYPE), NULL vectors (MPI_ERR_ARG), MPI_COMM_NULL (MPI_ERR_COMM), an
+ * unknown name (MPI_ERR_ARG), at every rank; in place, NULL send vectors
+ * are not read.
  * Ends with "N passed, M failed" on rank 0.
  */
 #include <mpi.h>
@@ -119,10 +121,30 @@ static void bad_input(void)
     err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, NULL, w.rd, w.rt, MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_ARG, "NULL recvcounts: class %d", cls);
+    err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt, MPI_COMM_NULL);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_COMM, "MPI_COMM_NULL: class %d", cls);
+    int keep = w.rc[size - 1];
+    w.rt[size - 1] = MPI_DATATYPE_NULL, w.rc[size - 1] = 1;
+    err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt, MPI_COMM_WORLD);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_TYPE, "recvtypes MPI_DATATYPE_NULL with a count: class %d", cls);
+    w.rt[size - 1] = (size - 1) % 2 == 1 ? con : MPI_INT, w.rc[size - 1] = keep;
     err = topocoll_alltoallw_algorithm("nonesuch", w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt,
                                        MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_ARG, "unknown algorithm: class %d", cls);
+    unmake(&w);
+    /* in place: the send vectors are not read (NULL here) */
+    make(&w, 1);
+    err = topocoll_alltoallw_algorithm("pairwise", MPI_IN_PLACE, NULL, NULL, NULL, w.rbuf, w.rc, w.rd, w.rt,
+                                       MPI_COMM_WORLD);
+    int wrong = 0;
+    for (int j = 0; j < size; j++)
+        for (int k = 0; k < 2 * part(j, rank); k++)
+            wrong |= w.rbuf[displ(j) / (int)sizeof(int) + k] != value(j, rank, k);
+    CHECK(err == MPI_SUCCESS && !wrong, "in place with NULL send vectors: rc %d, data %s", err,
+          wrong ? "wrong" : "right");
     unmake(&w);
 }
 
