@@ -5,8 +5,8 @@
  * The schedules of the alltoallw entries count in blocks (one element per
  * peer, src/algo/alltoallw/linear.c); here a block j becomes (address +
  * displacement j in bytes, count j, datatype j) of its buffer, and every
- * operation of the schedule is one MPI message (a COPY a send-receive to
- * itself) on the communicator's private duplicate.  With MPI_IN_PLACE the
+ * operation of the schedule is one MPI message on the communicator's
+ * private duplicate (a COPY a local copy, local_copy).  With MPI_IN_PLACE the
  * receive buffer's span is copied to scratch first (the schedule's TMP
  * round) and the parts are sent from there with the receive datatypes.
  *
@@ -139,6 +139,45 @@ static int save_input(aw_run *w)
     return MPI_SUCCESS;
 }
 
+/* Are n elements of t one run of bytes?  *lb: where it starts. */
+static int contiguous(MPI_Datatype t, int n, MPI_Aint *lb)
+{
+    int size = 0;
+    MPI_Aint l, ext, tl, text;
+    if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &l, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &tl, &text) != MPI_SUCCESS)
+        return 0;
+    *lb = tl;
+    return (MPI_Aint)size == text && (n == 1 || ext == text);
+}
+
+/* The own part, from (p, k, t) into (q, m, u), locally: one copy where
+ * either side is one run of bytes, else packed and unpacked (a
+ * send-receive to itself goes through the MPI library's messaging, several
+ * times slower for large parts under Open MPI 4.1). */
+static int local_copy(aw_run *w, const void *p, int k, MPI_Datatype t, void *q, int m, MPI_Datatype u)
+{
+    int size = 0, pos = 0, rc;
+    MPI_Aint tl, ul;
+    if ((rc = PMPI_Pack_size(k, t, w->comm, &size)) != MPI_SUCCESS) return rc;
+    int ct = contiguous(t, k, &tl), cu = contiguous(u, m, &ul), tsz = 0;
+    if (ct && cu && PMPI_Type_size(t, &tsz) == MPI_SUCCESS) {
+        memcpy((char *)q + ul, (const char *)p + tl, (size_t)k * (size_t)tsz);
+        return MPI_SUCCESS;
+    }
+    if (cu) return PMPI_Pack(p, k, t, (char *)q + ul, size, &pos, w->comm);
+    if (ct && PMPI_Type_size(t, &tsz) == MPI_SUCCESS)
+        return PMPI_Unpack((const char *)p + tl, k * tsz, &pos, q, m, u, w->comm);
+    char *tmp = malloc((size_t)size + 1);
+    if (!tmp) return MPI_ERR_NO_MEM;
+    rc = PMPI_Pack(p, k, t, tmp, size, &pos, w->comm);
+    int got = pos;
+    pos = 0;
+    if (rc == MPI_SUCCESS) rc = PMPI_Unpack(tmp, got, &pos, q, m, u, w->comm);
+    free(tmp);
+    return rc;
+}
+
 /* One round: its messages posted, its copies made, all waited for. */
 static int run_round(aw_run *w, const tc_sched *s, int r, MPI_Request *req)
 {
@@ -165,8 +204,7 @@ static int run_round(aw_run *w, const tc_sched *s, int r, MPI_Request *req)
         if (o->a.buf == TC_BUF_RECV && o->b.buf == TC_BUF_TMP) continue;   /* saved before (save_input) */
         block(w, o->a.buf, o->a.off, &p, &k, &t);
         block(w, o->b.buf, o->b.off, &q, &m, &u);
-        rc = PMPI_Sendrecv(p, k, t, w->c->rank, AW_TAG + 1, q, m, u, w->c->rank, AW_TAG + 1, w->comm,
-                           MPI_STATUS_IGNORE);
+        rc = local_copy(w, p, k, t, q, m, u);
     }
     int rw = n ? PMPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     return rc != MPI_SUCCESS ? rc : rw;
