@@ -68,9 +68,11 @@
 
 #define NTYPES 7
 #define NREDS 15
-/* alltoallv and allgatherv (per-peer counts) have their own programs,
- * tests/mpi/test_alltoallv.c and tests/mpi/test_allgatherv.c */
-#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV))
+/* alltoallv, allgatherv (per-peer counts) and alltoallw (per-peer datatypes)
+ * have their own programs, tests/mpi/test_alltoallv.c, test_allgatherv.c and
+ * test_alltoallw.c */
+#define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~(1u << TOPOCOLL_ALLTOALLV) & ~(1u << TOPOCOLL_ALLGATHERV) & \
+                   ~(1u << TOPOCOLL_ALLTOALLW))
 
 /* One matrix: its cases per collective. */
 typedef struct matrix {
@@ -137,7 +139,7 @@ static int parse_colls(ctx *c, const char *list)
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int coll = topocoll_coll_from_name(t);
         if (coll < 0 || coll >= TOPOCOLL_NCOLL || coll == TOPOCOLL_ALLTOALLV ||
-            coll == TOPOCOLL_ALLGATHERV) return -1;
+            coll == TOPOCOLL_ALLGATHERV || coll == TOPOCOLL_ALLTOALLW) return -1;
         c->coll_mask |= 1u << coll;
     }
     return c->coll_mask ? 0 : -1;
