@@ -3,7 +3,8 @@
  * the catalog) and the selection x part sizes 0, 1 and 2 (zero parts
  * included, a pattern that differs per pair) x per-peer datatypes (sent:
  * vector(2,1,3,MPI_INT) to even peers, MPI_INT x 2 to odd ones; received:
- * contiguous(2,MPI_INT) from odd peers, MPI_INT x 2 from even ones) x byte
+ * the vector type from every third peer, else contiguous(2,MPI_INT) from
+ * odd peers, MPI_INT x 2 from even ones) x byte
  * displacements in reverse order with gaps x MPI_IN_PLACE.  Each case
  * checks every received part against its sender's values and the whole
  * receive buffer (gaps included) against PMPI_Alltoallw on the same input.
@@ -33,6 +34,10 @@ static int value(int from, int to, int k) { return from * 1000 + to * 10 + k; }
 /* Slot of peer j (reverse order, one int of gap first). */
 static int displ(int j) { return ((size - 1 - j) * SLOT + 1) * (int)sizeof(int); }
 
+/* Receive type of peer j: the vector type (gaps) from every third peer,
+ * but in place, where the receive layout holds the contiguous input. */
+static int gapped(int j, int in_place) { return !in_place && j % 3 == 2; }
+
 typedef struct wcase {
     int *sc, *sd, *rc, *rd;
     MPI_Datatype *st, *rt;
@@ -55,8 +60,8 @@ static void make(wcase *w, int in_place)
         w->sd[j] = w->rd[j] = displ(j);
         w->sc[j] = j % 2 == 0 ? c : 2 * c;
         w->st[j] = j % 2 == 0 ? vec : MPI_INT;
-        w->rc[j] = j % 2 == 1 ? c : 2 * c;
-        w->rt[j] = j % 2 == 1 ? con : MPI_INT;
+        w->rc[j] = j % 2 == 1 || gapped(j, in_place) ? c : 2 * c;
+        w->rt[j] = gapped(j, in_place) ? vec : j % 2 == 1 ? con : MPI_INT;
         for (int k = 0; k < 2 * c; k++) s[j % 2 == 0 ? k / 2 * 4 + k % 2 * 3 : k] = value(rank, j, k);
     }
     if (in_place) {   /* the receive layout holds the parts to send (contiguous ints) */
@@ -84,7 +89,7 @@ static void one(const char *name, int in_place)
     CHECK(rc == MPI_SUCCESS, "%s np=%d in_place=%d: rc %d", n, size, in_place, rc);
     int bad = 0;
     for (int j = 0; j < size && !bad; j++)
-        for (int k = 0; k < 2 * part(j, rank); k++)
+        for (int k = 0; k < 2 * part(j, rank) && !gapped(j, in_place); k++)
             if (w.rbuf[displ(j) / (int)sizeof(int) + k] != value(j, rank, k)) bad = 1;
     CHECK(!bad, "%s np=%d rank=%d in_place=%d: a part holds the wrong values", n, size, rank, in_place);
     CHECK(memcmp(w.rbuf, w.want, (size_t)(size * SLOT + 1) * sizeof(int)) == 0,
@@ -125,11 +130,12 @@ static void bad_input(void)
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_COMM, "MPI_COMM_NULL: class %d", cls);
     int keep = w.rc[size - 1];
+    MPI_Datatype keep_type = w.rt[size - 1];
     w.rt[size - 1] = MPI_DATATYPE_NULL, w.rc[size - 1] = 1;
     err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt, MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_TYPE, "recvtypes MPI_DATATYPE_NULL with a count: class %d", cls);
-    w.rt[size - 1] = (size - 1) % 2 == 1 ? con : MPI_INT, w.rc[size - 1] = keep;
+    w.rt[size - 1] = keep_type, w.rc[size - 1] = keep;
     err = topocoll_alltoallw_algorithm("nonesuch", w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt,
                                        MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
