@@ -179,7 +179,7 @@ static int local_copy(aw_run *w, const void *p, int k, MPI_Datatype t, void *q, 
 }
 
 /* One round: its messages posted, its copies made, all waited for. */
-static int run_round(aw_run *w, const tc_sched *s, int r, MPI_Request *req)
+static int run_round(aw_run *w, const tc_sched *s, int r, MPI_Request *req, MPI_Status *st)
 {
     int n = 0, rc = MPI_SUCCESS;
     for (int i = s->round_start[r]; i < s->round_start[r + 1] && rc == MPI_SUCCESS; i++) {
@@ -206,7 +206,9 @@ static int run_round(aw_run *w, const tc_sched *s, int r, MPI_Request *req)
         block(w, o->b.buf, o->b.off, &q, &m, &u);
         rc = local_copy(w, p, k, t, q, m, u);
     }
-    int rw = n ? PMPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    int rw = n ? PMPI_Waitall(n, req, st) : MPI_SUCCESS;
+    for (int i = 0; rw == MPI_ERR_IN_STATUS && i < n; i++)   /* the first request's own error */
+        if (st[i].MPI_ERROR != MPI_SUCCESS && st[i].MPI_ERROR != MPI_ERR_PENDING) rw = st[i].MPI_ERROR;
     return rc != MPI_SUCCESS ? rc : rw;
 }
 
@@ -228,6 +230,7 @@ static int run_schedule(const tc_ctx *x, const tc_call *c, const tc_algo *al, co
     tc_sched s;
     aw_run w = { c, x->comm, NULL, 0 };
     MPI_Request *req = NULL;
+    MPI_Status *st = NULL;
     int rc;
     tc_sched_init(&s);
     rc = tc_algo_generate(al, &s, a, x->topo);
@@ -236,9 +239,12 @@ static int run_schedule(const tc_ctx *x, const tc_call *c, const tc_algo *al, co
     else if (rc != 0) rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS && !runnable(&s)) rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS && c->in_place) rc = save_input(&w);
-    if (rc == MPI_SUCCESS && !(req = malloc(((size_t)s.max_comm + 1) * sizeof *req))) rc = MPI_ERR_NO_MEM;
-    for (int r = 0; r < s.nrounds && rc == MPI_SUCCESS; r++) rc = run_round(&w, &s, r, req);
+    if (rc == MPI_SUCCESS && (!(req = malloc(((size_t)s.max_comm + 1) * sizeof *req)) ||
+                              !(st = malloc(((size_t)s.max_comm + 1) * sizeof *st))))
+        rc = MPI_ERR_NO_MEM;
+    for (int r = 0; r < s.nrounds && rc == MPI_SUCCESS; r++) rc = run_round(&w, &s, r, req, st);
     free(req);
+    free(st);
     free(w.tmp);
     tc_sched_free(&s);
     return rc;
