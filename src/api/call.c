@@ -144,7 +144,7 @@ __attribute__((always_inline))
 static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
-    if (c->vtype[TC_BUF_RECV]) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer datatypes */
+    if (c->d->coll == TOPOCOLL_ALLTOALLW) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer types */
     if (tc_memo_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose

@@ -126,6 +126,12 @@ static void bad_input(void)
     err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, NULL, w.rd, w.rt, MPI_COMM_WORLD);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_ARG, "NULL recvcounts: class %d", cls);
+    err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, NULL, MPI_COMM_WORLD);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_ARG, "NULL recvtypes: class %d", cls);
+    err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, NULL, w.rbuf, w.rc, w.rd, w.rt, MPI_COMM_WORLD);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_ARG, "NULL sendtypes: class %d", cls);
     err = topocoll_alltoallw(w.sbuf, w.sc, w.sd, w.st, w.rbuf, w.rc, w.rd, w.rt, MPI_COMM_NULL);
     MPI_Error_class(err, &cls);
     CHECK(cls == MPI_ERR_COMM, "MPI_COMM_NULL: class %d", cls);
