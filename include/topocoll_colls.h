@@ -64,6 +64,7 @@
     X(SCAN, scan, Scan, REDUCTION)                                         \
     X(EXSCAN, exscan, Exscan, REDUCTION)                                   \
     X(GATHERV, gatherv, Gatherv, RECV_VECTORS_ROOT)                        \
-    X(SCATTERV, scatterv, Scatterv, SEND_VECTORS_ROOT)
+    X(SCATTERV, scatterv, Scatterv, SEND_VECTORS_ROOT) \
+    X(ALLTOALLW, alltoallw, Alltoallw, TYPE_VECTORS)
 
 #endif

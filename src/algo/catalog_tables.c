@@ -243,6 +243,17 @@ static const tc_catalog_row exscan[] = {
     END,
 };
 
+/* alltoallw: the alltoallv generators in blocks, one per peer
+ * (src/algo/alltoallw/linear.c). */
+extern const tc_algo tc_alltoallw_linear, tc_alltoallw_pairwise, tc_alltoallw_native;
+
+static const tc_catalog_row alltoallw[] = {
+    ALGO(tc_alltoallw_pairwise),
+    ALGO(tc_alltoallw_linear),
+    ALGO(tc_alltoallw_native),
+    END,
+};
+
 /* Each collective's table, indexed by the collective: the table named as the
  * row's lower-case name, for every row of the list (include/topocoll_colls.h). */
 #define CATALOG_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = lower,

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 
+#include "api/alltoallw.h"
 #include "api/call.h"
 #include "api/check.h"
 #include "api/error.h"
@@ -143,6 +144,7 @@ __attribute__((always_inline))
 static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
+    if (c->d->coll == TOPOCOLL_ALLTOALLW) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer types */
     if (tc_memo_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose

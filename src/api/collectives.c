@@ -168,6 +168,9 @@ static inline int run_call(tc_call *c, int by_name, const char *algorithm)
     return rc;
 }
 
+static int run_regular_types(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm);
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        MPI_Op op, int root, MPI_Comm comm);
@@ -270,7 +273,11 @@ TOPOCOLL_COLLS(TC_DEFINE_COLL)
 #define REGULAR_REDUCTION(U)
 #define REGULAR_REDUCTION_ROOT(U)
 #define REGULAR_NO_BUFFERS(U)
-#define REGULAR_TYPE_VECTORS(U)   /* displacements in bytes, types per peer: none yet */
+#define REGULAR_TYPE_VECTORS(U)                                                                     \
+    case TOPOCOLL_##U:                                                                             \
+        free(v);                                                                                   \
+        return run_regular_types(TOPOCOLL_##U, algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, \
+                                 recvtype, comm);
 #define REGULAR_VECTORS(U)                                                                          \
     case TOPOCOLL_##U:                                                                             \
         c = rec_VECTORS(TOPOCOLL_##U, "topocoll_run", sendbuf, sc, sd, sendtype, recvbuf, rcn, rd, recvtype, comm); \
@@ -295,6 +302,37 @@ TOPOCOLL_COLLS(TC_DEFINE_COLL)
         c = rec_REDUCTION_COUNTS(TOPOCOLL_##U, "topocoll_run", sendbuf, recvbuf, rcn, recvtype, op, comm); \
         break;
 #define REGULAR_CASE(UPPER, lower, Mpi, SHAPE) REGULAR_##SHAPE(UPPER)
+
+/* TYPE_VECTORS: every part count elements of the one type given, at byte
+ * displacements j x count x extent. */
+static int run_regular_types(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    int p = 0, rc;
+    MPI_Aint lb, sext = 0, rext = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &p) != MPI_SUCCESS || p < 1)
+        return tc_raise(comm, MPI_ERR_COMM, "topocoll_run: invalid communicator");
+    if (sendbuf != MPI_IN_PLACE && sendtype != MPI_DATATYPE_NULL) PMPI_Type_get_extent(sendtype, &lb, &sext);
+    if (recvtype != MPI_DATATYPE_NULL) PMPI_Type_get_extent(recvtype, &lb, &rext);
+    if ((int64_t)(p - 1) * sendcount * sext > INT_MAX || (int64_t)(p - 1) * recvcount * rext > INT_MAX)
+        return tc_raise(comm, MPI_ERR_COUNT, "topocoll_run: byte displacements exceed an int");
+    int *v = malloc(4 * (size_t)p * sizeof *v);
+    MPI_Datatype *t = malloc(2 * (size_t)p * sizeof *t);
+    if (!v || !t) {
+        free(v), free(t);
+        return tc_raise(comm, MPI_ERR_NO_MEM, "topocoll_run");
+    }
+    for (int j = 0; j < p; j++) {
+        v[j] = sendcount, v[p + j] = (int)(j * sendcount * sext), t[j] = sendtype;
+        v[2 * p + j] = recvcount, v[3 * p + j] = (int)(j * recvcount * rext), t[p + j] = recvtype;
+    }
+    tc_call c = rec_TYPE_VECTORS(coll, "topocoll_run", sendbuf, v, v + p, t, recvbuf, v + 2 * p, v + 3 * p, t + p,
+                                 comm);
+    rc = run_call(&c, algorithm != NULL, algorithm);
+    free(v), free(t);
+    return rc;
+}
 
 static int run_regular(topocoll_coll coll, const char *algorithm, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,

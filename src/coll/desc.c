@@ -150,6 +150,16 @@
     .result = { TC_AT_ALL, 0, TC_IDS_SAME }, \
     .prefix = TC_PREFIX_EXCLUSIVE
 
+/* alltoallw: alltoallv's layout counted in blocks (one element per peer:
+ * its part, of its own datatype; src/algo/alltoallw/linear.c). */
+#define DESC_ALLTOALLW \
+    .arg = { { SIZE(ALL, S, 1), 0 }, { SIZE(ALL, R, 1), 0 } }, \
+    .in_place = { TC_AT_ALL, TC_BUF_SEND, POS(ZERO, R), SIZE(ALL, R, 1), NO_SIZE }, \
+    .tmp_like = TC_BUF_RECV, \
+    .input = { TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK }, \
+    .result = { TC_AT_ALL, 1, TC_IDS_TRANSPOSED }, \
+    .vcounts = 1
+
 #define DESC_ROW(UPPER, lower, Mpi, SHAPE) \
     [TOPOCOLL_##UPPER] = { .coll = TOPOCOLL_##UPPER, .name = #lower, .env = "TOPOCOLL_" #UPPER, DESC_##UPPER },
 

@@ -20,8 +20,8 @@
  * halving at power-of-two p (a cost-only row in
  * src/algo/reduce_scatter_block/native.c), pairwise; allreduce recursive
  * doubling, ring, reduce-scatter-allgather (folded at any p, as MPICH does);
- * alltoall Bruck, pairwise; alltoallv pairwise; gatherv, scatterv linear
- * (both libraries' default).
+ * alltoall Bruck, pairwise; alltoallv pairwise; alltoallw, gatherv, scatterv
+ * linear (both libraries' default).
  */
 #include "select/cost_model.h"
 
@@ -89,7 +89,7 @@ extern const tc_algo tc_allgather_recursive_doubling, tc_allgather_bruck, tc_all
     tc_allreduce_reduce_scatter_allgather, tc_alltoall_bruck, tc_alltoall_pairwise, tc_scatter_binomial,
     tc_gather_binomial, tc_reduce_scatter_block_library_halving, tc_reduce_scatter_block_pairwise,
     tc_alltoallv_pairwise, tc_barrier_dissemination, tc_barrier_recursive_doubling,
-    tc_scan_recursive_doubling, tc_exscan_recursive_doubling;
+    tc_scan_recursive_doubling, tc_exscan_recursive_doubling, tc_alltoallw_linear;
 extern const tc_algo tc_reduce_scatter_recursive_halving, tc_reduce_scatter_pairwise;
 extern const tc_algo tc_gatherv_linear, tc_scatterv_linear;
 
@@ -117,6 +117,7 @@ static const native_alg *native_set(topocoll_coll coll)
                                      { NULL, 0 } };
     static const native_alg scn[] = { { &tc_scan_recursive_doubling, 0 }, { NULL, 0 } };
     static const native_alg exs[] = { { &tc_exscan_recursive_doubling, 0 }, { NULL, 0 } };
+    static const native_alg aw[] = { { &tc_alltoallw_linear, 0 }, { NULL, 0 } };
     switch (coll) {
     case TOPOCOLL_ALLGATHER:
     case TOPOCOLL_ALLGATHERV: return ag;
@@ -125,6 +126,7 @@ static const native_alg *native_set(topocoll_coll coll)
     case TOPOCOLL_REDUCE_SCATTER_BLOCK: return rs;
     case TOPOCOLL_ALLTOALLV: return av;
     case TOPOCOLL_REDUCE_SCATTER: return rsv;
+    case TOPOCOLL_ALLTOALLW: return aw;
     case TOPOCOLL_BCAST: return bc;
     case TOPOCOLL_REDUCE: return rd;
     case TOPOCOLL_ALLREDUCE: return ar;

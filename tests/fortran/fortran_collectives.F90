@@ -83,6 +83,9 @@ program fortran_collectives
 #ifdef TC_HAVE_EXSCAN
     call test_exscan(n, ip)
 #endif
+#ifdef TC_HAVE_ALLTOALLW
+    call test_alltoallw(n, ip)
+#endif
   end do
 
   mine = (/ passed, failed /)
@@ -382,6 +385,52 @@ contains
     call check(ok, 'MPI_Alltoallv: wrong result')
     deallocate (s, r)
   end subroutine test_alltoallv
+#endif
+
+#ifdef TC_HAVE_ALLTOALLW
+  ! Rank a sends n + mod(a + b, 3) integers to rank b as in test_alltoallv,
+  ! through the per-peer datatype arrays and byte displacements.
+  subroutine test_alltoallw(n, ip)
+    integer, intent(in) :: n
+    logical, intent(in) :: ip
+    integer :: cnt(nproc), dsp(nproc), i, p, rc, total, off
+#if TC_BINDING == 3
+    type(MPI_Datatype) :: ty(nproc)
+#else
+    integer :: ty(nproc)
+#endif
+    integer, allocatable :: s(:), r(:)
+    logical :: ok
+    total = 0
+    do p = 0, nproc - 1
+      cnt(p + 1) = n + mod(rank + p, 3)
+      dsp(p + 1) = 4 * total
+      total = total + cnt(p + 1)
+      ty(p + 1) = MPI_INTEGER
+    end do
+    allocate (s(total), r(total))
+    s = (/ (val(rank, i), i = 1, total) /)
+    r = -1
+    if (ip) then
+      r = s
+      call MPI_Alltoallw(MPI_IN_PLACE, cnt, dsp, ty, r, cnt, dsp, ty, MPI_COMM_WORLD, rc)
+    else
+      call MPI_Alltoallw(s, cnt, dsp, ty, r, cnt, dsp, ty, MPI_COMM_WORLD, rc)
+    end if
+    call check_rc(rc, 'MPI_Alltoallw')
+    ok = .true.
+    do p = 0, nproc - 1
+      off = 0
+      do i = 0, rank - 1
+        off = off + n + mod(p + i, 3)
+      end do
+      do i = 1, cnt(p + 1)
+        if (r(dsp(p + 1) / 4 + i) /= val(p, off + i)) ok = .false.
+      end do
+    end do
+    call check(ok, 'MPI_Alltoallw: wrong result')
+    deallocate (s, r)
+  end subroutine test_alltoallw
 #endif
 
 #if defined(TC_HAVE_ALLGATHERV) || defined(TC_HAVE_GATHERV) || defined(TC_HAVE_SCATTERV)

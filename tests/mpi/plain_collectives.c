@@ -1,10 +1,10 @@
 /*
  * An ordinary MPI program (no topocoll.h, linked against MPI only) calling
  * MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv, MPI_Reduce_scatter and
- * MPI_Barrier (and one MPI_Allgather), each checked against values computed
- * here (the barrier: tokens every rank stores into node-shared memory
- * before it, all read after it).  CTest
+ * MPI_Allreduce, MPI_Allgatherv, MPI_Alltoallv, MPI_Reduce_scatter,
+ * MPI_Alltoallw and MPI_Barrier (and one MPI_Allgather), each checked
+ * against values computed here (the barrier: tokens every rank stores into
+ * node-shared memory before it, all read after it).  CTest
  * runs it once as it is and once with the topocoll interposer preloaded
  * (LD_PRELOAD=libtopocoll_pmpi.so, TOPOCOLL_EXPLAIN=1), where topocoll must
  * serve these calls and give the same results.
@@ -376,6 +376,40 @@ static void check_alltoallv(int n, int in_place)
     free(sc), free(sd), free(rc_), free(rd), free(s), free(r);
 }
 
+/* MPI_Alltoallw: the counts of check_alltoallv; to odd ranks the part goes
+ * as one vector(count, 1, 2, MPI_INT) (every other int of the send slot),
+ * to even ones as MPI_INT; received as MPI_INT, the parts in reverse rank
+ * order, byte displacements; in place or not. */
+static void check_alltoallw(int n, int in_place)
+{
+    int slot = 2 * (n + 3), *sc = ints((size_t)size), *sd = ints((size_t)size), *rc_ = ints((size_t)size);
+    int *rd = ints((size_t)size), rc, bad = 0;
+    MPI_Datatype *st = malloc(2 * (size_t)size * sizeof *st), *rt = st + size;
+    int *s = ints((size_t)size * (size_t)slot), *r = ints((size_t)size * (size_t)slot);
+    for (int j = 0; j < size; j++) {
+        int c = a2av_count(rank, j, n);
+        sd[j] = j * slot * (int)sizeof(int), rd[j] = (size - 1 - j) * slot * (int)sizeof(int);
+        rc_[j] = a2av_count(j, rank, n), rt[j] = MPI_INT;
+        sc[j] = j % 2 == 1 && c > 0 ? 1 : c, st[j] = MPI_INT;
+        if (j % 2 == 1 && c > 0) {
+            MPI_Type_vector(c, 1, 2, MPI_INT, &st[j]);
+            MPI_Type_commit(&st[j]);
+        }
+        for (int i = 0; i < c; i++) s[j * slot + (j % 2 == 1 ? 2 * i : i)] = ival(rank * size + j, i);
+        for (int i = 0; in_place && i < c; i++) r[(size - 1 - j) * slot + i] = ival(rank * size + j, i);
+    }
+    rc = MPI_Alltoallw(in_place ? MPI_IN_PLACE : (const void *)s, sc, sd, st, r, rc_, rd, rt, MPI_COMM_WORLD);
+    check(rc == MPI_SUCCESS, in_place ? "MPI_Alltoallw(MPI_IN_PLACE) returned an error"
+                                      : "MPI_Alltoallw returned an error", rc);
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < rc_[q]; i++)
+            if (r[(size - 1 - q) * slot + i] != ival(q * size + rank, i)) bad = 1;
+    check(!bad, in_place ? "MPI_Alltoallw(MPI_IN_PLACE): wrong result" : "MPI_Alltoallw: wrong result", rc);
+    for (int j = 0; j < size; j++)
+        if (st[j] != MPI_INT) MPI_Type_free(&st[j]);
+    free(sc), free(sd), free(rc_), free(rd), free(st), free(s), free(r);
+}
+
 /* Even and odd ranks, in reverse order inside each: MPI_Bcast from sub rank 0
  * (the largest world rank of the parity) and MPI_Reduce to the last sub rank. */
 static void check_subcomm(void)
@@ -496,6 +530,8 @@ int main(int argc, char **argv)
     check_alltoallv(N_SMALL, 0);
     check_alltoallv(N_BIG, 1);
     check_barrier();
+    check_alltoallw(N_SMALL, 0);
+    check_alltoallw(N_BIG, 1);
     check_subcomm();
     return finish();
 }

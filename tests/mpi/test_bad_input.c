@@ -13,7 +13,10 @@
  *
  * Then every collective topocoll serves (allgather, bcast, scatter, gather,
  * reduce, reduce_scatter_block, alltoall, allreduce, barrier, reduce_scatter,
- * gatherv, scatterv) through one table of cases: MPI_COMM_NULL,
+ * gatherv, scatterv) through one table of cases (alltoallw, with per-peer
+ * datatypes, through its own: a negative count, MPI_DATATYPE_NULL with a
+ * count, NULL vectors, MPI_COMM_NULL, then in place with NULL send vectors
+ * and a valid call): MPI_COMM_NULL,
  * MPI_DATATYPE_NULL, uncommitted types, negative counts, invalid roots, NULL
  * buffers with a count, MPI_IN_PLACE where MPI forbids it, the same buffer
  * as sendbuf and recvbuf (MPI_ERR_BUFFER), invalid ops and
@@ -673,6 +676,56 @@ static const int *rs_counts(const args *a)
 }
 
 /* A valid call of coll on comm (root 0, MPI_INT, MPI_SUM, CNT per block). */
+/* ---- alltoallw (per-peer datatypes): its own cases, every rank alike ---- */
+#ifdef BAD_INPUT_MPI_NAMES
+#define AW_CALL MPI_Alltoallw
+#else
+#define AW_CALL topocoll_alltoallw
+#endif
+
+static void aw_expect(int rc, int cls, const char *what)
+{
+    int c = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS && MPI_Error_class(rc, &c) != MPI_SUCCESS) c = -1;
+    record(rc != MPI_SUCCESS && c == cls, "%salltoallw, %s: returned %s (code %d), expected %s", ENTRY, what,
+           class_name(c), rc, class_name(cls));
+}
+
+/* A negative count, MPI_DATATYPE_NULL with a count, NULL vectors,
+ * MPI_COMM_NULL; then MPI_IN_PLACE with NULL send vectors (not read) and a
+ * valid call must succeed with the right result. */
+static void alltoallw_cases(void)
+{
+    int p = wsize, *v = malloc(4 * (size_t)p * sizeof *v), *sb = malloc((size_t)p * sizeof *sb);
+    int *rb = malloc((size_t)p * sizeof *rb), ok = 1;
+    MPI_Datatype *t = malloc(2 * (size_t)p * sizeof *t);
+    int *sc = v, *sd = v + p, *rc = v + 2 * p, *rd = v + 3 * p;
+    for (int j = 0; j < p; j++) {
+        sc[j] = rc[j] = 1, sd[j] = rd[j] = j * (int)sizeof(int), t[j] = t[p + j] = MPI_INT;
+        sb[j] = wrank * 100 + j, rb[j] = -1;
+    }
+    announce(ENTRY "alltoallw", "bad vectors and types");
+    sc[p - 1] = -1;
+    aw_expect(AW_CALL(sb, sc, sd, t, rb, rc, rd, t + p, MPI_COMM_WORLD), MPI_ERR_COUNT, "a negative sendcount");
+    sc[p - 1] = 1, t[p + p - 1] = MPI_DATATYPE_NULL;
+    aw_expect(AW_CALL(sb, sc, sd, t, rb, rc, rd, t + p, MPI_COMM_WORLD), MPI_ERR_TYPE,
+              "MPI_DATATYPE_NULL with a count");
+    t[p + p - 1] = MPI_INT;
+    aw_expect(AW_CALL(sb, sc, sd, NULL, rb, rc, rd, t + p, MPI_COMM_WORLD), MPI_ERR_ARG, "NULL sendtypes");
+    aw_expect(AW_CALL(sb, sc, sd, t, rb, NULL, rd, t + p, MPI_COMM_WORLD), MPI_ERR_ARG, "NULL recvcounts");
+    aw_expect(AW_CALL(sb, sc, sd, t, rb, rc, rd, t + p, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
+    for (int j = 0; j < p; j++) rb[j] = wrank * 100 + j;
+    int r = AW_CALL(MPI_IN_PLACE, NULL, NULL, NULL, rb, rc, rd, t + p, MPI_COMM_WORLD);
+    for (int j = 0; j < p; j++) ok &= rb[j] == j * 100 + wrank;
+    record(r == MPI_SUCCESS && ok, "%salltoallw in place with NULL send vectors: code %d, result %s", ENTRY, r,
+           ok ? "right" : "wrong");
+    r = AW_CALL(sb, sc, sd, t, rb, rc, rd, t + p, MPI_COMM_WORLD);
+    for (int j = 0; j < p; j++) ok &= rb[j] == j * 100 + wrank;
+    record(r == MPI_SUCCESS && ok, "%salltoallw after the bad calls: code %d, result %s", ENTRY, r,
+           ok ? "right" : "wrong");
+    free(v), free(sb), free(rb), free(t);
+}
+
 static args valid_args(int coll, MPI_Comm comm)
 {
     args a = { g_sbuf, CNT, MPI_INT, g_rbuf, CNT, MPI_INT, MPI_SUM, 0, comm };
@@ -1232,6 +1285,7 @@ int main(int argc, char **argv)
     if (self) dlclose(self);
 #endif
     if (!env_mode) every_case(-1, NULL, 0);
+    if (!env_mode) alltoallw_cases();
     print_classes();
     colls_teardown();
 

@@ -68,12 +68,13 @@
 
 #define NTYPES 7
 #define NREDS 15
-/* alltoallv, allgatherv, gatherv and scatterv (per-peer counts) have their
- * own programs, tests/mpi/test_alltoallv.c, tests/mpi/test_allgatherv.c and
- * tests/mpi/test_rootedv.c; so has the barrier (no data, no types or ops:
+/* alltoallv, allgatherv, gatherv and scatterv (per-peer counts) and
+ * alltoallw (per-peer datatypes) have their own programs,
+ * tests/mpi/test_alltoallv.c, test_allgatherv.c, test_rootedv.c and
+ * test_alltoallw.c; so has the barrier (no data, no types or ops:
  * tests/mpi/test_barrier.c) */
 #define OWN_PROGRAM_COLLS ((1u << TOPOCOLL_ALLTOALLV) | (1u << TOPOCOLL_ALLGATHERV) | (1u << TOPOCOLL_GATHERV) | \
-                           (1u << TOPOCOLL_SCATTERV) | (1u << TOPOCOLL_BARRIER))
+                           (1u << TOPOCOLL_SCATTERV) | (1u << TOPOCOLL_BARRIER) | (1u << TOPOCOLL_ALLTOALLW))
 #define ALL_COLLS (((1u << TOPOCOLL_NCOLL) - 1u) & ~OWN_PROGRAM_COLLS)
 
 /* One matrix: its cases per collective. */

@@ -23,7 +23,7 @@ static long passed, failed;
 
 enum { AG = TOPOCOLL_ALLGATHER, BC = TOPOCOLL_BCAST, SC = TOPOCOLL_SCATTER, GA = TOPOCOLL_GATHER,
        RE = TOPOCOLL_REDUCE, RSB = TOPOCOLL_REDUCE_SCATTER_BLOCK };
-enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV };
+enum { AA = TOPOCOLL_ALLTOALL, AAV = TOPOCOLL_ALLTOALLV, AAW = TOPOCOLL_ALLTOALLW };
 enum { AR = TOPOCOLL_ALLREDUCE };
 enum { AGV = TOPOCOLL_ALLGATHERV };
 enum { BA = TOPOCOLL_BARRIER };
@@ -86,6 +86,7 @@ static expect expected(int coll, int p, int root, int rank, int ip, int64_t s, i
         if (ip) e.alias_from = TC_BUF_SEND, e.alias_to = TC_BUF_RECV, e.alias_off = 0;
         break;
     case AAV:  /* without per-peer vectors (tc_args.v NULL): as alltoall */
+    case AAW:  /* the same, in blocks */
     case AA:   /* p blocks each way; in place, SEND is the whole of RECV */
         e.ip_allowed = 1, e.use_send = !ip, e.use_recv = 1;
         e.scount = ip ? r : s, e.rcount = r, e.send = p * e.scount, e.recv = p * r;
@@ -170,6 +171,8 @@ static void rows(void)
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
         { EXS, "exscan", "TOPOCOLL_EXSCAN", 0, 1, 0, 1, 0, TC_BUF_SEND,
           TC_BUF_SEND, TC_AT_ALL, 0, TC_INDEX_ZERO, TC_AT_ALL, 0, TC_IDS_SAME },
+        { AAW, "alltoallw", "TOPOCOLL_ALLTOALLW", 0, 0, 0, 0, 0, TC_BUF_RECV,
+          TC_BUF_SEND, TC_AT_ALL, 1, TC_INDEX_RANK, TC_AT_ALL, 1, TC_IDS_TRANSPOSED },
     };
     CHECK(sizeof want / sizeof want[0] == TOPOCOLL_NCOLL, "a row per collective");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -78,7 +78,7 @@ int main(void)
 
     expect_error("{ \"allgather\": [ ", "");
     expect_error("[1, 2]", "top level must be an object");
-    expect_error("{ \"alltoallw\": [] }", "unknown collective \"alltoallw\"");
+    expect_error("{ \"neighbor_alltoallw\": [] }", "unknown collective \"neighbor_alltoallw\"");
     expect_error("{ \"allgather\": {} }", "must be a list of rules");
     expect_error("{ \"allgather\": [ 3 ] }", "rule 0 is not an object");
     expect_error("{ \"allgather\": [ {\"algorithms\": [\"nosuch\"]} ] }", "unknown algorithm \"nosuch\"");

@@ -49,7 +49,7 @@
 
 /* The collectives counted: (index name, MPI name). */
 #define CENSUS_FUNCTIONS(X) \
-    X(ALLTOALLW, "MPI_Alltoallw") X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
+    X(IBARRIER, "MPI_Ibarrier") X(IBCAST, "MPI_Ibcast") \
     X(IALLREDUCE, "MPI_Iallreduce") X(IREDUCE, "MPI_Ireduce") X(IALLGATHER, "MPI_Iallgather") \
     X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall") \
     X(IALLTOALLV, "MPI_Ialltoallv") X(IGATHER, "MPI_Igather") X(ISCATTER, "MPI_Iscatter") \
@@ -152,19 +152,6 @@ static int64_t sum_counts(const int *counts, int n)
     } while (0)
 
 /* ---- the blocking collectives topocoll does not serve -------------------- */
-
-CENSUS_EXPORT int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
-                                void *rb, const int rc[], const int rd[], const MPI_Datatype rt[],
-                                MPI_Comm comm)
-{
-    int n = comm_size(comm);
-    int64_t b = 0;
-    int in_place = sb == MPI_IN_PLACE;
-    for (int i = 0; i < n; i++)
-        b += in_place ? type_bytes(rt ? rt[i] : MPI_DATATYPE_NULL, rc ? rc[i] : 0)
-                      : type_bytes(st ? st[i] : MPI_DATATYPE_NULL, sc ? sc[i] : 0);
-    CENSUS_CALL(ALLTOALLW, comm, b, PMPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm));
-}
 
 /* ---- non-blocking collectives (none is served) --------------------------- */
 

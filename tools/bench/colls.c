@@ -110,6 +110,7 @@ static const bench_coll bench_colls[] = {
     { TOPOCOLL_SCATTERV, 1, 0, src_scatter },      /* the regular problem (topocoll_run), root 0 */
     { TOPOCOLL_SCAN, 4, 0, src_prefix },
     { TOPOCOLL_EXSCAN, 4, 0, src_exprefix },
+    { TOPOCOLL_ALLTOALLW, 1, 0, src_alltoall },   /* the regular problem: every part one type */
 };
 
 const bench_coll *bench_coll_get(topocoll_coll coll)
