@@ -243,6 +243,22 @@ int topocoll_allreduce_algorithm(const char *algorithm, const void *sendbuf, voi
  * non-commutative op is reduced in rank order (entries that cannot keep it
  * decline).  Negative counts are MPI_ERR_COUNT, a NULL recvcounts
  * MPI_ERR_ARG. */
+int topocoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, MPI_Datatype type,
+                            MPI_Op op, MPI_Comm comm);
+int topocoll_reduce_scatter_algorithm(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                      const int *recvcounts, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
+/* MPI_Alltoallw with topocoll's selection (TOPOCOLL_ALLTOALLW), and by
+ * algorithm name ("native" is PMPI_Alltoallw): per-peer counts, byte
+ * displacements and datatypes; MPI_IN_PLACE as sendbuf. */
+int topocoll_alltoallw(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                       const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+                       const int *rdispls, const MPI_Datatype *recvtypes, MPI_Comm comm);
+int topocoll_alltoallw_algorithm(const char *algorithm, const void *sendbuf, const int *sendcounts,
+                                 const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
+                                 const int *recvcounts, const int *rdispls,
+                                 const MPI_Datatype *recvtypes, MPI_Comm comm);
+
 /* MPI_Scan and MPI_Exscan with topocoll's selection (TOPOCOLL_SCAN,
  * TOPOCOLL_EXSCAN), and by algorithm name ("native" is PMPI_Scan /
  * PMPI_Exscan).  Rank r gets the operation over ranks 0..r (exscan: 0..r-1;

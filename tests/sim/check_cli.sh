@@ -38,7 +38,7 @@ expect_error "the network has no tier 'L3' (its tiers: L1, L2)" --network twotie
 expect_error "unknown option '--frobnicate'" --frobnicate
 expect_error "option --network needs a value" --network
 expect_error "--levels 'supernode': expected node or group" --levels supernode
-expect_error "unknown collective 'reduce_scatter' (did you mean reduce_scatter_block?)" --coll reduce_scatter
+expect_error "unknown collective 'reduce_scater'; collectives: allgather" --coll reduce_scater
 expect_error "--bw 'L1=5,L1=6': tier 'L1' given twice" --network twotier:2x2x1 --bw L1=5,L1=6
 expect_error "--bw '1e300': expected GB/s" --bw 1e300
 
