@@ -147,9 +147,10 @@ def headline_section(entry, machines, figures_rel, plots):
     data = collect(set_dir, head)
     title = entry["title"][:1].upper() + entry["title"][1:]
     lines = [f"## {title}", "",
-             f"Machine: {machines[entry['machine']]}.  Measured {entry['date']}.", "",
+             f"Machine: {machines[entry['machine']]}.", "",
              f"Command: `{entry['command']}`", "",
-             f"Data: [results/{entry['id']}/](../results/{entry['id']}/) ({entry['files']}).", ""]
+             f"Data: [results/{entry['id']}/](../results/{entry['id']}/) ({entry['files']}); "
+             "when it was measured: [results/README.md](../results/README.md).", ""]
     variants = head.get("variants", {"": ""})
     nat = head.get("native_label", "MPI")
     for (coll, np_), per in sorted(data.items()):
