@@ -48,4 +48,11 @@ static inline void av_save_input(tc_sched *s, const tc_args *a)
     tc_sched_round(s);
 }
 
+/* The linear and pairwise generators and cost functions, shared with
+ * alltoallw (its parts are blocks of one element each: its own datatype). */
+int tc_av_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tc_av_linear_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
+int tc_av_pairwise_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+int tc_av_pairwise_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
+
 #endif

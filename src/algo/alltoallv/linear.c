@@ -14,7 +14,7 @@
 #include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+int tc_av_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
     int p = a->size, r = a->rank;
@@ -28,7 +28,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 }
 
 /* Cost function: one part to every other rank, priced as p-1 steps. */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+int tc_av_linear_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {
     (void)al;
     (void)a;
@@ -36,8 +36,8 @@ static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n,
 }
 
 const tc_algo tc_alltoallv_linear = {
-    .cost = cost,
+    .cost = tc_av_linear_cost,
     .coll = TOPOCOLL_ALLTOALLV, .name = "linear",
     .desc = "linear with per-peer counts: all p-1 receives and sends posted at once",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = tc_av_linear_generate, .source = __FILE__,
 };

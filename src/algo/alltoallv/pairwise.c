@@ -15,7 +15,7 @@
 #include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+int tc_av_pairwise_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     (void)t;
     int p = a->size, r = a->rank;
@@ -33,7 +33,7 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 }
 
 /* Cost function: p-1 steps to rank+k of one part (n: the mean part). */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+int tc_av_pairwise_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
 {
     (void)al;
     (void)a;
@@ -41,8 +41,8 @@ static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n,
 }
 
 const tc_algo tc_alltoallv_pairwise = {
-    .cost = cost,
+    .cost = tc_av_pairwise_cost,
     .coll = TOPOCOLL_ALLTOALLV, .name = "pairwise",
     .desc = "p-round send-receive with per-peer counts: round k sends to r+k, receives from r-k",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = tc_av_pairwise_generate, .source = __FILE__,
 };

@@ -17,33 +17,12 @@
  * Source: Träff, Rougier, "MPI Collectives and Datatypes for Hierarchical
  *   All-to-all Communication" (2014), section 3 (the baselines).
  */
-#include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
-{
-    (void)t;
-    int p = a->size, r = a->rank;
-    if (a->in_place && p == 1) return 0;
-    av_save_input(s, a);
-    tc_sched_copy(s, av_in(a, r), av_out(a, r));
-    for (int k = 1; k < p; k++) tc_sched_recv(s, tc_wrap(r - k, p), av_out(a, tc_wrap(r - k, p)));
-    for (int k = 1; k < p; k++) tc_sched_send(s, tc_wrap(r + k, p), av_in(a, tc_wrap(r + k, p)));
-    tc_sched_round(s);
-    return 0;
-}
-
-/* Cost function: one part to every other rank, priced as p-1 steps. */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
-{
-    (void)al;
-    (void)a;
-    return tc_cw_all_distances(c, t, n);
-}
-
+/* The generator and cost function are alltoallv's (src/algo/alltoallv/linear.c). */
 const tc_algo tc_alltoallw_linear = {
-    .cost = cost,
+    .cost = tc_av_linear_cost,
     .coll = TOPOCOLL_ALLTOALLW, .name = "linear",
     .desc = "linear with per-peer datatypes: all p-1 receives and sends posted at once",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = tc_av_linear_generate, .source = __FILE__,
 };

@@ -13,37 +13,12 @@
  * Restrictions: none.
  * Source: Träff, Rougier 2014, section 3; MPICH's pairwise alltoallw.
  */
-#include "algo/cost_walk.h"
 #include "algo/alltoallv/common.h"
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
-{
-    (void)t;
-    int p = a->size, r = a->rank;
-    if (a->in_place && p == 1) return 0;
-    av_save_input(s, a);
-    tc_sched_copy(s, av_in(a, r), av_out(a, r));
-    for (int k = 1; k < p; k++) {
-        int dst = tc_wrap(r + k, p), src = tc_wrap(r - k, p);
-        tc_sched_recv(s, src, av_out(a, src));
-        tc_sched_send(s, dst, av_in(a, dst));
-        tc_sched_round(s);
-    }
-    tc_sched_round(s);
-    return 0;
-}
-
-/* Cost function: p-1 steps to rank+k of one part (n: the mean part). */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
-{
-    (void)al;
-    (void)a;
-    return tc_cw_all_distances(c, t, n);
-}
-
+/* The generator and cost function are alltoallv's (src/algo/alltoallv/pairwise.c). */
 const tc_algo tc_alltoallw_pairwise = {
-    .cost = cost,
+    .cost = tc_av_pairwise_cost,
     .coll = TOPOCOLL_ALLTOALLW, .name = "pairwise",
     .desc = "p-round send-receive with per-peer datatypes: round k sends to r+k, receives from r-k",
-    .req = TC_REQ_NONE, .generate = generate, .source = __FILE__,
+    .req = TC_REQ_NONE, .generate = tc_av_pairwise_generate, .source = __FILE__,
 };
