@@ -284,6 +284,44 @@ int topocoll_exscan_algorithm(const char *algorithm, const void *sendbuf, void *
 TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
 #undef TOPOCOLL_DECLARE
 
+/* ---- nonblocking and persistent collectives (docs/nonblocking.md) -------- */
+
+/* Every collective of the list, nonblocking: topocoll_i<lower>(the MPI
+ * arguments, request) with topocoll's selection among the entries that have
+ * a nonblocking form (TOPOCOLL_<UPPER> forces one as for the blocking call;
+ * an entry without a nonblocking form declines, and the MPI library's own
+ * MPI_I<Mpi> serves), topocoll_i<lower>_algorithm(algorithm, ...) by name.
+ * *request is an MPI_Request: MPI_Wait, MPI_Test and their all/any/some
+ * forms complete it, mixed with any other requests, where the interposer is
+ * loaded (preloaded or linked: libtopocoll_pmpi), whose wait and test calls
+ * advance topocoll's operations; a program linked with libtopocoll alone
+ * advances them with topocoll_progress() or TOPOCOLL_PROGRESS=thread.
+ *
+ * topocoll_<lower>_init(the MPI arguments, info, request): the persistent
+ * form (MPI-4's MPI_<Mpi>_init, also on MPI-3 libraries): the entry, its
+ * schedule and its scratch are chosen and made once here; topocoll_start /
+ * topocoll_startall (or MPI_Start / MPI_Startall through the interposer)
+ * run it, MPI_Wait and MPI_Test complete each start, MPI_Request_free frees
+ * it.  Collective: every rank calls it in the same order as its other
+ * collectives on comm, and starts its requests in the same order too. */
+#define TOPOCOLL_DECLARE_NB(UPPER, lower, Mpi, SHAPE)                                  \
+    int topocoll_i##lower(TOPOCOLL_PARAMS_##SHAPE, MPI_Request *request);              \
+    int topocoll_i##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE,  \
+                                      MPI_Request *request);                           \
+    int topocoll_##lower##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request);
+TOPOCOLL_COLLS(TOPOCOLL_DECLARE_NB)
+#undef TOPOCOLL_DECLARE_NB
+
+/* Start a persistent request of topocoll_<lower>_init (or any other
+ * persistent request: MPI_Start's). */
+int topocoll_start(MPI_Request *request);
+int topocoll_startall(int count, MPI_Request requests[]);
+
+/* Advance every outstanding nonblocking or started persistent operation of
+ * this process as far as it goes without waiting; returns how many are still
+ * outstanding.  MPI's wait and test calls do this through the interposer. */
+int topocoll_progress(void);
+
 /* Any collective in one form: the named algorithm (algorithm != NULL; as
  * topocoll_<coll>_algorithm) or topocoll's selection (algorithm == NULL; as
  * topocoll_<coll>).  The arguments are MPI_Allgather's plus op and root;

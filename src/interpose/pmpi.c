@@ -72,6 +72,17 @@ int MPI_Finalize(void)
 
 TOPOCOLL_COLLS(TC_INTERPOSE)
 
+/* MPI_I<Mpi> for every row: topocoll_i<lower> where topocoll covers the
+ * communicator, else PMPI_I<Mpi>. */
+#define TC_INTERPOSE_NB(UPPER, lower, Mpi, SHAPE)                                                  \
+    int MPI_I##lower(TOPOCOLL_PARAMS_##SHAPE, MPI_Request *request)                                 \
+    {                                                                                              \
+        if (!covered_by(TOPOCOLL_##UPPER, comm)) return PMPI_I##lower(TOPOCOLL_ARGS_##SHAPE, request); \
+        return topocoll_i##lower(TOPOCOLL_ARGS_##SHAPE, request);                                 \
+    }
+
+TOPOCOLL_COLLS(TC_INTERPOSE_NB)
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
