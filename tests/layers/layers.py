@@ -252,9 +252,32 @@ def public_functions(header):
     with open(header, encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
     functions = set(re.findall(r"\b(topocoll_[A-Za-z0-9_]+)\s*\(", text))
+    functions |= list_declared(text, os.path.dirname(header))
     variables = set(re.findall(r"\bextern\b[^;(]*?\b(topocoll_[A-Za-z0-9_]+)\s*(?:\[[^\]]*\])?\s*;",
                                text))
     return functions | variables
+
+
+def list_declared(text, include_dir):
+    """The functions a header declares per row of the collectives' list: a
+    macro X(UPPER, lower, Mpi, SHAPE) whose body pastes `lower` into
+    topocoll_ names, expanded by TOPOCOLL_COLLS(X)."""
+    path = os.path.join(include_dir, "topocoll_colls.h")
+    if not os.path.exists(path):
+        return set()
+    with open(path, encoding="utf-8") as f:
+        rows = re.findall(r"X\((\w+),\s*(\w+),\s*(\w+),\s*(\w+)\)", f.read())
+    joined = text.replace("\\\n", " ")
+    out = set()
+    for name, body in re.findall(r"#define\s+(\w+)\(UPPER, lower, Mpi, SHAPE\)([^\n]*)", joined):
+        if not re.search(r"\bTOPOCOLL_COLLS\(" + name + r"\)", joined):
+            continue
+        for pattern in re.findall(r"\b(topocoll_[A-Za-z0-9_#]*##[A-Za-z0-9_#]*)\s*\(", body):
+            for upper, lower, _, _ in rows:
+                if upper == "UPPER":   # the comment's row template
+                    continue
+                out.add(pattern.replace("##lower##", lower).replace("##lower", lower))
+    return out
 
 
 def dynamic_defined(nm_text):
