@@ -263,6 +263,20 @@ void tc_sched_shm_home(tc_sched *s, int64_t off, int64_t cnt);
 int tc_sched_uses_shm(const tc_sched *s);
 /* Close the last round, compute max_comm; returns 0 or an error (ENOMEM). */
 int tc_sched_finish(tc_sched *s);
+/* Can the schedule run nonblocking (several at once on one communicator,
+ * advanced by MPI's test calls)?  Only messages and local copies and
+ * reductions can: node-shared memory (its halves and flags are the
+ * communicator's, one call at a time), the inline lines, remote reads and
+ * member-set rounds (collective calls on other communicators) cannot.
+ * NULL when it can, else why not (after tc_sched_finish). */
+static inline const char *tc_sched_nonblocking_why(const tc_sched *s)
+{
+    if (s->uses_shm) return "node-shared memory: one call at a time per communicator";
+    if (s->uses_inline) return "the inline lines: one call at a time per communicator";
+    if (s->uses_rread) return "single-copy reads need the peers' buffers published by a blocking call";
+    if (s->uses_subcoll) return "member-set rounds are collective calls on other communicators";
+    return NULL;
+}
 
 static inline int tc_sched_round_begin(const tc_sched *s, int r) { return s->round_start[r]; }
 static inline int tc_sched_round_end(const tc_sched *s, int r) { return s->round_start[r + 1]; }
