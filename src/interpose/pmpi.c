@@ -14,6 +14,7 @@
 
 #include "topocoll.h"
 #include "api/context.h"
+#include "api/nb_requests.h"
 #include "api/pass.h"
 #include "api/stats.h"
 #include "core/config.h"
@@ -82,6 +83,63 @@ TOPOCOLL_COLLS(TC_INTERPOSE)
     }
 
 TOPOCOLL_COLLS(TC_INTERPOSE_NB)
+
+/* MPI-4's persistent collectives, where the MPI library declares them. */
+#if MPI_VERSION >= 4
+#define TC_INTERPOSE_INIT(UPPER, lower, Mpi, SHAPE)                                                \
+    int MPI_##Mpi##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)             \
+    {                                                                                              \
+        if (!covered_by(TOPOCOLL_##UPPER, comm))                                                   \
+            return PMPI_##Mpi##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                        \
+        return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
+    }
+TOPOCOLL_COLLS(TC_INTERPOSE_INIT)
+#endif
+
+/* The request functions: topocoll's operations advance in every one of
+ * them (src/api/nb_requests.h); with none outstanding each is the MPI
+ * library's at the cost of one load. */
+int MPI_Wait(MPI_Request *request, MPI_Status *status) { return tc_nb_wait(request, status); }
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) { return tc_nb_test(request, flag, status); }
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    return tc_nb_waitall(count, requests, statuses);
+}
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    return tc_nb_testall(count, requests, flag, statuses);
+}
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    return tc_nb_waitany(count, requests, index, status);
+}
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    return tc_nb_testany(count, requests, index, flag, status);
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return tc_nb_waitsome(incount, requests, outcount, indices, statuses);
+}
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return tc_nb_testsome(incount, requests, outcount, indices, statuses);
+}
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    return tc_nb_get_status(request, flag, status);
+}
+int MPI_Request_free(MPI_Request *request) { return tc_nb_request_free(request); }
+int MPI_Cancel(MPI_Request *request) { return tc_nb_cancel(request); }
+int MPI_Start(MPI_Request *request) { return tc_nb_start(request); }
+int MPI_Startall(int count, MPI_Request requests[]) { return tc_nb_startall(count, requests); }
+
+/* Loaded: MPI's wait and test calls advance topocoll's operations, which
+ * may then be served nonblocking. */
+__attribute__((constructor)) static void interposer_loaded(void)
+{
+    tc_nb_interposed = 1;
+}
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop
