@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/error.h"
+#include "exec/backoff.h"
 
 int tc_nb_interposed;
 
@@ -198,6 +199,11 @@ static int advance(tc_nb_op *op)
     return done;
 }
 
+int tc_nb_running(void)
+{
+    return atomic_load_explicit(&running_count, memory_order_acquire);
+}
+
 int tc_nb_progress(void)
 {
     if (atomic_load_explicit(&running_count, memory_order_acquire) == 0) return 0;
@@ -272,6 +278,7 @@ static void maybe_start_thread(void)
 /* Start op's schedule (lock held): the channel's next tag. */
 static int run_op(tc_nb_op *op)
 {
+    tc_waiting_hook = tc_nb_progress;   /* blocking waits advance the operations from now on */
     int rc;
     if (op->native_start) {
         op->ex.err = op->ex.truncation = MPI_SUCCESS;
@@ -665,4 +672,16 @@ int tc_nb_startall(int n, MPI_Request r[])
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
+}
+
+int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    unsigned looks = 0;
+    for (;;) {
+        int flag = 0;
+        tc_nb_progress();
+        int rc = PMPI_Iprobe(source, tag, comm, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_look(&looks);
+    }
 }

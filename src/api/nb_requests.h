@@ -85,6 +85,12 @@ extern int tc_nb_interposed;
 
 /* Advance every outstanding operation; returns how many remain. */
 int tc_nb_progress(void);
+/* How many operations are running (no lock: a hint for fast paths). */
+int tc_nb_running(void);
+/* Blocking point-to-point calls while operations run: made nonblocking and
+ * waited for here, so that the operations advance meanwhile (a peer may
+ * wait for them before it sends what this call waits for). */
+int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st);
 
 /* MPI's request functions with topocoll's operations among the requests
  * (the interposer's MPI_ functions call these). */

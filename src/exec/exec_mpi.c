@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/backoff.h"
 #include "exec/membind.h"
 #include "exec/reduce_kernels.h"
 #include "exec/shm_inline.h"
@@ -438,7 +439,12 @@ int tc_exec_request_errors(int n, MPI_Request *reqs, MPI_Status *stats, int *tru
 /* The round's requests, with the workspace's statuses (sized with them). */
 static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
-    int rc = PMPI_Waitall(n, ws->reqs, ws->stats);
+    int rc, flag = 0;
+    if (tc_waiting_hook && tc_waiting_hook() > 0) {   /* nonblocking operations advance meanwhile */
+        while ((rc = PMPI_Testall(n, ws->reqs, &flag, ws->stats)) == MPI_SUCCESS && !flag) (void)tc_waiting_hook();
+        return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
+    }
+    rc = PMPI_Waitall(n, ws->reqs, ws->stats);
     return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
 }
 
