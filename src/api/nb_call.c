@@ -154,7 +154,7 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
 }
 
 /* The operation for the chosen entry and its schedule (moved into it). */
-static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, tc_sched *s, tc_nb_op **out)
+static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, tc_sched *s, tc_nb_op **out)
 {
     tc_nb_op *op = tc_nb_op_new();
     if (!op) {
@@ -170,6 +170,12 @@ static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, tc_sched *s, t
     op->op = c->d->reduction ? c->op : MPI_OP_NULL;
     op->me = c->rank;
     op->user_comm = c->comm;
+    if (tc_config_get()->stats_on) {
+        op->stats_algo = al->name;
+        op->stats_coll = (int)c->d->coll;
+        op->stats_size = c->size;
+        op->stats_bytes = c->bytes;
+    }
     tc_nb_channel_hold(x->nb);
     op->ch = x->nb;
     *out = op;
@@ -200,7 +206,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     }
     tc_explain(x, c->d->name, c->bytes, al->name, persistent ? "persistent" : "nonblocking");
     tc_nb_op *op;
-    if ((rc = make_op(x, c, &a, &s, &op)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if ((rc = make_op(x, c, &a, al, &s, &op)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     rc = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/error.h"
+#include "api/stats.h"
 #include "exec/backoff.h"
 
 int tc_nb_interposed;
@@ -160,9 +161,38 @@ static void persistent_free(tc_nb_op *op)
     (void)PMPI_Request_free(&h);   /* free_fn frees op */
 }
 
+/* The run summary keeps its names' addresses: "<entry> (nonblocking)" and
+ * "(persistent)" made once per entry and kept (lock held). */
+typedef struct stats_name { struct stats_name *next; const char *algo; int persistent; char text[64]; } stats_name;
+static stats_name *stats_names;
+
+static const char *summary_name(const char *algo, int persistent)
+{
+    stats_name *n = stats_names;
+    while (n && !(n->algo == algo && n->persistent == persistent)) n = n->next;
+    if (n) return n->text;
+    if (!(n = malloc(sizeof *n))) return NULL;
+    n->algo = algo;
+    n->persistent = persistent;
+    snprintf(n->text, sizeof n->text, "%s (%s)", algo, persistent ? "persistent" : "nonblocking");
+    n->next = stats_names;
+    stats_names = n;
+    return n->text;
+}
+
+/* A run ended: the run summary counts it. */
+static void count_run(const tc_nb_op *op)
+{
+    const char *name = summary_name(op->stats_algo, op->persistent);
+    if (name)
+        tc_stats_record((topocoll_coll)op->stats_coll, op->stats_size, name, op->stats_bytes,
+                        tc_stats_now() - op->stats_t0);
+}
+
 /* op's schedule has run to its end (lock held). */
 static void finish(tc_nb_op *op)
 {
+    if (op->stats_algo) count_run(op);
     unlink_op(&outstanding, op, 0);
     op->running = 0;
     atomic_fetch_sub(&running_count, 1);
@@ -278,6 +308,7 @@ static void maybe_start_thread(void)
 /* Start op's schedule (lock held): the channel's next tag. */
 static int run_op(tc_nb_op *op)
 {
+    if (op->stats_algo) op->stats_t0 = tc_stats_now();
     tc_waiting_hook = tc_nb_progress;   /* blocking waits advance the operations from now on */
     int rc;
     if (op->native_start) {
@@ -352,6 +383,15 @@ static tc_nb_op *running_of(MPI_Request r)
     return op;
 }
 
+/* Is op's schedule still running?  (Read under the lock.) */
+static int running(tc_nb_op *op)
+{
+    take();
+    int r = op->running;
+    give();
+    return r;
+}
+
 static int any_live(void) { return atomic_load_explicit(&live, memory_order_acquire) > 0; }
 
 /* Between two looks at requests that are not complete yet: after a few
@@ -400,6 +440,16 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
             return MPI_SUCCESS;
         }
         return persistent_complete(op, st);
+    }
+    take();
+    op = running_of(*r);
+    give();
+    if (op) {   /* one of topocoll's: advanced to its end, then the MPI library's wait completes it */
+        while (running(op)) {
+            tc_nb_progress();
+            pause_look(&looks);
+        }
+        return PMPI_Wait(r, st);
     }
     for (;;) {
         int flag = 0;

@@ -68,6 +68,12 @@ typedef struct tc_nb_op {
      * start, and the request of the start in flight. */
     int (*native_start)(struct tc_nb_op *op, MPI_Request *inner);
     MPI_Request inner;
+    /* The run summary (TOPOCOLL_STATS): each run counted when it ends, as
+     * "<entry> (nonblocking)" or "(persistent)", its time from start to end. */
+    const char *stats_algo;     /* NULL: not counted */
+    int stats_coll, stats_size;
+    int64_t stats_bytes;
+    uint64_t stats_t0;
 } tc_nb_op;
 
 /* A new operation (zeroed, schedule initialised). */
