@@ -50,20 +50,28 @@ static const char *entry_why(const tc_algo *al, const tc_call *c)
     return NULL;
 }
 
-/* The entry's schedule for the call into s; NULL, or why it has no
- * nonblocking form (s then freed). */
-static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_args *a, const tc_ctx *x,
+static const char *const no_memory = "its schedule could not be made (memory)";
+
+/* The entry's schedule for the call into s (initialised by the caller, its
+ * arrays reused): a copy of the context's cached one (per-peer collectives:
+ * made for the call); NULL, or why it has no nonblocking form. */
+static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_args *a, tc_ctx *x,
                                  tc_sched *s)
 {
     const char *why = entry_why(al, c);
     if (why) return why;
-    tc_sched_init(s);
-    if (tc_algo_generate(al, s, a, x->topo) != 0 || tc_sched_finish(s) != 0) {
-        tc_sched_free(s);
-        return "its schedule could not be made (memory)";
+    if (!c->d->vcounts) {
+        int rc = MPI_SUCCESS;
+        tc_sched_key key = tc_run_key(al, c, a);
+        const tc_sched *cached = tc_ctx_schedule(x, &key, a, &rc);
+        if (!cached) return no_memory;
+        if ((why = tc_sched_nonblocking_why(cached)) != NULL) return why;
+        return tc_sched_duplicate(s, cached) == 0 ? NULL : no_memory;
     }
-    if ((why = tc_sched_nonblocking_why(s)) != NULL) tc_sched_free(s);
-    return why;
+    tc_sched_free(s);
+    tc_sched_init(s);
+    if (tc_algo_generate(al, s, a, x->topo) != 0 || tc_sched_finish(s) != 0) return no_memory;
+    return tc_sched_nonblocking_why(s);
 }
 
 /* SEND and RECV bound to the call's buffers as the blocking run binds them
@@ -134,8 +142,8 @@ static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Requ
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 
-/* The entry chosen (by name or selection) with its schedule in s; *why:
- * why native serves instead (al NULL). */
+/* The entry chosen (by name or selection) with its schedule in s (the
+ * operation's); *why: why native serves instead (al NULL). */
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
                   tc_sched *s, const char **why)
 {
@@ -153,20 +161,11 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
     return MPI_SUCCESS;
 }
 
-/* The operation for the chosen entry and its schedule (moved into it). */
-static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, tc_sched *s, tc_nb_op **out)
+/* The operation for the chosen entry (its schedule already in op). */
+static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, tc_nb_op *op)
 {
-    tc_nb_op *op = tc_nb_op_new();
-    if (!op) {
-        tc_sched_free(s);
-        return MPI_ERR_NO_MEM;
-    }
-    op->sched = *s;
     int rc = bind_user(c, a, op->user);
-    if (rc != MPI_SUCCESS) {
-        tc_nb_op_free(op);
-        return rc;
-    }
+    if (rc != MPI_SUCCESS) return rc;
     op->op = c->d->reduction ? c->op : MPI_OP_NULL;
     op->me = c->rank;
     op->user_comm = c->comm;
@@ -178,7 +177,6 @@ static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo 
     }
     tc_nb_channel_hold(x->nb);
     op->ch = x->nb;
-    *out = op;
     return MPI_SUCCESS;
 }
 
@@ -196,17 +194,25 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     tc_args a;
     tc_call_make_ctx_args(c, x, &a);
     const tc_algo *al = NULL;
-    tc_sched s;
     const char *why = NULL;
-    if ((rc = choose(x, c, &a, by_name, algorithm, &al, &s, &why)) != MPI_SUCCESS) return rc;
-    if (!al) return native(x, c, persistent, info, req, why);
-    if (c->d->reduction && (rc = tc_call_check_op(c)) != MPI_SUCCESS) {
-        tc_sched_free(&s);
-        return tc_raise_mpi(c->comm, rc, c->fn);
+    tc_nb_op *op = tc_nb_op_new();
+    if (!op) return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
+    rc = choose(x, c, &a, by_name, algorithm, &al, &op->sched, &why);
+    if (rc == MPI_SUCCESS && !al) {
+        tc_nb_op_free(op);
+        return native(x, c, persistent, info, req, why);
+    }
+    if (rc == MPI_SUCCESS && c->d->reduction && (rc = tc_call_check_op(c)) != MPI_SUCCESS)
+        rc = tc_raise_mpi(c->comm, rc, c->fn);
+    if (rc != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        return rc;
     }
     tc_explain(x, c->d->name, c->bytes, al->name, persistent ? "persistent" : "nonblocking");
-    tc_nb_op *op;
-    if ((rc = make_op(x, c, &a, al, &s, &op)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if ((rc = make_op(x, c, &a, al, op)) != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    }
     rc = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);

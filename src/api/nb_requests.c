@@ -82,28 +82,53 @@ void tc_nb_channel_release(tc_nb_channel *ch, int finalizing)
 
 /* ---- operations ---------------------------------------------------------------- */
 
+/* Freed operations kept for the next calls with their memory (schedule
+ * arrays, scratch, requests): a start allocates nothing in the steady state. */
+#define TC_NB_POOL 32
+static tc_nb_op *pool;
+static int pooled;
+
 tc_nb_op *tc_nb_op_new(void)
 {
-    tc_nb_op *op = calloc(1, sizeof *op);
-    if (!op) return NULL;
-    tc_sched_init(&op->sched);
+    take();
+    tc_nb_op *op = pool;
+    if (op) {
+        pool = op->next;
+        pooled--;
+    }
+    give();
+    if (!op) {
+        if (!(op = calloc(1, sizeof *op))) return NULL;
+        tc_sched_init(&op->sched);
+    }
     op->handle = MPI_REQUEST_NULL;
     op->user_comm = MPI_COMM_NULL;
     op->op = MPI_OP_NULL;
+    op->inner = MPI_REQUEST_NULL;
     return op;
 }
 
 void tc_nb_op_free(tc_nb_op *op)
 {
     if (!op) return;
+    free(op->owned);
+    take();
+    if (op->ch) channel_drop(op->ch, 0);
+    if (pooled < TC_NB_POOL) {   /* kept: schedule arrays and workspace */
+        tc_sched keep_s = op->sched;
+        tc_workspace keep_w = op->ex.ws;
+        memset(op, 0, sizeof *op);
+        op->sched = keep_s;
+        op->ex.ws = keep_w;
+        op->next = pool;
+        pool = op;
+        pooled++;
+        op = NULL;
+    }
+    give();
+    if (!op) return;
     tc_nb_exec_free(&op->ex);
     tc_sched_free(&op->sched);
-    free(op->owned);
-    if (op->ch) {
-        take();
-        channel_drop(op->ch, 0);
-        give();
-    }
     free(op);
 }
 
