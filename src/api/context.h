@@ -86,6 +86,8 @@ typedef struct tc_ctx {
     unsigned long clock;
     unsigned long cache_epoch; /* +1 whenever a cached schedule is freed */
     tc_call_memo memo[TOPOCOLL_NCOLL];
+    tc_call_memo nb_memo[TOPOCOLL_NCOLL]; /* the nonblocking calls' (nb_call.c): the entry and
+                              its cached schedule, or the MPI library's own (sched NULL) */
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */

@@ -56,17 +56,19 @@ static const char *const no_memory = "its schedule could not be made (memory)";
  * arrays reused): a copy of the context's cached one (per-peer collectives:
  * made for the call); NULL, or why it has no nonblocking form. */
 static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_args *a, tc_ctx *x,
-                                 tc_sched *s)
+                                 tc_sched *s, const tc_sched **cached)
 {
     const char *why = entry_why(al, c);
+    *cached = NULL;
     if (why) return why;
     if (!c->d->vcounts) {
         int rc = MPI_SUCCESS;
         tc_sched_key key = tc_run_key(al, c, a);
-        const tc_sched *cached = tc_ctx_schedule(x, &key, a, &rc);
-        if (!cached) return no_memory;
-        if ((why = tc_sched_nonblocking_why(cached)) != NULL) return why;
-        return tc_sched_duplicate(s, cached) == 0 ? NULL : no_memory;
+        const tc_sched *from = tc_ctx_schedule(x, &key, a, &rc);
+        if (!from) return no_memory;
+        if ((why = tc_sched_nonblocking_why(from)) != NULL) return why;
+        *cached = from;
+        return tc_sched_duplicate(s, from) == 0 ? NULL : no_memory;
     }
     tc_sched_free(s);
     tc_sched_init(s);
@@ -132,40 +134,47 @@ static int native_persistent(tc_call *c, MPI_Request *req)
     return rc;
 }
 
+/* The MPI library's own nonblocking collective; a persistent request
+ * through the interposer is topocoll's, starting the library's nonblocking
+ * collective each time (MPI-3 libraries have no persistent collectives, and
+ * MPICH 4.0's leave the calling rank's own block unwritten after the first
+ * start of MPI_Allgather_init, MPI_Gather_init and MPI_Scatter_init). */
+static int native_quiet(tc_call *c, int persistent, MPI_Info info, MPI_Request *req)
+{
+    int rc = persistent && tc_nb_interposed ? native_persistent(c, req) : tc_run_native_nb(c, persistent, info, req);
+    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+}
+
 /* The MPI library's own, with the reason in the explain line. */
 static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Request *req, const char *why)
 {
     if (x) tc_explain(x, c->d->name, c->bytes, "native", why);
     else tc_explain_native(c->d->name, c->size, c->rank, c->bytes, why);
-    int rc = tc_run_native_nb(c, persistent, info, req);
-    if (rc == MPI_ERR_UNSUPPORTED_OPERATION && persistent && tc_nb_interposed) rc = native_persistent(c, req);
-    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+    return native_quiet(c, persistent, info, req);
 }
 
 /* The entry chosen (by name or selection) with its schedule in s (the
  * operation's); *why: why native serves instead (al NULL). */
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
-                  tc_sched *s, const char **why)
+                  tc_sched *s, const tc_sched **cached, const char **why)
 {
     int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
     if (rc != MPI_SUCCESS) return rc;
-    if (!(*why = make_schedule(*al, c, a, x, s))) return MPI_SUCCESS;
+    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
     if (by_name)
         return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
                         (*al)->name, *why);
     if ((*al)->generate && !((*al)->req & TC_REQ_NATIVE) &&
         (rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS)
         return rc;
-    if (!(*why = make_schedule(*al, c, a, x, s))) return MPI_SUCCESS;
+    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
     *al = NULL;
     return MPI_SUCCESS;
 }
 
-/* The operation for the chosen entry (its schedule already in op). */
-static int make_op(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, tc_nb_op *op)
+/* The operation's fields besides its schedule and bindings. */
+static int finish_op(tc_ctx *x, const tc_call *c, const tc_algo *al, tc_nb_op *op)
 {
-    int rc = bind_user(c, a, op->user);
-    if (rc != MPI_SUCCESS) return rc;
     op->op = c->d->reduction ? c->op : MPI_OP_NULL;
     op->me = c->rank;
     op->user_comm = c->comm;
@@ -194,12 +203,14 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     tc_args a;
     tc_call_make_ctx_args(c, x, &a);
     const tc_algo *al = NULL;
+    const tc_sched *cached = NULL;
     const char *why = NULL;
     tc_nb_op *op = tc_nb_op_new();
     if (!op) return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
-    rc = choose(x, c, &a, by_name, algorithm, &al, &op->sched, &why);
+    rc = choose(x, c, &a, by_name, algorithm, &al, &op->sched, &cached, &why);
     if (rc == MPI_SUCCESS && !al) {
         tc_nb_op_free(op);
+        tc_memo_remember_nb(x, c, &a, tc_catalog_find(c->d->coll, "native"), NULL, by_name);
         return native(x, c, persistent, info, req, why);
     }
     if (rc == MPI_SUCCESS && c->d->reduction && (rc = tc_call_check_op(c)) != MPI_SUCCESS)
@@ -209,7 +220,8 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         return rc;
     }
     tc_explain(x, c->d->name, c->bytes, al->name, persistent ? "persistent" : "nonblocking");
-    if ((rc = make_op(x, c, &a, al, op)) != MPI_SUCCESS) {
+    if ((rc = bind_user(c, &a, op->user)) == MPI_SUCCESS) rc = finish_op(x, c, al, op);
+    if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
@@ -218,7 +230,46 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         tc_nb_op_free(op);
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
+    if (cached) tc_memo_remember_nb(x, c, &a, al, cached, by_name);
     return MPI_SUCCESS;
+}
+
+/* A call like the last one of its collective on the communicator: the
+ * memo's entry and schedule, no selection (memo.c); 0: the full path. */
+static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm, int persistent,
+                     MPI_Info info, MPI_Request *req, int *rc)
+{
+    tc_ctx *x = NULL;
+    const tc_call_memo *m = tc_memo_nb(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &x);
+    if (!m || !x->built || !x->nb) return 0;
+    if (!m->sched) {
+        *rc = native_quiet(c, persistent, info, req);
+        return 1;
+    }
+    tc_nb_op *op = tc_nb_op_new();
+    if (!op) return 0;
+    int err = tc_sched_duplicate(&op->sched, m->sched) == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && m->typed) {
+        op->user[TC_BUF_SEND] = m->types[TC_BUF_SEND];
+        op->user[TC_BUF_RECV] = m->types[TC_BUF_RECV];
+        op->user[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
+        op->user[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
+        if (m->args.in_place) {
+            int from = c->d->in_place.arg, to = 1 - from;
+            op->user[from].base = op->user[to].base + m->alias_off;
+        }
+    } else if (err == MPI_SUCCESS) {
+        err = bind_user(c, &m->args, op->user);
+    }
+    if (err == MPI_SUCCESS) err = finish_op(x, c, m->algo, op);
+    if (err == MPI_SUCCESS) err = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
+    if (err != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        *rc = tc_raise_mpi(c->comm, err, c->fn);
+    } else {
+        *rc = MPI_SUCCESS;
+    }
+    return 1;
 }
 
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req)
@@ -227,7 +278,10 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
     if (!req) return tc_raise(c->comm, MPI_ERR_REQUEST, "%s: request is NULL", c->fn);
     *req = MPI_REQUEST_NULL;
     if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
-    if (!tc_nb_interposed || tc_config_get()->disable) {
+    const tc_config *cfg = tc_config_get();
+    if (tc_nb_interposed && !cfg->disable && from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
+        return rc;
+    if (!tc_nb_interposed || cfg->disable) {
         if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
         return native(NULL, c, persistent, info, req, "no interposer: MPI's wait calls cannot advance topocoll");
     }
