@@ -1604,6 +1604,7 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
 
 struct tc_vop {
     vstate v;
+    tc_args proto;         /* v.proto points here */
     int64_t elem_base;
 };
 
@@ -1629,8 +1630,9 @@ tc_verify_status tc_vop_open(const tc_algo *al, const tc_topo *t, const tc_args 
         snprintf(rep->msg, sizeof rep->msg, "out of memory");
         return TC_VERIFY_FAIL;
     }
-    tc_verify_status st = verify_open(&o->v, al, t, proto, vall, u_send, u_recv, rep);
+    o->proto = *proto;
     o->elem_base = elem_base;
+    tc_verify_status st = verify_open(&o->v, al, t, &o->proto, vall, u_send, u_recv, rep);
     if (!st) tc_vop_reset(o);
     return st;
 }
