@@ -1606,6 +1606,7 @@ struct tc_vop {
     vstate v;
     tc_args proto;         /* v.proto points here */
     int64_t elem_base;
+    int tmp_borrowed;      /* TMP's labels are another operation's (tc_vop_share_tmp) */
 };
 
 /* The input's labels of rank r, offset by the operation's base. */
@@ -1640,6 +1641,7 @@ tc_verify_status tc_vop_open(const tc_algo *al, const tc_topo *t, const tc_args 
 void tc_vop_close(tc_vop *o)
 {
     if (!o) return;
+    for (int r = 0; o->tmp_borrowed && r < o->v.p; r++) o->v.rk[r].lab[TC_BUF_TMP] = NULL;
     release(&o->v);
     free(o);
 }
@@ -1714,8 +1716,8 @@ static tc_verify_status strip_base(tc_vop *o)
         for (int64_t u = 0; l && u < k->units[TC_BUF_RECV]; u++) {
             if (l[u].elem < 0) continue;
             if (l[u].elem < o->elem_base || l[u].elem >= o->elem_base + TC_VOP_SPAN)
-                return fail(v, "rank %d: rbuf unit %lld holds element %lld of operation %lld: a message of "
-                            "another operation landed here", r, (long long)u,
+                return fail(v, "rank %d: rbuf unit %lld holds element %lld of operation %lld (another "
+                            "operation's data)", r, (long long)u,
                             (long long)(l[u].elem % TC_VOP_SPAN), (long long)(l[u].elem / TC_VOP_SPAN));
             l[u].elem -= o->elem_base;
         }
@@ -1729,4 +1731,26 @@ tc_verify_status tc_vop_finish(tc_vop *o)
     if (!st && o->v.d->synchronizes) st = check_barrier(&o->v);
     if (!st) st = check_result(&o->v);
     return st;
+}
+
+tc_verify_status tc_vop_share_tmp(tc_vop *const *ops, int k)
+{
+    vstate *v0 = &ops[0]->v;
+    for (int r = 0; r < v0->p; r++) {
+        int64_t most = 0;
+        for (int j = 0; j < k; j++)
+            if (ops[j]->v.rk[r].units[TC_BUF_TMP] > most) most = ops[j]->v.rk[r].units[TC_BUF_TMP];
+        label_t *l = realloc(v0->rk[r].lab[TC_BUF_TMP], (size_t)(most ? most : 1) * sizeof *l);
+        if (!l) return fail(v0, "out of memory");
+        set_undef(l, most);
+        v0->rk[r].lab[TC_BUF_TMP] = l;
+        for (int j = 0; j < k; j++) {   /* a reset marks the whole of it unwritten */
+            vrank *kr = &ops[j]->v.rk[r];
+            if (j && !ops[j]->tmp_borrowed) free(kr->lab[TC_BUF_TMP]);
+            kr->lab[TC_BUF_TMP] = l;
+            kr->units[TC_BUF_TMP] = most;
+        }
+    }
+    for (int j = 1; j < k; j++) ops[j]->tmp_borrowed = 1;
+    return TC_VERIFY_OK;
 }

@@ -85,6 +85,9 @@ typedef struct tc_verify_nbopts {
      * on one tag, so that messages of different operations between two
      * ranks match in posting order (MPI's rule) across operations. */
     int shared_tag;
+    /* Another: every rank's operations share one scratch buffer (TMP), so
+     * that one operation's scratch data is overwritten by another's. */
+    int shared_tmp;
 } tc_verify_nbopts;
 
 tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const tc_topo *t,

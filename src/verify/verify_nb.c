@@ -506,6 +506,8 @@ tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const t
     tc_verify_status st = s.vo ? TC_VERIFY_OK : TC_VERIFY_FAIL;
     if (st) snprintf(rep->msg, sizeof rep->msg, "out of memory");
     for (int j = 0; j < k && !st; j++) st = open_op(&s, t, j);
+    if (!st && opts->shared_tmp && (st = tc_vop_share_tmp(s.vo, k)) != TC_VERIFY_OK)
+        prefix_msg(rep, "shared scratch: ");
     if (!st) st = nb_alloc(&s);
     if (!st) st = run_one(&s, ORDER_ROUND_ROBIN, 0);
     if (!st) st = run_one(&s, ORDER_ADVERSARIAL, 0);

@@ -48,6 +48,10 @@ void tc_vop_enter(tc_vop *o, int r);
 tc_verify_status tc_vop_message(tc_vop *so, int sr, int si, tc_vop *ro, int rr, int ri);
 /* Op i of rank r, a COPY or REDUCE, runs. */
 tc_verify_status tc_vop_local(tc_vop *o, int r, int i);
+/* A model of a broken executor, for tests: at every rank the k operations
+ * use one scratch buffer (ops[0]'s TMP labels, grown to the largest). */
+tc_verify_status tc_vop_share_tmp(tc_vop *const *ops, int k);
+
 /* After every rank's last round: no foreign data in any result buffer,
  * the result (and for a barrier, its synchronisation) as tc_verify checks. */
 tc_verify_status tc_vop_finish(tc_vop *o);

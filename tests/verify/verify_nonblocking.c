@@ -8,9 +8,11 @@
  * outstanding at once (mixed collectives), each set under round-robin,
  * adversarial and random interleavings.  Prints per collective how many
  * entries have a nonblocking form, and which do not, with the reason.
- * Then broken cases must be rejected: an entry whose schedule cannot run
- * nonblocking; two operations whose messages cross-match on one shared
- * tag (the wrong data shows); a schedule that deadlocks on its own.
+ * First, broken cases must be rejected: two operations whose messages
+ * cross-match on one shared tag (the wrong data shows; with different
+ * sizes, the mismatched message); two operations sharing one scratch
+ * buffer; a barrier that is not one; a schedule that deadlocks on its own;
+ * an entry whose schedule cannot run nonblocking.
  * TOPOCOLL_VERIFY_STRIDE=k verifies one set in k.  No MPI.
  * Ends with "N passed, M failed". */
 #include <stdio.h>
@@ -291,6 +293,39 @@ static int cycle(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* The ring, each block received into scratch first and copied to its
+ * place in the next round. */
+static int staged(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    int64_t c = a->rcount;
+    tc_sched_need_tmp(s, c);
+    tc_sched_copy(s, tc_reg(TC_BUF_SEND, 0, c), tc_reg(TC_BUF_RECV, (int64_t)r * c, c));
+    tc_sched_round(s);
+    for (int k = 0; k < p - 1; k++) {
+        tc_sched_send(s, tc_wrap(r + 1, p), tc_reg(TC_BUF_RECV, (int64_t)tc_wrap(r - k, p) * c, c));
+        tc_sched_recv(s, tc_wrap(r - 1, p), tc_reg(TC_BUF_TMP, 0, c));
+        tc_sched_round(s);
+        tc_sched_copy(s, tc_reg(TC_BUF_TMP, 0, c), tc_reg(TC_BUF_RECV, (int64_t)tc_wrap(r - k - 1, p) * c, c));
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
+/* Not a barrier: a chain of zero-byte messages from rank 0 to rank p-1;
+ * rank 0 leaves before the others enter. */
+static int chain(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank;
+    if (r > 0) tc_sched_recv_sync(s, r - 1);
+    tc_sched_round(s);
+    if (r < p - 1) tc_sched_send_sync(s, r + 1);
+    tc_sched_round(s);
+    return 0;
+}
+
 static tc_verify_nbop ag_op(const tc_algo *al, int p, int64_t count)
 {
     tc_verify_nbop o;
@@ -308,6 +343,8 @@ static void check_broken(void)
 {
     static const tc_algo ring_al = { .coll = TOPOCOLL_ALLGATHER, .name = "ring_test", .generate = ring };
     static const tc_algo cycle_al = { .coll = TOPOCOLL_ALLGATHER, .name = "cycle_test", .generate = cycle };
+    static const tc_algo staged_al = { .coll = TOPOCOLL_ALLGATHER, .name = "staged_test", .generate = staged };
+    static const tc_algo chain_al = { .coll = TOPOCOLL_BARRIER, .name = "chain_test", .generate = chain };
     tc_topo *t = tc_topo_flat(6);
     char err[128];
     tc_topo *t2 = tc_topo_from_spec("2x*", 8, err, sizeof err);
@@ -338,6 +375,24 @@ static void check_broken(void)
     CHECK(st == TC_VERIFY_FAIL, "rings of different sizes on one shared tag were not rejected");
     if (st == TC_VERIFY_FAIL) printf("rejected as expected (one tag, different sizes): %s\n", rep.msg);
     o.shared_tag = 0;
+
+    /* two staged rings: proven with a scratch buffer each, rejected when
+     * they share one (one operation's scratch data overwritten) */
+    tc_verify_nbop st2[2] = { ag_op(&staged_al, 6, 2), ag_op(&staged_al, 6, 2) };
+    st = tc_verify_nonblocking(st2, 2, t, &o, &rep);
+    CHECK(st == TC_VERIFY_OK, "two staged rings, a scratch buffer each: %s", rep.msg);
+    o.shared_tmp = 1;
+    st = tc_verify_nonblocking(st2, 2, t, &o, &rep);
+    CHECK(st == TC_VERIFY_FAIL, "two staged rings sharing one scratch buffer were not rejected");
+    if (st == TC_VERIFY_FAIL) printf("rejected as expected (one scratch buffer for two operations): %s\n", rep.msg);
+    o.shared_tmp = 0;
+
+    /* a barrier that is not one, beside a good operation */
+    tc_verify_nbop bar[2] = { ag_op(&ring_al, 6, 1), ag_op(&chain_al, 6, 0) };
+    bar[1].proto.coll = TOPOCOLL_BARRIER;
+    st = tc_verify_nonblocking(bar, 2, t, &o, &rep);
+    CHECK(st == TC_VERIFY_FAIL && strstr(rep.msg, "not a barrier"), "a chain passed for a barrier: %s", rep.msg);
+    if (st == TC_VERIFY_FAIL) printf("rejected as expected (not a barrier): %s\n", rep.msg);
 
     /* a schedule that deadlocks on its own, with a good one beside it */
     tc_verify_nbop dl[2] = { ag_op(&ring_al, 6, 1), ag_op(&cycle_al, 6, 1) };
