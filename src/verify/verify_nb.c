@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NB_MAXOPS 64   /* operations in one set, at most */
+
 enum { ORDER_ROUND_ROBIN, ORDER_RANDOM, ORDER_ADVERSARIAL, ORDER_ADVERSARIAL_DOWN };
 
 static const char *order_name(int order)
@@ -302,7 +304,7 @@ static void make_program(nbstate *s, int r)
         return;
     }
     if (s->order == ORDER_RANDOM) {
-        int started = 0, open = 0, list[64];
+        int started = 0, open = 0, list[NB_MAXOPS];
         while (n < 2 * k) {
             if (started < k && (open == 0 || nb_rand(s) % 2)) {
                 list[open++] = started;
@@ -317,7 +319,7 @@ static void make_program(nbstate *s, int r)
     }
     /* adversarial: rank r waits in the rotation of 0..k-1 by r, reversed
      * on every other block of k ranks; odd ranks start lazily */
-    int perm[64];
+    int perm[NB_MAXOPS];
     for (int j = 0; j < k; j++) perm[j] = (j + r) % k;
     if ((r / k) % 2)
         for (int j = 0; j < k / 2; j++) {
@@ -482,8 +484,6 @@ oom:
     snprintf(s->rep->msg, sizeof s->rep->msg, "out of memory");
     return TC_VERIFY_FAIL;
 }
-
-#define NB_MAXOPS 64
 
 tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const tc_topo *t,
                                        const tc_verify_nbopts *opts, tc_verify_report *rep)
