@@ -557,30 +557,43 @@ static void print_row(const ov_ctx *c, int s)
     fflush(stdout);
 }
 
-/* One note per (implementation, message): the sizes it holds for. */
+/* The note of cell x: its status message, or why the persistent time is
+ * missing; NULL when it has none. */
+static const char *note_of(const ov_cell *x, int which)
+{
+    const char *m = which == 0 ? (x->status != BENCH_OK ? x->msg : NULL)
+                               : (x->status == BENCH_OK && !x->has_pers ? x->pers_why : NULL);
+    return m && m[0] ? m : NULL;
+}
+
+/* One note per (implementation, message), with the first and last size it
+ * holds for: "auto, 8 to 1K: persistent not measured: ...". */
 static void print_notes(const ov_ctx *c)
 {
-    int first = 1;
+    int first = 1, ns = c->a->opts->nsizes;
     for (int k = 0; k < c->nimpl; k++)
-        for (int s = 0; s < c->a->opts->nsizes; s++) {
-            const ov_cell *x = &c->cells[(size_t)s * (size_t)c->nimpl + (size_t)k];
-            const char *m[2] = { x->status != BENCH_OK ? x->msg : NULL,
-                                 x->status == BENCH_OK && !x->has_pers ? x->pers_why : NULL };
+        for (int s = 0; s < ns; s++)
             for (int j = 0; j < 2; j++) {
-                int again = 0;
-                if (m[j] == NULL || m[j][0] == '\0')
+                const char *m = note_of(&c->cells[(size_t)s * (size_t)c->nimpl + (size_t)k], j);
+                int seen = 0, last = s;
+                char lo[32], hi[32];
+                if (m == NULL)
                     continue;
-                for (int p = 0; p < s && !again; p++) {
-                    const ov_cell *y = &c->cells[(size_t)p * (size_t)c->nimpl + (size_t)k];
-                    again = strcmp(j ? y->pers_why : y->msg, m[j]) == 0 &&
-                            (j ? y->status == BENCH_OK && !y->has_pers : y->status != BENCH_OK);
+                for (int p = 0; p < ns; p++) {
+                    const char *o = note_of(&c->cells[(size_t)p * (size_t)c->nimpl + (size_t)k], j);
+                    if (o && strcmp(o, m) == 0) {
+                        seen |= p < s;
+                        last = p;
+                    }
                 }
-                if (again)
+                if (seen)
                     continue;
-                printf("%s  %s: %s\n", first ? "\n" : "", c->impls[k], m[j]);
+                bench_format_size(c->a->opts->sizes[s], lo, sizeof lo);
+                bench_format_size(c->a->opts->sizes[last], hi, sizeof hi);
+                printf("%s  %s, %s%s%s: %s\n", first ? "\n" : "", c->impls[k], lo,
+                       last > s ? " to " : "", last > s ? hi : "", m);
                 first = 0;
             }
-        }
 }
 
 /* ---- the run -------------------------------------------------------------------- */
