@@ -201,7 +201,7 @@ int bench_write_json(FILE *f, const bench_run *r);
  * why); not an MPI error code. */
 #define BENCH_NB_NOT_MEASURED (-1)
 
-/* 1 when the collective has nonblocking calls here (no vector arguments). */
+/* 1 when the collective has nonblocking calls here (every one of the list). */
 int bench_nb_supported(const bench_coll *bc);
 /* Starts one nonblocking call of implementation algo ("native": the MPI
  * library's PMPI_I<coll>; "auto": topocoll_i<coll>; else the entry by name);

@@ -29,7 +29,7 @@
  * Costs: per (size, implementation, repetition) four timed loops of `iters`
  * calls, the overlapped one about twice as long as the pure one.  Memory: the
  * buffers of one size and two time arrays of `iters` doubles (four on rank 0).
- * The vector collectives are not run here (bench_nb_supported).
+ * The vector collectives run the regular problem (overlap_calls.c).
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -19,8 +19,13 @@
  * outstanding.  One "test" in the compute is topocoll_progress() and
  * MPI_Test for them, PMPI_Test for native.
  *
- * The vector collectives have no call here (bench_nb_supported says 0).
+ * The vector collectives run the regular problem, as the blocking mode does:
+ * every count `count`, displacements j count (alltoallw: in bytes, every type
+ * the collective's).  The vectors stay unchanged from the start of a call to
+ * its completion (and for a persistent request's lifetime) while the size
+ * stays; they are made again when the count or the process count changes.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -28,20 +33,53 @@
 static int is_native(const char *algo) { return strcmp(algo, "native") == 0; }
 static int is_auto(const char *algo) { return strcmp(algo, BENCH_AUTO) == 0; }
 
+/* The regular problem's vectors (see the header): counts v, displacements d
+ * in elements, db in bytes, types ty; 0, or MPI_ERR_NO_MEM. */
+typedef struct nb_vectors {
+    int *v, *d, *db;
+    MPI_Datatype *ty;
+} nb_vectors;
+
+static int regular_vectors(MPI_Comm comm, int count, MPI_Datatype t, int esize, nb_vectors *out)
+{
+    static int *buf, vp = -1, vcount = -1;
+    static MPI_Datatype *types, vt = MPI_DATATYPE_NULL;
+    int p, rc = MPI_Comm_size(comm, &p);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (p != vp || count != vcount || t != vt) {
+        int *nb = realloc(buf, 3 * (size_t)p * sizeof *buf);
+        if (!nb)
+            return MPI_ERR_NO_MEM;
+        buf = nb;
+        MPI_Datatype *nt = realloc(types, (size_t)p * sizeof *types);
+        if (!nt)
+            return MPI_ERR_NO_MEM;
+        types = nt;
+        vp = p, vcount = count, vt = t;
+        for (int j = 0; j < p; j++) {
+            buf[j] = count, buf[p + j] = j * count, buf[2 * p + j] = j * count * esize;
+            types[j] = t;
+        }
+    }
+    out->v = buf, out->d = buf + vp, out->db = buf + 2 * vp, out->ty = types;
+    return MPI_SUCCESS;
+}
+
 /* The calls of each shape, with the request argument last (I) or the info
- * and request arguments last (P).  The vector shapes: none (break). */
+ * and request arguments last (P); v, d, db, ty: the regular vectors. */
 #define NB_TWO_BUFFERS(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, count, t, comm, req);
 #define NB_TWO_BUFFERS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, count, t, 0, comm, req);
 #define NB_ONE_BUFFER(F, ...) return F(__VA_ARGS__ rbuf, count, t, 0, comm, req);
 #define NB_REDUCTION(F, ...) return F(__VA_ARGS__ sbuf, rbuf, count, t, o, comm, req);
 #define NB_REDUCTION_ROOT(F, ...) return F(__VA_ARGS__ sbuf, rbuf, count, t, o, 0, comm, req);
 #define NB_NO_BUFFERS(F, ...) return F(__VA_ARGS__ comm, req);
-#define NB_VECTORS(F, ...) break;
-#define NB_RECV_VECTORS(F, ...) break;
-#define NB_RECV_VECTORS_ROOT(F, ...) break;
-#define NB_SEND_VECTORS_ROOT(F, ...) break;
-#define NB_REDUCTION_COUNTS(F, ...) break;
-#define NB_TYPE_VECTORS(F, ...) break;
+#define NB_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.d, t, rbuf, x.v, x.d, t, comm, req);
+#define NB_RECV_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, x.v, x.d, t, comm, req);
+#define NB_RECV_VECTORS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, x.v, x.d, t, 0, comm, req);
+#define NB_SEND_VECTORS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.d, t, rbuf, count, t, 0, comm, req);
+#define NB_REDUCTION_COUNTS(F, ...) return F(__VA_ARGS__ sbuf, rbuf, x.v, t, o, comm, req);
+#define NB_TYPE_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.db, x.ty, rbuf, x.v, x.db, x.ty, comm, req);
 
 #define PI_TWO_BUFFERS(F) return F(sbuf, count, t, rbuf, count, t, comm, info, req);
 #define PI_TWO_BUFFERS_ROOT(F) return F(sbuf, count, t, rbuf, count, t, 0, comm, info, req);
@@ -49,28 +87,15 @@ static int is_auto(const char *algo) { return strcmp(algo, BENCH_AUTO) == 0; }
 #define PI_REDUCTION(F) return F(sbuf, rbuf, count, t, o, comm, info, req);
 #define PI_REDUCTION_ROOT(F) return F(sbuf, rbuf, count, t, o, 0, comm, info, req);
 #define PI_NO_BUFFERS(F) return F(comm, info, req);
-#define PI_VECTORS(F) break;
-#define PI_RECV_VECTORS(F) break;
-#define PI_RECV_VECTORS_ROOT(F) break;
-#define PI_SEND_VECTORS_ROOT(F) break;
-#define PI_REDUCTION_COUNTS(F) break;
-#define PI_TYPE_VECTORS(F) break;
-
-#define SUPPORTED_TWO_BUFFERS 1
-#define SUPPORTED_TWO_BUFFERS_ROOT 1
-#define SUPPORTED_ONE_BUFFER 1
-#define SUPPORTED_REDUCTION 1
-#define SUPPORTED_REDUCTION_ROOT 1
-#define SUPPORTED_NO_BUFFERS 1
-#define SUPPORTED_VECTORS 0
-#define SUPPORTED_RECV_VECTORS 0
-#define SUPPORTED_RECV_VECTORS_ROOT 0
-#define SUPPORTED_SEND_VECTORS_ROOT 0
-#define SUPPORTED_REDUCTION_COUNTS 0
-#define SUPPORTED_TYPE_VECTORS 0
+#define PI_VECTORS(F) return F(sbuf, x.v, x.d, t, rbuf, x.v, x.d, t, comm, info, req);
+#define PI_RECV_VECTORS(F) return F(sbuf, count, t, rbuf, x.v, x.d, t, comm, info, req);
+#define PI_RECV_VECTORS_ROOT(F) return F(sbuf, count, t, rbuf, x.v, x.d, t, 0, comm, info, req);
+#define PI_SEND_VECTORS_ROOT(F) return F(sbuf, x.v, x.d, t, rbuf, count, t, 0, comm, info, req);
+#define PI_REDUCTION_COUNTS(F) return F(sbuf, rbuf, x.v, t, o, comm, info, req);
+#define PI_TYPE_VECTORS(F) return F(sbuf, x.v, x.db, x.ty, rbuf, x.v, x.db, x.ty, comm, info, req);
 
 #define CASE_SUPPORTED(UPPER, lower, Mpi, SHAPE) \
-    case TOPOCOLL_##UPPER: return SUPPORTED_##SHAPE;
+    case TOPOCOLL_##UPPER: return 1;
 #define CASE_NATIVE_I(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: NB_##SHAPE(PMPI_I##lower, )
 #define CASE_AUTO_I(UPPER, lower, Mpi, SHAPE) \
@@ -99,8 +124,12 @@ int bench_nb_start(const bench_coll *bc, const char *algo, const void *sbuf, voi
     int count = (int)(bytes / (size_t)bc->esize);
     MPI_Datatype t = bench_coll_type(bc);
     MPI_Op o = bench_coll_op(bc);
+    nb_vectors x;
+    int vrc = regular_vectors(comm, count, t, bc->esize, &x);
     (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
     *req = MPI_REQUEST_NULL;
+    if (vrc != MPI_SUCCESS)
+        return vrc;
     if (is_native(algo)) {
         switch (bc->coll) {
             TOPOCOLL_COLLS(CASE_NATIVE_I)
@@ -127,9 +156,13 @@ int bench_nb_init(const bench_coll *bc, const char *algo, const void *sbuf, void
     MPI_Datatype t = bench_coll_type(bc);
     MPI_Op o = bench_coll_op(bc);
     MPI_Info info = MPI_INFO_NULL;
-    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o, (void)info;
+    nb_vectors x;
+    int vrc = regular_vectors(comm, count, t, bc->esize, &x);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o, (void)info, (void)x;
     *req = MPI_REQUEST_NULL;
     *why = NULL;
+    if (vrc != MPI_SUCCESS)
+        return vrc;
     if (is_native(algo)) {
 #if MPI_VERSION >= 4
         switch (bc->coll) {

@@ -635,7 +635,7 @@ static int setup_options(bench_ctx *c, int argc, char **argv)
                                c->run.coll_name, list);
         }
     if (c->opts.overlap && !bench_nb_supported(c->bc))
-        return usage_error(c, "--overlap: %s has vector arguments, which the overlap mode does not run",
+        return usage_error(c, "--overlap: %s has no nonblocking call in the benchmark",
                            c->run.coll_name);
     for (int s = 0; s < c->opts.nsizes; s++) {
         size_t sb, rb;
