@@ -62,6 +62,7 @@ typedef struct bench_opts {
     int help;                /* -h */
     int overlap;             /* --overlap: the nonblocking overlap mode (overlap.c) */
     int test_calls;          /* --test-calls: MPI_Test calls spread in the compute */
+    int no_persistent;       /* --no-persistent: the overlap mode without the persistent form */
 } bench_opts;
 
 enum { BENCH_PARSE_OK = 0, BENCH_PARSE_HELP = 1, BENCH_PARSE_ERROR = 2 };

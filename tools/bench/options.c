@@ -50,6 +50,7 @@ void bench_usage(FILE *f)
 "                        in percent and the persistent form's start + wait\n"
 "      --test-calls N    with --overlap: N MPI_Test calls spread in the compute\n"
 "                        (default 0)\n"
+"      --no-persistent   with --overlap: leave the persistent form out\n"
 "\n"
 "Each timed iteration is MPI_Barrier; t = MPI_Wtime(); call; t = MPI_Wtime() - t.\n"
 "The time of an iteration is the maximum over ranks; a repetition's time is the mean\n"
@@ -333,7 +334,7 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
 enum opt_id {
     OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_LEARN_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
     OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP, OPT_OVERLAP,
-    OPT_TEST_CALLS
+    OPT_TEST_CALLS, OPT_NO_PERSISTENT
 };
 
 static const struct opt_def {
@@ -359,6 +360,7 @@ static const struct opt_def {
     { 'h', "help", 0, OPT_HELP },
     { 0, "overlap", 0, OPT_OVERLAP },
     { 0, "test-calls", 1, OPT_TEST_CALLS },
+    { 0, "no-persistent", 0, OPT_NO_PERSISTENT },
 };
 #define NOPTS ((int)(sizeof opt_defs / sizeof opt_defs[0]))
 
@@ -450,6 +452,9 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
         if (parse_long("--test-calls", arg, 0, BENCH_MAX_TEST_CALLS, &v, err, errlen) != 0)
             return -1;
         o->test_calls = (int)v;
+        return 0;
+    case OPT_NO_PERSISTENT:
+        o->no_persistent = 1;
         return 0;
     }
     seterr(err, errlen, "internal error: unhandled option");
@@ -545,8 +550,8 @@ int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t 
     }
     if (o->help)
         return BENCH_PARSE_HELP;
-    if (o->test_calls > 0 && !o->overlap) {
-        seterr(err, errlen, "--test-calls needs --overlap");
+    if ((o->test_calls > 0 || o->no_persistent) && !o->overlap) {
+        seterr(err, errlen, "%s needs --overlap", o->no_persistent ? "--no-persistent" : "--test-calls");
         return BENCH_PARSE_ERROR;
     }
     if (o->overlap && o->json_path != NULL) {

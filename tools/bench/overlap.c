@@ -330,6 +330,10 @@ static void run_rep(ov_ctx *c, int s, int k, int rep)
         { fail(x, PH_OVERLAP, e); return; }
     r[FIG_TOTAL * a->opts->reps + rep] = tt * 1e6;
     r[FIG_CPU * a->opts->reps + rep] = tc * 1e6;
+    if (a->opts->no_persistent) {
+        snprintf(x->pers_why, sizeof x->pers_why, "persistent not measured: --no-persistent");
+        return;
+    }
     if (!x->has_pers && rep > 0)
         return;   /* not measured: decided at the first repetition */
     int pi = persistent_init(c, x, s, algo, &preq);
