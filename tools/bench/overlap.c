@@ -9,13 +9,14 @@
  * repetitions of the blocking mode, docs/bench.md):
  *
  *   calibrate a busy loop (dependent floating-point operations, no memory
- *     traffic, no MPI calls) on every rank: units per second
+ *     traffic, no MPI calls) on every rank: a chunk of about 0.25 us
  *   for each size:
  *     for rep in 1..reps:
  *       for each implementation (native, auto, or -a's):     interleaved
  *         blocking:    iters x { barrier; t0; call; t }             -> t_blocking
  *         pure:        iters x { barrier; t0; start; wait; t }      -> t_pure
- *         compute units = t_pure (rank 0's, broadcast) x this rank's rate
+ *         compute target = t_pure (rank 0's, broadcast): chunks of the busy
+ *           loop until MPI_Wtime says the target has passed
  *         overlapped:  iters x { barrier; t0; start; c0; compute, with
  *                      --test-calls tests spread in it; c1; wait; t }
  *                                      -> t_total (t - t0), t_cpu (c1 - c0)
@@ -64,6 +65,7 @@ typedef struct ov_ctx {
     int nimpl;
     ov_cell *cells;                    /* [size * nimpl + impl] */
     double rate;                       /* busy-loop units per second, this rank */
+    long chunk;                        /* units of about BUSY_CHUNK_S seconds */
     int oversub;                       /* topocoll_oversubscribed: 1, 0, -1 */
     char oversub_desc[256];
     unsigned char *sbuf, *rbuf;
@@ -110,19 +112,32 @@ static double calibrate(void)
     return best > 0 ? best : 1e9;
 }
 
-/* The compute of an overlapped iteration: `units` of busy work cut in
+/* The time a chunk of the busy loop takes, roughly: the compute checks the
+ * clock after each one. */
+#define BUSY_CHUNK_S 0.25e-6
+
+/* Busy work until `seconds` have passed (at least one chunk). */
+static void spin(const ov_ctx *c, double seconds)
+{
+    double t0 = MPI_Wtime();
+    do
+        busy(c->chunk);
+    while (MPI_Wtime() - t0 < seconds);
+}
+
+/* The compute of an overlapped iteration: `seconds` of busy work cut in
  * test_calls + 1 pieces with a test of the request between them (until
  * the request completes; *done then says so). */
-static int compute(const ov_ctx *c, const char *algo, long units, MPI_Request *req, int *done)
+static int compute(const ov_ctx *c, const char *algo, double seconds, MPI_Request *req, int *done)
 {
     int n = c->a->opts->test_calls, rc = MPI_SUCCESS;
-    long piece = units / (n + 1);
+    double piece = seconds / (n + 1);
     for (int k = 0; k < n; k++) {
-        busy(piece);
+        spin(c, piece);
         if (!*done && rc == MPI_SUCCESS)
             rc = bench_nb_test(algo, req, done);
     }
-    busy(units - piece * n);
+    spin(c, piece);
     return rc;
 }
 
@@ -141,7 +156,7 @@ static int start(ov_ctx *c, const char *algo, size_t bytes, MPI_Request *req)
 }
 
 /* One call of phase ph: *tt its time, *tc the compute's (overlapped only). */
-static int iteration(ov_ctx *c, int ph, const char *algo, size_t bytes, long units,
+static int iteration(ov_ctx *c, int ph, const char *algo, size_t bytes, double compute_s,
                      MPI_Request *preq, double *tt, double *tc)
 {
     const bench_overlap_args *a = c->a;
@@ -159,7 +174,7 @@ static int iteration(ov_ctx *c, int ph, const char *algo, size_t bytes, long uni
     case PH_OVERLAP:
         if ((rc = start(c, algo, bytes, &req)) == MPI_SUCCESS) {
             c0 = MPI_Wtime();
-            rc = compute(c, algo, units, &req, &done);
+            rc = compute(c, algo, compute_s, &req, &done);
             c1 = MPI_Wtime();
             if (!done) {
                 int wrc = bench_nb_wait(algo, &req);
@@ -196,12 +211,12 @@ static int agree(const ov_ctx *c, int err)
     return g;
 }
 
-static int warm_up(ov_ctx *c, int s, int ph, const char *algo, long units, MPI_Request *preq)
+static int warm_up(ov_ctx *c, int s, int ph, const char *algo, double compute_s, MPI_Request *preq)
 {
     double tt, tc;
     int gerr = MPI_SUCCESS;
     for (int w = 0; w < c->a->warmup[s] && gerr == MPI_SUCCESS; w++)
-        gerr = agree(c, iteration(c, ph, algo, c->a->opts->sizes[s], units, preq, &tt, &tc));
+        gerr = agree(c, iteration(c, ph, algo, c->a->opts->sizes[s], compute_s, preq, &tt, &tc));
     return gerr;
 }
 
@@ -226,12 +241,12 @@ static int check(ov_ctx *c, ov_cell *x, int s, int ph, int rep)
 /* Phase ph of (size s, algo, rep): its time and the compute's (rank 0: the
  * means inside Tukey's fences of the per-iteration maxima, seconds).  An MPI
  * error code, the same on every rank. */
-static int phase(ov_ctx *c, ov_cell *x, int s, int ph, const char *algo, int rep, long units,
+static int phase(ov_ctx *c, ov_cell *x, int s, int ph, const char *algo, int rep, double compute_s,
                  MPI_Request *preq, double *tt, double *tc)
 {
     const bench_overlap_args *a = c->a;
     int iters = a->iters[s], err = MPI_SUCCESS, gerr, dropped;
-    int gerr0 = warm_up(c, s, ph, algo, units, preq);
+    int gerr0 = warm_up(c, s, ph, algo, compute_s, preq);
     if (gerr0 != MPI_SUCCESS)
         return gerr0;
     if (a->opts->validate)
@@ -239,7 +254,7 @@ static int phase(ov_ctx *c, ov_cell *x, int s, int ph, const char *algo, int rep
     for (int it = 0; it < iters; it++) {
         if (MPI_Barrier(a->comm) != MPI_SUCCESS)
             return MPI_ERR_OTHER;
-        int e = iteration(c, ph, algo, a->opts->sizes[s], units, preq, &c->t[it], &c->tc[it]);
+        int e = iteration(c, ph, algo, a->opts->sizes[s], compute_s, preq, &c->t[it], &c->tc[it]);
         if (e != MPI_SUCCESS && err == MPI_SUCCESS)
             err = e;
         if (a->opts->sleep_us > 0)
@@ -325,8 +340,7 @@ static void run_rep(ov_ctx *c, int s, int k, int rep)
     r[FIG_PURE * a->opts->reps + rep] = tt * 1e6;
     pure = tt;
     MPI_Bcast(&pure, 1, MPI_DOUBLE, 0, a->comm);
-    long units = (long)(pure * c->rate);
-    if ((e = phase(c, x, s, PH_OVERLAP, algo, rep, units, NULL, &tt, &tc)) != MPI_SUCCESS)
+    if ((e = phase(c, x, s, PH_OVERLAP, algo, rep, pure, NULL, &tt, &tc)) != MPI_SUCCESS)
         { fail(x, PH_OVERLAP, e); return; }
     r[FIG_TOTAL * a->opts->reps + rep] = tt * 1e6;
     r[FIG_CPU * a->opts->reps + rep] = tc * 1e6;
@@ -516,8 +530,9 @@ static void print_header(const ov_ctx *c)
         printf(" .. %d", a->warmup[o->nsizes - 1]);
     printf(" warm-up; repetitions: %d, sleep: %ld us, validation: %s, MPI_Wtick: %.3g s\n", o->reps,
            o->sleep_us, o->validate ? "on" : "off", a->wtick);
-    printf("# compute: busy loop, %.0f units/us on rank 0, as long as the pure time; "
-           "MPI_Test calls in it: %d\n", c->rate * 1e-6, o->test_calls);
+    printf("# compute: busy loop in chunks of %ld units (%.0f units/us on rank 0) until the\n"
+           "#   pure time has passed; MPI_Test calls in it: %d\n", c->chunk, c->rate * 1e-6,
+           o->test_calls);
     printf("# times: microseconds, median over repetitions of the mean (Tukey's fences) of\n"
            "#   the per-iteration maximum over ranks; pure: start + wait; blocking: the\n"
            "#   blocking call; cpu: the compute between start and wait; total: start +\n"
@@ -625,6 +640,9 @@ static int setup(ov_ctx *c)
     if (!gok)
         return -1;
     c->rate = calibrate();
+    c->chunk = (long)(c->rate * BUSY_CHUNK_S);
+    if (c->chunk < 1)
+        c->chunk = 1;
     if (topocoll_oversubscribed(a->comm, &c->oversub, c->oversub_desc, (int)sizeof c->oversub_desc) !=
         MPI_SUCCESS)
         c->oversub = -1, c->oversub_desc[0] = '\0';
