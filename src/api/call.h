@@ -160,6 +160,15 @@ int tc_run_rootedv(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args
 
 /* The MPI library's own collective for the call. */
 int tc_run_native(const tc_call *c);
+/* Its nonblocking form (MPI_I<coll>), or its persistent one (MPI-4's
+ * MPI_<Coll>_init; MPI_ERR_UNSUPPORTED_OPERATION on an MPI-3 library). */
+int tc_run_native_nb(const tc_call *c, int persistent, MPI_Info info, MPI_Request *req);
+
+/* ---- nb_call.c ---- */
+
+/* The whole nonblocking call (persistent: the _init form): *req is the
+ * request; MPI_SUCCESS or the error raised on c->comm. */
+int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req);
 
 /* ---- pieces.c ---- */
 
