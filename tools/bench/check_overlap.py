@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Smoke test of topocoll-bench --overlap: runs it and checks its CSV.
 
-    check_overlap.py CSV NP ROWS -- LAUNCH... topocoll-bench --overlap ... --csv CSV
+    check_overlap.py CSV NP ROWS [served] -- LAUNCH... topocoll-bench --overlap ... --csv CSV
 
 Checks: exit status 0; the CSV has exactly the overlap mode's header; ROWS
 rows, each with the collective, an implementation name, NP, a size, status
 "ok", positive pure, blocking and total times, a compute time that is not
 negative, 0 <= overlap_pct <= 100, t_persistent_us empty or positive,
 oversubscribed 0, 1 or empty, iters, reps and test_calls whole numbers;
-every size has the same implementations, native among them.  No timing
+every size has the same implementations, native among them.  With
+"served" (the interposer loaded): every entry named with -a served its own
+nonblocking calls (served_by is its name or one of its variants').  No timing
 assertion: only that the numbers are numbers in their ranges.
 Prints "N passed, M failed"; exits 1 when a check failed.
 """
@@ -70,10 +72,12 @@ def row_problem(r, np_):
 
 
 def main():
-    if len(sys.argv) < 6 or sys.argv[4] != "--":
+    served = len(sys.argv) > 4 and sys.argv[4] == "served"
+    dash = 5 if served else 4
+    if len(sys.argv) < dash + 2 or sys.argv[dash] != "--":
         print(__doc__)
         return 2
-    path, np_, nrows, cmd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5:]
+    path, np_, nrows, cmd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[dash + 1:]
     run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(run.stdout)
     check(run.returncode == 0, f"exit status {run.returncode}, expected 0")
@@ -97,6 +101,11 @@ def main():
     check(len(sets) == 1, f"the sizes have different implementations: {sets}")
     check(all("native" in v for v in impls.values()), "native measured at every size")
     check(len({r["coll"] for r in body}) <= 1, "one collective")
+    if served:
+        for r in body:
+            if r["algorithm"] not in ("native", "auto"):
+                check(r["served_by"] != "native",
+                      f"{r['algorithm']} {r['bytes']}: served by {r['served_by']!r}, not by topocoll")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

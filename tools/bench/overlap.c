@@ -318,6 +318,27 @@ static void fail(ov_cell *x, int ph, int code)
     snprintf(x->msg, sizeof x->msg, "error: %s: %s", phase_name[ph], es);
 }
 
+/* An entry named with -a that serves the blocking call (its phase ran
+ * first) and has no nonblocking form: topocoll_i<coll>_algorithm says
+ * MPI_ERR_ARG (docs/nonblocking.md). */
+static int declines_nonblocking(const char *algo, int code)
+{
+    int cls = MPI_ERR_OTHER;
+    if (strcmp(algo, "native") == 0 || strcmp(algo, BENCH_AUTO) == 0)
+        return 0;
+    return MPI_Error_class(code, &cls) == MPI_SUCCESS && cls == MPI_ERR_ARG;
+}
+
+static void decline(ov_cell *x, int code)
+{
+    char es[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, es, &len) != MPI_SUCCESS)
+        snprintf(es, sizeof es, "MPI error %d", code);
+    x->status = BENCH_DECLINED;
+    snprintf(x->msg, sizeof x->msg, "declined: no nonblocking form (%s)", es);
+}
+
 /* Rank 0's figures of this repetition go to reps[impl][fig][rep]. */
 static void run_rep(ov_ctx *c, int s, int k, int rep)
 {
@@ -332,8 +353,13 @@ static void run_rep(ov_ctx *c, int s, int k, int rep)
         { fail(x, PH_BLOCKING, e); return; }
     r[FIG_BLOCKING * a->opts->reps + rep] = tt * 1e6;
     c->want_served = rep == 0;
-    if ((e = phase(c, x, s, PH_PURE, algo, rep, 0, NULL, &tt, &tc)) != MPI_SUCCESS)
-        { fail(x, PH_PURE, e); return; }
+    if ((e = phase(c, x, s, PH_PURE, algo, rep, 0, NULL, &tt, &tc)) != MPI_SUCCESS) {
+        if (declines_nonblocking(algo, e))
+            decline(x, e);
+        else
+            fail(x, PH_PURE, e);
+        return;
+    }
     c->want_served = 0;
     if (rep == 0)
         snprintf(x->served, sizeof x->served, "%s", c->served);

@@ -12,12 +12,11 @@
  *   a name    that catalog entry: topocoll_i<lower>_algorithm(name, ...); the
  *             persistent form has no entry argument, so it is not measured.
  *
- * topocoll's requests are waited for by alternating topocoll_progress() and
- * MPI_Test until the request completes (a program linked with libtopocoll
- * alone advances topocoll's operations that way; under the interposer
- * MPI_Test advances them too), and by MPI_Wait once topocoll has nothing
- * outstanding.  One "test" in the compute is topocoll_progress() and
- * MPI_Test for them, PMPI_Test for native.
+ * topocoll's requests are waited for with MPI_Wait and tested with MPI_Test:
+ * the interposer's (libtopocoll_pmpi preloaded or linked), which advance
+ * topocoll's operations.  Without the interposer topocoll_i<coll> hands the
+ * call to the MPI library's own, and the MPI library's wait and test
+ * complete it (docs/nonblocking.md).
  *
  * The vector collectives run the regular problem, as the blocking mode does:
  * every count `count`, displacements j count (alltoallw: in bytes, every type
@@ -195,7 +194,6 @@ int bench_nb_test(const char *algo, MPI_Request *req, int *done)
 {
     if (is_native(algo))
         return PMPI_Test(req, done, MPI_STATUS_IGNORE);
-    (void)topocoll_progress();
     return MPI_Test(req, done, MPI_STATUS_IGNORE);
 }
 
@@ -203,11 +201,6 @@ int bench_nb_wait(const char *algo, MPI_Request *req)
 {
     if (is_native(algo))
         return PMPI_Wait(req, MPI_STATUS_IGNORE);
-    while (topocoll_progress() > 0) {
-        int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-    }
     return MPI_Wait(req, MPI_STATUS_IGNORE);
 }
 
