@@ -154,14 +154,19 @@ static void *c_buffer(void *f)
 /* MPICH's f08 status objects: type(MPI_Status) is the C MPI_Status. */
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPICH's f08 status is the C status");
 
+/* The f08 module binds MPI_STATUS_IGNORE to the object (libmpichfort.so
+ * and libmpich.so both define it: all references resolve to the first);
+ * MPI_F08_STATUS_IGNORE points to it from libmpich.so. */
 static int status_ignored(const MPI_Fint *f)
 {
-    return !f || (const void *)f == (const void *)MPI_F08_STATUS_IGNORE;
+    const void *p = f;
+    return !f || p == (const void *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ || p == (const void *)MPI_F08_STATUS_IGNORE;
 }
 
 static int statuses_ignored(const MPI_Fint *f)
 {
-    return !f || (const void *)f == (const void *)MPI_F08_STATUSES_IGNORE;
+    const void *p = f;
+    return !f || p == (const void *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ || p == (const void *)MPI_F08_STATUSES_IGNORE;
 }
 
 static void status_out(const MPI_Status *c, MPI_Fint *f)
