@@ -16,13 +16,18 @@
  *     pmpi.c see those calls already, and wrapping their Fortran names too
  *     would count each call twice.  `use mpi_f08`'s procedures without a
  *     buffer call the PMPI_ functions directly (no descriptor layer):
- *     mpi_barrier_f08_, mpi_ibarrier_f08_ and every request function
- *     (mpi_wait_f08_ ... mpi_request_get_status_f08_).  Those f08 names are
- *     defined here.  Arguments by reference, the optional ierror NULL when
- *     absent; a handle is a derived type whose only member is the integer
- *     handle, which is MPICH's C handle; type(MPI_Status) has the C
+ *     mpi_barrier_f08_, mpi_ibarrier_f08_, mpi_barrier_init_f08_ and every
+ *     request function (mpi_wait_f08_ ... mpi_request_get_status_f08_).
+ *     Those f08 names are defined here.  The persistent collectives of
+ *     MPI 4 (mpi_allreduce_init_, mpi_allreduce_init_f08ts_ ...) call the C
+ *     MPI_Allreduce_init ... through the PLT, like the others.  The f08
+ *     procedures take their arguments by reference, the optional ierror
+ *     NULL when absent; a handle is a derived type whose only member is the
+ *     integer handle, which is MPICH's C handle; type(MPI_Status) has the C
  *     MPI_Status's layout, and MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE are
  *     the objects MPI_F08_STATUS_IGNORE / MPI_F08_STATUSES_IGNORE point to.
+ *     (MPICH 4.0's own mpi_testany_ and mpi_waitany_ return MPI_UNDEFINED
+ *     + 1 when no request is active; its f08 ones and these do not.)
  *   Open MPI 4.1: the Fortran bindings call PMPI_ functions directly.
  *     mpif.h and `use mpi` (ignore-TKR module) call mpi_allgather_ (also
  *     exported as mpi_allgather, mpi_allgather__, MPI_ALLGATHER and
@@ -693,8 +698,8 @@ TC_F_NAMES(finalize, FINALIZE, Finalize, tc_fortran_finalize)
 #else
 
 /* MPICH: the C wrappers see the Fortran calls (above), but for the f08
- * procedures of the rows without buffers (NO_BUFFERS) and the request
- * functions, which call PMPI_. */
+ * procedures of the rows without buffers (NO_BUFFERS: blocking, nonblocking
+ * and persistent) and the request functions, which call PMPI_. */
 #define TC_F08_MPICH_ALIAS(name, F)                                                                \
     extern __typeof__(F) name;                                                                     \
     __attribute__((visibility("default"), alias(#F))) extern __typeof__(F) name;
@@ -707,10 +712,11 @@ TC_F_NAMES(finalize, FINALIZE, Finalize, tc_fortran_finalize)
         if (ierror) *ierror = (MPI_Fint)rc;                                                        \
     }                                                                                              \
     TC_F08_MPICH_ALIAS(mpi_##l##_f08_, tc_fortran_mpich_##l##_f08)                                 \
-    TC_F08_MPICH_NB_NO_BUFFERS(l)
+    TC_F08_MPICH_NB_NO_BUFFERS(l, C)
 #if defined(TC_F_MPICH_F08)
-/* mpi_ibarrier_f08_ (comm, request, ierror) */
-#define TC_F08_MPICH_NB_NO_BUFFERS(l)                                                              \
+/* mpi_ibarrier_f08_ (comm, request, ierror) and mpi_barrier_init_f08_ (comm,
+ * info, request, ierror) */
+#define TC_F08_MPICH_NB_NO_BUFFERS(l, C)                                                              \
     void tc_fortran_mpich_i##l##_f08(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror);         \
     void tc_fortran_mpich_i##l##_f08(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)          \
     {                                                                                              \
@@ -719,9 +725,20 @@ TC_F_NAMES(finalize, FINALIZE, Finalize, tc_fortran_finalize)
         if (rc == MPI_SUCCESS) req_out(r, request);                                                \
         set_ierror(ierror, rc);                                                                    \
     }                                                                                              \
-    TC_F08_MPICH_ALIAS(mpi_i##l##_f08_, tc_fortran_mpich_i##l##_f08)
+    TC_F08_MPICH_ALIAS(mpi_i##l##_f08_, tc_fortran_mpich_i##l##_f08)                               \
+    void tc_fortran_mpich_##l##_init_f08(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,        \
+                                         MPI_Fint *ierror);                                        \
+    void tc_fortran_mpich_##l##_init_f08(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,        \
+                                         MPI_Fint *ierror)                                         \
+    {                                                                                              \
+        MPI_Request r = MPI_REQUEST_NULL;                                                          \
+        int rc = MPI_##C##_init(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &r);                    \
+        if (rc == MPI_SUCCESS) req_out(r, request);                                                \
+        set_ierror(ierror, rc);                                                                    \
+    }                                                                                              \
+    TC_F08_MPICH_ALIAS(mpi_##l##_init_f08_, tc_fortran_mpich_##l##_init_f08)
 #else
-#define TC_F08_MPICH_NB_NO_BUFFERS(l)
+#define TC_F08_MPICH_NB_NO_BUFFERS(l, C)
 #endif
 #define TC_F08_MPICH_TWO_BUFFERS(l, C)
 #define TC_F08_MPICH_TWO_BUFFERS_ROOT(l, C)

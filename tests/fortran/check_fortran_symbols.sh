@@ -11,7 +11,8 @@
 # finalize, all six names mpi_x, mpi_x_, mpi_x__, MPI_X, mpi_x_f08_,
 # MPI_X_f08.  MPICH (its mpif.h and `use mpi` bindings call the C MPI_
 # functions): only the f08 names of the procedures that call PMPI_
-# (mpi_barrier_f08_, mpi_ibarrier_f08_, the request functions'), and none
+# (mpi_barrier_f08_, mpi_ibarrier_f08_, mpi_barrier_init_f08_, the request
+# functions'), and none
 # of the others (a call would be counted twice).
 set -u
 [ $# -eq 3 ] || { echo "usage: $0 openmpi|mpich HEADER LIBRARY" >&2; exit 2; }
@@ -57,8 +58,8 @@ case "$flavor" in
     done
     ;;
   mpich)
-    want mpi_barrier_f08_; want mpi_ibarrier_f08_
-    n=2
+    want mpi_barrier_f08_; want mpi_ibarrier_f08_; want mpi_barrier_init_f08_
+    n=3
     for r in $requests; do
       l=${r%%:*}
       want "mpi_${l}_f08_"; unwanted "mpi_${l}_"

@@ -21,7 +21,10 @@
 !      then MPI_Wait; point-to-point requests');
 !   7. persistent point-to-point requests through MPI_Startall and
 !      MPI_Start, freed with MPI_Request_free; a cancelled receive
-!      (MPI_Cancel, MPI_Test_cancelled on the returned status).
+!      (MPI_Cancel, MPI_Test_cancelled on the returned status);
+!   8. with -DTC_HAVE_PERSISTENT_COLL (an MPI 4 library): persistent
+!      collectives (MPI_Allreduce_init, MPI_Barrier_init) through
+!      MPI_Startall, MPI_Start and the completion functions.
 ! Every result is checked against values computed here.  CTest runs it with
 ! the interposer preloaded (check_fortran.sh).
 !
@@ -107,6 +110,9 @@ program fortran_nonblocking
   call round_request_free(9)
   call round_persistent(6)
   call round_cancel()
+#ifdef TC_HAVE_PERSISTENT_COLL
+  call round_persistent_coll(11)
+#endif
 
   mine = (/ passed, failed /)
   sums = (/ 0, 1 /)
@@ -720,7 +726,7 @@ contains
     T_REQUEST :: preq(2)
     DECL_STATUSES(sts, 2)
     DECL_STATUS(st)
-    integer :: sbuf(n), rbuf(n)
+    integer, asynchronous :: sbuf(n), rbuf(n)
     left = mod(rank - 1 + nproc, nproc)
     right = mod(rank + 1, nproc)
     call MPI_Send_init(sbuf, n, MPI_INTEGER, right, 7, MPI_COMM_WORLD, preq(1), rc)
@@ -778,5 +784,46 @@ contains
     call check(rc == MPI_SUCCESS .and. flag, 'MPI_Cancel: the status does not say cancelled')
     call check(RQ(r) == RQNULL, 'MPI_Wait: cancelled request not MPI_REQUEST_NULL')
   end subroutine round_cancel
+
+#ifdef TC_HAVE_PERSISTENT_COLL
+  ! 8. persistent collectives (MPI 4): MPI_Allreduce_init and
+  ! MPI_Barrier_init, run three times through MPI_Startall / MPI_Waitall and
+  ! MPI_Start / MPI_Wait, freed with MPI_Request_free.
+  subroutine round_persistent_coll(n)
+    integer, intent(in) :: n
+    integer :: it, i, j, rc
+    T_REQUEST :: preq(2)
+    integer, asynchronous :: sbuf(n), rbuf(n)
+    call MPI_Allreduce_init(sbuf, rbuf, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, preq(1), rc)
+    call check_rc(rc, 'MPI_Allreduce_init')
+    call MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, preq(2), rc)
+    call check_rc(rc, 'MPI_Barrier_init')
+    do it = 1, 3
+      sbuf = (/ (val(rank, i) + it, i = 1, n) /)
+      rbuf = -1
+      if (it == 2) then
+        do j = 1, 2
+          call MPI_Start(preq(j), rc)
+          call check_rc(rc, 'MPI_Start')
+          call MPI_Wait(preq(j), MPI_STATUS_IGNORE, rc)
+          call check_rc(rc, 'MPI_Wait')
+        end do
+      else
+        call MPI_Startall(2, preq, rc)
+        call check_rc(rc, 'MPI_Startall')
+        call MPI_Waitall(2, preq, MPI_STATUSES_IGNORE, rc)
+        call check_rc(rc, 'MPI_Waitall')
+      end if
+      call check(all(rbuf == (/ (total(i) + nproc * it, i = 1, n) /)), 'MPI_Allreduce_init: wrong result')
+      call check(RQ(preq(1)) /= RQNULL .and. RQ(preq(2)) /= RQNULL, &
+                 'persistent collective requests freed by their completion')
+    end do
+    do j = 1, 2
+      call MPI_Request_free(preq(j), rc)
+      call check_rc(rc, 'MPI_Request_free')
+      call check(RQ(preq(j)) == RQNULL, 'MPI_Request_free: request not MPI_REQUEST_NULL')
+    end do
+  end subroutine round_persistent_coll
+#endif
 
 end program fortran_nonblocking
