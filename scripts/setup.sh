@@ -32,7 +32,7 @@ optional+=(iproute2 python3)
 optional+=(lammps hpcc quantum-espresso)
 
 # deb-src entries mirroring the deb ones (deb822 .sources files or one-line
-# sources.list), written once to topocoll-src.*; apt-get update after.
+# sources.list), written once to topocoll_src.*; apt-get update after.
 enable_deb_src() {
   local d=/etc/apt/sources.list.d f added=0
   if grep -rqsE '^(deb-src |Types:.*deb-src)' /etc/apt/sources.list "$d"; then
@@ -45,21 +45,21 @@ enable_deb_src() {
   fi
   for f in "$d"/*.sources; do
     [ -f "$f" ] || continue
-    case $f in *topocoll-src.sources) continue ;; esac
+    case $f in *topocoll_src.sources) continue ;; esac
     grep -q '^Types: *deb *$' "$f" || continue
-    sed 's/^Types: *deb *$/Types: deb-src/' "$f" >>"$d/topocoll-src.sources"
-    echo >>"$d/topocoll-src.sources"
+    sed 's/^Types: *deb *$/Types: deb-src/' "$f" >>"$d/topocoll_src.sources"
+    echo >>"$d/topocoll_src.sources"
     added=1
   done
   if [ -f /etc/apt/sources.list ] && grep -q '^deb ' /etc/apt/sources.list; then
-    grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >"$d/topocoll-src.list"
+    grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >"$d/topocoll_src.list"
     added=1
   fi
   if [ $added -eq 0 ]; then
     echo "setup: no deb lines found to mirror as deb-src" >&2
     return 1
   fi
-  echo "setup: deb-src lines added ($d/topocoll-src.*)"
+  echo "setup: deb-src lines added ($d/topocoll_src.*)"
   apt-get update
 }
 if [ $suites -eq 1 ]; then

@@ -38,12 +38,12 @@
 #
 # Open MPI runs each program at np 2 and 4 (oversubscribed on a small
 # machine), MPICH at np 2; a program with its own process-count rule runs at
-# the counts it accepts.  The cache is ${TOPOCOLL_SUITES_DIR:-~/.cache/topocoll-suites}.
+# the counts it accepts.  The cache is ${TOPOCOLL_SUITES_DIR:-~/.cache/topocoll_suites}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-cache=${TOPOCOLL_SUITES_DIR:-${HOME:-/root}/.cache/topocoll-suites}
+cache=${TOPOCOLL_SUITES_DIR:-${HOME:-/root}/.cache/topocoll_suites}
 action=run flavours="" suites=mpich,osu modes=native,preload,forced only="" out=out/suites check=0
 declare -A preload=()
 usage() { sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
