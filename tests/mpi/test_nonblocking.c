@@ -1,0 +1,678 @@
+/*
+ * The nonblocking and persistent collectives, checked on data.
+ *
+ * Groups: each group starts four operations, three of different
+ * collectives on one communicator and one on a duplicate, interleaved with
+ * an MPI_Irecv from the left neighbour and an MPI_Isend to the right one;
+ * the eight requests (two of them MPI_REQUEST_NULL) are completed together,
+ * the completion call rotating from group to group: MPI_Wait on each,
+ * MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test loops, MPI_Testall,
+ * MPI_Testany, MPI_Testsome.  Every receive buffer is compared with a
+ * reference computed locally (tests/mpi/nb_ops.h: counts 0, 1, 7, 1000,
+ * 70000; int, double, a derived type; in place; roots 0 and last), every
+ * request must end as MPI_REQUEST_NULL, every collective's status reads
+ * not cancelled, count 0, MPI_ERROR MPI_SUCCESS (or untouched where the
+ * call need not set it); the point-to-point data and statuses are checked
+ * too.
+ *
+ *   --mode=mpi   the groups through MPI_I<Coll> (the interposer's where it
+ *                is linked or preloaded, else the MPI library's)
+ *   --mode=api   every catalog entry of every collective (names from
+ *                topocoll_algorithm_count / _name): three operations
+ *                through topocoll_i<coll>_algorithm(entry) plus one
+ *                through topocoll_i<coll> on the duplicate.  An entry may
+ *                decline (MPI_ERR_ARG) or hand the call to the MPI
+ *                library's own (topocoll_last_algorithm() "native"): both
+ *                accepted, counted and printed per collective.
+ *   --mode=all   both (the default where topocoll is linked)
+ *
+ * Then, in every mode: MPI_Request_free on an active operation (its
+ * receive buffer checked once a later operation has completed),
+ * MPI_Cancel on an active operation (must return an error: MPI_ERRORS_RETURN
+ * is set), and the persistent collectives (allreduce, bcast, allgather,
+ * alltoall, barrier, reduce): topocoll_<coll>_init, and MPI_<Coll>_init
+ * where the MPI library is MPI-4, started five times with new data each
+ * time (topocoll_start, MPI_Start, MPI_Startall), completed with MPI_Wait,
+ * MPI_Test, MPI_Waitall, the requests staying allocated, then freed.  Where
+ * neither kind of persistent request exists the part is skipped, and said.
+ *
+ *   --forced=COLL=ENTRY[,COLL=ENTRY...]   print how many MPI_I<Coll> starts
+ *                topocoll_last_algorithm() named ENTRY (run with
+ *                TOPOCOLL_<COLL>=ENTRY set); with --require-forced every
+ *                start of COLL must name it.
+ *   --timeout=S  the watchdog's limit per group (default 60).
+ *
+ * Built twice: linked with the interposer library (topocoll_pmpi: MPI_I<Coll>,
+ * the wait and test calls and the topocoll API), and with NB_MPI_ONLY
+ * linked with MPI only (run as it is, and with the interposer preloaded).
+ * Ends with "N passed, M failed" on rank 0.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nb_ops.h"
+#include "../common/mpi_harness.h"
+#include "../common/watchdog.h"
+
+#define NB_NCOUNTS 5
+static const int nb_counts[NB_NCOUNTS] = { 0, 1, 7, 1000, 70000 };
+#define NB_SLOTS 8
+#define NB_UNTOUCHED 123457   /* a status's MPI_ERROR before the call */
+#define NB_TAG 77
+
+static int wrank, wsize;
+static unsigned watch_s = 60;
+
+/* Which entry served the starts: per collective. */
+typedef struct nb_tally {
+    long started, as_entry, as_native, as_other, declined;
+    char other[64];
+} nb_tally;
+static nb_tally api_tally[NB_NCOLL];
+
+/* --forced */
+static struct {
+    int coll;
+    char entry[64];
+    long starts, as_entry, as_native;
+} forced[8];
+static int nforced, require_forced;
+
+/* ---- groups ------------------------------------------------------------------ */
+
+enum { SLOT_NULL, SLOT_OP, SLOT_SEND, SLOT_RECV };
+
+typedef struct nb_group {
+    MPI_Request reqs[NB_SLOTS];
+    MPI_Status st[NB_SLOTS];
+    int kind[NB_SLOTS], done[NB_SLOTS];
+    nb_op *op[NB_SLOTS];
+    int sendv[4], recvv[4], from, to, n;
+    char what[160];
+} nb_group;
+
+static const char *const method_names[8] = { "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+                                             "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome" };
+
+static void record_forced(const nb_op *o)
+{
+    for (int f = 0; f < nforced; f++)
+        if (forced[f].coll == o->coll) {
+            const char *name = nb_last_algorithm();
+            forced[f].starts++;
+            if (name && !strcmp(name, forced[f].entry)) forced[f].as_entry++;
+            else if (!name || !strcmp(name, "native")) forced[f].as_native++;
+        }
+}
+
+/* Start o (see nb_op_start) and put its request into slot k.  An entry that
+ * declines leaves the slot MPI_REQUEST_NULL. */
+static MPI_Comm mark_comm = MPI_COMM_NULL;   /* for nb_mark_native: neither comm nor dup */
+
+static int is_forced(int coll)
+{
+    for (int f = 0; f < nforced; f++)
+        if (forced[f].coll == coll) return 1;
+    return 0;
+}
+
+static void group_start_op(nb_group *g, int k, nb_op *o, int via, const char *algo)
+{
+    if (via == NB_VIA_ALGO || (via == NB_VIA_MPI && is_forced(o->coll))) nb_mark_native(mark_comm);
+    int rc = nb_op_start(o, via, algo), cls = MPI_SUCCESS;
+    char buf[160];
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    g->reqs[k] = o->req;
+    g->op[k] = o;
+    g->kind[k] = SLOT_OP;
+    if (via == NB_VIA_ALGO) {
+        nb_tally *t = &api_tally[o->coll];
+        const char *name = nb_last_algorithm();
+        if (cls == MPI_ERR_ARG) {
+            t->declined++;
+            g->kind[k] = SLOT_NULL;
+            CHECK(o->req == MPI_REQUEST_NULL, "%s via %s: declined but the request is not MPI_REQUEST_NULL",
+                  nb_op_str(o, buf, sizeof buf), algo);
+            return;
+        }
+        t->started++;
+        if (name && !strcmp(name, algo)) t->as_entry++;
+        else if (name && !strcmp(name, "native")) t->as_native++;
+        else {
+            t->as_other++;
+            snprintf(t->other, sizeof t->other, "%s", name ? name : "(none)");
+        }
+    } else if (via == NB_VIA_MPI) {
+        record_forced(o);
+    }
+    CHECK(rc == MPI_SUCCESS, "%s%s%s: start returned %d (class %d)", nb_op_str(o, buf, sizeof buf),
+          algo ? " via " : "", algo ? algo : "", rc, cls);
+    CHECK(rc != MPI_SUCCESS || o->req != MPI_REQUEST_NULL, "%s: started, but the request is MPI_REQUEST_NULL",
+          nb_op_str(o, buf, sizeof buf));
+    if (rc != MPI_SUCCESS) g->kind[k] = SLOT_NULL;
+}
+
+static void group_init(nb_group *g, MPI_Comm comm, int seed)
+{
+    memset(g, 0, sizeof *g);
+    g->n = NB_SLOTS;
+    for (int k = 0; k < NB_SLOTS; k++) {
+        g->reqs[k] = MPI_REQUEST_NULL;
+        g->kind[k] = SLOT_NULL;
+        g->st[k].MPI_ERROR = NB_UNTOUCHED;
+    }
+    int p, r;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &r);
+    g->to = (r + 1) % p;
+    g->from = (r + p - 1) % p;
+    for (int i = 0; i < 4; i++) {
+        g->sendv[i] = r * 1000 + seed * 10 + i;
+        g->recvv[i] = -1;
+    }
+}
+
+static void group_recv(nb_group *g, int k, MPI_Comm comm)
+{
+    g->kind[k] = SLOT_RECV;
+    CHECK(MPI_Irecv(g->recvv, 4, MPI_INT, g->from, NB_TAG, comm, &g->reqs[k]) == MPI_SUCCESS, "MPI_Irecv");
+}
+
+static void group_send(nb_group *g, int k, MPI_Comm comm)
+{
+    g->kind[k] = SLOT_SEND;
+    CHECK(MPI_Isend(g->sendv, 4, MPI_INT, g->to, NB_TAG, comm, &g->reqs[k]) == MPI_SUCCESS, "MPI_Isend");
+}
+
+static void mark(nb_group *g, int k, const MPI_Status *st)
+{
+    if (k < 0 || k >= g->n) {
+        CHECK(0, "%s: index %d out of range", g->what, k);
+        return;
+    }
+    g->done[k]++;
+    g->st[k] = *st;
+}
+
+/* Complete every request of g with the completion call `method`. */
+static void group_complete(nb_group *g, int method)
+{
+    int rc = MPI_SUCCESS, n = g->n, idx, flag, outc, idxs[NB_SLOTS];
+    MPI_Status s, ss[NB_SLOTS];
+    switch (method) {
+    case 0:
+        for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
+            int kk = (k + 3) % n;   /* not in start order */
+            rc = MPI_Wait(&g->reqs[kk], &g->st[kk]);
+            g->done[kk]++;
+        }
+        break;
+    case 1:
+        rc = MPI_Waitall(n, g->reqs, g->st);
+        for (int k = 0; k < n; k++) g->done[k]++;
+        break;
+    case 2:
+        for (;;) {
+            s.MPI_ERROR = NB_UNTOUCHED;
+            if ((rc = MPI_Waitany(n, g->reqs, &idx, &s)) != MPI_SUCCESS || idx == MPI_UNDEFINED) break;
+            mark(g, idx, &s);
+        }
+        break;
+    case 3:
+        for (;;) {
+            for (int k = 0; k < n; k++) ss[k].MPI_ERROR = NB_UNTOUCHED;
+            if ((rc = MPI_Waitsome(n, g->reqs, &outc, idxs, ss)) != MPI_SUCCESS || outc == MPI_UNDEFINED) break;
+            CHECK(outc > 0, "%s: MPI_Waitsome completed %d", g->what, outc);
+            for (int i = 0; i < outc; i++) mark(g, idxs[i], &ss[i]);
+        }
+        break;
+    case 4:
+        for (int k = n - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
+            do rc = MPI_Test(&g->reqs[k], &flag, &g->st[k]);
+            while (rc == MPI_SUCCESS && !flag);
+            g->done[k]++;
+        }
+        break;
+    case 5:
+        do rc = MPI_Testall(n, g->reqs, &flag, g->st);
+        while (rc == MPI_SUCCESS && !flag);
+        for (int k = 0; k < n; k++) g->done[k]++;
+        break;
+    case 6:
+        for (;;) {
+            s.MPI_ERROR = NB_UNTOUCHED;
+            if ((rc = MPI_Testany(n, g->reqs, &idx, &flag, &s)) != MPI_SUCCESS) break;
+            if (flag && idx == MPI_UNDEFINED) break;
+            if (flag) mark(g, idx, &s);
+        }
+        break;
+    default:
+        for (;;) {
+            for (int k = 0; k < n; k++) ss[k].MPI_ERROR = NB_UNTOUCHED;
+            if ((rc = MPI_Testsome(n, g->reqs, &outc, idxs, ss)) != MPI_SUCCESS || outc == MPI_UNDEFINED) break;
+            for (int i = 0; i < outc; i++) mark(g, idxs[i], &ss[i]);
+        }
+        break;
+    }
+    CHECK(rc == MPI_SUCCESS, "%s: %s returned %d", g->what, method_names[method], rc);
+}
+
+static void check_coll_status(const char *what, const char *op, const MPI_Status *st)
+{
+    int cancelled = 1, count = -1;
+    MPI_Test_cancelled(st, &cancelled);
+    MPI_Get_count(st, MPI_BYTE, &count);
+    CHECK(!cancelled, "%s: %s: status says cancelled", what, op);
+    CHECK(count == 0, "%s: %s: status count %d, expected 0", what, op, count);
+    CHECK(st->MPI_ERROR == MPI_SUCCESS || st->MPI_ERROR == NB_UNTOUCHED, "%s: %s: status MPI_ERROR %d", what, op,
+          st->MPI_ERROR);
+}
+
+/* Every result of g against its reference, every request null, statuses. */
+static void group_check(nb_group *g, int method)
+{
+    char buf[160];
+    int any = method == 2 || method == 3 || method == 6 || method == 7;
+    for (int k = 0; k < g->n; k++) {
+        CHECK(g->reqs[k] == MPI_REQUEST_NULL, "%s: request %d not MPI_REQUEST_NULL after %s", g->what, k,
+              method_names[method]);
+        if (any) {
+            int want = g->kind[k] == SLOT_NULL ? 0 : 1;
+            CHECK(g->done[k] == want, "%s: request %d returned %d times by %s, expected %d", g->what, k, g->done[k],
+                  method_names[method], want);
+        }
+        if (g->kind[k] == SLOT_OP) {
+            nb_op *o = g->op[k];
+            size_t at = 0;
+            nb_op_str(o, buf, sizeof buf);
+            CHECK(nb_op_matches(o, &at), "%s: %s, %s: wrong result at byte %zu of %zu", g->what, buf,
+                  method_names[method], at, o->rbytes);
+            check_coll_status(g->what, buf, &g->st[k]);
+        } else if (g->kind[k] == SLOT_RECV) {
+            int count = -1, ok = 1;
+            for (int i = 0; i < 4; i++) ok &= g->recvv[i] == g->from * 1000 + (g->sendv[i] - wrank * 1000);
+            MPI_Get_count(&g->st[k], MPI_INT, &count);
+            CHECK(ok, "%s: point-to-point data from %d wrong (%d %d ...)", g->what, g->from, g->recvv[0], g->recvv[1]);
+            CHECK(count == 4 && g->st[k].MPI_SOURCE == g->from && g->st[k].MPI_TAG == NB_TAG,
+                  "%s: receive status count %d source %d tag %d", g->what, count, g->st[k].MPI_SOURCE,
+                  g->st[k].MPI_TAG);
+        }
+    }
+}
+
+/* ---- --mode=mpi: MPI_I<Coll> ------------------------------------------------- */
+
+/* Group `round` through MPI_I<Coll>: collectives round, round + 6 and
+ * round + 12 on comm, round + 3 on dup; counts, types, in place and roots
+ * rotating so that 85 rounds give every collective every count in each
+ * position. */
+static void run_mpi_rounds(MPI_Comm comm, MPI_Comm dup, int rounds)
+{
+    for (int rd = 0; rd < rounds; rd++) {
+        nb_group g;
+        nb_op ops[4];
+        int method = rd % 8;
+        snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
+        group_init(&g, comm, rd);
+        snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
+        tc_watch(wrank, watch_s, g.what);
+        for (int j = 0; j < 3; j++)
+            nb_op_setup(&ops[j], (rd + 6 * j) % NB_NCOLL, nb_counts[(rd / NB_NCOLL + j) % NB_NCOUNTS], (rd + j) % 3,
+                        (rd / 2 + j) % 2 ? -1 : 0, (rd / 3 + j) % 2, rd * 4 + j, comm);
+        nb_op_setup(&ops[3], (rd + 3) % NB_NCOLL, nb_counts[(rd / NB_NCOLL + 3) % NB_NCOUNTS], (rd + 2) % 3,
+                    rd % 2 ? 0 : -1, (rd / 5) % 2, rd * 4 + 3, dup);
+        /* slots: op0, null, recv, op1, op3 (dup), null, send, op2 */
+        group_start_op(&g, 0, &ops[0], NB_VIA_MPI, NULL);
+        group_recv(&g, 2, comm);
+        group_start_op(&g, 3, &ops[1], NB_VIA_MPI, NULL);
+        group_start_op(&g, 4, &ops[3], NB_VIA_MPI, NULL);
+        group_send(&g, 6, comm);
+        group_start_op(&g, 7, &ops[2], NB_VIA_MPI, NULL);
+        group_complete(&g, method);
+        group_check(&g, method);
+        for (int j = 0; j < 4; j++) nb_op_free(&ops[j]);
+    }
+}
+
+/* ---- --mode=api: every catalog entry ------------------------------------------ */
+
+#ifndef NB_MPI_ONLY
+static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
+{
+    int gi = 0;
+    for (int c = 0; c < NB_NCOLL; c++) {
+        int na = topocoll_algorithm_count((topocoll_coll)c);
+        for (int a = 0; a < na; a++, gi++) {
+            const char *name = topocoll_algorithm_name((topocoll_coll)c, a);
+            nb_group g;
+            nb_op ops[4];
+            int method = gi % 8;
+            group_init(&g, comm, gi);
+            snprintf(g.what, sizeof g.what, "topocoll_i%s_algorithm(\"%s\")", nb_coll_names[c], name);
+            tc_watch(wrank, watch_s, g.what);
+            for (int j = 0; j < 3; j++)
+                nb_op_setup(&ops[j], c, nb_counts[(a + j + c) % NB_NCOUNTS], (a + j) % 3, (a + j) % 2 ? -1 : 0,
+                            (a / 2 + j) % 2, gi * 4 + j, comm);
+            nb_op_setup(&ops[3], (c + 5) % NB_NCOLL, nb_counts[(a + c) % 4], (a + 1) % 3, a % 2 ? 0 : -1, a % 2,
+                        gi * 4 + 3, dup);
+            group_start_op(&g, 0, &ops[0], NB_VIA_ALGO, name);
+            group_recv(&g, 2, comm);
+            group_start_op(&g, 3, &ops[1], NB_VIA_ALGO, name);
+            group_start_op(&g, 4, &ops[3], NB_VIA_API, NULL);
+            group_send(&g, 6, comm);
+            group_start_op(&g, 7, &ops[2], NB_VIA_ALGO, name);
+            group_complete(&g, method);
+            group_check(&g, method);
+            for (int j = 0; j < 4; j++) nb_op_free(&ops[j]);
+        }
+    }
+    for (int c = 0; c < NB_NCOLL && wrank == 0; c++) {
+        const nb_tally *t = &api_tally[c];
+        printf("api %s: %d entries, %ld starts: %ld served by the entry named, %ld by native, %ld by another (%s), "
+               "%ld declined\n",
+               nb_coll_names[c], topocoll_algorithm_count((topocoll_coll)c), t->started, t->as_entry, t->as_native,
+               t->as_other, t->as_other ? t->other : "-", t->declined);
+    }
+    CHECK(1, "api entries ran");
+}
+#endif
+
+/* ---- MPI_Request_free and MPI_Cancel on active operations --------------------- */
+
+static nb_op freed_op;   /* its buffers stay allocated until the end */
+
+static void request_free_case(MPI_Comm comm, int via)
+{
+    nb_op bar;
+    char buf[160];
+    tc_watch(wrank, watch_s, "MPI_Request_free on an active operation");
+    nb_op_setup(&freed_op, TOPOCOLL_ALLREDUCE, 1000, NB_INT, 0, 0, 4242, comm);
+    nb_op_setup(&bar, TOPOCOLL_BARRIER, 0, NB_INT, 0, 0, 0, comm);
+    nb_mark_native(bar.comm);
+    int rc = nb_op_start(&freed_op, via, NULL);
+    CHECK(rc == MPI_SUCCESS, "request free case: start returned %d", rc);
+    int native = nb_served_natively(), cls = MPI_SUCCESS;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Request_free(&freed_op.req);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    if (rc != MPI_SUCCESS && native) {
+        /* the MPI library's own operation: Open MPI 4.1 refuses to free an
+         * active nonblocking collective */
+        if (wrank == 0)
+            printf("MPI_Request_free on an active operation: refused by the MPI library's own (class %d), "
+                   "completed with MPI_Wait instead\n", cls);
+        SKIP();
+        CHECK(MPI_Wait(&freed_op.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait after a refused free");
+    } else {
+        CHECK(rc == MPI_SUCCESS, "MPI_Request_free of an active operation served by topocoll returned %d", rc);
+        CHECK(freed_op.req == MPI_REQUEST_NULL, "MPI_Request_free left the request non-null");
+    }
+    rc = nb_op_start(&bar, via, NULL);
+    CHECK(rc == MPI_SUCCESS, "barrier after the freed operation: start returned %d", rc);
+    CHECK(MPI_Wait(&bar.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait on the barrier after the free");
+    /* the freed operation completes in the background: its buffer must
+     * reach the result while this rank makes MPI calls */
+    double t0 = MPI_Wtime();
+    int ok = 0, flag;
+    while (!(ok = nb_op_matches(&freed_op, NULL)) && MPI_Wtime() - t0 < 30) {
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
+        sched_yield();
+    }
+    CHECK(ok, "freed %s: its receive buffer never held the result", nb_op_str(&freed_op, buf, sizeof buf));
+    MPI_Barrier(comm);
+    nb_op_free(&bar);
+}
+
+static void cancel_case(MPI_Comm comm, int via)
+{
+    nb_op o;
+    char buf[160];
+    MPI_Status st;
+    tc_watch(wrank, watch_s, "MPI_Cancel on an active operation");
+    nb_op_setup(&o, TOPOCOLL_ALLGATHER, 7, NB_DOUBLE, 0, 0, 31, comm);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    nb_mark_native(comm);
+    int rc = nb_op_start(&o, via, NULL);
+    int native = nb_served_natively();
+    CHECK(rc == MPI_SUCCESS, "cancel case: start returned %d", rc);
+    rc = MPI_Cancel(&o.req);
+    CHECK(rc != MPI_SUCCESS, "MPI_Cancel on an active collective returned MPI_SUCCESS, expected an error");
+    CHECK(o.req != MPI_REQUEST_NULL, "MPI_Cancel made the request null");
+    rc = MPI_Wait(&o.req, &st);
+    CHECK(rc == MPI_SUCCESS, "MPI_Wait after MPI_Cancel returned %d", rc);
+    CHECK(nb_op_matches(&o, NULL), "%s: wrong result after MPI_Cancel", nb_op_str(&o, buf, sizeof buf));
+    /* the MPI library's own (Open MPI 4.1) leaves the refused cancel's
+     * error in the status */
+    if (!native) check_coll_status("after MPI_Cancel", buf, &st);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    nb_op_free(&o);
+}
+
+/* ---- persistent ---------------------------------------------------------------- */
+
+#if !defined(NB_MPI_ONLY) || MPI_VERSION >= 4
+
+enum { PERS_TOPOCOLL, PERS_MPI };
+#define NB_NPERS 6
+
+static int pers_init(nb_op *o, int kind, MPI_Request *req)
+{
+    switch (o->coll) {
+#if !defined(NB_MPI_ONLY) && MPI_VERSION >= 4
+#define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
+    case TOPOCOLL_##UPPER:                                                                       \
+        return kind == PERS_TOPOCOLL ? topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req) \
+                                     : MPI_##Mpi##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+#elif !defined(NB_MPI_ONLY)
+#define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
+    case TOPOCOLL_##UPPER:                                                                       \
+        (void)kind;                                                                              \
+        return topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+#elif MPI_VERSION >= 4
+#define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
+    case TOPOCOLL_##UPPER:                                                                       \
+        (void)kind;                                                                              \
+        return MPI_##Mpi##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+#endif
+        TOPOCOLL_COLLS(NB_INIT)
+#undef NB_INIT
+    default: return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+}
+
+static int pers_start(int how, int n, MPI_Request *reqs)
+{
+    int rc = MPI_SUCCESS;
+    if (how == 2) return MPI_Startall(n, reqs);
+    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
+#ifndef NB_MPI_ONLY
+        if (how == 0) {
+            rc = topocoll_start(&reqs[k]);
+            continue;
+        }
+#endif
+        rc = MPI_Start(&reqs[k]);
+    }
+    return rc;
+}
+
+static void run_persistent(MPI_Comm comm, int kind)
+{
+    static const int colls[NB_NPERS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_BCAST, TOPOCOLL_ALLGATHER, TOPOCOLL_ALLTOALL,
+                                         TOPOCOLL_BARRIER, TOPOCOLL_REDUCE };
+    static const char *const start_names[3] = { "topocoll_start", "MPI_Start", "MPI_Startall" };
+    const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : "MPI_<Coll>_init";
+    nb_op ops[NB_NPERS];
+    MPI_Request reqs[NB_NPERS];
+    int unsupported = 0;
+    char buf[160], what[200];
+    tc_watch(wrank, watch_s, kname);
+    for (int k = 0; k < NB_NPERS; k++) {
+        nb_op_setup(&ops[k], colls[k], nb_counts[(k + 1) % NB_NCOUNTS], k % 3, k % 2 ? -1 : 0, k % 2, 0, comm);
+        reqs[k] = MPI_REQUEST_NULL;
+        int rc = pers_init(&ops[k], kind, &reqs[k]), cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+        if (cls == MPI_ERR_UNSUPPORTED_OPERATION) unsupported++;
+        else CHECK(rc == MPI_SUCCESS && reqs[k] != MPI_REQUEST_NULL, "%s %s: returned %d", kname,
+                   nb_op_str(&ops[k], buf, sizeof buf), rc);
+    }
+    if (unsupported) {
+        if (wrank == 0)
+            printf("persistent %s: skipped, not supported here (%d of %d calls: MPI_ERR_UNSUPPORTED_OPERATION)\n",
+                   kname, unsupported, NB_NPERS);
+        SKIP();
+        for (int k = 0; k < NB_NPERS; k++) {
+            if (reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&reqs[k]);
+            nb_op_free(&ops[k]);
+        }
+        MPI_Barrier(comm);
+        return;
+    }
+    for (int s = 0; s < 5; s++) {
+        int how = s % 3, done = (s + 1) % 3, rc = MPI_SUCCESS, flag;
+        MPI_Status st[NB_NPERS];
+        if (kind == PERS_MPI && how == 0) how = 1;   /* topocoll_start is topocoll's */
+        snprintf(what, sizeof what, "%s, start %d (%s)", kname, s + 1, start_names[how]);
+        for (int k = 0; k < NB_NPERS; k++) {
+            nb_op_fill(&ops[k], 100 + s * 10 + k);
+            st[k].MPI_ERROR = NB_UNTOUCHED;
+        }
+        rc = pers_start(how, NB_NPERS, reqs);
+        CHECK(rc == MPI_SUCCESS, "%s: returned %d", what, rc);
+        if (done == 0)
+            for (int k = 0; k < NB_NPERS && rc == MPI_SUCCESS; k++) rc = MPI_Wait(&reqs[k], &st[k]);
+        else if (done == 1)
+            for (int k = NB_NPERS - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
+                do rc = MPI_Test(&reqs[k], &flag, &st[k]);
+                while (rc == MPI_SUCCESS && !flag);
+            }
+        else rc = MPI_Waitall(NB_NPERS, reqs, st);
+        CHECK(rc == MPI_SUCCESS, "%s: completion returned %d", what, rc);
+        for (int k = 0; k < NB_NPERS; k++) {
+            size_t at = 0;
+            nb_op_str(&ops[k], buf, sizeof buf);
+            CHECK(reqs[k] != MPI_REQUEST_NULL, "%s: %s: the persistent request became MPI_REQUEST_NULL", what, buf);
+            CHECK(nb_op_matches(&ops[k], &at), "%s: %s: wrong result at byte %zu", what, buf, at);
+            check_coll_status(what, buf, &st[k]);
+        }
+    }
+    for (int k = 0; k < NB_NPERS; k++) {
+        CHECK(MPI_Request_free(&reqs[k]) == MPI_SUCCESS && reqs[k] == MPI_REQUEST_NULL,
+              "%s: MPI_Request_free of an inactive persistent request", kname);
+        nb_op_free(&ops[k]);
+    }
+    if (wrank == 0) printf("persistent %s: 6 collectives x 5 starts checked\n", kname);
+}
+#endif
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static int coll_by_name(const char *name, size_t len)
+{
+    for (int c = 0; c < NB_NCOLL; c++)
+        if (strlen(nb_coll_names[c]) == len && !strncmp(nb_coll_names[c], name, len)) return c;
+    return -1;
+}
+
+static int parse_forced(const char *list)
+{
+    while (*list && nforced < 8) {
+        const char *eq = strchr(list, '='), *end = strchr(list, ',');
+        if (!end) end = list + strlen(list);
+        if (!eq || eq > end) return -1;
+        int c = coll_by_name(list, (size_t)(eq - list));
+        if (c < 0 || end - eq - 1 >= 64) return -1;
+        forced[nforced].coll = c;
+        snprintf(forced[nforced].entry, sizeof forced[nforced].entry, "%.*s", (int)(end - eq - 1), eq + 1);
+        nforced++;
+        list = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int do_mpi = 1, do_api = 1, rounds = 85;
+#ifdef NB_MPI_ONLY
+    do_api = 0;
+#endif
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--mode=mpi")) do_mpi = 1, do_api = 0;
+        else if (!strcmp(argv[i], "--mode=api")) do_mpi = 0, do_api = 1;
+        else if (!strcmp(argv[i], "--mode=all")) do_mpi = do_api = 1;
+        else if (!strncmp(argv[i], "--forced=", 9) && !parse_forced(argv[i] + 9)) continue;
+        else if (!strcmp(argv[i], "--require-forced")) require_forced = 1;
+        else if (!strncmp(argv[i], "--timeout=", 10)) watch_s = (unsigned)atoi(argv[i] + 10);
+        else if (!strncmp(argv[i], "--rounds=", 9)) rounds = atoi(argv[i] + 9);
+        else {
+            if (wrank == 0) fprintf(stderr, "unknown argument %s\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+#ifdef NB_MPI_ONLY
+    if (do_api) {
+        if (wrank == 0) fprintf(stderr, "--mode=api needs topocoll linked\n");
+        MPI_Finalize();
+        return 2;
+    }
+#endif
+    tc_watchdog_init();
+    nb_types_init();
+    MPI_Comm comm, dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_dup(comm, &dup);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &mark_comm);
+    int via = do_mpi ? NB_VIA_MPI : NB_VIA_API;
+    if (wrank == 0)
+        printf("np %d, %s, topocoll %s\n", wsize, do_mpi && do_api ? "MPI_I<Coll> and the API" : do_mpi ? "MPI_I<Coll>" : "the API",
+               nb_last_algorithm() ? "loaded" : "not loaded");
+    if (do_mpi) run_mpi_rounds(comm, dup, rounds);
+#ifndef NB_MPI_ONLY
+    if (do_api) run_api_entries(comm, dup);
+#endif
+    request_free_case(comm, via);
+    cancel_case(comm, via);
+#ifndef NB_MPI_ONLY
+    run_persistent(comm, PERS_TOPOCOLL);
+#endif
+#if MPI_VERSION >= 4
+    run_persistent(comm, PERS_MPI);
+#else
+    if (wrank == 0) printf("persistent MPI_<Coll>_init: not in this MPI library (MPI %d.%d)\n", MPI_VERSION,
+                           MPI_SUBVERSION);
+#endif
+    tc_watch(wrank, watch_s, "the summary");
+    for (int f = 0; f < nforced; f++) {
+        if (wrank == 0)
+            printf("forced %s=%s: %ld MPI_I%s starts, %ld served by %s, %ld by native\n",
+                   nb_coll_names[forced[f].coll], forced[f].entry, forced[f].starts, nb_coll_names[forced[f].coll],
+                   forced[f].as_entry, forced[f].entry, forced[f].as_native);
+        CHECK(forced[f].starts > 0, "forced %s: no start of it", nb_coll_names[forced[f].coll]);
+        if (require_forced)
+            CHECK(forced[f].as_entry == forced[f].starts, "forced %s=%s: %ld of %ld starts served by it",
+                  nb_coll_names[forced[f].coll], forced[f].entry, forced[f].as_entry, forced[f].starts);
+    }
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&comm);
+    MPI_Comm_free(&mark_comm);
+    nb_types_free();
+    int status = tc_test_mpi_summary(0);
+    nb_op_free(&freed_op);
+    alarm(0);
+    MPI_Finalize();
+    return status;
+}
