@@ -84,7 +84,12 @@ static inline void nb_types_free(void) { MPI_Type_free(&nb_derived); }
 /* The value of sub-element s of element i of rank r's data. */
 static inline int nb_gen(int r, long i, int s, int seed)
 {
-    return (int)(((long)(r + 1) * 131 + (i % 9973) * 7 + s * 3 + (long)seed * 17) % 1009);
+    unsigned long long x = (unsigned long long)i * 0x9E3779B97F4A7C15ull + (unsigned long long)(r + 1) * 0xBF58476D1CE4E5B9ull +
+                           (unsigned long long)(s + 1) * 0x94D049BB133111EBull + (unsigned long long)seed * 0x2545F4914F6CDD1Dull;
+    x ^= x >> 31;
+    x *= 0xD6E8FEB86659FD93ull;
+    x ^= x >> 32;
+    return (int)(x % 1009);   /* small: sums over ranks stay exact in int and double */
 }
 
 /* Element `at` of buf <- rank r's element i. */
