@@ -62,6 +62,7 @@ typedef struct nb_op {
     int *scnt, *sdsp, *rcnt, *rdsp, *sdspb, *rdspb;
     MPI_Datatype *stypes, *rtypes;
     MPI_Request req;
+    int native;                    /* served by the MPI library's own (see nb_mark_native) */
 } nb_op;
 
 static inline int nb_is_reduction(int coll)
@@ -197,7 +198,10 @@ static inline void nb_op_setup(nb_op *o, int coll, int count, int tkind, int roo
         break;
     case TOPOCOLL_BARRIER: break;
     case TOPOCOLL_REDUCE_SCATTER:
-        for (int j = 0; j < p; j++) o->rcnt[j] = nb_cnt1(o, j);
+        /* rank 0's block the largest: MPICH 4.0's in-place reduce_scatter
+         * copies rank r's block to the front with memcpy, which aborts where
+         * the two overlap (a block longer than the blocks before it) */
+        for (int j = 0; j < p; j++) o->rcnt[j] = n ? n + (j == 0 ? 2 : j % 2) : 0;
         for (int j = 0; j < p; j++) o->rdsp[j] = (int)tot, tot += o->rcnt[j];
         selems = tot;
         relems = ip ? tot : o->rcnt[r];

@@ -54,6 +54,7 @@ static void *work(void *arg)
     for (int g = 0; g < ngroups; g++) {
         nb_op ops[3];
         MPI_Request reqs[3];
+        MPI_Status st[3];
         int rc = MPI_SUCCESS, method = (g + w->id) % 4;
         for (int j = 0; j < 3; j++) {
             int coll = (g * 5 + j * 7 + w->id * 3) % NB_NCOLL;
@@ -65,17 +66,17 @@ static void *work(void *arg)
             wcheck(w, src == MPI_SUCCESS, line);
             reqs[j] = ops[j].req;
         }
-        if (method == 0) rc = MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
+        if (method == 0) rc = MPI_Waitall(3, reqs, st);
         else if (method == 1) {
             int flag = 0;
-            do rc = MPI_Testall(3, reqs, &flag, MPI_STATUSES_IGNORE);
+            do rc = MPI_Testall(3, reqs, &flag, st);
             while (rc == MPI_SUCCESS && !flag);
         } else if (method == 2) {
             int idx = 0;
-            do rc = MPI_Waitany(3, reqs, &idx, MPI_STATUS_IGNORE);
+            do rc = MPI_Waitany(3, reqs, &idx, st);
             while (rc == MPI_SUCCESS && idx != MPI_UNDEFINED);
         } else
-            for (int j = 2; j >= 0 && rc == MPI_SUCCESS; j--) rc = MPI_Wait(&reqs[j], MPI_STATUS_IGNORE);
+            for (int j = 2; j >= 0 && rc == MPI_SUCCESS; j--) rc = MPI_Wait(&reqs[j], &st[j]);
         snprintf(line, sizeof line, "group %d: completion (%d) returned %d", g, method, rc);
         wcheck(w, rc == MPI_SUCCESS, line);
         for (int j = 0; j < 3; j++) {
