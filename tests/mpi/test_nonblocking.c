@@ -38,8 +38,13 @@
  *
  *   --forced=COLL=ENTRY[,COLL=ENTRY...]   print how many MPI_I<Coll> starts
  *                topocoll_last_algorithm() named ENTRY (run with
- *                TOPOCOLL_<COLL>=ENTRY set); with --require-forced every
- *                start of COLL must name it.
+ *                TOPOCOLL_<COLL>=ENTRY set); every start of COLL must name
+ *                ENTRY or "native" (the entry declined); with
+ *                --require-forced at least two must name ENTRY.
+ *   --persistent=COLL[,COLL...]   the persistent part's collectives (of
+ *                the six above).
+ *   --rounds=N   groups through MPI_I<Coll> (85).
+ *   --verbose    rank 0 prints each start and the entry that served it.
  *   --timeout=S  the watchdog's limit per group (default 60).
  *
  * Built twice: linked with the interposer library (topocoll_pmpi: MPI_I<Coll>,
@@ -79,7 +84,8 @@ static nb_tally api_tally[NB_NCOLL];
 static struct {
     int coll;
     char entry[64];
-    long starts, as_entry, as_native;
+    long starts, as_entry, as_native, as_other;
+    char other[64];
 } forced[8];
 static int nforced, require_forced, verbose;
 
@@ -107,6 +113,10 @@ static void record_forced(const nb_op *o)
             forced[f].starts++;
             if (name && !strcmp(name, forced[f].entry)) forced[f].as_entry++;
             else if (!name || !strcmp(name, "native")) forced[f].as_native++;
+            else {
+                forced[f].as_other++;
+                snprintf(forced[f].other, sizeof forced[f].other, "%s", name);
+            }
         }
 }
 
@@ -710,12 +720,17 @@ int main(int argc, char **argv)
     tc_watch(wrank, watch_s, "the summary");
     for (int f = 0; f < nforced; f++) {
         if (wrank == 0)
-            printf("forced %s=%s: %ld MPI_I%s starts, %ld served by %s, %ld by native\n",
+            printf("forced %s=%s: %ld MPI_I%s starts, %ld served by %s, %ld by native, %ld by another (%s)\n",
                    nb_coll_names[forced[f].coll], forced[f].entry, forced[f].starts, nb_coll_names[forced[f].coll],
-                   forced[f].as_entry, forced[f].entry, forced[f].as_native);
+                   forced[f].as_entry, forced[f].entry, forced[f].as_native, forced[f].as_other,
+                   forced[f].as_other ? forced[f].other : "-");
         CHECK(forced[f].starts > 0, "forced %s: no start of it", nb_coll_names[forced[f].coll]);
+        /* the forced entry serves, or declines to the MPI library's own:
+         * never another entry */
+        CHECK(forced[f].as_other == 0, "forced %s=%s: %ld starts served by another entry (%s)",
+              nb_coll_names[forced[f].coll], forced[f].entry, forced[f].as_other, forced[f].other);
         if (require_forced)
-            CHECK(forced[f].as_entry == forced[f].starts, "forced %s=%s: %ld of %ld starts served by it",
+            CHECK(forced[f].as_entry >= 2, "forced %s=%s: %ld of %ld starts served by it, expected at least 2",
                   nb_coll_names[forced[f].coll], forced[f].entry, forced[f].as_entry, forced[f].starts);
     }
     MPI_Comm_free(&dup);
