@@ -47,9 +47,12 @@
  *   --verbose    rank 0 prints each start and the entry that served it.
  *   --timeout=S  the watchdog's limit per group (default 60).
  *
- * Built twice: linked with the interposer library (topocoll_pmpi: MPI_I<Coll>,
- * the wait and test calls and the topocoll API), and with NB_MPI_ONLY
- * linked with MPI only (run as it is, and with the interposer preloaded).
+ * Built three times: linked with the interposer library (topocoll_pmpi:
+ * MPI_I<Coll>, the wait and test calls and the topocoll API); with
+ * NB_MPI_ONLY linked with MPI only (run as it is, and with the interposer
+ * preloaded); with NB_LIB_ONLY linked with libtopocoll alone (the API only;
+ * the completion loops test and call topocoll_progress(), persistent
+ * requests start through topocoll_start / topocoll_startall).
  * Ends with "N passed, M failed" on rank 0.
  */
 #define _GNU_SOURCE
@@ -104,6 +107,46 @@ typedef struct nb_group {
 
 static const char *const method_names[8] = { "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
                                              "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome" };
+
+/* Linked with libtopocoll alone (NB_LIB_ONLY): MPI's wait and test calls
+ * are the MPI library's, so every completion loop calls topocoll_progress()
+ * and tests (no blocking wait), and persistent requests start through
+ * topocoll_start / topocoll_startall. */
+#ifdef NB_LIB_ONLY
+#define NB_PROGRESS() topocoll_progress()
+#define NB_METHOD(x) (4 + (x) % 4)
+#else
+#define NB_PROGRESS() ((void)0)
+#define NB_METHOD(x) ((x) % 8)
+#endif
+
+static inline int nb_wait(MPI_Request *req, MPI_Status *st)
+{
+#ifdef NB_LIB_ONLY
+    int flag = 0, rc;
+    do {
+        topocoll_progress();
+        rc = MPI_Test(req, &flag, st);
+    } while (rc == MPI_SUCCESS && !flag);
+    return rc;
+#else
+    return MPI_Wait(req, st);
+#endif
+}
+
+static inline int nb_waitall(int n, MPI_Request *reqs, MPI_Status *st)
+{
+#ifdef NB_LIB_ONLY
+    /* one MPI_Test loop per request: MPICH 4.0's MPI_Testall on its own
+     * persistent collectives returns MPI_ERR_IN_STATUS with every status
+     * MPI_SUCCESS */
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
+    return rc;
+#else
+    return MPI_Waitall(n, reqs, st);
+#endif
+}
 
 static void record_forced(const nb_op *o)
 {
@@ -244,19 +287,24 @@ static void group_complete(nb_group *g, int method)
         break;
     case 4:
         for (int k = n - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
-            do rc = MPI_Test(&g->reqs[k], &flag, &g->st[k]);
-            while (rc == MPI_SUCCESS && !flag);
+            do {
+                NB_PROGRESS();
+                rc = MPI_Test(&g->reqs[k], &flag, &g->st[k]);
+            } while (rc == MPI_SUCCESS && !flag);
             g->done[k]++;
         }
         break;
     case 5:
-        do rc = MPI_Testall(n, g->reqs, &flag, g->st);
-        while (rc == MPI_SUCCESS && !flag);
+        do {
+            NB_PROGRESS();
+            rc = MPI_Testall(n, g->reqs, &flag, g->st);
+        } while (rc == MPI_SUCCESS && !flag);
         for (int k = 0; k < n; k++) g->done[k]++;
         break;
     case 6:
         for (;;) {
             s.MPI_ERROR = NB_UNTOUCHED;
+            NB_PROGRESS();
             if ((rc = MPI_Testany(n, g->reqs, &idx, &flag, &s)) != MPI_SUCCESS) break;
             if (flag && idx == MPI_UNDEFINED) break;
             if (flag) mark(g, idx, &s);
@@ -265,6 +313,7 @@ static void group_complete(nb_group *g, int method)
     default:
         for (;;) {
             for (int k = 0; k < n; k++) ss[k].MPI_ERROR = NB_UNTOUCHED;
+            NB_PROGRESS();
             if ((rc = MPI_Testsome(n, g->reqs, &outc, idxs, ss)) != MPI_SUCCESS || outc == MPI_UNDEFINED) break;
             for (int i = 0; i < outc; i++) mark(g, idxs[i], &ss[i]);
         }
@@ -330,7 +379,7 @@ static void run_mpi_rounds(MPI_Comm comm, MPI_Comm dup, int rounds)
     for (int rd = 0; rd < rounds; rd++) {
         nb_group g;
         nb_op ops[4];
-        int method = rd % 8;
+        int method = NB_METHOD(rd);
         snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
         group_init(&g, comm, rd);
         snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
@@ -365,7 +414,7 @@ static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
             const char *name = topocoll_algorithm_name((topocoll_coll)c, a);
             nb_group g;
             nb_op ops[4];
-            int method = gi % 8;
+            int method = NB_METHOD(gi);
             group_init(&g, comm, gi);
             snprintf(g.what, sizeof g.what, "topocoll_i%s_algorithm(\"%s\")", nb_coll_names[c], name);
             tc_watch(wrank, watch_s, g.what);
@@ -422,19 +471,20 @@ static void request_free_case(MPI_Comm comm, int via)
             printf("MPI_Request_free on an active operation: refused by the MPI library's own (class %d), "
                    "completed with MPI_Wait instead\n", cls);
         SKIP();
-        CHECK(MPI_Wait(&freed_op.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait after a refused free");
+        CHECK(nb_wait(&freed_op.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait after a refused free");
     } else {
         CHECK(rc == MPI_SUCCESS, "MPI_Request_free of an active operation served by topocoll returned %d", rc);
         CHECK(freed_op.req == MPI_REQUEST_NULL, "MPI_Request_free left the request non-null");
     }
     rc = nb_op_start(&bar, via, NULL);
     CHECK(rc == MPI_SUCCESS, "barrier after the freed operation: start returned %d", rc);
-    CHECK(MPI_Wait(&bar.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait on the barrier after the free");
+    CHECK(nb_wait(&bar.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait on the barrier after the free");
     /* the freed operation completes in the background: its buffer must
      * reach the result while this rank makes MPI calls */
     double t0 = MPI_Wtime();
     int ok = 0, flag;
     while (!(ok = nb_op_matches(&freed_op, NULL)) && MPI_Wtime() - t0 < 30) {
+        NB_PROGRESS();
         MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
         sched_yield();
     }
@@ -459,7 +509,7 @@ static void cancel_case(MPI_Comm comm, int via)
     rc = MPI_Cancel(&o.req);
     CHECK(rc != MPI_SUCCESS, "MPI_Cancel on an active collective returned MPI_SUCCESS, expected an error");
     CHECK(o.req != MPI_REQUEST_NULL, "MPI_Cancel made the request null");
-    rc = MPI_Wait(&o.req, &st);
+    rc = nb_wait(&o.req, &st);
     CHECK(rc == MPI_SUCCESS, "MPI_Wait after MPI_Cancel returned %d", rc);
     CHECK(nb_op_matches(&o, NULL), "%s: wrong result after MPI_Cancel", nb_op_str(&o, buf, sizeof buf));
     /* the MPI library's own (Open MPI 4.1) leaves the refused cancel's
@@ -516,9 +566,18 @@ static int pers_init(nb_op *o, int kind, MPI_Request *req)
     }
 }
 
-static int pers_start(int how, int n, MPI_Request *reqs)
+static int pers_start(int how, int n, MPI_Request *reqs, int kind)
 {
     int rc = MPI_SUCCESS;
+#ifdef NB_LIB_ONLY
+    if (kind == PERS_TOPOCOLL) {   /* MPI_Start is the MPI library's here */
+        if (how == 2) return topocoll_startall(n, reqs);
+        for (int k = 0; k < n && rc == MPI_SUCCESS; k++) rc = topocoll_start(&reqs[k]);
+        return rc;
+    }
+#else
+    (void)kind;
+#endif
     if (how == 2) return MPI_Startall(n, reqs);
     for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
 #ifndef NB_MPI_ONLY
@@ -584,20 +643,27 @@ static void run_persistent(MPI_Comm comm, int kind)
         MPI_Status st[NB_NPERS];
         if (kind == PERS_MPI && how == 0) how = 1;   /* topocoll_start is topocoll's */
         snprintf(what, sizeof what, "%s, start %d (%s)", kname, s + 1, start_names[how]);
+#ifdef NB_LIB_ONLY
+        if (kind == PERS_TOPOCOLL)
+            snprintf(what, sizeof what, "%s, start %d (%s)", kname, s + 1,
+                     how == 2 ? "topocoll_startall" : "topocoll_start");
+#endif
         for (int k = 0; k < npc; k++) {
             nb_op_fill(&ops[k], 100 + s * 10 + k);
             st[k].MPI_ERROR = NB_UNTOUCHED;
         }
-        rc = pers_start(how, npc, reqs);
+        rc = pers_start(how, npc, reqs, kind);
         CHECK(rc == MPI_SUCCESS, "%s: returned %d", what, rc);
         if (done == 0)
-            for (int k = 0; k < npc && rc == MPI_SUCCESS; k++) rc = MPI_Wait(&reqs[k], &st[k]);
+            for (int k = 0; k < npc && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
         else if (done == 1)
             for (int k = npc - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
-                do rc = MPI_Test(&reqs[k], &flag, &st[k]);
-                while (rc == MPI_SUCCESS && !flag);
+                do {
+                    NB_PROGRESS();
+                    rc = MPI_Test(&reqs[k], &flag, &st[k]);
+                } while (rc == MPI_SUCCESS && !flag);
             }
-        else rc = MPI_Waitall(npc, reqs, st);
+        else rc = nb_waitall(npc, reqs, st);
         CHECK(rc == MPI_SUCCESS, "%s: completion returned %d", what, rc);
         for (int k = 0; k < npc; k++) {
             size_t at = 0;
@@ -663,6 +729,9 @@ int main(int argc, char **argv)
     int do_mpi = 1, do_api = 1, rounds = 85;
 #ifdef NB_MPI_ONLY
     do_api = 0;
+#endif
+#ifdef NB_LIB_ONLY
+    do_mpi = 0;   /* MPI_I<Coll> is the MPI library's own here */
 #endif
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
