@@ -457,6 +457,24 @@ static inline const char *nb_last_algorithm(void)
 #endif
 }
 
+/* topocoll_progress() where topocoll is loaded (advances operations that
+ * nothing waits for: a freed one), else nothing. */
+static inline void nb_progress(void)
+{
+#ifdef NB_MPI_ONLY
+    static int (*fn)(void);
+    static int looked;
+    if (!looked) {
+        void *sym = dlsym(RTLD_DEFAULT, "topocoll_progress");
+        memcpy(&fn, &sym, sizeof fn);
+        looked = 1;
+    }
+    if (fn) fn();
+#else
+    topocoll_progress();
+#endif
+}
+
 /* Make topocoll_last_algorithm() read "native" (a barrier on comm through
  * the MPI library's own), so that a later start that leaves it so was
  * served by the MPI library's own.  Nothing where topocoll is not loaded. */

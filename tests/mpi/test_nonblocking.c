@@ -484,7 +484,9 @@ static void request_free_case(MPI_Comm comm, int via)
     double t0 = MPI_Wtime();
     int ok = 0, flag;
     while (!(ok = nb_op_matches(&freed_op, NULL)) && MPI_Wtime() - t0 < 30) {
-        NB_PROGRESS();
+        MPI_Request none = MPI_REQUEST_NULL;
+        nb_progress();
+        MPI_Test(&none, &flag, MPI_STATUS_IGNORE);
         MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
         sched_yield();
     }
