@@ -11,9 +11,12 @@
  * reference computed locally (tests/mpi/nb_ops.h: counts 0, 1, 7, 1000,
  * 70000; int, double, a derived type; in place; roots 0 and last), every
  * request must end as MPI_REQUEST_NULL, every collective's status reads
- * not cancelled, count 0, MPI_ERROR MPI_SUCCESS (or untouched where the
- * call need not set it); the point-to-point data and statuses are checked
- * too.
+ * not cancelled, MPI_ERROR MPI_SUCCESS (or untouched where the call need
+ * not set it) and, where topocoll served it, count 0; the point-to-point
+ * data and statuses are checked too.  Who served each start: before it a
+ * barrier through topocoll's "native" entry on a third communicator makes
+ * topocoll_last_algorithm() read "native", so a start that leaves it so
+ * was the MPI library's own.
  *
  *   --mode=mpi   the groups through MPI_I<Coll> (the interposer's where it
  *                is linked or preloaded, else the MPI library's)
@@ -27,9 +30,10 @@
  *   --mode=all   both (the default where topocoll is linked)
  *
  * Then, in every mode: MPI_Request_free on an active operation (its
- * receive buffer checked once a later operation has completed),
- * MPI_Cancel on an active operation (must return an error: MPI_ERRORS_RETURN
- * is set), and the persistent collectives (allreduce, bcast, allgather,
+ * receive buffer checked once a later operation has completed; where the
+ * MPI library's own serves, its refusal is accepted and said: Open MPI 4.1
+ * and MPICH 4.0 refuse), MPI_Cancel on an active operation (must return an
+ * error: MPI_ERRORS_RETURN is set), and the persistent collectives (allreduce, bcast, allgather,
  * alltoall, barrier, reduce): topocoll_<coll>_init, and MPI_<Coll>_init
  * where the MPI library is MPI-4, started five times with new data each
  * time (topocoll_start, MPI_Start, MPI_Startall), completed with MPI_Wait,
@@ -120,7 +124,7 @@ static const char *const method_names[8] = { "MPI_Wait", "MPI_Waitall", "MPI_Wai
 #define NB_METHOD(x) ((x) % 8)
 #endif
 
-static inline int nb_wait(MPI_Request *req, MPI_Status *st)
+static int nb_wait(MPI_Request *req, MPI_Status *st)
 {
 #ifdef NB_LIB_ONLY
     int flag = 0, rc;
@@ -131,20 +135,6 @@ static inline int nb_wait(MPI_Request *req, MPI_Status *st)
     return rc;
 #else
     return MPI_Wait(req, st);
-#endif
-}
-
-static inline int nb_waitall(int n, MPI_Request *reqs, MPI_Status *st)
-{
-#ifdef NB_LIB_ONLY
-    /* one MPI_Test loop per request: MPICH 4.0's MPI_Testall on its own
-     * persistent collectives returns MPI_ERR_IN_STATUS with every status
-     * MPI_SUCCESS */
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
-    return rc;
-#else
-    return MPI_Waitall(n, reqs, st);
 #endif
 }
 
@@ -380,7 +370,6 @@ static void run_mpi_rounds(MPI_Comm comm, MPI_Comm dup, int rounds)
         nb_group g;
         nb_op ops[4];
         int method = NB_METHOD(rd);
-        snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
         group_init(&g, comm, rd);
         snprintf(g.what, sizeof g.what, "MPI_I<Coll> group %d", rd);
         tc_watch(wrank, watch_s, g.what);
@@ -591,6 +580,20 @@ static int pers_start(int how, int n, MPI_Request *reqs, int kind)
         rc = MPI_Start(&reqs[k]);
     }
     return rc;
+}
+
+static int nb_waitall(int n, MPI_Request *reqs, MPI_Status *st)
+{
+#ifdef NB_LIB_ONLY
+    /* one MPI_Test loop per request: MPICH 4.0's MPI_Testall on its own
+     * persistent collectives returns MPI_ERR_IN_STATUS with every status
+     * MPI_SUCCESS */
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
+    return rc;
+#else
+    return MPI_Waitall(n, reqs, st);
+#endif
 }
 
 static void run_persistent(MPI_Comm comm, int kind)
