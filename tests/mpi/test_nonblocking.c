@@ -36,8 +36,10 @@
  * error: MPI_ERRORS_RETURN is set), and the persistent collectives (allreduce, bcast, allgather,
  * alltoall, barrier, reduce): topocoll_<coll>_init, and MPI_<Coll>_init
  * where the MPI library is MPI-4, started five times with new data each
- * time (topocoll_start, MPI_Start, MPI_Startall), completed with MPI_Wait,
- * MPI_Test, MPI_Waitall, the requests staying allocated, then freed.  Where
+ * time (topocoll_start, MPI_Start, MPI_Startall) together with a persistent
+ * point-to-point pair (MPI_Recv_init, MPI_Send_init) in the same arrays,
+ * completed with MPI_Wait, MPI_Test, MPI_Waitall, the requests staying
+ * allocated, then freed.  Where
  * neither kind of persistent request exists the part is skipped, and said.
  *
  *   --forced=COLL=ENTRY[,COLL=ENTRY...]   print how many MPI_I<Coll> starts
@@ -603,7 +605,8 @@ static void run_persistent(MPI_Comm comm, int kind)
     static const char *const start_names[3] = { "topocoll_start", "MPI_Start", "MPI_Startall" };
     const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : "MPI_<Coll>_init";
     nb_op ops[NB_NPERS];
-    MPI_Request reqs[NB_NPERS];
+    MPI_Request reqs[NB_NPERS + 2];
+    int psend[4], precv[4], p, r;
     int unsupported = 0;
     char buf[160], what[200];
     tc_watch(wrank, watch_s, kname);
@@ -643,9 +646,15 @@ static void run_persistent(MPI_Comm comm, int kind)
             npc--, k--;
         }
 #endif
+    /* and a persistent point-to-point pair, started and completed with them */
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &r);
+    MPI_Recv_init(precv, 4, MPI_INT, (r + p - 1) % p, NB_TAG + 1, comm, &reqs[npc]);
+    MPI_Send_init(psend, 4, MPI_INT, (r + 1) % p, NB_TAG + 1, comm, &reqs[npc + 1]);
+    const int n = npc + 2;
     for (int s = 0; s < 5; s++) {
         int how = s % 3, done = (s + 1) % 3, rc = MPI_SUCCESS, flag;
-        MPI_Status st[NB_NPERS];
+        MPI_Status st[NB_NPERS + 2];
         if (kind == PERS_MPI && how == 0) how = 1;   /* topocoll_start is topocoll's */
         snprintf(what, sizeof what, "%s, start %d (%s)", kname, s + 1, start_names[how]);
 #ifdef NB_LIB_ONLY
@@ -653,22 +662,21 @@ static void run_persistent(MPI_Comm comm, int kind)
             snprintf(what, sizeof what, "%s, start %d (%s)", kname, s + 1,
                      how == 2 ? "topocoll_startall" : "topocoll_start");
 #endif
-        for (int k = 0; k < npc; k++) {
-            nb_op_fill(&ops[k], 100 + s * 10 + k);
-            st[k].MPI_ERROR = NB_UNTOUCHED;
-        }
-        rc = pers_start(how, npc, reqs, kind);
+        for (int k = 0; k < npc; k++) nb_op_fill(&ops[k], 100 + s * 10 + k);
+        for (int k = 0; k < n; k++) st[k].MPI_ERROR = NB_UNTOUCHED;
+        for (int i = 0; i < 4; i++) psend[i] = r * 1000 + s * 10 + i, precv[i] = -1;
+        rc = pers_start(how, n, reqs, kind);
         CHECK(rc == MPI_SUCCESS, "%s: returned %d", what, rc);
         if (done == 0)
-            for (int k = 0; k < npc && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
+            for (int k = 0; k < n && rc == MPI_SUCCESS; k++) rc = nb_wait(&reqs[k], &st[k]);
         else if (done == 1)
-            for (int k = npc - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
+            for (int k = n - 1; k >= 0 && rc == MPI_SUCCESS; k--) {
                 do {
                     NB_PROGRESS();
                     rc = MPI_Test(&reqs[k], &flag, &st[k]);
                 } while (rc == MPI_SUCCESS && !flag);
             }
-        else rc = nb_waitall(npc, reqs, st);
+        else rc = nb_waitall(n, reqs, st);
         CHECK(rc == MPI_SUCCESS, "%s: completion returned %d", what, rc);
         for (int k = 0; k < npc; k++) {
             size_t at = 0;
@@ -677,13 +685,24 @@ static void run_persistent(MPI_Comm comm, int kind)
             CHECK(nb_op_matches(&ops[k], &at), "%s: %s: wrong result at byte %zu", what, buf, at);
             check_coll_status(what, buf, &st[k], ops[k].native);
         }
+        int ok = 1, count = -1, from = (r + p - 1) % p;
+        for (int i = 0; i < 4; i++) ok &= precv[i] == from * 1000 + s * 10 + i;
+        MPI_Get_count(&st[npc], MPI_INT, &count);
+        CHECK(ok && reqs[npc] != MPI_REQUEST_NULL && reqs[npc + 1] != MPI_REQUEST_NULL,
+              "%s: persistent point-to-point: data from %d wrong (%d ...) or a request null", what, from, precv[0]);
+        CHECK(count == 4 && st[npc].MPI_SOURCE == from && st[npc].MPI_TAG == NB_TAG + 1,
+              "%s: persistent receive's status: count %d source %d tag %d", what, count, st[npc].MPI_SOURCE,
+              st[npc].MPI_TAG);
     }
+    MPI_Request_free(&reqs[npc]);
+    MPI_Request_free(&reqs[npc + 1]);
     for (int k = 0; k < npc; k++) {
         CHECK(MPI_Request_free(&reqs[k]) == MPI_SUCCESS && reqs[k] == MPI_REQUEST_NULL,
               "%s: MPI_Request_free of an inactive persistent request", kname);
         nb_op_free(&ops[k]);
     }
-    if (wrank == 0) printf("persistent %s: %d collectives x 5 starts checked\n", kname, npc);
+    if (wrank == 0)
+        printf("persistent %s: %d collectives and a point-to-point pair x 5 starts checked\n", kname, npc);
 }
 #endif
 
