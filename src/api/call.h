@@ -160,6 +160,15 @@ int tc_run_rootedv(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args
 
 /* The MPI library's own collective for the call. */
 int tc_run_native(const tc_call *c);
+/* Its nonblocking form (MPI_I<coll>), or its persistent one (MPI-4's
+ * MPI_<Coll>_init; MPI_ERR_UNSUPPORTED_OPERATION on an MPI-3 library). */
+int tc_run_native_nb(const tc_call *c, int persistent, MPI_Info info, MPI_Request *req);
+
+/* ---- nb_call.c ---- */
+
+/* The whole nonblocking call (persistent: the _init form): *req is the
+ * request; MPI_SUCCESS or the error raised on c->comm. */
+int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req);
 
 /* ---- pieces.c ---- */
 
@@ -182,6 +191,13 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
  * until the learner's next re-check, whatever their counts. */
 struct tc_learn_ticket;
 void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const struct tc_learn_ticket *lt);
+/* The nonblocking calls' memo (x->nb_memo): remember the choice (al: the
+ * entry, with s its cached schedule; the MPI library's own entry with s
+ * NULL); the memo that serves a call like the last one (the record
+ * completed from it, *x its context), or NULL for the full path. */
+void tc_memo_remember_nb(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
+                         int named);
+const tc_call_memo *tc_memo_nb(tc_call *c, const tc_config *cfg, const char *algorithm, tc_ctx **x);
 /* Serve the call from its communicator's memo: 1 with *rc set, or 0 to
  * take the full path.  algorithm: the entry named, or NULL for the
  * selection's. */

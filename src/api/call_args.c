@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/call.h"
+#include "core/thread_local.h"
 #include "api/error.h"
 #include "exec/cma.h"
 
@@ -210,10 +211,37 @@ static int check_own_block(const tc_call *c)
  * (tc_call_check_comm, tc_ctx_get), so a rank whose arguments are wrong
  * leaves its peers nowhere that the MPI library's own collective would not
  * have taken them. */
+/* MPI_Exscan's recvbuf is not significant at rank 0 (MPI leaves it
+ * undefined there), so a program may pass NULL; the schedules may still use
+ * it as their workspace at rank 0, so a NULL one becomes scratch of this
+ * thread's (kept for the next such call). */
+static int exscan_rank0_recv(tc_call *c)
+{
+    static TC_THREAD_LOCAL char *scratch;
+    static TC_THREAD_LOCAL size_t have;
+    MPI_Aint lb, extent, tlb, textent;
+    if (c->d->prefix != TC_PREFIX_EXCLUSIVE || c->rank != 0 || c->rbuf != NULL || c->rcount <= 0 ||
+        c->sbuf == MPI_IN_PLACE || c->rtype == MPI_DATATYPE_NULL)
+        return MPI_SUCCESS;
+    if (PMPI_Type_get_extent(c->rtype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(c->rtype, &tlb, &textent) != MPI_SUCCESS)
+        return MPI_SUCCESS;   /* an invalid datatype: the checks below say so */
+    size_t need = (size_t)((c->rcount - 1) * (extent > 0 ? extent : 0) + (textent > 0 ? textent : 0)) + 1;
+    if (need > have) {
+        char *n = realloc(scratch, need);
+        if (!n) return tc_raise(c->comm, MPI_ERR_NO_MEM, "%s: no scratch for rank 0's recvbuf", c->fn);
+        scratch = n;
+        have = need;
+    }
+    c->rbuf = scratch - tlb;
+    return MPI_SUCCESS;
+}
+
 int tc_call_check(tc_call *c)
 {
     const tc_coll_desc *d = c->d;
     int rc;
+    if ((rc = exscan_rank0_recv(c)) != MPI_SUCCESS) return rc;
     if (d->vcounts && (rc = check_vectors(c)) != MPI_SUCCESS) return rc;
     if (d->rooted && (c->root < 0 || c->root >= c->size))
         return tc_raise(c->comm, MPI_ERR_ROOT, "%s: root %d outside 0..%d", c->fn, c->root, c->size - 1);

@@ -359,3 +359,33 @@ static int run_regular(topocoll_coll coll, const char *algorithm, const void *se
     free(v);
     return rc;
 }
+
+/* ---- nonblocking and persistent: topocoll_i<lower>, _algorithm, <lower>_init --- */
+
+static int run_nb(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info,
+                  MPI_Request *request)
+{
+    int rc = tc_nb_call(c, by_name, algorithm, persistent, info, request);
+    free(c->v64);
+    return rc;
+}
+
+#define TC_DEFINE_NB(UPPER, lower, Mpi, SHAPE)                                                     \
+    int topocoll_i##lower(TOPOCOLL_PARAMS_##SHAPE, MPI_Request *request)                          \
+    {                                                                                              \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_i" #lower, TOPOCOLL_ARGS_##SHAPE);     \
+        return run_nb(&c, 0, NULL, 0, MPI_INFO_NULL, request);                                     \
+    }                                                                                              \
+    int topocoll_i##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE,              \
+                                      MPI_Request *request)                                        \
+    {                                                                                              \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_i" #lower "_algorithm", TOPOCOLL_ARGS_##SHAPE); \
+        return run_nb(&c, algorithm != NULL, algorithm, 0, MPI_INFO_NULL, request);                \
+    }                                                                                              \
+    int topocoll_##lower##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)      \
+    {                                                                                              \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_" #lower "_init", TOPOCOLL_ARGS_##SHAPE); \
+        return run_nb(&c, 0, NULL, 1, info, request);                                              \
+    }
+
+TOPOCOLL_COLLS(TC_DEFINE_NB)

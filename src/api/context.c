@@ -2,6 +2,7 @@
 #include "api/context.h"
 #include "api/shm_calibrate.h"
 #include "api/learn_file_mpi.h"
+#include "api/nb_requests.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ static int ctx_unmake(tc_ctx *c)
     c->topo = NULL;
     tc_workspace_free(&c->ws);
     tc_shm_model_drop(c);
+    tc_nb_channel_release(c->nb, finalizing);
+    c->nb = NULL;
     if (!finalizing) {
         if ((rc2 = tc_shm_free(&c->shm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
         if (c->comm != MPI_COMM_NULL && (rc2 = PMPI_Comm_free(&c->comm)) != MPI_SUCCESS &&
@@ -294,6 +297,7 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
+    if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm);   /* NULL: the MPI library's nonblocking calls */
     if (rc != MPI_SUCCESS) {
         (void)ctx_unmake(c);   /* rc is the error reported */
         c->shm.node_comm = MPI_COMM_NULL;

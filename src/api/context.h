@@ -86,6 +86,8 @@ typedef struct tc_ctx {
     unsigned long clock;
     unsigned long cache_epoch; /* +1 whenever a cached schedule is freed */
     tc_call_memo memo[TOPOCOLL_NCOLL];
+    tc_call_memo nb_memo[TOPOCOLL_NCOLL]; /* the nonblocking calls' (nb_call.c): the entry and
+                              its cached schedule, or the MPI library's own (sched NULL) */
     tc_workspace ws;
     tc_shm shm;            /* node communicator and shared windows */
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
@@ -93,6 +95,7 @@ typedef struct tc_ctx {
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
     tc_shm_model *model;   /* the one-node allreduce memory model, made by the
                               context on first need (shm_calibrate.h); NULL: not yet */
+    struct tc_nb_channel *nb; /* the nonblocking operations' communicator (nb_requests.h) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;
 } tc_ctx;

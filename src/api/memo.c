@@ -165,3 +165,41 @@ int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *r
     if (*rc != MPI_SUCCESS) *rc = tc_raise_mpi(c->comm, *rc, c->fn);
     return 1;
 }
+
+/* ---- the nonblocking calls' memo (nb_call.c) -------------------------------- */
+
+void tc_memo_remember_nb(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
+                         int named)
+{
+    tc_call_memo *m = &x->nb_memo[c->d->coll];
+    m->valid = 0;
+    if (!al) return;
+    unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
+    int watched = 0;
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
+        if (!c->use[b] || tc_call_type_named(tc_call_type(c, b))) continue;
+        watched = 1;
+        if (tc_watch_type(tc_call_type(c, b)) != MPI_SUCCESS) return;
+    }
+    *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
+                         a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
+                         watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
+                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
+                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0 };
+    if (s && !c->d->vblock && !c->d->counts_bytes)
+        m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
+}
+
+const tc_call_memo *tc_memo_nb(tc_call *c, const tc_config *cfg, const char *algorithm, tc_ctx **out)
+{
+    if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on || c->d->vcounts) return NULL;
+    tc_ctx *x = tc_ctx_last_of(c->comm);
+    if (!x && !(x = tc_ctx_lookup(c->comm))) return NULL;
+    tc_call_memo *m = &x->nb_memo[c->d->coll];
+    if (m->config_gen != cfg->generation || !m->valid || !memo_choice(m, algorithm) || !memo_serves(m, x, c))
+        return NULL;
+    fill_from_memo(c, x, m);
+    tc_record_algorithm(m->algo->name);
+    *out = x;
+    return m;
+}

@@ -82,3 +82,37 @@ int tc_run_native(const tc_call *c)
     if (zero_size_data(c, TC_BUF_SEND) || zero_size_data(c, TC_BUF_RECV)) return run_native_empty(c, f);
     return f(c);
 }
+
+/* ---- nonblocking and persistent ------------------------------------------- */
+
+typedef int (*native_nb_fn)(const tc_call *c, MPI_Info info, MPI_Request *req);
+
+#if MPI_VERSION >= 4
+#define NATIVE_INIT(Mpi, SHAPE) PMPI_##Mpi##_init(NATIVE_##SHAPE, info, req)
+#else
+#define NATIVE_INIT(Mpi, SHAPE) ((void)c, MPI_ERR_UNSUPPORTED_OPERATION)
+#endif
+
+#define NATIVE_NB_FN(UPPER, lower, Mpi, SHAPE)                                                     \
+    static int native_i##lower(const tc_call *c, MPI_Info info, MPI_Request *req)                  \
+    {                                                                                              \
+        (void)info;                                                                                \
+        return PMPI_I##lower(NATIVE_##SHAPE, req);                                                 \
+    }                                                                                              \
+    static int native_##lower##_init(const tc_call *c, MPI_Info info, MPI_Request *req)            \
+    {                                                                                              \
+        (void)info;                                                                                \
+        (void)req;                                                                                 \
+        return NATIVE_INIT(Mpi, SHAPE);                                                            \
+    }
+TOPOCOLL_COLLS(NATIVE_NB_FN)
+
+#define NATIVE_NB_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = native_i##lower,
+#define NATIVE_INIT_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = native_##lower##_init,
+static const native_nb_fn natives_nb[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(NATIVE_NB_ROW) };
+static const native_nb_fn natives_init[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(NATIVE_INIT_ROW) };
+
+int tc_run_native_nb(const tc_call *c, int persistent, MPI_Info info, MPI_Request *req)
+{
+    return (persistent ? natives_init : natives_nb)[c->d->coll](c, info, req);
+}

@@ -31,10 +31,13 @@ static void sleep_step(tc_backoff *b)
     b->sleep_ns = b->sleep_ns * 2 > SLEEP_MAX_NS ? SLEEP_MAX_NS : b->sleep_ns * 2;
 }
 
+int (*tc_waiting_hook)(void);
+
 void tc_backoff_poll(tc_backoff *b)
 {
     if (++b->polls < b->every) return;
     b->polls = 0;
+    if (tc_waiting_hook) (void)tc_waiting_hook();
     if (b->sleep_ns > 0) {
         sleep_step(b);
         return;

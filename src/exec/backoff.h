@@ -35,4 +35,11 @@ void tc_backoff_init(tc_backoff *b, long every);
 /* After a poll that found nothing. */
 void tc_backoff_poll(tc_backoff *b);
 
+/* Called, when set, while a blocking wait of topocoll's finds nothing (the
+ * executor's message waits, every step of a backoff): advances other
+ * operations (the outstanding nonblocking ones, which a blocking call must
+ * not starve: a peer may wait for them before it can answer this call).
+ * Returns how many are outstanding. */
+extern int (*tc_waiting_hook)(void);
+
 #endif

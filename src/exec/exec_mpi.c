@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/backoff.h"
 #include "exec/membind.h"
 #include "exec/reduce_kernels.h"
 #include "exec/shm_inline.h"
@@ -58,7 +59,7 @@ static int grow(void **p, size_t *have, size_t need)
     return MPI_SUCCESS;
 }
 
-static int bind_tmp(const tc_sched *s, tc_bind bind[TC_NBUF], tc_workspace *ws)
+int tc_exec_bind_tmp(const tc_sched *s, tc_bind bind[TC_NBUF], tc_workspace *ws)
 {
     tc_bind *t = &bind[TC_BUF_TMP];
     *t = bind[s->tmp_like];
@@ -312,7 +313,7 @@ static int publish(const tc_sched *s, const tc_bind bind[TC_NBUF], const tc_exec
     return MPI_SUCCESS;
 }
 
-static int local_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, const tc_reduce_kernel *k)
+int tc_exec_local(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, const tc_reduce_kernel *k)
 {
     if (op->kind == TC_OP_COPY) return copy(bind, op, env->ws, env->comm);
     const tc_bind *sb = &bind[(int)op->a.buf], *db = &bind[(int)op->b.buf];
@@ -426,14 +427,28 @@ static int status_errors(int n, MPI_Request *reqs, MPI_Status *stats, run_state 
     return first;
 }
 
+int tc_exec_request_errors(int n, MPI_Request *reqs, MPI_Status *stats, int *truncation, int rc)
+{
+    run_state st;
+    st.err = *truncation;
+    rc = status_errors(n, reqs, stats, &st, rc);
+    *truncation = st.err;
+    return rc;
+}
+
 /* The round's requests, with the workspace's statuses (sized with them). */
 static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
-    int rc = PMPI_Waitall(n, ws->reqs, ws->stats);
+    int rc, flag = 0;
+    if (tc_waiting_hook && tc_waiting_hook() > 0) {   /* nonblocking operations advance meanwhile */
+        while ((rc = PMPI_Testall(n, ws->reqs, &flag, ws->stats)) == MPI_SUCCESS && !flag) (void)tc_waiting_hook();
+        return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
+    }
+    rc = PMPI_Waitall(n, ws->reqs, ws->stats);
     return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
 }
 
-static int ensure_requests(tc_workspace *ws, int n)
+int tc_exec_ensure_requests(tc_workspace *ws, int n)
 {
     if (ws->nreqs >= n) return MPI_SUCCESS;
     MPI_Request *r = realloc(ws->reqs, (size_t)n * sizeof *r);
@@ -463,20 +478,20 @@ static int poke_progress(MPI_Comm comm)
     return PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
 }
 
-static int local_op_in_flight(const tc_bind *bind, const tc_op *op, const tc_exec_env *env,
-                              const tc_reduce_kernel *k)
+int tc_exec_local_in_flight(const tc_bind *bind, const tc_op *op, const tc_exec_env *env,
+                            const tc_reduce_kernel *k)
 {
     int size = bind[(int)op->a.buf].size;
     int64_t n = op->a.cnt, piece = size > 0 ? PROGRESS_PIECE / size : n;
     if (piece < 1) piece = 1;
-    if (n <= piece || op->b.cnt != n || bind[(int)op->b.buf].size != size) return local_op(bind, op, env, k);
+    if (n <= piece || op->b.cnt != n || bind[(int)op->b.buf].size != size) return tc_exec_local(bind, op, env, k);
     for (int64_t lo = 0; lo < n; lo += piece) {
         tc_op part = *op;
         int64_t cnt = n - lo < piece ? n - lo : piece;
         part.a.off += lo;
         part.b.off += lo;
         part.a.cnt = part.b.cnt = cnt;
-        int rc = local_op(bind, &part, env, k);
+        int rc = tc_exec_local(bind, &part, env, k);
         if (rc == MPI_SUCCESS && lo + cnt < n) rc = poke_progress(env->comm);
         if (rc != MPI_SUCCESS) return rc;
     }
@@ -486,19 +501,25 @@ static int local_op_in_flight(const tc_bind *bind, const tc_op *op, const tc_exe
 /* Post the round's sends and receives in the schedule's order.  Receives
  * from other ranks match any tag; messages to and from this rank itself
  * keep TC_TAG. */
-static int post_round(const tc_sched *s, int b, int e, tc_bind bind[TC_NBUF], const tc_exec_env *env,
-                      const run_state *st, int *nreq)
+int tc_exec_post(const tc_sched *s, int b, int e, const tc_bind *bind, MPI_Comm comm, int me,
+                 tc_exec_tags tags, MPI_Request *reqs, int *nreq)
 {
-    MPI_Request *reqs = env->ws->reqs;
-    int send_tag = st->err == MPI_SUCCESS ? TC_TAG : TC_TAG_ERR, rc;
+    int rc;
     for (int i = b; i < e; i++) {
         const tc_op *op = &s->ops[i];
         if (op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) continue;
-        int tag = op->peer == st->me ? TC_TAG : op->kind == TC_OP_RECV ? MPI_ANY_TAG : send_tag;
-        if ((rc = post(bind, op, tag, env->comm, &reqs[*nreq])) != MPI_SUCCESS) return rc;
+        int tag = op->peer == me ? tags.self : op->kind == TC_OP_RECV ? tags.recv : tags.send;
+        if ((rc = post(bind, op, tag, comm, &reqs[*nreq])) != MPI_SUCCESS) return rc;
         ++*nreq;
     }
     return MPI_SUCCESS;
+}
+
+static int post_round(const tc_sched *s, int b, int e, tc_bind bind[TC_NBUF], const tc_exec_env *env,
+                      const run_state *st, int *nreq)
+{
+    tc_exec_tags tags = { st->err == MPI_SUCCESS ? TC_TAG : TC_TAG_ERR, MPI_ANY_TAG, TC_TAG };
+    return tc_exec_post(s, b, e, bind, env->comm, st->me, tags, env->ws->reqs, nreq);
 }
 
 /* After the round's wait: a receive tagged TC_TAG_ERR passes the error on
@@ -582,7 +603,7 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         else if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
         else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
         else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE)
-            rc = nreq ? local_op_in_flight(bind, op, env, k) : local_op(bind, op, env, k);
+            rc = nreq ? tc_exec_local_in_flight(bind, op, env, k) : tc_exec_local(bind, op, env, k);
     }
     if (rc != MPI_SUCCESS) {
         /* Leave no request behind: cancel what was posted, then complete
@@ -617,7 +638,7 @@ static int inline_reduce(const tc_bind *bind, const tc_op *op, const tc_exec_env
         tc_reduce_kernel_find(env->op, bind[tmp_like].type, k);
         *have = 1;
     }
-    return local_op(bind, op, env, k);
+    return tc_exec_local(bind, op, env, k);
 }
 
 /* A schedule on the inline lines without messages, flags or remote reads
@@ -636,7 +657,7 @@ static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_en
     st->inline_err = MPI_SUCCESS;
     if (s->nops > 0 && s->ops[0].kind == TC_OP_PUBLISH && s->ops[0].a.buf != TC_BUF_TMP)
         inline_publish(bind, &s->ops[i++], env, st);
-    rc = bind_tmp(s, bind, env->ws);
+    rc = tc_exec_bind_tmp(s, bind, env->ws);
     if (rc == MPI_SUCCESS && !env->ws->rank1 && (rc = PMPI_Comm_rank(env->comm, &st->me)) == MPI_SUCCESS)
         env->ws->rank1 = st->me + 1;   /* once per communicator */
     tc_reduce_kernel k;
@@ -663,10 +684,10 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     st.me = env->ws->rank1 - 1;
     if (s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll)
         return run_inline(s, bind, env, &st);
-    if ((rc = bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_exec_bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
     if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
-    if ((rc = ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_exec_ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
     if (!env->ws->rank1) {   /* once per communicator */
         if ((rc = PMPI_Comm_rank(env->comm, &st.me)) != MPI_SUCCESS) return rc;
         env->ws->rank1 = st.me + 1;

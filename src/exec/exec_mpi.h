@@ -87,6 +87,32 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env);
 int tc_pack_elems(const char *src, int64_t n, const tc_bind *b, char *dst, MPI_Comm comm);
 int tc_unpack_elems(const char *src, char *dst, int64_t n, const tc_bind *b, MPI_Comm comm);
 
+/* ---- the phases of a round, shared with the nonblocking executor --------- */
+
+/* The tags a round's messages carry: sends to others, receives from others
+ * (MPI_ANY_TAG in a blocking run: either tag of its error protocol),
+ * messages to and from this rank itself. */
+typedef struct tc_exec_tags { int send, recv, self; } tc_exec_tags;
+/* Post the SEND and RECV ops among ops b..e-1 in order, into reqs[*nreq..]. */
+int tc_exec_post(const tc_sched *s, int b, int e, const tc_bind *bind, MPI_Comm comm, int me,
+                 tc_exec_tags tags, MPI_Request *reqs, int *nreq);
+/* One COPY or REDUCE op; _in_flight: while messages are in flight (in
+ * pieces, the MPI library looked at between them). */
+struct tc_reduce_kernel;
+int tc_exec_local(const tc_bind *bind, const tc_op *op, const tc_exec_env *env,
+                  const struct tc_reduce_kernel *k);
+int tc_exec_local_in_flight(const tc_bind *bind, const tc_op *op, const tc_exec_env *env,
+                            const struct tc_reduce_kernel *k);
+/* bind[TC_BUF_TMP] from bind[s->tmp_like] and ws's scratch. */
+int tc_exec_bind_tmp(const tc_sched *s, tc_bind bind[TC_NBUF], tc_workspace *ws);
+/* At least n requests and statuses in ws. */
+int tc_exec_ensure_requests(tc_workspace *ws, int n);
+/* After a failed MPI_Waitall or MPI_Testall (rc) of n requests: each
+ * request's own error; a truncation goes to *truncation (the first kept) and
+ * is not returned; on any other error the pending requests are cancelled
+ * and completed and the first such error returned. */
+int tc_exec_request_errors(int n, MPI_Request *reqs, MPI_Status *stats, int *truncation, int rc);
+
 void tc_workspace_free(tc_workspace *ws);
 /* Grow ws->stage to at least n bytes. */
 int tc_workspace_stage(tc_workspace *ws, size_t n);

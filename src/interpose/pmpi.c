@@ -14,6 +14,7 @@
 
 #include "topocoll.h"
 #include "api/context.h"
+#include "api/nb_requests.h"
 #include "api/pass.h"
 #include "api/stats.h"
 #include "core/config.h"
@@ -82,6 +83,116 @@ TOPOCOLL_COLLS(TC_INTERPOSE)
     }
 
 TOPOCOLL_COLLS(TC_INTERPOSE_NB)
+
+/* MPI-4's persistent collectives, where the MPI library declares them. */
+#if MPI_VERSION >= 4
+#define TC_INTERPOSE_INIT(UPPER, lower, Mpi, SHAPE)                                                \
+    int MPI_##Mpi##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)             \
+    {                                                                                              \
+        if (!covered_by(TOPOCOLL_##UPPER, comm))                                                   \
+            return PMPI_##Mpi##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                        \
+        return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
+    }
+TOPOCOLL_COLLS(TC_INTERPOSE_INIT)
+#endif
+
+/* The request functions: topocoll's operations advance in every one of
+ * them (src/api/nb_requests.h); with none outstanding each is the MPI
+ * library's at the cost of one load.  The blocking collectives advance them
+ * where topocoll runs the call (its waits call tc_waiting_hook); a blocking
+ * collective the MPI library runs does not (its own nonblocking form would
+ * not match the other ranks' blocking call): there, TOPOCOLL_PROGRESS=thread. */
+int MPI_Wait(MPI_Request *request, MPI_Status *status) { return tc_nb_wait(request, status); }
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) { return tc_nb_test(request, flag, status); }
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    return tc_nb_waitall(count, requests, statuses);
+}
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    return tc_nb_testall(count, requests, flag, statuses);
+}
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    return tc_nb_waitany(count, requests, index, status);
+}
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    return tc_nb_testany(count, requests, index, flag, status);
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return tc_nb_waitsome(incount, requests, outcount, indices, statuses);
+}
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return tc_nb_testsome(incount, requests, outcount, indices, statuses);
+}
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    return tc_nb_get_status(request, flag, status);
+}
+int MPI_Request_free(MPI_Request *request) { return tc_nb_request_free(request); }
+int MPI_Cancel(MPI_Request *request) { return tc_nb_cancel(request); }
+int MPI_Start(MPI_Request *request) { return tc_nb_start(request); }
+int MPI_Startall(int count, MPI_Request requests[]) { return tc_nb_startall(count, requests); }
+
+/* Blocking point-to-point calls advance topocoll's running operations too
+ * (nb_requests.h): each is then its nonblocking form and a wait. */
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (!tc_nb_running()) return PMPI_Send(buf, count, type, dest, tag, comm);
+    MPI_Request r;
+    int rc = PMPI_Isend(buf, count, type, dest, tag, comm, &r);
+    return rc == MPI_SUCCESS ? tc_nb_wait(&r, MPI_STATUS_IGNORE) : rc;
+}
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (!tc_nb_running()) return PMPI_Ssend(buf, count, type, dest, tag, comm);
+    MPI_Request r;
+    int rc = PMPI_Issend(buf, count, type, dest, tag, comm, &r);
+    return rc == MPI_SUCCESS ? tc_nb_wait(&r, MPI_STATUS_IGNORE) : rc;
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!tc_nb_running()) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    MPI_Request r;
+    int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &r);
+    return rc == MPI_SUCCESS ? tc_nb_wait(&r, status) : rc;
+}
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    if (!tc_nb_running())
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                             recvtag, comm, status);
+    MPI_Request r[2];
+    MPI_Status st[2];
+    int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
+    if (rc != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1])) != MPI_SUCCESS) {
+        (void)PMPI_Cancel(&r[0]);
+        (void)PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    rc = tc_nb_waitall(2, r, st);
+    if (status != MPI_STATUS_IGNORE) *status = st[0];
+    if (rc == MPI_ERR_IN_STATUS) rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    return rc;
+}
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!tc_nb_running()) return PMPI_Probe(source, tag, comm, status);
+    return tc_nb_probe(source, tag, comm, status);
+}
+
+/* Loaded: MPI's wait and test calls advance topocoll's operations, which
+ * may then be served nonblocking. */
+__attribute__((constructor)) static void interposer_loaded(void)
+{
+    tc_nb_interposed = 1;
+}
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void tc_sched_init(tc_sched *s)
 {
@@ -218,4 +219,32 @@ void tc_sched_print(const tc_sched *s, void *file)
             }
         }
     }
+}
+
+int tc_sched_duplicate(tc_sched *dst, const tc_sched *src)
+{
+    if (dst->ops_cap < src->nops) {
+        tc_op *o = realloc(dst->ops, (size_t)(src->nops > 0 ? src->nops : 1) * sizeof *o);
+        if (!o) return ENOMEM;
+        dst->ops = o;
+        dst->ops_cap = src->nops > 0 ? src->nops : 1;
+    }
+    if (dst->rounds_cap < src->nrounds + 1) {
+        int *r = realloc(dst->round_start, (size_t)(src->nrounds + 1) * sizeof *r);
+        if (!r) return ENOMEM;
+        dst->round_start = r;
+        dst->rounds_cap = src->nrounds + 1;
+    }
+    tc_op *ops = dst->ops;
+    int *rs = dst->round_start, oc = dst->ops_cap, rc = dst->rounds_cap;
+    *dst = *src;
+    dst->ops = ops;
+    dst->round_start = rs;
+    dst->ops_cap = oc;
+    dst->rounds_cap = rc;
+    dst->drain = NULL;
+    dst->drain_ctx = NULL;
+    if (src->nops) memcpy(ops, src->ops, (size_t)src->nops * sizeof *ops);
+    memcpy(rs, src->round_start, (size_t)(src->nrounds + 1) * sizeof *rs);
+    return 0;
 }

@@ -263,6 +263,9 @@ void tc_sched_shm_home(tc_sched *s, int64_t off, int64_t cnt);
 int tc_sched_uses_shm(const tc_sched *s);
 /* Close the last round, compute max_comm; returns 0 or an error (ENOMEM). */
 int tc_sched_finish(tc_sched *s);
+/* dst = src (a finished schedule), reusing dst's arrays where they are big
+ * enough (dst initialised); 0 or ENOMEM. */
+int tc_sched_duplicate(tc_sched *dst, const tc_sched *src);
 /* Can the schedule run nonblocking (several at once on one communicator,
  * advanced by MPI's test calls)?  Only messages and local copies and
  * reductions can: node-shared memory (its halves and flags are the

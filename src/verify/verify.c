@@ -6,6 +6,7 @@
  * round semantics under rendezvous sends; labels move with the data.
  */
 #include "verify/verify.h"
+#include "verify/verify_op.h"
 #include "coll/desc.h"
 
 #include <errno.h>
@@ -1525,32 +1526,33 @@ tc_verify_status tc_verify_vcounts(const tc_algo *al, const tc_topo *t, const tc
     return verify(al, t, proto, vall, u_send, u_recv, rep);
 }
 
-static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
-                               const tc_vcounts *vall, int u_send, int u_recv, tc_verify_report *rep)
+/* Everything before the symbolic execution: the schedules of every rank,
+ * their shape, hazards and matching, and the labels of the input.  On
+ * return v holds what release frees, whatever the status. */
+static tc_verify_status verify_open(vstate *v, const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                                    const tc_vcounts *vall, int u_send, int u_recv, tc_verify_report *rep)
 {
-    memset(rep, 0, sizeof *rep);
-    vstate v;
-    memset(&v, 0, sizeof v);
-    v.vall = vall;
-    v.u_send = u_send;
-    v.u_recv = u_recv;
-    v.proto = proto;
-    v.t = t;
-    v.p = t->size;
-    v.rep = rep;
-    v.d = tc_coll_desc_of(proto->coll);
-    if (!v.d) return fail(&v, "unknown collective");
-    if (proto->size != t->size) return fail(&v, "args size %d != topology size %d", proto->size, t->size);
+    memset(v, 0, sizeof *v);
+    v->vall = vall;
+    v->u_send = u_send;
+    v->u_recv = u_recv;
+    v->proto = proto;
+    v->t = t;
+    v->p = t->size;
+    v->rep = rep;
+    v->d = tc_coll_desc_of(proto->coll);
+    if (!v->d) return fail(v, "unknown collective");
+    if (proto->size != t->size) return fail(v, "args size %d != topology size %d", proto->size, t->size);
     if (!al->generate) { snprintf(rep->msg, sizeof rep->msg, "no schedule (native)"); return TC_VERIFY_DECLINED; }
-    if (v.d->vcounts != (vall != NULL))
-        return fail(&v, "%s", vall ? "per-peer counts for a collective without them"
-                                   : "a per-peer collective needs tc_verify_vcounts");
-    if (vall) v.vstride = vstride_of(vall, t->size, u_send, u_recv);
-    if (!proto->in_place && v.d->same_signature && proto->scount * u_send != proto->rcount * u_recv)
-        return fail(&v, "send and receive signatures differ");
-    if (v.d->reduction && u_send != u_recv)
-        return fail(&v, "a reduction combines elements of one type (%d and %d units)", u_send, u_recv);
-    for (int r = 0; r < v.p; r++) v.key_sum += rank_key(r);
+    if (v->d->vcounts != (vall != NULL))
+        return fail(v, "%s", vall ? "per-peer counts for a collective without them"
+                                  : "a per-peer collective needs tc_verify_vcounts");
+    if (vall) v->vstride = vstride_of(vall, t->size, u_send, u_recv);
+    if (!proto->in_place && v->d->same_signature && proto->scount * u_send != proto->rcount * u_recv)
+        return fail(v, "send and receive signatures differ");
+    if (v->d->reduction && u_send != u_recv)
+        return fail(v, "a reduction combines elements of one type (%d and %d units)", u_send, u_recv);
+    for (int r = 0; r < v->p; r++) v->key_sum += rank_key(r);
     const char *why = "";
     tc_args a0 = *proto;
     a0.rank = 0;
@@ -1561,30 +1563,194 @@ static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_arg
         snprintf(rep->msg, sizeof rep->msg, "declined: %s", why);
         return TC_VERIFY_DECLINED;
     }
-    v.rk = calloc((size_t)v.p, sizeof *v.rk);
-    v.base = malloc((size_t)(v.p + 1) * sizeof *v.base);
-    tc_verify_status st = (!v.rk || !v.base) ? fail(&v, "out of memory") : TC_VERIFY_OK;
-    for (int r = 0; r < v.p && !st; r++) st = setup_rank(&v, al, r, u_send, u_recv);
-    if (!st) st = setup_shm(&v);
+    v->rk = calloc((size_t)v->p, sizeof *v->rk);
+    v->base = malloc((size_t)(v->p + 1) * sizeof *v->base);
+    tc_verify_status st = (!v->rk || !v->base) ? fail(v, "out of memory") : TC_VERIFY_OK;
+    for (int r = 0; r < v->p && !st; r++) st = setup_rank(v, al, r, u_send, u_recv);
+    if (!st) st = setup_shm(v);
     if (!st) {
-        v.base[0] = 0;
-        for (int r = 0; r < v.p; r++) {
-            v.base[r + 1] = v.base[r] + v.rk[r].s.nops;
-            if (v.rk[r].s.nrounds > rep->max_rounds) rep->max_rounds = v.rk[r].s.nrounds;
+        v->base[0] = 0;
+        for (int r = 0; r < v->p; r++) {
+            v->base[r + 1] = v->base[r] + v->rk[r].s.nops;
+            if (v->rk[r].s.nrounds > rep->max_rounds) rep->max_rounds = v->rk[r].s.nrounds;
         }
-        v.partner = malloc((size_t)(v.base[v.p] + 1) * sizeof *v.partner);
-        v.op_rank = malloc((size_t)(v.base[v.p] + 1) * sizeof *v.op_rank);
-        if (!v.partner || !v.op_rank) st = fail(&v, "out of memory");
+        v->partner = malloc((size_t)(v->base[v->p] + 1) * sizeof *v->partner);
+        v->op_rank = malloc((size_t)(v->base[v->p] + 1) * sizeof *v->op_rank);
+        if (!v->partner || !v->op_rank) st = fail(v, "out of memory");
     }
-    for (int r = 0; r < v.p && !st; r++) st = check_shape(&v, r);
-    if (!st) st = match(&v);
-    if (!st) st = check_subcoll(&v);
-    if (!st) st = setup_hb(&v);
-    for (int r = 0; r < v.p && !st && !v.slot; r++)
-        if (v.rk[r].s.uses_inline) st = setup_inline(&v);
+    for (int r = 0; r < v->p && !st; r++) st = check_shape(v, r);
+    if (!st) st = match(v);
+    if (!st) st = check_subcoll(v);
+    if (!st) st = setup_hb(v);
+    for (int r = 0; r < v->p && !st && !v->slot; r++)
+        if (v->rk[r].s.uses_inline) st = setup_inline(v);
+    return st;
+}
+
+static tc_verify_status verify(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                               const tc_vcounts *vall, int u_send, int u_recv, tc_verify_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    vstate v;
+    tc_verify_status st = verify_open(&v, al, t, proto, vall, u_send, u_recv, rep);
     if (!st) st = simulate(&v);
     if (!st && v.d->synchronizes) st = check_barrier(&v);
     if (!st) st = check_result(&v);
     release(&v);
     return st;
+}
+
+/* ---- one operation among several (verify_op.h) ------------------------------ */
+
+struct tc_vop {
+    vstate v;
+    tc_args proto;         /* v.proto points here */
+    int64_t elem_base;
+    int tmp_borrowed;      /* TMP's labels are another operation's (tc_vop_share_tmp) */
+};
+
+/* The input's labels of rank r, offset by the operation's base. */
+static void input_labels(tc_vop *o, int r)
+{
+    vrank *k = &o->v.rk[r];
+    initial_labels(&o->v, r);
+    for (int b = 0; b < TC_NBUF; b++) {
+        if (!k->lab[b] || b == TC_BUF_SHM) continue;
+        for (int64_t u = 0; u < k->units[b]; u++)
+            if (k->lab[b][u].elem >= 0) k->lab[b][u].elem += o->elem_base;
+    }
+}
+
+tc_verify_status tc_vop_open(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                             const tc_vcounts *vall, int u_send, int u_recv, int64_t elem_base,
+                             tc_verify_report *rep, tc_vop **out)
+{
+    tc_vop *o = calloc(1, sizeof *o);
+    *out = o;
+    if (!o) {
+        snprintf(rep->msg, sizeof rep->msg, "out of memory");
+        return TC_VERIFY_FAIL;
+    }
+    o->proto = *proto;
+    o->elem_base = elem_base;
+    tc_verify_status st = verify_open(&o->v, al, t, &o->proto, vall, u_send, u_recv, rep);
+    if (!st) tc_vop_reset(o);
+    return st;
+}
+
+void tc_vop_close(tc_vop *o)
+{
+    if (!o) return;
+    for (int r = 0; o->tmp_borrowed && r < o->v.p; r++) o->v.rk[r].lab[TC_BUF_TMP] = NULL;
+    release(&o->v);
+    free(o);
+}
+
+void tc_vop_reset(tc_vop *o)
+{
+    vstate *v = &o->v;
+    for (int r = 0; r < v->p; r++) {
+        vrank *k = &v->rk[r];
+        for (int b = 0; b < TC_NBUF; b++)
+            if (k->lab[b] && b != TC_BUF_SHM) set_undef(k->lab[b], k->units[b]);
+        input_labels(o, r);
+    }
+    size_t pp = (size_t)v->p * (size_t)v->p;
+    if (v->vc) memset(v->vc, 0, pp * sizeof *v->vc);
+    if (v->pend) memset(v->pend, 0, pp * sizeof *v->pend);
+}
+
+const tc_sched *tc_vop_sched(const tc_vop *o, int r) { return &o->v.rk[r].s; }
+
+int64_t tc_vop_units(const tc_vop *o, int r, tc_region g) { return units_of(&o->v, r, g); }
+
+int tc_vop_partner(const tc_vop *o, int r, int i)
+{
+    int64_t pid = o->v.partner[o->v.base[r] + i];
+    return (int)(pid - o->v.base[o->v.op_rank[pid]]);
+}
+
+void tc_vop_enter(tc_vop *o, int r)
+{
+    vstate *v = &o->v;
+    if (!v->vc) return;
+    vc_join(vc_of(v, r), v->pend + (size_t)r * (size_t)v->p, v->p);
+    vc_of(v, r)[r]++;
+}
+
+tc_verify_status tc_vop_message(tc_vop *so, int sr, int si, tc_vop *ro, int rr, int ri)
+{
+    const tc_op *sop = &so->v.rk[sr].s.ops[si], *rop = &ro->v.rk[rr].s.ops[ri];
+    int64_t ns, nd;
+    const label_t *a = labels_at(&so->v, sr, sop->a, &ns);
+    label_t *b = labels_at(&ro->v, rr, rop->a, &nd);
+    if (ns != nd)
+        return fail(&ro->v, "message %d -> %d: sent %lld units, receive expects %lld", sr, rr,
+                    (long long)ns, (long long)nd);
+    for (int64_t i = 0; i < ns; i++)
+        if (a[i].elem < 0)
+            return fail(&so->v, "rank %d sends uninitialised %s data (units %lld..)", sr, bufname(sop->a.buf),
+                        (long long)(sop->a.off * so->v.rk[sr].unit[(int)sop->a.buf]));
+    memmove(b, a, (size_t)ns * sizeof *a);
+    if (so == ro && so->v.vc)   /* the receiver's next round comes after the send */
+        vc_join(so->v.pend + (size_t)rr * (size_t)so->v.p, vc_of(&so->v, sr), so->v.p);
+    return TC_VERIFY_OK;
+}
+
+tc_verify_status tc_vop_local(tc_vop *o, int r, int i)
+{
+    const tc_op *op = &o->v.rk[r].s.ops[i];
+    if (op->kind == TC_OP_COPY && !is_self_copy(&o->v, r, op)) return move(&o->v, r, op->a, r, op->b, "copies");
+    if (op->kind == TC_OP_REDUCE) return combine(&o->v, r, op->a, op->b);
+    return TC_VERIFY_OK;
+}
+
+/* The labels of every rank's receive buffer back to the operation's own
+ * ids; a label of another operation's data fails. */
+static tc_verify_status strip_base(tc_vop *o)
+{
+    vstate *v = &o->v;
+    for (int r = 0; r < v->p; r++) {
+        vrank *k = &v->rk[r];
+        label_t *l = k->lab[TC_BUF_RECV];
+        for (int64_t u = 0; l && u < k->units[TC_BUF_RECV]; u++) {
+            if (l[u].elem < 0) continue;
+            if (l[u].elem < o->elem_base || l[u].elem >= o->elem_base + TC_VOP_SPAN)
+                return fail(v, "rank %d: rbuf unit %lld holds element %lld of operation %lld (another "
+                            "operation's data)", r, (long long)u,
+                            (long long)(l[u].elem % TC_VOP_SPAN), (long long)(l[u].elem / TC_VOP_SPAN));
+            l[u].elem -= o->elem_base;
+        }
+    }
+    return TC_VERIFY_OK;
+}
+
+tc_verify_status tc_vop_finish(tc_vop *o)
+{
+    tc_verify_status st = strip_base(o);
+    if (!st && o->v.d->synchronizes) st = check_barrier(&o->v);
+    if (!st) st = check_result(&o->v);
+    return st;
+}
+
+tc_verify_status tc_vop_share_tmp(tc_vop *const *ops, int k)
+{
+    vstate *v0 = &ops[0]->v;
+    for (int r = 0; r < v0->p; r++) {
+        int64_t most = 0;
+        for (int j = 0; j < k; j++)
+            if (ops[j]->v.rk[r].units[TC_BUF_TMP] > most) most = ops[j]->v.rk[r].units[TC_BUF_TMP];
+        label_t *l = realloc(v0->rk[r].lab[TC_BUF_TMP], (size_t)(most ? most : 1) * sizeof *l);
+        if (!l) return fail(v0, "out of memory");
+        set_undef(l, most);
+        v0->rk[r].lab[TC_BUF_TMP] = l;
+        for (int j = 0; j < k; j++) {   /* a reset marks the whole of it unwritten */
+            vrank *kr = &ops[j]->v.rk[r];
+            if (j && !ops[j]->tmp_borrowed) free(kr->lab[TC_BUF_TMP]);
+            kr->lab[TC_BUF_TMP] = l;
+            kr->units[TC_BUF_TMP] = most;
+        }
+    }
+    for (int j = 1; j < k; j++) ops[j]->tmp_borrowed = 1;
+    return TC_VERIFY_OK;
 }

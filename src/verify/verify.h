@@ -34,6 +34,7 @@ typedef struct tc_verify_report {
     int64_t node_max_in_bytes;      /* max over nodes: units entering the node */
     int max_rounds;        /* most rounds of any rank */
     char msg[512];         /* why it failed or declined */
+    int interleavings;     /* tc_verify_nonblocking: executions checked */
 } tc_verify_report;
 
 /* proto gives coll, size (must equal t->size), counts, root, in_place; rank
@@ -49,5 +50,54 @@ tc_verify_status tc_verify(const tc_algo *al, const tc_topo *t, const tc_args *p
 tc_verify_status tc_verify_vcounts(const tc_algo *al, const tc_topo *t, const tc_args *proto,
                                    const tc_vcounts *vall, int u_send, int u_recv,
                                    tc_verify_report *rep);
+
+/* ---- several nonblocking operations at once --------------------------------
+ *
+ * tc_verify_nonblocking proves K operations outstanding together at every
+ * rank, as the nonblocking executor runs them: each operation's schedule
+ * round by round (post the round's messages, run its local ops, the round
+ * completes when its messages have), each on its own tag (its messages
+ * match only its own, in posting order); every rank starts them in the
+ * same order, and a rank waiting for one operation advances all its
+ * outstanding ones.  Sends complete only once matched (rendezvous).  Every
+ * operation has its own buffers (SEND, RECV, TMP).  The operations run
+ * under several interleavings: round-robin, seeded random ones, and
+ * adversarial wait orders (each rank waits for its operations in another
+ * permutation, some ranks waiting for each as soon as they start it, and
+ * advances the others first).  Proven in each: no deadlock, every
+ * operation's result as tc_verify proves it, no data of one operation in
+ * another's buffers.  An operation whose entry declines its arguments, or
+ * whose schedule at some rank cannot run nonblocking
+ * (tc_sched_nonblocking_why), makes the whole set TC_VERIFY_DECLINED, the
+ * reason in msg.
+ */
+typedef struct tc_verify_nbop {
+    const tc_algo *al;
+    tc_args proto;             /* as for tc_verify (coll is al's) */
+    const tc_vcounts *vall;    /* per-peer collectives: every rank's counts, else NULL */
+    int u_send, u_recv;
+} tc_verify_nbop;
+
+typedef struct tc_verify_nbopts {
+    uint64_t seed;             /* of the random interleavings */
+    int nrandom;               /* how many random interleavings (besides the others) */
+    /* A model of a broken executor, for tests: every operation's messages
+     * on one tag, so that messages of different operations between two
+     * ranks match in posting order (MPI's rule) across operations. */
+    int shared_tag;
+    /* Another: every rank's operations share one scratch buffer (TMP), so
+     * that one operation's scratch data is overwritten by another's. */
+    int shared_tmp;
+} tc_verify_nbopts;
+
+tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const tc_topo *t,
+                                       const tc_verify_nbopts *opts, tc_verify_report *rep);
+
+/* Can al's schedules for these arguments run nonblocking at every rank?
+ * NULL when they can; else why not (tc_sched_nonblocking_why's reason, or
+ * "declined: ..." when the entry declines the arguments). */
+const char *tc_verify_nonblocking_why(const tc_algo *al, const tc_topo *t, const tc_args *proto,
+                                      const tc_vcounts *vall, int u_send, int u_recv,
+                                      tc_verify_report *rep);
 
 #endif

@@ -23,6 +23,10 @@
  *    communicator (the per-call fast path); a count 0 (no data at that
  *    address) is not rejected.
  *
+ * 3. MPI_Exscan's recvbuf is not significant at rank 0: NULL there is
+ *    valid, for every exscan algorithm by name and for the selection; the
+ *    other ranks' results are checked.
+ *
  * Ends with "N passed, M failed"; exits 1 on any failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -193,6 +197,27 @@ static void aliased(MPI_Comm comm)
            "allreduce of count 0 with sendbuf == recvbuf");
 }
 
+/* 3: exscan with recvbuf NULL at rank 0 (not significant there). */
+static void exscan_null_at_zero(MPI_Comm comm)
+{
+    int n = topocoll_algorithm_count(TOPOCOLL_EXSCAN);
+    for (int i = -1; i < n; i++) {
+        const char *name = i < 0 ? NULL : topocoll_algorithm_name(TOPOCOLL_EXSCAN, i);
+        int in[4], out[4] = { -7, -7, -7, -7 }, ok = 1;
+        for (int k = 0; k < 4; k++) in[k] = wrank + k;
+        int *rbuf = wrank == 0 ? NULL : out;
+        int rc = name ? topocoll_exscan_algorithm(name, in, rbuf, 4, MPI_INT, MPI_SUM, comm)
+                      : topocoll_exscan(in, rbuf, 4, MPI_INT, MPI_SUM, comm);
+        if (rc == MPI_SUCCESS && wrank > 0)
+            for (int k = 0; k < 4; k++) ok &= out[k] == wrank * (wrank - 1) / 2 + wrank * k;
+        int cls = class_of(rc), all_ok = ok && (cls == MPI_SUCCESS || cls == MPI_ERR_ARG), every;
+        MPI_Allreduce(&all_ok, &every, 1, MPI_INT, MPI_MIN, comm);
+        char what[96];
+        snprintf(what, sizeof what, "exscan %s: recvbuf NULL at rank 0", name ? name : "(selection)");
+        record(every, what);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -218,6 +243,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     aliased(comm);
+    exscan_null_at_zero(comm);
     MPI_Comm_free(&comm);
 
     MPI_Type_free(&g_zero);

@@ -33,6 +33,11 @@
  *     (these two only when named: <flavour>_large_allreduce_np2; every
  *     element checked against the closed-form sum; peak about 8 GiB and
  *     6 GiB over both ranks, shared-memory slots included)
+ *   scan in place "recursive_doubling", reduce_scatter "pairwise" (a
+ *     vector of 2^31 + 2^20 bytes of MPI_INT in two blocks), gatherv
+ *     "binomial" and scatterv "linear" (the root's vector 2^31 + 2^20
+ *     bytes), every element checked                                     np 2
+ *     (only when named: <flavour>_large_colls_np2)
  *
  * Each case checks the return code, the algorithm that served
  * (topocoll_last_algorithm) and the data at sampled positions (the first and
@@ -531,6 +536,100 @@ static void allreduce_forced(const char *algo, int64_t nints, int per_elem)
     MPI_Comm_free(&comm);
 }
 
+/* Ints b[0..n) that must hold, at global index off + i, the MPI_SUM of
+ * fill_ints' values over ranks lo..hi-1. */
+static long check_sum_range(const int *b, int64_t n, int64_t off, int lo, int hi)
+{
+    long bad = 0;
+    int k = hi - lo, c = 3 * (hi * (hi - 1) / 2 - lo * (lo - 1) / 2);
+    for (int64_t i = 0; i < n; i++) {
+        int m = (int)((off + i) % IVAL_PERIOD), want = k * (m - 500000) + c;
+        if (b[i] != want && bad++ < 3)
+            fprintf(stderr, "rank %d: int %lld is %d, expected %d\n", wrank, (long long)i, b[i], want);
+    }
+    return bad;
+}
+
+/* scan in place, forced: rank r holds the sum over ranks 0..r. */
+static void scan_forced(const char *algo, int64_t nints)
+{
+    MPI_Comm comm = fresh_comm();
+    size_t bytes = (size_t)nints * sizeof(int);
+    int *b = alloc_guarded(0, bytes, "buffer");
+    fill_ints(b, nints, wrank);
+    int rc = topocoll_scan_algorithm(algo, MPI_IN_PLACE, b, (int)nints, MPI_INT, MPI_SUM, comm);
+    long bad = rc == MPI_SUCCESS ? check_sum_range(b, nints, 0, 0, wrank + 1) : 0;
+    char what[128];
+    snprintf(what, sizeof what, "scan %s in place, %lld ints (%lld bytes per rank)", algo, (long long)nints,
+             (long long)bytes);
+    verdict(what, rc, algo, bad, guard_intact(b, bytes), comm);
+    MPI_Comm_free(&comm);
+}
+
+/* reduce_scatter, forced: a vector of nints ints in wsize unequal blocks
+ * (the last one larger); rank r gets its block summed over every rank. */
+static void reduce_scatter_forced(const char *algo, int64_t nints)
+{
+    MPI_Comm comm = fresh_comm();
+    int counts[2], base = (int)(nints / wsize);
+    for (int r = 0; r < wsize; r++) counts[r] = r == wsize - 1 ? (int)(nints - (int64_t)base * (wsize - 1)) : base;
+    int64_t off = (int64_t)base * wrank;
+    size_t sbytes = (size_t)nints * sizeof(int), rbytes = (size_t)counts[wrank] * sizeof(int);
+    int *s = alloc_guarded(0, sbytes, "send"), *r = alloc_guarded(1, rbytes, "recv");
+    fill_ints(s, nints, wrank);
+    memset(r, 0xff, rbytes);
+    int rc = topocoll_reduce_scatter_algorithm(algo, s, r, counts, MPI_INT, MPI_SUM, comm);
+    long bad = rc == MPI_SUCCESS ? check_sum_range(r, counts[wrank], off, 0, wsize) : 0;
+    char what[128];
+    snprintf(what, sizeof what, "reduce_scatter %s, a vector of %lld ints (%lld bytes)", algo, (long long)nints,
+             (long long)sbytes);
+    verdict(what, rc, algo, bad, guard_intact(r, rbytes), comm);
+    MPI_Comm_free(&comm);
+}
+
+/* Ints b[0..n) that must be fill_ints' values of rank r from index 0. */
+static long check_fill(const int *b, int64_t n, int r)
+{
+    long bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int want = (int)(i % IVAL_PERIOD) - 500000 + 3 * r;
+        if (b[i] != want && bad++ < 3)
+            fprintf(stderr, "rank %d: int %lld is %d, expected %d\n", wrank, (long long)i, b[i], want);
+    }
+    return bad;
+}
+
+/* gatherv (scatterv), forced, root 0: every rank's block of n ints, the
+ * root's vector beyond 2^31 bytes, displacements packed. */
+static void rootedv_forced(const char *algo, int scatter, int64_t n)
+{
+    MPI_Comm comm = fresh_comm();
+    int counts[2], displs[2];
+    for (int r = 0; r < wsize; r++) counts[r] = (int)n + r, displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+    int64_t total = (int64_t)displs[wsize - 1] + counts[wsize - 1];
+    size_t vbytes = (size_t)total * sizeof(int), bbytes = (size_t)counts[wrank] * sizeof(int);
+    int *vec = wrank == 0 ? alloc_guarded(0, vbytes, "vector") : NULL, *blk = alloc_guarded(1, bbytes, "block");
+    long bad = 0;
+    int rc;
+    if (scatter) {
+        if (vec)
+            for (int r = 0; r < wsize; r++) fill_ints(vec + displs[r], counts[r], r);
+        memset(blk, 0xff, bbytes);
+        rc = topocoll_scatterv_algorithm(algo, vec, counts, displs, MPI_INT, blk, counts[wrank], MPI_INT, 0, comm);
+        if (rc == MPI_SUCCESS) bad = check_fill(blk, counts[wrank], wrank);
+    } else {
+        fill_ints(blk, counts[wrank], wrank);
+        if (vec) memset(vec, 0xff, vbytes);
+        rc = topocoll_gatherv_algorithm(algo, blk, counts[wrank], MPI_INT, vec, counts, displs, MPI_INT, 0, comm);
+        for (int r = 0; vec && rc == MPI_SUCCESS && r < wsize; r++) bad += check_fill(vec + displs[r], counts[r], r);
+    }
+    char what[128];
+    snprintf(what, sizeof what, "%s %s, root's vector %lld ints (%lld bytes)", scatter ? "scatterv" : "gatherv", algo,
+             (long long)total, (long long)vbytes);
+    verdict(what, rc, algo, bad, scatter ? guard_intact(blk, bbytes) : !vec || guard_intact(vec, vbytes), comm);
+    MPI_Comm_free(&comm);
+}
+
 /* One case by name (a command-line argument picks some: reproducers). */
 static int named(int argc, char **argv, const char *name)
 {
@@ -579,6 +678,12 @@ int main(int argc, char **argv)
         allreduce_forced("shm_tiled_naive", (int64_t)2049 << 18, 1 << 18);
     if (wsize == 2 && named(argc, argv, "allreduce_ring"))
         allreduce_forced("ring", ((int64_t)1 << 29) + ((int64_t)1 << 18), 1);
+    /* the newer collectives beyond 2^31 bytes (named: <flavour>_large_colls_np2) */
+    const int64_t big_ints = ((int64_t)1 << 29) + ((int64_t)1 << 18);
+    if (wsize == 2 && named(argc, argv, "scan_recursive_doubling")) scan_forced("recursive_doubling", big_ints);
+    if (wsize == 2 && named(argc, argv, "reduce_scatter_pairwise")) reduce_scatter_forced("pairwise", big_ints);
+    if (wsize == 2 && named(argc, argv, "gatherv_binomial")) rootedv_forced("binomial", 0, big_ints / 2);
+    if (wsize == 2 && named(argc, argv, "scatterv_linear")) rootedv_forced("linear", 1, big_ints / 2);
     release_slots();
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();

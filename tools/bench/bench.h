@@ -23,6 +23,7 @@
 #define BENCH_MAX_REPS 1000
 #define BENCH_MAX_SLEEP_US 10000000L
 #define BENCH_MAX_SIZES 4096
+#define BENCH_MAX_TEST_CALLS 1000000
 
 /* Adaptive iteration counts: at most ITERS_MAX (at least ITERS_MIN) timed
  * iterations, fewer when one call moves more than ADAPT_BYTES / ITERS_MAX. */
@@ -59,6 +60,9 @@ typedef struct bench_opts {
     int quiet;               /* -q */
     int progress;            /* --progress: even when stderr is no terminal */
     int help;                /* -h */
+    int overlap;             /* --overlap: the nonblocking overlap mode (overlap.c) */
+    int test_calls;          /* --test-calls: MPI_Test calls spread in the compute */
+    int no_persistent;       /* --no-persistent: the overlap mode without the persistent form */
 } bench_opts;
 
 enum { BENCH_PARSE_OK = 0, BENCH_PARSE_HELP = 1, BENCH_PARSE_ERROR = 2 };
@@ -133,6 +137,9 @@ size_t bench_coll_check(const bench_coll *bc, const unsigned char *rbuf, size_t 
 
 /* The benchmark's entry for a collective, or NULL for an unknown one. */
 const bench_coll *bench_coll_get(topocoll_coll coll);
+/* Its datatype (MPI_BYTE or MPI_INT32_T) and op (MPI_OP_NULL or MPI_SUM). */
+MPI_Datatype bench_coll_type(const bench_coll *bc);
+MPI_Op bench_coll_op(const bench_coll *bc);
 
 /* ---- results ------------------------------------------------------------- */
 
@@ -181,10 +188,52 @@ void bench_print_notes(const bench_run *r);
 /* Fills ratio and fastest of row size_index. */
 void bench_rank_row(bench_run *r, int size_index);
 int bench_csv_begin(FILE *f);
+/* One CSV field, quoted when it holds a comma, a quote or a line break. */
+int bench_csv_field(FILE *f, const char *s);
 int bench_csv_row(FILE *f, const bench_run *r, int size_index);
 int bench_write_json(FILE *f, const bench_run *r);
 
 /* The column that measures topocoll's own selection (topocoll_<coll>). */
 #define BENCH_AUTO "auto"
+
+/* ---- overlap mode (overlap.c, overlap_calls.c) ---------------------------- */
+
+/* bench_nb_init: this implementation has no persistent form here (*why says
+ * why); not an MPI error code. */
+#define BENCH_NB_NOT_MEASURED (-1)
+
+/* 1 when the collective has nonblocking calls here (every one of the list). */
+int bench_nb_supported(const bench_coll *bc);
+/* Starts one nonblocking call of implementation algo ("native": the MPI
+ * library's PMPI_I<coll>; "auto": topocoll_i<coll>; else the entry by name);
+ * an MPI error code. */
+int bench_nb_start(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
+                   size_t bytes, MPI_Comm comm, MPI_Request *req);
+/* Makes the persistent request of algo (native: MPI-4's PMPI_<Coll>_init;
+ * auto: topocoll_<coll>_init); an MPI error code, or BENCH_NB_NOT_MEASURED. */
+int bench_nb_init(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
+                  size_t bytes, MPI_Comm comm, MPI_Request *req, const char **why);
+/* Start, test, wait for and free a request of algo (overlap_calls.c says how). */
+int bench_nb_pstart(const char *algo, MPI_Request *req);
+int bench_nb_test(const char *algo, MPI_Request *req, int *done);
+int bench_nb_wait(const char *algo, MPI_Request *req);
+int bench_nb_free(const char *algo, MPI_Request *req);
+
+/* What the overlap mode needs from the set-up in topocoll-bench.c. */
+typedef struct bench_overlap_args {
+    MPI_Comm comm;
+    int rank, np;
+    const bench_opts *opts;
+    const bench_coll *bc;
+    const char *coll_name, *datatype, *topo_desc, *mpi_version;
+    double wtick;
+    const int *iters, *warmup;   /* per size */
+    FILE *csv;                   /* rank 0, header written; NULL: none */
+} bench_overlap_args;
+
+int bench_overlap_csv_begin(FILE *f);
+/* The whole overlap run; returns the exit status, the same on every rank
+ * (0, or 1 when a result is INVALID or a call failed). */
+int bench_overlap_run(const bench_overlap_args *a);
 
 #endif

@@ -124,6 +124,9 @@ const bench_coll *bench_coll_get(topocoll_coll coll)
 static MPI_Datatype type_of(const bench_coll *bc) { return bc->esize == 1 ? MPI_BYTE : MPI_INT32_T; }
 static MPI_Op op_of(const bench_coll *bc) { return bc->esize == 1 ? MPI_OP_NULL : MPI_SUM; }
 
+MPI_Datatype bench_coll_type(const bench_coll *bc) { return type_of(bc); }
+MPI_Op bench_coll_op(const bench_coll *bc) { return op_of(bc); }
+
 /* ---- the generic operations ------------------------------------------------------ */
 
 int bench_coll_buffers(const bench_coll *bc, size_t bytes, int np, int rank, size_t *sbytes,

@@ -43,6 +43,14 @@ void bench_usage(FILE *f)
 "      --progress        show progress on stderr even when it is not a terminal\n"
 "                        (mpirun passes stderr through a pipe)\n"
 "  -h, --help            this text, and the algorithms of the collectives\n"
+"      --overlap         nonblocking overlap mode: per size and implementation (default\n"
+"                        native and auto; -a names others) the pure time of start +\n"
+"                        wait, the blocking time, the time with a calibrated compute\n"
+"                        as long as the pure time between start and wait, the overlap\n"
+"                        in percent and the persistent form's start + wait\n"
+"      --test-calls N    with --overlap: N MPI_Test calls spread in the compute\n"
+"                        (default 0)\n"
+"      --no-persistent   with --overlap: leave the persistent form out\n"
 "\n"
 "Each timed iteration is MPI_Barrier; t = MPI_Wtime(); call; t = MPI_Wtime() - t.\n"
 "The time of an iteration is the maximum over ranks; a repetition's time is the mean\n"
@@ -325,7 +333,8 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
 
 enum opt_id {
     OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_LEARN_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
-    OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP
+    OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP, OPT_OVERLAP,
+    OPT_TEST_CALLS, OPT_NO_PERSISTENT
 };
 
 static const struct opt_def {
@@ -349,6 +358,9 @@ static const struct opt_def {
     { 'q', "quiet", 0, OPT_QUIET },
     { 0, "progress", 0, OPT_PROGRESS },
     { 'h', "help", 0, OPT_HELP },
+    { 0, "overlap", 0, OPT_OVERLAP },
+    { 0, "test-calls", 1, OPT_TEST_CALLS },
+    { 0, "no-persistent", 0, OPT_NO_PERSISTENT },
 };
 #define NOPTS ((int)(sizeof opt_defs / sizeof opt_defs[0]))
 
@@ -432,6 +444,17 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
         return 0;
     case OPT_HELP:
         o->help = 1;
+        return 0;
+    case OPT_OVERLAP:
+        o->overlap = 1;
+        return 0;
+    case OPT_TEST_CALLS:
+        if (parse_long("--test-calls", arg, 0, BENCH_MAX_TEST_CALLS, &v, err, errlen) != 0)
+            return -1;
+        o->test_calls = (int)v;
+        return 0;
+    case OPT_NO_PERSISTENT:
+        o->no_persistent = 1;
         return 0;
     }
     seterr(err, errlen, "internal error: unhandled option");
@@ -527,6 +550,14 @@ int bench_parse_options(int argc, char **argv, bench_opts *o, char *err, size_t 
     }
     if (o->help)
         return BENCH_PARSE_HELP;
+    if ((o->test_calls > 0 || o->no_persistent) && !o->overlap) {
+        seterr(err, errlen, "%s needs --overlap", o->no_persistent ? "--no-persistent" : "--test-calls");
+        return BENCH_PARSE_ERROR;
+    }
+    if (o->overlap && o->json_path != NULL) {
+        seterr(err, errlen, "--json is not available with --overlap (use --csv)");
+        return BENCH_PARSE_ERROR;
+    }
     if (o->sizes == NULL) {
         char sub[256];
         if (bench_parse_sizes("8:1M", &o->sizes, &o->nsizes, sub, sizeof sub) != 0) {

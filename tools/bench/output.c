@@ -215,6 +215,11 @@ static int csv_field(FILE *f, const char *s)
     return fputc('"', f) == EOF ? -1 : 0;
 }
 
+int bench_csv_field(FILE *f, const char *s)
+{
+    return csv_field(f, s);
+}
+
 static const char *status_text(const bench_result *c)
 {
     return c->status == BENCH_OK ? "ok" : c->msg;

@@ -165,6 +165,33 @@ static void test_options(void)
         EXPECT(parse(missing, 1, &o) == BENCH_PARSE_ERROR);
         bench_opts_free(&o);
     }
+    {
+        const char *args[] = { "--overlap", "--test-calls", "8", "-c", "allreduce", "--csv", "o.csv" };
+        EXPECT(parse(args, 7, &o) == BENCH_PARSE_OK);
+        EXPECT(o.overlap == 1 && o.test_calls == 8 && strcmp(o.coll_name, "allreduce") == 0);
+        bench_opts_free(&o);
+        EXPECT(parse(args, 1, &o) == BENCH_PARSE_OK && o.overlap == 1 && o.test_calls == 0);
+        EXPECT(o.no_persistent == 0);
+        bench_opts_free(&o);
+        const char *np[] = { "--overlap", "--no-persistent" };
+        EXPECT(parse(np, 2, &o) == BENCH_PARSE_OK && o.no_persistent == 1);
+        bench_opts_free(&o);
+    }
+    {
+        /* --test-calls alone, a bad count, --json with --overlap */
+        static const char *const bad[][3] = {
+            { "--test-calls", "4", "-q" }, { "--overlap", "--test-calls", "-1" },
+            { "--overlap", "--test-calls", "x" }, { "--overlap", "--json", "o.json" },
+            { "--overlap=1", "-q", "-q" }, { "--no-persistent", "-q", "-q" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            int rc = parse(bad[i], 3, &o);
+            if (rc != BENCH_PARSE_ERROR)
+                fprintf(stderr, "selftest: '%s %s %s' gave %d\n", bad[i][0], bad[i][1], bad[i][2], rc);
+            EXPECT(rc == BENCH_PARSE_ERROR);
+            bench_opts_free(&o);
+        }
+    }
 }
 
 static void test_stats(void)

@@ -634,6 +634,9 @@ static int setup_options(bench_ctx *c, int argc, char **argv)
             return usage_error(c, "unknown algorithm '%s' for %s (known: %s)", c->opts.algos[i],
                                c->run.coll_name, list);
         }
+    if (c->opts.overlap && !bench_nb_supported(c->bc))
+        return usage_error(c, "--overlap: %s has no nonblocking call in the benchmark",
+                           c->run.coll_name);
     for (int s = 0; s < c->opts.nsizes; s++) {
         size_t sb, rb;
         int brc = bench_coll_buffers(c->bc, c->opts.sizes[s], c->np, 0, &sb, &rb);
@@ -695,7 +698,8 @@ static int setup_files(bench_ctx *c)
                 ok = 0;
             }
         }
-        if (ok && c->csv != NULL && bench_csv_begin(c->csv) != 0) {
+        if (ok && c->csv != NULL &&
+            (c->opts.overlap ? bench_overlap_csv_begin(c->csv) : bench_csv_begin(c->csv)) != 0) {
             snprintf(err, sizeof err, "cannot write '%s'", c->opts.csv_path);
             ok = 0;
         }
@@ -842,6 +846,23 @@ static int verdict(bench_ctx *c, int write_failed)
     return code;
 }
 
+/* --overlap: the overlap mode (overlap.c) instead of the columns; its exit
+ * status, the CSV file closed. */
+static int run_overlap(bench_ctx *c)
+{
+    bench_overlap_args a = {
+        .comm = c->comm, .rank = c->rank, .np = c->np, .opts = &c->opts, .bc = c->bc,
+        .coll_name = c->run.coll_name, .datatype = c->run.datatype, .topo_desc = c->run.topo_desc,
+        .mpi_version = c->run.mpi_version, .wtick = c->run.wtick, .iters = c->run.iters,
+        .warmup = c->run.warmup, .csv = c->csv,
+    };
+    int code = bench_overlap_run(&a);
+    if (c->rank == 0 && close_file(&c->csv, c->opts.csv_path, code == 0))
+        code = 1;
+    CHECK_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, c->comm));
+    return code;
+}
+
 /* ---- main ------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -867,6 +888,8 @@ int main(int argc, char **argv)
         return rc;
     setup_run_info(&c);
     setup_iterations(&c);
+    if (c.opts.overlap)
+        return finish(&c, run_overlap(&c));
     if ((rc = setup_columns(&c)) >= 0)
         return rc;
     rc = run_sizes(&c);

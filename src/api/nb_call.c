@@ -1,0 +1,296 @@
+/*
+ * One nonblocking or persistent collective call (see call.h): the record's
+ * checks as for the blocking call, the entry chosen as for it (by name,
+ * TOPOCOLL_<COLL>, the selection), then its schedule made for the call and
+ * started on the context's nonblocking channel (nb_requests.h).
+ *
+ * What has no nonblocking form goes to the MPI library's own nonblocking
+ * (or persistent) collective, with its reason in the explain line:
+ *   - a communicator without a context yet (a nonblocking call never makes
+ *     one: that is collective and would wait for the other ranks; a
+ *     persistent init makes it, as a blocking call does);
+ *   - a schedule that tc_sched_nonblocking_why refuses (node-shared memory,
+ *     the inline lines, remote reads, member-set rounds): the selection is
+ *     asked again among the entries without node-shared memory first;
+ *   - entries with a protocol besides their schedule: the per-node counts'
+ *     exchange (TC_REQ_NODE_COUNTS), gatherv and scatterv (the root's counts
+ *     spread first, a staged vector buffer), alltoallw (its own path),
+ *     allgatherv with displacements that are not the packed layout, bcast
+ *     of a non-contiguous datatype (staged);
+ *   - send and receive signatures that differ (the error is the MPI
+ *     library's to report), and a program linked with libtopocoll alone
+ *     (no interposer: MPI's wait calls would not advance the operation).
+ * An entry named by the caller (topocoll_i<coll>_algorithm) that has no
+ * nonblocking form is an error (MPI_ERR_ARG), as a declining entry is for
+ * the blocking call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/call.h"
+#include "api/error.h"
+#include "api/explain.h"
+#include "api/nb_requests.h"
+#include "core/config.h"
+
+/* Why the entry cannot serve the call nonblocking, before its schedule is
+ * made (NULL: it may). */
+static const char *entry_why(const tc_algo *al, const tc_call *c)
+{
+    if (!al->generate || (al->req & TC_REQ_NATIVE)) return "the MPI library's own";
+    if (al->req & TC_REQ_NODE_COUNTS) return "it exchanges the node's counts first (a blocking step)";
+    if (al->req & TC_REQ_INLINE) return "the inline lines: one call at a time per communicator";
+    if (c->d->vroot) return "gatherv and scatterv spread the root's counts first (a blocking step)";
+    if (c->staged) return "displacements that are not the packed layout are staged";
+    if (c->d->counts_bytes) {
+        tc_bind b;
+        if (tc_bind_type(&b, NULL, c->rtype) != MPI_SUCCESS || !b.contiguous)
+            return "a non-contiguous datatype is staged";
+    }
+    return NULL;
+}
+
+static const char *const no_memory = "its schedule could not be made (memory)";
+
+/* The entry's schedule for the call into s (initialised by the caller, its
+ * arrays reused): a copy of the context's cached one (per-peer collectives:
+ * made for the call); NULL, or why it has no nonblocking form. */
+static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_args *a, tc_ctx *x,
+                                 tc_sched *s, const tc_sched **cached)
+{
+    const char *why = entry_why(al, c);
+    *cached = NULL;
+    if (why) return why;
+    if (!c->d->vcounts) {
+        int rc = MPI_SUCCESS;
+        tc_sched_key key = tc_run_key(al, c, a);
+        const tc_sched *from = tc_ctx_schedule(x, &key, a, &rc);
+        if (!from) return no_memory;
+        if ((why = tc_sched_nonblocking_why(from)) != NULL) return why;
+        *cached = from;
+        return tc_sched_duplicate(s, from) == 0 ? NULL : no_memory;
+    }
+    tc_sched_free(s);
+    tc_sched_init(s);
+    if (tc_algo_generate(al, s, a, x->topo) != 0 || tc_sched_finish(s) != 0) return no_memory;
+    return tc_sched_nonblocking_why(s);
+}
+
+/* SEND and RECV bound to the call's buffers as the blocking run binds them
+ * (run.c). */
+static int bind_user(const tc_call *c, const tc_args *a, tc_bind b[2])
+{
+    int rc;
+    if (c->d->counts_bytes) {   /* contiguous here (entry_why) */
+        if ((rc = tc_bind_type(&b[TC_BUF_RECV], c->rbuf, MPI_BYTE)) != MPI_SUCCESS) return rc;
+        b[TC_BUF_SEND] = b[TC_BUF_RECV];
+        b[TC_BUF_SEND].base = NULL;
+        return MPI_SUCCESS;
+    }
+    if (c->d->vblock) {
+        if ((rc = tc_bind_type(&b[TC_BUF_RECV], c->rbuf, c->rtype)) != MPI_SUCCESS) return rc;
+        if (!c->in_place) return tc_bind_type(&b[TC_BUF_SEND], (void *)c->sbuf, c->stype);
+        b[TC_BUF_SEND] = b[TC_BUF_RECV];
+        b[TC_BUF_SEND].base += (MPI_Aint)c->v.rdispls[c->rank] * b[TC_BUF_RECV].extent;
+        return MPI_SUCCESS;
+    }
+    MPI_Aint alias_off;
+    if ((rc = tc_run_bind_types(c, a, b, &alias_off)) != MPI_SUCCESS) return rc;
+    b[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
+    b[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
+    if (a->in_place) {
+        int from = c->d->in_place.arg, to = 1 - from;
+        b[from].base = b[to].base + alias_off;
+    }
+    return MPI_SUCCESS;
+}
+
+/* A start of a persistent request the MPI library serves: its nonblocking
+ * collective with the record kept at init (the user's buffers and vectors,
+ * which MPI requires to stay valid while the request lives). */
+static int native_start(tc_nb_op *op, MPI_Request *inner)
+{
+    return tc_run_native_nb(op->owned, 0, MPI_INFO_NULL, inner);
+}
+
+/* A persistent request of the MPI library's nonblocking collective, where
+ * the library has no persistent one (MPI-3). */
+static int native_persistent(tc_call *c, MPI_Request *req)
+{
+    tc_nb_op *op = tc_nb_op_new();
+    tc_call *kept = op ? malloc(sizeof *kept) : NULL;
+    if (!kept) {
+        free(op);
+        return MPI_ERR_NO_MEM;
+    }
+    *kept = *c;
+    kept->v64 = NULL;   /* the caller frees the record's own copies */
+    op->owned = kept;
+    op->native_start = native_start;
+    op->user_comm = c->comm;
+    op->me = c->rank;
+    int rc = tc_nb_persistent(op, req);
+    if (rc != MPI_SUCCESS) tc_nb_op_free(op);
+    return rc;
+}
+
+/* The MPI library's own nonblocking collective; a persistent request
+ * through the interposer is topocoll's, starting the library's nonblocking
+ * collective each time (MPI-3 libraries have no persistent collectives, and
+ * MPICH 4.0's leave the calling rank's own block unwritten after the first
+ * start of MPI_Allgather_init, MPI_Gather_init and MPI_Scatter_init). */
+static int native_quiet(tc_call *c, int persistent, MPI_Info info, MPI_Request *req)
+{
+    int rc = persistent && tc_nb_interposed ? native_persistent(c, req) : tc_run_native_nb(c, persistent, info, req);
+    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+}
+
+/* The MPI library's own, with the reason in the explain line. */
+static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Request *req, const char *why)
+{
+    if (x) tc_explain(x, c->d->name, c->bytes, "native", why);
+    else tc_explain_native(c->d->name, c->size, c->rank, c->bytes, why);
+    return native_quiet(c, persistent, info, req);
+}
+
+/* The entry chosen (by name or selection) with its schedule in s (the
+ * operation's); *why: why native serves instead (al NULL). */
+static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
+                  tc_sched *s, const tc_sched **cached, const char **why)
+{
+    int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+    if (by_name)
+        return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
+                        (*al)->name, *why);
+    if ((*al)->generate && !((*al)->req & TC_REQ_NATIVE) &&
+        (rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS)
+        return rc;
+    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+    *al = NULL;
+    return MPI_SUCCESS;
+}
+
+/* The operation's fields besides its schedule and bindings. */
+static int finish_op(tc_ctx *x, const tc_call *c, const tc_algo *al, tc_nb_op *op)
+{
+    op->op = c->d->reduction ? c->op : MPI_OP_NULL;
+    op->me = c->rank;
+    op->user_comm = c->comm;
+    if (tc_config_get()->stats_on) {
+        op->stats_algo = al->name;
+        op->stats_coll = (int)c->d->coll;
+        op->stats_size = c->size;
+        op->stats_bytes = c->bytes;
+    }
+    tc_nb_channel_hold(x->nb);
+    op->ch = x->nb;
+    return MPI_SUCCESS;
+}
+
+static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algorithm, int persistent,
+                           MPI_Info info, MPI_Request *req)
+{
+    int rc;
+    if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
+    if (c->d->vcounts && (rc = tc_call_make_vcounts(c)) != MPI_SUCCESS)
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    if (c->mismatch) return native(x, c, persistent, info, req, "send and receive signatures differ");
+    if (c->d->coll == TOPOCOLL_ALLTOALLW) return native(x, c, persistent, info, req, "alltoallw: per-peer datatypes");
+    if (c->d->vroot)
+        return native(x, c, persistent, info, req, "gatherv and scatterv spread the root's counts first (a blocking step)");
+    tc_args a;
+    tc_call_make_ctx_args(c, x, &a);
+    const tc_algo *al = NULL;
+    const tc_sched *cached = NULL;
+    const char *why = NULL;
+    tc_nb_op *op = tc_nb_op_new();
+    if (!op) return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
+    rc = choose(x, c, &a, by_name, algorithm, &al, &op->sched, &cached, &why);
+    if (rc == MPI_SUCCESS && !al) {
+        tc_nb_op_free(op);
+        tc_memo_remember_nb(x, c, &a, tc_catalog_find(c->d->coll, "native"), NULL, by_name);
+        return native(x, c, persistent, info, req, why);
+    }
+    if (rc == MPI_SUCCESS && c->d->reduction && (rc = tc_call_check_op(c)) != MPI_SUCCESS)
+        rc = tc_raise_mpi(c->comm, rc, c->fn);
+    if (rc != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        return rc;
+    }
+    tc_explain(x, c->d->name, c->bytes, al->name, persistent ? "persistent" : "nonblocking");
+    if ((rc = bind_user(c, &a, op->user)) == MPI_SUCCESS) rc = finish_op(x, c, al, op);
+    if (rc != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    }
+    rc = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
+    if (rc != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    }
+    if (cached) tc_memo_remember_nb(x, c, &a, al, cached, by_name);
+    return MPI_SUCCESS;
+}
+
+/* A call like the last one of its collective on the communicator: the
+ * memo's entry and schedule, no selection (memo.c); 0: the full path. */
+static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm, int persistent,
+                     MPI_Info info, MPI_Request *req, int *rc)
+{
+    tc_ctx *x = NULL;
+    const tc_call_memo *m = tc_memo_nb(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &x);
+    if (!m || !x->built || !x->nb) return 0;
+    if (!m->sched) {
+        *rc = native_quiet(c, persistent, info, req);
+        return 1;
+    }
+    tc_nb_op *op = tc_nb_op_new();
+    if (!op) return 0;
+    int err = tc_sched_duplicate(&op->sched, m->sched) == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS && m->typed) {
+        op->user[TC_BUF_SEND] = m->types[TC_BUF_SEND];
+        op->user[TC_BUF_RECV] = m->types[TC_BUF_RECV];
+        op->user[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
+        op->user[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
+        if (m->args.in_place) {
+            int from = c->d->in_place.arg, to = 1 - from;
+            op->user[from].base = op->user[to].base + m->alias_off;
+        }
+    } else if (err == MPI_SUCCESS) {
+        err = bind_user(c, &m->args, op->user);
+    }
+    if (err == MPI_SUCCESS) err = finish_op(x, c, m->algo, op);
+    if (err == MPI_SUCCESS) err = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
+    if (err != MPI_SUCCESS) {
+        tc_nb_op_free(op);
+        *rc = tc_raise_mpi(c->comm, err, c->fn);
+    } else {
+        *rc = MPI_SUCCESS;
+    }
+    return 1;
+}
+
+int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req)
+{
+    int rc;
+    if (!req) return tc_raise(c->comm, MPI_ERR_REQUEST, "%s: request is NULL", c->fn);
+    *req = MPI_REQUEST_NULL;
+    if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
+    const tc_config *cfg = tc_config_get();
+    if (tc_nb_interposed && !cfg->disable && from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
+        return rc;
+    if (!tc_nb_interposed || cfg->disable) {
+        if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
+        return native(NULL, c, persistent, info, req, "no interposer: MPI's wait calls cannot advance topocoll");
+    }
+    tc_ctx *x = tc_ctx_lookup(c->comm);
+    if ((!x || !x->built) && persistent && (rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS)
+        return tc_raise_mpi(c->comm, rc, c->fn);
+    if (!x || !x->built || !x->nb) {
+        if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
+        return native(NULL, c, persistent, info, req, "no context yet: made by a blocking collective");
+    }
+    return call_on_context(x, c, by_name, algorithm, persistent, info, req);
+}

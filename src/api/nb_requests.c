@@ -1,0 +1,762 @@
+/* The requests of nonblocking and persistent operations (see nb_requests.h). */
+#define _GNU_SOURCE
+#include "api/nb_requests.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/error.h"
+#include "api/stats.h"
+#include "exec/backoff.h"
+
+int tc_nb_interposed;
+
+/* Tags of the operations on a channel: the start's number modulo this
+ * (MPI guarantees tags up to 32767). */
+#define TC_NB_TAGS 32000
+
+static pthread_mutex_t lock;
+static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+static tc_nb_op *outstanding;     /* running operations */
+static tc_nb_op *persistents;     /* persistent requests, active or not */
+static atomic_int live;           /* running operations + persistent requests */
+static atomic_int running_count;
+
+static void lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);   /* a freed request's callback locks */
+    pthread_mutex_init(&lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static void take(void)
+{
+    pthread_once(&lock_once, lock_init);
+    pthread_mutex_lock(&lock);
+}
+
+static void give(void) { pthread_mutex_unlock(&lock); }
+
+/* ---- channels --------------------------------------------------------------- */
+
+tc_nb_channel *tc_nb_channel_open(MPI_Comm comm)
+{
+    tc_nb_channel *ch = calloc(1, sizeof *ch);
+    if (!ch) return NULL;
+    if (PMPI_Comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
+        free(ch);
+        return NULL;
+    }
+    ch->refs = 1;
+    return ch;
+}
+
+static void channel_drop(tc_nb_channel *ch, int finalizing)
+{
+    if (--ch->refs > 0) return;
+    if (!finalizing && ch->comm != MPI_COMM_NULL) (void)PMPI_Comm_free(&ch->comm);
+    free(ch);
+}
+
+void tc_nb_channel_hold(tc_nb_channel *ch)
+{
+    take();
+    ch->refs++;
+    give();
+}
+
+void tc_nb_channel_release(tc_nb_channel *ch, int finalizing)
+{
+    if (!ch) return;
+    take();
+    channel_drop(ch, finalizing);
+    give();
+}
+
+/* ---- operations ---------------------------------------------------------------- */
+
+/* Freed operations kept for the next calls with their memory (schedule
+ * arrays, scratch, requests): a start allocates nothing in the steady state. */
+#define TC_NB_POOL 32
+static tc_nb_op *pool;
+static int pooled;
+
+tc_nb_op *tc_nb_op_new(void)
+{
+    take();
+    tc_nb_op *op = pool;
+    if (op) {
+        pool = op->next;
+        pooled--;
+    }
+    give();
+    if (!op) {
+        if (!(op = calloc(1, sizeof *op))) return NULL;
+        tc_sched_init(&op->sched);
+    }
+    op->handle = MPI_REQUEST_NULL;
+    op->user_comm = MPI_COMM_NULL;
+    op->op = MPI_OP_NULL;
+    op->inner = MPI_REQUEST_NULL;
+    return op;
+}
+
+void tc_nb_op_free(tc_nb_op *op)
+{
+    if (!op) return;
+    free(op->owned);
+    take();
+    if (op->ch) channel_drop(op->ch, 0);
+    if (pooled < TC_NB_POOL) {   /* kept: schedule arrays and workspace */
+        tc_sched keep_s = op->sched;
+        tc_workspace keep_w = op->ex.ws;
+        memset(op, 0, sizeof *op);
+        op->sched = keep_s;
+        op->ex.ws = keep_w;
+        op->next = pool;
+        pool = op;
+        pooled++;
+        op = NULL;
+    }
+    give();
+    if (!op) return;
+    tc_nb_exec_free(&op->ex);
+    tc_sched_free(&op->sched);
+    free(op);
+}
+
+/* The status of a completed collective: empty but for its error. */
+static void status_empty(MPI_Status *st, int err)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = err;
+    (void)PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    (void)PMPI_Status_set_cancelled(st, 0);
+}
+
+static int query_fn(void *extra, MPI_Status *st)
+{
+    tc_nb_op *op = extra;
+    status_empty(st, op->result);
+    return op->result;
+}
+
+/* The MPI library frees a completed request (wait, test, MPI_Request_free):
+ * the operation is no longer outstanding by then. */
+static int free_fn(void *extra)
+{
+    tc_nb_op_free(extra);
+    return MPI_SUCCESS;
+}
+
+/* Collective operations cannot be cancelled (MPI_Cancel is erroneous on
+ * them: the interposer reports it before the MPI library gets here). */
+static int cancel_fn(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+static void unlink_op(tc_nb_op **head, tc_nb_op *op, int persistent_list)
+{
+    for (tc_nb_op **p = head; *p; p = persistent_list ? &(*p)->pnext : &(*p)->next)
+        if (*p == op) {
+            *p = persistent_list ? op->pnext : op->next;
+            return;
+        }
+}
+
+/* Free a persistent request that is not running (lock held). */
+static void persistent_free(tc_nb_op *op)
+{
+    unlink_op(&persistents, op, 1);
+    atomic_fetch_sub(&live, 1);
+    MPI_Request h = op->handle;
+    (void)PMPI_Grequest_complete(h);
+    (void)PMPI_Request_free(&h);   /* free_fn frees op */
+}
+
+/* The run summary keeps its names' addresses: "<entry> (nonblocking)" and
+ * "(persistent)" made once per entry and kept (lock held). */
+typedef struct stats_name { struct stats_name *next; const char *algo; int persistent; char text[64]; } stats_name;
+static stats_name *stats_names;
+
+static const char *summary_name(const char *algo, int persistent)
+{
+    stats_name *n = stats_names;
+    while (n && !(n->algo == algo && n->persistent == persistent)) n = n->next;
+    if (n) return n->text;
+    if (!(n = malloc(sizeof *n))) return NULL;
+    n->algo = algo;
+    n->persistent = persistent;
+    snprintf(n->text, sizeof n->text, "%s (%s)", algo, persistent ? "persistent" : "nonblocking");
+    n->next = stats_names;
+    stats_names = n;
+    return n->text;
+}
+
+/* A run ended: the run summary counts it. */
+static void count_run(const tc_nb_op *op)
+{
+    const char *name = summary_name(op->stats_algo, op->persistent);
+    if (name)
+        tc_stats_record((topocoll_coll)op->stats_coll, op->stats_size, name, op->stats_bytes,
+                        tc_stats_now() - op->stats_t0);
+}
+
+/* op's schedule has run to its end (lock held). */
+static void finish(tc_nb_op *op)
+{
+    if (op->stats_algo) count_run(op);
+    unlink_op(&outstanding, op, 0);
+    op->running = 0;
+    atomic_fetch_sub(&running_count, 1);
+    op->result = tc_nb_exec_result(&op->ex);
+    if (op->persistent) {
+        if (op->detached) persistent_free(op);
+        return;
+    }
+    atomic_fetch_sub(&live, 1);
+    MPI_Request h = op->handle;
+    (void)PMPI_Grequest_complete(h);
+    if (op->detached) (void)PMPI_Request_free(&h);   /* free_fn frees op */
+}
+
+/* A start the MPI library serves: done when its request is (lock held). */
+static int native_done(tc_nb_op *op)
+{
+    int flag = 0;
+    MPI_Status st;
+    int rc = PMPI_Test(&op->inner, &flag, &st);
+    if (rc != MPI_SUCCESS) {
+        op->ex.err = rc;
+        return 1;
+    }
+    return flag;
+}
+
+static int advance(tc_nb_op *op)
+{
+    int done = 0;
+    if (op->native_start) done = native_done(op);
+    else (void)tc_nb_exec_progress(&op->ex, &done);
+    if (done) finish(op);
+    return done;
+}
+
+int tc_nb_running(void)
+{
+    return atomic_load_explicit(&running_count, memory_order_acquire);
+}
+
+int tc_nb_progress(void)
+{
+    if (atomic_load_explicit(&running_count, memory_order_acquire) == 0) return 0;
+    take();
+    int left = 0;
+    for (tc_nb_op *op = outstanding, *next; op; op = next) {
+        next = op->next;
+        if (!advance(op)) left++;
+    }
+    give();
+    return left;
+}
+
+/* ---- the progress thread (TOPOCOLL_PROGRESS=thread) ------------------------------ */
+
+static pthread_t progress_thread;
+static atomic_int thread_state;   /* 0 not asked yet, 1 running, 2 not started, 3 stopping */
+static int self_keyval = MPI_KEYVAL_INVALID;
+
+static void *progress_loop(void *unused)
+{
+    (void)unused;
+    struct timespec idle = { 0, 50 * 1000 };
+    while (atomic_load(&thread_state) == 1) {
+        if (tc_nb_progress() > 0) sched_yield();
+        else nanosleep(&idle, NULL);
+    }
+    return NULL;
+}
+
+/* MPI_Finalize frees MPI_COMM_SELF's attributes first: the thread stops. */
+static int stop_thread(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm; (void)key; (void)value; (void)extra;
+    if (atomic_load(&thread_state) == 1) {
+        atomic_store(&thread_state, 3);
+        pthread_join(progress_thread, NULL);
+    }
+    return MPI_SUCCESS;
+}
+
+static void maybe_start_thread(void)
+{
+    int expected = 0;
+    if (atomic_load(&thread_state) != 0) return;
+    const char *v = getenv("TOPOCOLL_PROGRESS");
+    if (!v || !*v || strcmp(v, "calls") == 0) {
+        atomic_store(&thread_state, 2);
+        return;
+    }
+    if (!atomic_compare_exchange_strong(&thread_state, &expected, 2)) return;
+    if (strcmp(v, "thread") != 0) {
+        fprintf(stderr, "topocoll: TOPOCOLL_PROGRESS='%s': expected 'calls' or 'thread'; "
+                        "operations advance in MPI's wait and test calls\n", v);
+        return;
+    }
+    int level = MPI_THREAD_SINGLE;
+    if (PMPI_Query_thread(&level) != MPI_SUCCESS || level != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "topocoll: TOPOCOLL_PROGRESS=thread needs MPI_THREAD_MULTIPLE "
+                        "(MPI_Init_thread); operations advance in MPI's wait and test calls\n");
+        return;
+    }
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_thread, &self_keyval, NULL) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL) != MPI_SUCCESS)
+        return;
+    atomic_store(&thread_state, 1);
+    if (pthread_create(&progress_thread, NULL, progress_loop, NULL) != 0) atomic_store(&thread_state, 2);
+}
+
+/* ---- starting ---------------------------------------------------------------------- */
+
+/* Start op's schedule (lock held): the channel's next tag. */
+static int run_op(tc_nb_op *op)
+{
+    if (op->stats_algo) op->stats_t0 = tc_stats_now();
+    tc_waiting_hook = tc_nb_progress;   /* blocking waits advance the operations from now on */
+    int rc;
+    if (op->native_start) {
+        op->ex.err = op->ex.truncation = MPI_SUCCESS;
+        rc = op->native_start(op, &op->inner);
+    } else {
+        int tag = (int)(op->ch->seq++ % TC_NB_TAGS);
+        memcpy(op->ex.bind, op->user, sizeof op->user);
+        rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    op->running = 1;
+    op->next = outstanding;
+    outstanding = op;
+    atomic_fetch_add(&running_count, 1);
+    (void)advance(op);
+    return MPI_SUCCESS;
+}
+
+int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
+{
+    maybe_start_thread();
+    take();
+    int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
+    if (rc == MPI_SUCCESS) {
+        atomic_fetch_add(&live, 1);
+        *request = op->handle;   /* before the run: a run that ends at once completes it */
+        rc = run_op(op);
+        if (rc != MPI_SUCCESS) {   /* nothing posted: the request completes with the error */
+            atomic_fetch_sub(&live, 1);
+            op->result = rc;
+            (void)PMPI_Grequest_complete(op->handle);
+            rc = MPI_SUCCESS;
+        }
+    }
+    give();
+    return rc;
+}
+
+int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
+{
+    take();
+    int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
+    if (rc == MPI_SUCCESS) {
+        op->persistent = 1;
+        op->pnext = persistents;
+        persistents = op;
+        atomic_fetch_add(&live, 1);
+        *request = op->handle;
+    }
+    give();
+    return rc;
+}
+
+/* ---- request lookups ------------------------------------------------------------- */
+
+static tc_nb_op *persistent_of(MPI_Request r)
+{
+    if (r == MPI_REQUEST_NULL) return NULL;
+    take();
+    tc_nb_op *op = persistents;
+    while (op && op->handle != r) op = op->pnext;
+    give();
+    return op;
+}
+
+static tc_nb_op *running_of(MPI_Request r)
+{
+    if (r == MPI_REQUEST_NULL) return NULL;
+    tc_nb_op *op = outstanding;
+    while (op && op->handle != r) op = op->next;
+    return op;
+}
+
+/* Is op's schedule still running?  (Read under the lock.) */
+static int running(tc_nb_op *op)
+{
+    take();
+    int r = op->running;
+    give();
+    return r;
+}
+
+static int any_live(void) { return atomic_load_explicit(&live, memory_order_acquire) > 0; }
+
+/* Between two looks at requests that are not complete yet: after a few
+ * quick looks, the processor goes to another process (ranks may share it). */
+static void pause_look(unsigned *looks)
+{
+    if (++*looks > 64) sched_yield();
+}
+
+/* A persistent request's state, read under the lock: 0 inactive, 1 running,
+ * 2 done and not yet completed by a wait or test. */
+static int persistent_state(tc_nb_op *op)
+{
+    take();
+    int s = !op->active ? 0 : op->running ? 1 : 2;
+    give();
+    return s;
+}
+
+/* Complete a done persistent start: inactive, its status, its outcome. */
+static int persistent_complete(tc_nb_op *op, MPI_Status *st)
+{
+    take();
+    op->active = 0;
+    int rc = op->result;
+    give();
+    status_empty(st, rc);
+    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(op->user_comm, rc, "MPI_Wait");
+}
+
+/* ---- MPI's request functions ----------------------------------------------------- */
+
+int tc_nb_wait(MPI_Request *r, MPI_Status *st)
+{
+    if (!any_live()) return PMPI_Wait(r, st);
+    tc_nb_op *op = persistent_of(*r);
+    unsigned looks = 0;
+    if (op) {
+        int s;
+        while ((s = persistent_state(op)) == 1) {
+            tc_nb_progress();
+            pause_look(&looks);
+        }
+        if (s == 0) {
+            status_empty(st, MPI_SUCCESS);
+            return MPI_SUCCESS;
+        }
+        return persistent_complete(op, st);
+    }
+    take();
+    op = running_of(*r);
+    give();
+    if (op) {   /* one of topocoll's: advanced to its end, then the MPI library's wait completes it */
+        while (running(op)) {
+            tc_nb_progress();
+            pause_look(&looks);
+        }
+        return PMPI_Wait(r, st);
+    }
+    for (;;) {
+        int flag = 0;
+        tc_nb_progress();
+        int rc = PMPI_Test(r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_look(&looks);
+    }
+}
+
+int tc_nb_test(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    if (!any_live()) return PMPI_Test(r, flag, st);
+    tc_nb_progress();
+    tc_nb_op *op = persistent_of(*r);
+    if (!op) return PMPI_Test(r, flag, st);
+    int s = persistent_state(op);
+    *flag = s != 1;
+    if (s == 0) status_empty(st, MPI_SUCCESS);
+    return s == 2 ? persistent_complete(op, st) : MPI_SUCCESS;
+}
+
+int tc_nb_get_status(MPI_Request r, int *flag, MPI_Status *st)
+{
+    if (!any_live()) return PMPI_Request_get_status(r, flag, st);
+    tc_nb_progress();
+    tc_nb_op *op = persistent_of(r);
+    if (!op) return PMPI_Request_get_status(r, flag, st);
+    take();
+    int s = !op->active ? 0 : op->running ? 1 : 2, res = op->result;
+    give();
+    *flag = s != 1;
+    if (*flag) status_empty(st, s == 2 ? res : MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+/* The persistent requests among r[0..n-1]: a copy of r with them replaced
+ * by MPI_REQUEST_NULL (*copy, malloc'd) and their operations (ops[i], NULL
+ * elsewhere); 0 when there are none (nothing allocated). */
+static int split_persistent(int n, const MPI_Request r[], MPI_Request **copy, tc_nb_op ***ops)
+{
+    int k = 0;
+    *copy = NULL;
+    *ops = NULL;
+    take();
+    int have = persistents != NULL;
+    give();
+    if (!have) return 0;
+    for (int i = 0; i < n; i++) {
+        tc_nb_op *op = persistent_of(r[i]);
+        if (!op) continue;
+        if (!*copy) {
+            *copy = malloc((size_t)n * sizeof **copy);
+            *ops = calloc((size_t)n, sizeof **ops);
+            if (!*copy || !*ops) {
+                free(*copy);
+                free(*ops);
+                *copy = NULL;
+                *ops = NULL;
+                return -1;
+            }
+            memcpy(*copy, r, (size_t)n * sizeof **copy);
+        }
+        (*copy)[i] = MPI_REQUEST_NULL;
+        (*ops)[i] = op;
+        k++;
+    }
+    return k;
+}
+
+/* The copy's requests back into r (the MPI library may have freed some). */
+static void merge_back(int n, MPI_Request r[], const MPI_Request copy[], tc_nb_op *const ops[])
+{
+    for (int i = 0; i < n; i++)
+        if (!ops[i]) r[i] = copy[i];
+}
+
+static MPI_Status *status_at(MPI_Status st[], int i)
+{
+    return st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[i];
+}
+
+int tc_nb_testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
+{
+    if (!any_live()) return PMPI_Testall(n, r, flag, st);
+    tc_nb_progress();
+    MPI_Request *copy;
+    tc_nb_op **ops;
+    int k = split_persistent(n, r, &copy, &ops);
+    if (k < 0) return MPI_ERR_NO_MEM;
+    if (k == 0) return PMPI_Testall(n, r, flag, st);
+    int rc = MPI_SUCCESS;
+    *flag = 0;
+    for (int i = 0; i < n; i++)
+        if (ops[i] && persistent_state(ops[i]) == 1) goto out;   /* none completes */
+    if ((rc = PMPI_Testall(n, copy, flag, st)) != MPI_SUCCESS || !*flag) goto out;
+    merge_back(n, r, copy, ops);
+    for (int i = 0; i < n; i++) {
+        if (!ops[i]) continue;
+        int e = persistent_state(ops[i]) == 2 ? persistent_complete(ops[i], status_at(st, i)) : MPI_SUCCESS;
+        if (e == MPI_SUCCESS && persistent_state(ops[i]) == 0) status_empty(status_at(st, i), MPI_SUCCESS);
+        if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+    }
+out:
+    free(copy);
+    free(ops);
+    return rc;
+}
+
+int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
+{
+    if (!any_live()) return PMPI_Waitall(n, r, st);
+    unsigned looks = 0;
+    for (;;) {
+        int flag = 0, rc = tc_nb_testall(n, r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_look(&looks);
+    }
+}
+
+int tc_nb_testany(int n, MPI_Request r[], int *idx, int *flag, MPI_Status *st)
+{
+    if (!any_live()) return PMPI_Testany(n, r, idx, flag, st);
+    tc_nb_progress();
+    MPI_Request *copy;
+    tc_nb_op **ops;
+    int k = split_persistent(n, r, &copy, &ops);
+    if (k < 0) return MPI_ERR_NO_MEM;
+    if (k == 0) return PMPI_Testany(n, r, idx, flag, st);
+    int rc = MPI_SUCCESS, active = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ops[i]) continue;
+        int s = persistent_state(ops[i]);
+        if (s == 2) {
+            *idx = i;
+            *flag = 1;
+            rc = persistent_complete(ops[i], st);
+            goto out;
+        }
+        active += s == 1;
+    }
+    rc = PMPI_Testany(n, copy, idx, flag, st);
+    if (rc == MPI_SUCCESS && *flag && *idx != MPI_UNDEFINED) r[*idx] = copy[*idx];
+    else if (rc == MPI_SUCCESS && *flag && active) *flag = 0;   /* a persistent one is still running */
+out:
+    free(copy);
+    free(ops);
+    return rc;
+}
+
+int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
+{
+    if (!any_live()) return PMPI_Waitany(n, r, idx, st);
+    unsigned looks = 0;
+    for (;;) {
+        int flag = 0, rc = tc_nb_testany(n, r, idx, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_look(&looks);
+    }
+}
+
+int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
+{
+    if (!any_live()) return PMPI_Testsome(n, r, outcount, idx, st);
+    tc_nb_progress();
+    MPI_Request *copy;
+    tc_nb_op **ops;
+    int k = split_persistent(n, r, &copy, &ops);
+    if (k < 0) return MPI_ERR_NO_MEM;
+    if (k == 0) return PMPI_Testsome(n, r, outcount, idx, st);
+    int rc = MPI_SUCCESS, done = 0, active = 0, more = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ops[i]) continue;
+        int s = persistent_state(ops[i]);
+        active += s == 1;
+        if (s != 2) continue;
+        int e = persistent_complete(ops[i], status_at(st, done));
+        if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+        idx[done++] = i;
+    }
+    int e = PMPI_Testsome(n, copy, &more, idx + done, st == MPI_STATUSES_IGNORE ? st : st + done);
+    if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+    if (more == MPI_UNDEFINED) more = 0;
+    for (int j = 0; j < more; j++) r[idx[done + j]] = copy[idx[done + j]];
+    *outcount = done + more;
+    if (*outcount == 0 && !active) {
+        int all_null = 1;   /* no active request at all */
+        for (int i = 0; i < n; i++)
+            if (!ops[i] && copy[i] != MPI_REQUEST_NULL) all_null = 0;
+        if (all_null) *outcount = MPI_UNDEFINED;
+    }
+    free(copy);
+    free(ops);
+    return rc;
+}
+
+int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
+{
+    if (!any_live()) return PMPI_Waitsome(n, r, outcount, idx, st);
+    unsigned looks = 0;
+    for (;;) {
+        int rc = tc_nb_testsome(n, r, outcount, idx, st);
+        if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+        pause_look(&looks);
+    }
+}
+
+int tc_nb_request_free(MPI_Request *r)
+{
+    if (!any_live()) return PMPI_Request_free(r);
+    take();
+    tc_nb_op *op = persistent_of(*r);
+    if (!op) op = running_of(*r);
+    if (!op) {
+        give();
+        return PMPI_Request_free(r);
+    }
+    if (op->running) op->detached = 1;   /* freed when its schedule ends */
+    else persistent_free(op);            /* (a non-persistent one is running: found above) */
+    give();
+    *r = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int tc_nb_cancel(MPI_Request *r)
+{
+    if (!any_live()) return PMPI_Cancel(r);
+    take();
+    tc_nb_op *op = persistent_of(*r);
+    if (!op) op = running_of(*r);
+    MPI_Comm comm = op ? op->user_comm : MPI_COMM_NULL;
+    give();
+    if (!op) return PMPI_Cancel(r);
+    return tc_raise(comm, MPI_ERR_REQUEST, "MPI_Cancel: a collective operation cannot be cancelled");
+}
+
+static int start_one(MPI_Request *r)
+{
+    tc_nb_op *op = persistent_of(*r);
+    if (!op) return PMPI_Start(r);
+    take();
+    int rc = MPI_SUCCESS;
+    if (op->active) {
+        give();
+        return tc_raise(op->user_comm, MPI_ERR_REQUEST, "MPI_Start: the persistent collective is active");
+    }
+    op->active = 1;
+    rc = run_op(op);
+    if (rc != MPI_SUCCESS) {   /* nothing posted: this start completes with the error */
+        op->result = rc;
+        rc = MPI_SUCCESS;
+    }
+    give();
+    return rc;
+}
+
+int tc_nb_start(MPI_Request *r)
+{
+    if (!any_live()) return PMPI_Start(r);
+    maybe_start_thread();
+    return start_one(r);
+}
+
+int tc_nb_startall(int n, MPI_Request r[])
+{
+    if (!any_live()) return PMPI_Startall(n, r);
+    maybe_start_thread();
+    for (int i = 0; i < n; i++) {
+        int rc = start_one(&r[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    unsigned looks = 0;
+    for (;;) {
+        int flag = 0;
+        tc_nb_progress();
+        int rc = PMPI_Iprobe(source, tag, comm, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_look(&looks);
+    }
+}

@@ -1,0 +1,57 @@
+/*
+ * The nonblocking executor: one started schedule, advanced without waiting.
+ *
+ * A schedule that tc_sched_nonblocking_why accepts (messages, copies and
+ * reductions only) runs round by round as in the blocking executor, with
+ * the same phases (exec_mpi.h: post the round's messages, run its local
+ * ops while they fly), except that the round's end is asked with
+ * MPI_Testall instead of waited for: tc_nb_exec_progress runs as many
+ * rounds as complete without waiting and returns.  Several operations may
+ * be outstanding on one communicator: each carries its own tag (every rank
+ * starts them in the same order, so the k-th operation's tag is the same
+ * everywhere) and its own scratch, requests and pack buffer.
+ *
+ * Errors: a truncated receive is recorded as the operation's error and the
+ * schedule runs on to its end (the peers' messages still match); there is
+ * no error tag as in the blocking protocol, so a peer of a rank that saw a
+ * truncation learns of it only from its own receives.  Any other error
+ * stops the operation at once (its posted requests cancelled and
+ * completed).
+ */
+#ifndef TC_EXEC_NB_H
+#define TC_EXEC_NB_H
+
+#include "exec/exec_mpi.h"
+#include "exec/reduce_kernels.h"
+
+typedef struct tc_nb_exec {
+    const tc_sched *s;
+    tc_bind bind[TC_NBUF];
+    tc_workspace ws;       /* the operation's own requests, scratch, pack buffer */
+    tc_exec_env env;       /* env.ws is &ws */
+    tc_reduce_kernel k;
+    int me, tag;
+    int round;             /* the round in flight (s->nrounds: done) */
+    int nreq;              /* its posted requests */
+    int truncation;        /* the first truncation seen (MPI_SUCCESS: none) */
+    int err;               /* a hard error that stopped the operation */
+} tc_nb_exec;
+
+/* Bind scratch, then start s (bind[TC_BUF_SEND], bind[TC_BUF_RECV] set by
+ * the caller; the rest here) on comm with tag; advances as far as it goes.
+ * The memory in e->ws is kept for the next start (persistent operations). */
+int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op);
+/* Advance; *done 1 when the schedule has run to its end (or stopped on an
+ * error).  Returns MPI_SUCCESS; the operation's outcome is
+ * tc_nb_exec_result once done. */
+int tc_nb_exec_progress(tc_nb_exec *e, int *done);
+/* The outcome of a finished operation: its hard error, else its first
+ * truncation, else MPI_SUCCESS. */
+static inline int tc_nb_exec_result(const tc_nb_exec *e)
+{
+    return e->err != MPI_SUCCESS ? e->err : e->truncation;
+}
+/* Release the operation's memory (not the schedule). */
+void tc_nb_exec_free(tc_nb_exec *e);
+
+#endif
