@@ -51,6 +51,8 @@
  *                the six above).
  *   --rounds=N   groups through MPI_I<Coll> (85).
  *   --verbose    rank 0 prints each start and the entry that served it.
+ *   --only=COLL[,COLL...], --exclude=COLL[,COLL...]   the collectives of
+ *                the groups (all by default).
  *   --timeout=S  the watchdog's limit per group (default 60).
  *
  * Built three times: linked with the interposer library (topocoll_pmpi:
@@ -97,6 +99,7 @@ static struct {
     char other[64];
 } forced[8];
 static int nforced, require_forced, verbose;
+static int coll_on[NB_NCOLL];   /* --only / --exclude: the collectives run in the groups */
 
 /* ---- groups ------------------------------------------------------------------ */
 
@@ -196,8 +199,11 @@ static void group_start_op(nb_group *g, int k, nb_op *o, int via, const char *al
     } else if (via == NB_VIA_MPI) {
         record_forced(o);
     }
-    CHECK(rc == MPI_SUCCESS, "%s%s%s: start returned %d (class %d)", nb_op_str(o, buf, sizeof buf),
-          algo ? " via " : "", algo ? algo : "", rc, cls);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
+    CHECK(rc == MPI_SUCCESS, "%s%s%s: start returned %d (class %d: %s)", nb_op_str(o, buf, sizeof buf),
+          algo ? " via " : "", algo ? algo : "", rc, cls, msg);
     CHECK(rc != MPI_SUCCESS || o->req != MPI_REQUEST_NULL, "%s: started, but the request is MPI_REQUEST_NULL",
           nb_op_str(o, buf, sizeof buf));
     if (rc != MPI_SUCCESS) g->kind[k] = SLOT_NULL;
@@ -380,13 +386,14 @@ static void run_mpi_rounds(MPI_Comm comm, MPI_Comm dup, int rounds)
                         (rd / 2 + j) % 2 ? -1 : 0, (rd / 3 + j) % 2, rd * 4 + j, comm);
         nb_op_setup(&ops[3], (rd + 3) % NB_NCOLL, nb_counts[(rd / NB_NCOLL + 3) % NB_NCOUNTS], (rd + 2) % 3,
                     rd % 2 ? 0 : -1, (rd / 5) % 2, rd * 4 + 3, dup);
-        /* slots: op0, null, recv, op1, op3 (dup), null, send, op2 */
-        group_start_op(&g, 0, &ops[0], NB_VIA_MPI, NULL);
+        /* slots: op0, null, recv, op1, op3 (dup), null, send, op2 (a
+         * collective left out by --only / --exclude: a null slot) */
+        if (coll_on[ops[0].coll]) group_start_op(&g, 0, &ops[0], NB_VIA_MPI, NULL);
         group_recv(&g, 2, comm);
-        group_start_op(&g, 3, &ops[1], NB_VIA_MPI, NULL);
-        group_start_op(&g, 4, &ops[3], NB_VIA_MPI, NULL);
+        if (coll_on[ops[1].coll]) group_start_op(&g, 3, &ops[1], NB_VIA_MPI, NULL);
+        if (coll_on[ops[3].coll]) group_start_op(&g, 4, &ops[3], NB_VIA_MPI, NULL);
         group_send(&g, 6, comm);
-        group_start_op(&g, 7, &ops[2], NB_VIA_MPI, NULL);
+        if (coll_on[ops[2].coll]) group_start_op(&g, 7, &ops[2], NB_VIA_MPI, NULL);
         group_complete(&g, method);
         group_check(&g, method);
         for (int j = 0; j < 4; j++) nb_op_free(&ops[j]);
@@ -400,7 +407,7 @@ static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
 {
     int gi = 0;
     for (int c = 0; c < NB_NCOLL; c++) {
-        int na = topocoll_algorithm_count((topocoll_coll)c);
+        int na = coll_on[c] ? topocoll_algorithm_count((topocoll_coll)c) : 0;
         for (int a = 0; a < na; a++, gi++) {
             const char *name = topocoll_algorithm_name((topocoll_coll)c, a);
             nb_group g;
@@ -417,7 +424,7 @@ static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
             group_start_op(&g, 0, &ops[0], NB_VIA_ALGO, name);
             group_recv(&g, 2, comm);
             group_start_op(&g, 3, &ops[1], NB_VIA_ALGO, name);
-            group_start_op(&g, 4, &ops[3], NB_VIA_API, NULL);
+            if (coll_on[ops[3].coll]) group_start_op(&g, 4, &ops[3], NB_VIA_API, NULL);
             group_send(&g, 6, comm);
             group_start_op(&g, 7, &ops[2], NB_VIA_ALGO, name);
             group_complete(&g, method);
@@ -427,6 +434,7 @@ static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
     }
     for (int c = 0; c < NB_NCOLL && wrank == 0; c++) {
         const nb_tally *t = &api_tally[c];
+        if (!coll_on[c]) continue;
         printf("api %s: %d entries, %ld starts: %ld served by the entry named, %ld by native, %ld by another (%s), "
                "%ld declined\n",
                nb_coll_names[c], topocoll_algorithm_count((topocoll_coll)c), t->started, t->as_entry, t->as_native,
@@ -438,73 +446,90 @@ static void run_api_entries(MPI_Comm comm, MPI_Comm dup)
 
 /* ---- MPI_Request_free and MPI_Cancel on active operations --------------------- */
 
-static nb_op freed_op;   /* its buffers stay allocated until the end */
+static nb_op freed_ops[2];   /* their buffers stay allocated until the end */
+static int nfreed;
 
-static void request_free_case(MPI_Comm comm, int via)
+/* MPI_Request_free on an active allreduce started through `via` (algo: the
+ * entry named, for NB_VIA_ALGO). */
+static void request_free_case(MPI_Comm comm, int via, const char *algo)
 {
-    nb_op bar;
+    nb_op bar, *fo = &freed_ops[nfreed++];
     char buf[160];
     tc_watch(wrank, watch_s, "MPI_Request_free on an active operation");
-    nb_op_setup(&freed_op, TOPOCOLL_ALLREDUCE, 1000, NB_INT, 0, 0, 4242, comm);
+    nb_op_setup(fo, TOPOCOLL_ALLREDUCE, 1000, NB_INT, 0, 0, 4242 + nfreed, comm);
     nb_op_setup(&bar, TOPOCOLL_BARRIER, 0, NB_INT, 0, 0, 0, comm);
     nb_mark_native(bar.comm);
-    int rc = nb_op_start(&freed_op, via, NULL);
+    int rc = nb_op_start(fo, via, algo);
     CHECK(rc == MPI_SUCCESS, "request free case: start returned %d", rc);
     int native = nb_served_natively(), cls = MPI_SUCCESS;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = MPI_Request_free(&freed_op.req);
+    rc = MPI_Request_free(&fo->req);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
     if (rc != MPI_SUCCESS && native) {
         /* the MPI library's own operation: Open MPI 4.1 refuses to free an
          * active nonblocking collective */
         if (wrank == 0)
-            printf("MPI_Request_free on an active operation: refused by the MPI library's own (class %d), "
-                   "completed with MPI_Wait instead\n", cls);
+            printf("MPI_Request_free on an active operation%s%s: refused by the MPI library's own (class %d), "
+                   "completed with MPI_Wait instead\n", algo ? " via " : "", algo ? algo : "", cls);
         SKIP();
-        CHECK(nb_wait(&freed_op.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait after a refused free");
+        CHECK(nb_wait(&fo->req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait after a refused free");
     } else {
         CHECK(rc == MPI_SUCCESS, "MPI_Request_free of an active operation served by topocoll returned %d", rc);
-        CHECK(freed_op.req == MPI_REQUEST_NULL, "MPI_Request_free left the request non-null");
+        CHECK(fo->req == MPI_REQUEST_NULL, "MPI_Request_free left the request non-null");
     }
-    rc = nb_op_start(&bar, via, NULL);
+    rc = nb_op_start(&bar, via == NB_VIA_ALGO ? NB_VIA_API : via, NULL);
     CHECK(rc == MPI_SUCCESS, "barrier after the freed operation: start returned %d", rc);
     CHECK(nb_wait(&bar.req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait on the barrier after the free");
     /* the freed operation completes in the background: its buffer must
      * reach the result while this rank makes MPI calls */
     double t0 = MPI_Wtime();
     int ok = 0, flag;
-    while (!(ok = nb_op_matches(&freed_op, NULL)) && MPI_Wtime() - t0 < 30) {
+    while (!(ok = nb_op_matches(fo, NULL)) && MPI_Wtime() - t0 < 30) {
         MPI_Request none = MPI_REQUEST_NULL;
         nb_progress();
         MPI_Test(&none, &flag, MPI_STATUS_IGNORE);
         MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE);
         sched_yield();
     }
-    CHECK(ok, "freed %s: its receive buffer never held the result", nb_op_str(&freed_op, buf, sizeof buf));
+    CHECK(ok, "freed %s: its receive buffer never held the result", nb_op_str(fo, buf, sizeof buf));
     MPI_Barrier(comm);
     nb_op_free(&bar);
 }
 
+/* MPI_Cancel on a running operation must fail.  Ranks other than 0 start
+ * an allgather and cancel it before rank 0 starts its own (a barrier on
+ * another communicator between), so theirs is running for sure; rank 0's
+ * may have ended by the time it cancels (MPI calls the cancel of any
+ * collective erroneous: either answer is taken there). */
 static void cancel_case(MPI_Comm comm, int via)
 {
     nb_op o;
     char buf[160];
     MPI_Status st;
+    int rc = MPI_SUCCESS, native = 1, crc = MPI_SUCCESS;
     tc_watch(wrank, watch_s, "MPI_Cancel on an active operation");
-    nb_op_setup(&o, TOPOCOLL_ALLGATHER, 7, NB_DOUBLE, 0, 0, 31, comm);
+    nb_op_setup(&o, TOPOCOLL_ALLGATHER, 70000, NB_DOUBLE, 0, 0, 31, comm);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     nb_mark_native(comm);
-    int rc = nb_op_start(&o, via, NULL);
-    int native = nb_served_natively();
-    CHECK(rc == MPI_SUCCESS, "cancel case: start returned %d", rc);
-    rc = MPI_Cancel(&o.req);
-    CHECK(rc != MPI_SUCCESS, "MPI_Cancel on an active collective returned MPI_SUCCESS, expected an error");
+    for (int turn = 0; turn < 2; turn++) {
+        if ((wrank == 0) == (turn == 1)) {
+            rc = nb_op_start(&o, via, NULL);
+            native = nb_served_natively();
+            CHECK(rc == MPI_SUCCESS, "cancel case: start returned %d", rc);
+            crc = MPI_Cancel(&o.req);
+        }
+        if (turn == 0) MPI_Barrier(mark_comm);
+    }
+    nb_op_str(&o, buf, sizeof buf);
+    CHECK(crc != MPI_SUCCESS || wrank == 0, "MPI_Cancel on a running %s%s returned MPI_SUCCESS, expected an error",
+          buf, native ? " (the MPI library's own)" : "");
     CHECK(o.req != MPI_REQUEST_NULL, "MPI_Cancel made the request null");
+    st.MPI_ERROR = NB_UNTOUCHED;
     rc = nb_wait(&o.req, &st);
     CHECK(rc == MPI_SUCCESS, "MPI_Wait after MPI_Cancel returned %d", rc);
-    CHECK(nb_op_matches(&o, NULL), "%s: wrong result after MPI_Cancel", nb_op_str(&o, buf, sizeof buf));
+    CHECK(nb_op_matches(&o, NULL), "%s: wrong result after MPI_Cancel", buf);
     /* the MPI library's own (Open MPI 4.1) leaves the refused cancel's
      * error in the status */
     if (!native) check_coll_status("after MPI_Cancel", buf, &st, 0);
@@ -524,14 +549,30 @@ static int npers = NB_NPERS;
 #if !defined(NB_MPI_ONLY) || MPI_VERSION >= 4
 
 enum { PERS_TOPOCOLL, PERS_MPI };
-/* The element types of the persistent operations: int, double and the
- * derived type; on MPICH int and double only (MPICH 4.0's own persistent
- * collectives drop a reference to a derived type at each start: wrong
- * results from the second start on, then an abort in MPI_Request_free). */
 #ifdef MPICH_VERSION
-#define PERS_NTYPES 2
+/* Whether persistent requests are the MPI library's own (MPI_<Coll>_init
+ * of MPI-4): where topocoll is not loaded, or linked without the
+ * interposer.  Through the interposer they are topocoll's (its operation,
+ * or the MPI library's nonblocking collective started each time). */
+static int pers_library_own(void)
+{
+#ifdef NB_LIB_ONLY
+    return 1;
 #else
-#define PERS_NTYPES 3
+    return nb_last_algorithm() == NULL;
+#endif
+}
+#endif
+
+/* MPICH 4.0's own persistent collectives: a derived type loses a reference
+ * at each start (wrong results from the second start on, then an abort in
+ * MPI_Request_free), and MPI_Allgather_init sends from the wrong place
+ * from its second start on.  Where they serve, int and double only and no
+ * allgather. */
+#ifdef MPICH_VERSION
+#define PERS_MPICH_OWN() pers_library_own()
+#else
+#define PERS_MPICH_OWN() 0
 #endif
 
 static int pers_init(nb_op *o, int kind, MPI_Request *req)
@@ -611,8 +652,8 @@ static void run_persistent(MPI_Comm comm, int kind)
     char buf[160], what[200];
     tc_watch(wrank, watch_s, kname);
     for (int k = 0; k < npc; k++) {
-        nb_op_setup(&ops[k], colls[k], nb_counts[(k + 1) % NB_NCOUNTS], k % PERS_NTYPES, k % 2 ? -1 : 0, k % 2, 0,
-                    comm);
+        nb_op_setup(&ops[k], colls[k], nb_counts[(k + 1) % NB_NCOUNTS], k % (PERS_MPICH_OWN() ? 2 : 3),
+                    k % 2 ? -1 : 0, k % 2, 0, comm);
         reqs[k] = MPI_REQUEST_NULL;
         nb_mark_native(mark_comm);
         int rc = pers_init(&ops[k], kind, &reqs[k]), cls = MPI_SUCCESS;
@@ -635,10 +676,9 @@ static void run_persistent(MPI_Comm comm, int kind)
         return;
     }
 #ifdef MPICH_VERSION
-    /* MPICH 4.0's own persistent allgather sends from the wrong place from
-     * its second start on: left out where it serves */
+    /* MPICH 4.0's own persistent allgather: left out where it serves */
     for (int k = 0; k < npc; k++)
-        if (ops[k].coll == TOPOCOLL_ALLGATHER && ops[k].native) {
+        if (ops[k].coll == TOPOCOLL_ALLGATHER && PERS_MPICH_OWN()) {
             if (wrank == 0) printf("persistent %s allgather: the MPI library's own, left out\n", kname);
             MPI_Request_free(&reqs[k]);
             nb_op_free(&ops[k]);
@@ -715,6 +755,21 @@ static int coll_by_name(const char *name, size_t len)
     return -1;
 }
 
+/* --only=COLL[,COLL...] / --exclude=COLL[,COLL...]: coll_on */
+static int parse_colls(const char *list, int on)
+{
+    for (int c = 0; c < NB_NCOLL; c++) coll_on[c] = !on;
+    while (*list) {
+        const char *end = strchr(list, ',');
+        if (!end) end = list + strlen(list);
+        int c = coll_by_name(list, (size_t)(end - list));
+        if (c < 0) return -1;
+        coll_on[c] = on;
+        list = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
 /* --persistent=COLL[,COLL...]: the persistent operations (of the six) */
 static int parse_persistent(const char *list)
 {
@@ -760,6 +815,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (int c = 0; c < NB_NCOLL; c++) coll_on[c] = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mode=mpi")) do_mpi = 1, do_api = 0;
         else if (!strcmp(argv[i], "--mode=api")) do_mpi = 0, do_api = 1;
@@ -768,6 +824,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--require-forced")) require_forced = 1;
         else if (!strncmp(argv[i], "--persistent=", 13) && !parse_persistent(argv[i] + 13)) continue;
         else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+        else if (!strncmp(argv[i], "--only=", 7) && !parse_colls(argv[i] + 7, 1)) continue;
+        else if (!strncmp(argv[i], "--exclude=", 10) && !parse_colls(argv[i] + 10, 0)) continue;
         else if (!strncmp(argv[i], "--timeout=", 10)) watch_s = (unsigned)atoi(argv[i] + 10);
         else if (!strncmp(argv[i], "--rounds=", 9)) rounds = atoi(argv[i] + 9);
         else {
@@ -791,6 +849,13 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &mark_comm);
+    /* a blocking collective by name on each: topocoll makes the
+     * communicator's context there (a nonblocking call never does, and goes
+     * to the MPI library's own without one; calls by selection make it only
+     * after TOPOCOLL_CONTEXT_AFTER of them) */
+    nb_mark_native(comm);
+    nb_mark_native(dup);
+    nb_mark_native(mark_comm);
     int via = do_mpi ? NB_VIA_MPI : NB_VIA_API;
     if (wrank == 0)
         printf("np %d, %s, topocoll %s\n", wsize, do_mpi && do_api ? "MPI_I<Coll> and the API" : do_mpi ? "MPI_I<Coll>" : "the API",
@@ -799,7 +864,10 @@ int main(int argc, char **argv)
 #ifndef NB_MPI_ONLY
     if (do_api) run_api_entries(comm, dup);
 #endif
-    request_free_case(comm, via);
+    request_free_case(comm, via, NULL);
+#ifndef NB_MPI_ONLY
+    request_free_case(comm, NB_VIA_ALGO, "recursive_doubling");
+#endif
     cancel_case(comm, via);
 #ifndef NB_MPI_ONLY
     run_persistent(comm, PERS_TOPOCOLL);
@@ -831,7 +899,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&mark_comm);
     nb_types_free();
     int status = tc_test_mpi_summary(0);
-    nb_op_free(&freed_op);
+    for (int k = 0; k < nfreed; k++) nb_op_free(&freed_ops[k]);
     alarm(0);
     MPI_Finalize();
     return status;
