@@ -16,7 +16,9 @@
  * data and statuses are checked too.  Who served each start: before it a
  * barrier through topocoll's "native" entry on a third communicator makes
  * topocoll_last_algorithm() read "native", so a start that leaves it so
- * was the MPI library's own.
+ * was the MPI library's own.  Each communicator gets topocoll's context
+ * first, from that same barrier by name (a nonblocking call never makes
+ * one: without it every start would be the MPI library's own).
  *
  *   --mode=mpi   the groups through MPI_I<Coll> (the interposer's where it
  *                is linked or preloaded, else the MPI library's)
