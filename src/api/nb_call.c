@@ -197,7 +197,6 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     if (c->d->vcounts && (rc = tc_call_make_vcounts(c)) != MPI_SUCCESS)
         return tc_raise_mpi(c->comm, rc, c->fn);
     if (c->mismatch) return native(x, c, persistent, info, req, "send and receive signatures differ");
-    if (c->d->coll == TOPOCOLL_ALLTOALLW) return native(x, c, persistent, info, req, "alltoallw: per-peer datatypes");
     if (c->d->vroot)
         return native(x, c, persistent, info, req, "gatherv and scatterv spread the root's counts first (a blocking step)");
     tc_args a;
@@ -278,6 +277,8 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
     if (!req) return tc_raise(c->comm, MPI_ERR_REQUEST, "%s: request is NULL", c->fn);
     *req = MPI_REQUEST_NULL;
     if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
+    if (c->d->coll == TOPOCOLL_ALLTOALLW)   /* per-peer datatypes: checked by the MPI library's own call */
+        return native(NULL, c, persistent, info, req, "alltoallw: per-peer datatypes");
     const tc_config *cfg = tc_config_get();
     if (tc_nb_interposed && !cfg->disable && from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
         return rc;

@@ -159,12 +159,13 @@ static int free_fn(void *extra)
 }
 
 /* Collective operations cannot be cancelled (MPI_Cancel is erroneous on
- * them: the interposer reports it before the MPI library gets here). */
+ * them: the interposer reports it on a running one; a finished one not yet
+ * waited for reaches the MPI library, which gets the error here). */
 static int cancel_fn(void *extra, int complete)
 {
     (void)extra;
     (void)complete;
-    return MPI_SUCCESS;
+    return MPI_ERR_REQUEST;   /* a finished operation not yet waited for: erroneous all the same */
 }
 
 static void unlink_op(tc_nb_op **head, tc_nb_op *op, int persistent_list)
