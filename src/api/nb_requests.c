@@ -26,6 +26,7 @@ static tc_nb_op *outstanding;     /* running operations */
 static tc_nb_op *persistents;     /* persistent requests, active or not */
 static atomic_int live;           /* running operations + persistent requests */
 static atomic_int running_count;
+static atomic_int persistent_count;   /* persistent requests (their lookups skipped while 0) */
 
 static void lock_init(void)
 {
@@ -181,6 +182,7 @@ static void unlink_op(tc_nb_op **head, tc_nb_op *op, int persistent_list)
 static void persistent_free(tc_nb_op *op)
 {
     unlink_op(&persistents, op, 1);
+    atomic_fetch_sub(&persistent_count, 1);
     atomic_fetch_sub(&live, 1);
     MPI_Request h = op->handle;
     (void)PMPI_Grequest_complete(h);
@@ -220,7 +222,7 @@ static void finish(tc_nb_op *op)
 {
     if (op->stats_algo) count_run(op);
     unlink_op(&outstanding, op, 0);
-    op->running = 0;
+    __atomic_store_n(&op->running, 0, __ATOMIC_RELEASE);
     atomic_fetch_sub(&running_count, 1);
     op->result = tc_nb_exec_result(&op->ex);
     if (op->persistent) {
@@ -382,6 +384,7 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
         op->persistent = 1;
         op->pnext = persistents;
         persistents = op;
+        atomic_fetch_add(&persistent_count, 1);
         atomic_fetch_add(&live, 1);
         *request = op->handle;
     }
@@ -393,7 +396,7 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
 
 static tc_nb_op *persistent_of(MPI_Request r)
 {
-    if (r == MPI_REQUEST_NULL) return NULL;
+    if (r == MPI_REQUEST_NULL || atomic_load_explicit(&persistent_count, memory_order_acquire) == 0) return NULL;
     take();
     tc_nb_op *op = persistents;
     while (op && op->handle != r) op = op->pnext;
@@ -409,13 +412,10 @@ static tc_nb_op *running_of(MPI_Request r)
     return op;
 }
 
-/* Is op's schedule still running?  (Read under the lock.) */
+/* Is op's schedule still running?  (Set under the lock, read without it.) */
 static int running(tc_nb_op *op)
 {
-    take();
-    int r = op->running;
-    give();
-    return r;
+    return __atomic_load_n(&op->running, __ATOMIC_ACQUIRE);
 }
 
 static int any_live(void) { return atomic_load_explicit(&live, memory_order_acquire) > 0; }
