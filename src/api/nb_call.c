@@ -32,6 +32,8 @@
 #include "api/explain.h"
 #include "api/nb_requests.h"
 #include "core/config.h"
+#include "select/cost_model.h"
+#include "select/select.h"
 
 /* Why the entry cannot serve the call nonblocking, before its schedule is
  * made (NULL: it may). */
@@ -153,6 +155,30 @@ static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Requ
     return native_quiet(c, persistent, info, req);
 }
 
+/* Where the selection's choice is the MPI library's own or has no
+ * nonblocking form: the cost model's fastest entry that has one (node-shared
+ * memory left out), since the MPI library's nonblocking collectives are not
+ * its blocking ones (Open MPI's libnbc, MPICH's schedules: 1.4 to 2.8 times
+ * topocoll's at np 2 in docs/performance.md) and the selection's native
+ * stands for the blocking ones.  NULL where the model prices none. */
+static const tc_algo *model_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a, tc_sched *s,
+                                        const tc_sched **cached)
+{
+    enum { MAX_RANKED = 24 };
+    const tc_algo *ranked[MAX_RANKED];
+    double pred[MAX_RANKED];
+    tc_args b = *a;
+    b.node_shm = 0;
+    int n = tc_model_rank(tc_select_model(tc_select_table()), &b, x->topo, c->bytes, ranked, pred, MAX_RANKED);
+    for (int i = 0; i < n; i++) {
+        if (ranked[i]->req & TC_REQ_NATIVE) continue;
+        if (make_schedule(ranked[i], c, &b, x, s, cached)) continue;
+        *a = b;
+        return ranked[i];
+    }
+    return NULL;
+}
+
 /* The entry chosen (by name or selection) with its schedule in s (the
  * operation's); *why: why native serves instead (al NULL). */
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
@@ -168,7 +194,8 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
         (rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS)
         return rc;
     if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
-    *al = NULL;
+    *al = tc_config_get()->force[c->d->coll] ? NULL : model_nonblocking(x, c, a, s, cached);
+    if (*al) tc_explain(x, c->d->name, c->bytes, (*al)->name, "nonblocking: the model's fastest with a nonblocking form");
     return MPI_SUCCESS;
 }
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# measure_newer.sh BUILD OUT [part...]: the measurements behind the performance
+# page's newer collectives and nonblocking overlap, each part into OUT/:
+#   colls    barrier, reduce_scatter, scan, exscan, gatherv, scatterv, alltoallw
+#            with every entry: np 2 bound to cores, the virtual 2x2 (4 ranks on
+#            the machine's cores: oversubscribed where it has fewer)
+#   overlap  topocoll-bench --overlap (allreduce, alltoall, allgather, bcast),
+#            preloaded, native beside topocoll's: np 2 bound, virtual 2x2
+#   cluster  the emulated cluster, 4 hosts x 2 ranks at 1 Gbit/s
+#            (tools/cluster/topocoll-cluster, root): the colls part against
+#            Open MPI's tuned and HAN (coll_han_priority 100), the overlap part
+#            against the MPI library's nonblocking collectives
+# Default: all three.  Run on an idle machine; the load before and after is
+# kept beside the data (load_before.txt, load_after.txt).
+set -u
+B=$(cd "${1:?build directory}" && pwd); out=${2:?output directory}; shift 2
+parts=${*:-colls overlap cluster}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bench=$B/tools/bench/topocoll-bench
+pre=$B/libtopocoll_pmpi.so
+tool=$root/tools/cluster/topocoll-cluster
+colls="barrier reduce_scatter scan exscan gatherv scatterv alltoallw"
+nbcolls="allreduce alltoall allgather bcast"
+L=(mpirun --allow-run-as-root --mca op ^avx)
+O=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+sizes() { [ "$1" = barrier ] && echo 8 || echo "$2"; }
+# the entries compared in the overlap part (those with a nonblocking form)
+entries() {
+  case $1 in
+  allreduce) echo native,auto,recursive_doubling,reduce_scatter_allgather,ring,hierarchical ;;
+  alltoall) echo native,auto,pairwise,linear,bruck,hierarchical ;;
+  allgather) echo native,auto,linear,ring,recursive_doubling,bruck,hierarchical ;;
+  bcast) echo native,auto,binomial,scatter_allgather,hierarchical ;;
+  esac
+}
+mkdir -p "$out"
+uptime > "$out/load_before.txt"
+for part in $parts; do
+  case $part in
+  colls)
+    for c in $colls; do
+      timeout 600 "${L[@]}" -np 2 --bind-to core "$bench" -c "$c" -s "$(sizes "$c" 8,4K,64K,1M)" -r 5 -q \
+        --csv "$out/np2_$c.csv" > "$out/np2_$c.txt" 2>&1
+      timeout 600 "${L[@]}" -np 4 "${O[@]}" "$bench" -c "$c" -t 2x2 -s "$(sizes "$c" 8,4K,64K)" -r 3 -q \
+        --csv "$out/v2x2_$c.csv" > "$out/v2x2_$c.txt" 2>&1
+    done ;;
+  overlap)
+    for c in $nbcolls; do
+      timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
+        -a "$(entries "$c")" -s 8,1K,64K,1M -r 3 -q \
+        --csv "$out/ov_np2_$c.csv" > "$out/ov_np2_$c.txt" 2>&1
+      timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" -t 2x2 \
+        -a "$(entries "$c")" -s 8,1K,64K -r 3 -q \
+        --csv "$out/ov_v2x2_$c.csv" > "$out/ov_v2x2_$c.txt" 2>&1
+    done ;;
+  cluster)
+    export TOPOCOLL_CLUSTER_NAME=newer
+    "$tool" down > /dev/null 2>&1
+    "$tool" up --hosts 4 --rate 1gbit > "$out/cluster_up.txt" 2>&1 || { echo "cluster up failed"; exit 1; }
+    for c in $colls; do
+      for anchor in tuned han; do
+        env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
+        "$tool" run --ranks 2,2,2,2 --order block --timeout 600 "${env[@]}" -- "$bench" -c "$c" \
+          -s "$(sizes "$c" 8,4K,256K)" -r 3 -q --csv "$out/cl_${anchor}_$c.csv" > "$out/cl_${anchor}_$c.txt" 2>&1
+      done
+    done
+    for c in $nbcolls; do
+      "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
+        -c "$c" -a "$(entries "$c")" -s 8,4K,256K -r 3 -q \
+        --csv "$out/ov_cl_$c.csv" > "$out/ov_cl_$c.txt" 2>&1
+    done
+    "$tool" down > /dev/null 2>&1 ;;
+  *) echo "unknown part $part" >&2; exit 2 ;;
+  esac
+done
+uptime > "$out/load_after.txt"
