@@ -52,6 +52,9 @@ for part in $parts; do
       timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" -t 2x2 \
         -a "$(entries "$c")" -s 8,1K,64K -r 3 -q \
         --csv "$out/ov_v2x2_$c.csv" > "$out/ov_v2x2_$c.txt" 2>&1
+      timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
+        -a native,auto -s 1K,64K,1M --test-calls 8 -r 3 -q \
+        --csv "$out/ov_np2_tests8_$c.csv" > "$out/ov_np2_tests8_$c.txt" 2>&1
     done ;;
   cluster)
     export TOPOCOLL_CLUSTER_NAME=newer
