@@ -15,6 +15,7 @@
 #include "verify/sweep.h"
 #include "pattern/pattern.h"
 #include "algo/alltoall/bridge_steps.h"
+#include "topo_specs.h"
 
 /* count elements per block, receive elements of elem_bytes (0: unset): in
  * place and not, and (a nonzero count, not in place) a send type of two
@@ -62,29 +63,10 @@ static void sweep_topo(const tc_topo *t, const char *spec)
     }
 }
 
-static void sweep_spec(const char *spec, int p)
-{
-    char err[256];
-    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
-    if (!t) return;   /* does not fit p */
-    sweep_topo(t, spec);
-    tc_topo_free(t);
-}
+static void sweep_spec(const char *spec, int p) { visit_spec(spec, p, sweep_topo); }
 
 /* Unequal nodes "3,1,4,1,5,..." (sockets "2+1" inside nodes of 3 or more). */
-static void node_list(int p, int sockets, char *out, size_t len)
-{
-    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
-    size_t at = 0;
-    out[0] = 0;
-    for (int left = p, i = 0; left > 0; i++) {
-        int n = digits[i % 15] < left ? digits[i % 15] : left;
-        left -= n;
-        const char *sep = at ? "," : "";
-        if (sockets && n >= 3) at += (size_t)snprintf(out + at, len - at, "%s%d+%d", sep, n - n / 3, n / 3);
-        else at += (size_t)snprintf(out + at, len - at, "%s%d", sep, n);
-    }
-}
+static void node_list(int p, int sockets, char *out, size_t len) { unequal_nodes_spec(p, sockets, out, len); }
 
 static void sweep_p(int p)
 {

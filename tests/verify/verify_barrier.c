@@ -11,6 +11,7 @@
 
 #include "verify/sweep.h"
 #include "pattern/pattern.h"
+#include "topo_specs.h"
 
 static void run(const tc_algo *al, const tc_topo *t, const char *spec)
 {
@@ -55,14 +56,7 @@ static void sweep_topo(const tc_topo *t, const char *spec)
     }
 }
 
-static void sweep_spec(const char *spec, int p)
-{
-    char err[256];
-    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
-    if (!t) return;   /* does not fit p */
-    sweep_topo(t, spec);
-    tc_topo_free(t);
-}
+static void sweep_spec(const char *spec, int p) { visit_spec(spec, p, sweep_topo); }
 
 static void sweep_p(int p)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "verify/sweep.h"
+#include "topo_specs.h"
 
 static const topocoll_coll colls[] = {
     TOPOCOLL_BCAST, TOPOCOLL_SCATTER, TOPOCOLL_GATHER, TOPOCOLL_REDUCE,
@@ -117,19 +118,7 @@ static void sweep_topo(const tc_topo *t, const char *spec, int large)
 
 /* A node list of p ranks with unequal nodes ("3,1,4,1,5,..."); sockets:
  * every node of 3 or more ranks split into unequal sockets ("2+1"). */
-static void node_list(int p, int sockets, char *out, size_t len)
-{
-    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
-    size_t at = 0;
-    out[0] = 0;
-    for (int left = p, i = 0; left > 0; i++) {
-        int n = digits[i % 15] < left ? digits[i % 15] : left;
-        left -= n;
-        const char *sep = at ? "," : "";
-        if (sockets && n >= 3) at += (size_t)snprintf(out + at, len - at, "%s%d+%d", sep, n - n / 3, n / 3);
-        else at += (size_t)snprintf(out + at, len - at, "%s%d", sep, n);
-    }
-}
+static void node_list(int p, int sockets, char *out, size_t len) { unequal_nodes_spec(p, sockets, out, len); }
 
 static void sweep_spec(const char *spec, int p, int large)
 {

@@ -27,6 +27,7 @@
 #include "verify/verify.h"
 #include "verify/heap.h"
 #include "verify/stride.h"
+#include "topo_specs.h"
 
 #define MAXSET 4
 #define VARIANTS 2     /* cases per entry and point: count 1 and 3, roots varying */
@@ -200,26 +201,9 @@ static void sweep_topo(const tc_topo *t, const char *spec)
 }
 
 /* Unequal nodes: 3,1,4,1,5,9,... cut to p. */
-static void node_list(int p, char *out, size_t len)
-{
-    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
-    size_t at = 0;
-    out[0] = 0;
-    for (int left = p, i = 0; left > 0; i++) {
-        int m = digits[i % 15] < left ? digits[i % 15] : left;
-        left -= m;
-        at += (size_t)snprintf(out + at, len - at, "%s%d", at ? "," : "", m);
-    }
-}
+static void node_list(int p, char *out, size_t len) { unequal_nodes_spec(p, 0, out, len); }
 
-static void sweep_spec(const char *spec, int p)
-{
-    char err[256];
-    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
-    if (!t) return;   /* does not fit p */
-    sweep_topo(t, spec);
-    tc_topo_free(t);
-}
+static void sweep_spec(const char *spec, int p) { visit_spec(spec, p, sweep_topo); }
 
 static void sweep_p(int p)
 {

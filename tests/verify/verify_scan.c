@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "verify/sweep.h"
+#include "topo_specs.h"
 
 static const topocoll_coll colls[] = { TOPOCOLL_SCAN, TOPOCOLL_EXSCAN };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
@@ -47,30 +48,11 @@ static void sweep_topo(const tc_topo *t, const char *spec)
         }
 }
 
-static void sweep_spec(const char *spec, int p)
-{
-    char err[256];
-    tc_topo *t = tc_topo_from_spec(spec, p, err, sizeof err);
-    if (!t) return;   /* does not fit p */
-    sweep_topo(t, spec);
-    tc_topo_free(t);
-}
+static void sweep_spec(const char *spec, int p) { visit_spec(spec, p, sweep_topo); }
 
 /* Unequal nodes of consecutive ranks ("3,1,4,1,5,..."), optionally with
  * unequal sockets ("2+1"). */
-static void node_list(int p, int sockets, char *out, size_t len)
-{
-    static const int digits[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9 };
-    size_t at = 0;
-    out[0] = 0;
-    for (int left = p, i = 0; left > 0; i++) {
-        int n = digits[i % 15] < left ? digits[i % 15] : left;
-        left -= n;
-        const char *sep = at ? "," : "";
-        if (sockets && n >= 3) at += (size_t)snprintf(out + at, len - at, "%s%d+%d", sep, n - n / 3, n / 3);
-        else at += (size_t)snprintf(out + at, len - at, "%s%d", sep, n);
-    }
-}
+static void node_list(int p, int sockets, char *out, size_t len) { unequal_nodes_spec(p, sockets, out, len); }
 
 static void sweep_p(int p)
 {

@@ -228,8 +228,9 @@ def overlap_section(entry, machines):
              f"Data: [results/{entry['id']}/](../results/{entry['id']}/) ({entry['files']}); "
              "when it was measured: [results/README.md](../results/README.md).", "",
              "Pure: start and wait, no computation; ratio: topocoll / MPI library; "
-             "pure / blocking: topocoll's nonblocking call against its blocking call of the same entry "
-             "(`served by`); persistent: start and wait of `topocoll_<coll>_init`'s request; overlap: "
+             "topocoll blocking: the blocking call by topocoll's selection, which may take an entry with "
+             "node-shared memory that has no nonblocking form (the named entries' own blocking times are in "
+             "the data); pure / blocking: their ratio; persistent: start and wait of `topocoll_<coll>_init`'s request; overlap: "
              "with computation of the pure time inserted (and `tests` MPI_Test calls in it).", ""]
     for (coll, np_, tests), per in sorted(data.items()):
         nat, auto = per.get("native", {}), per.get("auto", {})
