@@ -136,14 +136,14 @@ static int native_persistent(tc_call *c, MPI_Request *req)
     return rc;
 }
 
-/* The MPI library's own nonblocking collective; a persistent request
- * through the interposer is topocoll's, starting the library's nonblocking
- * collective each time (MPI-3 libraries have no persistent collectives, and
- * MPICH 4.0's leave the calling rank's own block unwritten after the first
- * start of MPI_Allgather_init, MPI_Gather_init and MPI_Scatter_init). */
+/* The MPI library's own nonblocking or persistent collective; where it has
+ * no persistent one (MPI-3), a persistent request through the interposer is
+ * topocoll's, starting the library's nonblocking collective each time (its
+ * starts must then come in the order of the inits at every rank). */
 static int native_quiet(tc_call *c, int persistent, MPI_Info info, MPI_Request *req)
 {
-    int rc = persistent && tc_nb_interposed ? native_persistent(c, req) : tc_run_native_nb(c, persistent, info, req);
+    int rc = tc_run_native_nb(c, persistent, info, req);
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION && persistent && tc_nb_interposed) rc = native_persistent(c, req);
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 

@@ -16,9 +16,12 @@
 
 int tc_nb_interposed;
 
-/* Tags of the operations on a channel: the start's number modulo this
- * (MPI guarantees tags up to 32767). */
-#define TC_NB_TAGS 32000
+/* Tags on a channel (MPI guarantees tags up to 32767): a nonblocking
+ * operation's is its start's number modulo TC_NB_TAGS, a persistent
+ * request's TC_NB_TAGS + its init's number modulo TC_NB_PTAGS, kept for
+ * all its starts. */
+#define TC_NB_TAGS 16000
+#define TC_NB_PTAGS 16000
 
 static pthread_mutex_t lock;
 static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
@@ -89,8 +92,11 @@ void tc_nb_channel_release(tc_nb_channel *ch, int finalizing)
 static tc_nb_op *pool;
 static int pooled;
 
+static void release_pending(void);
+
 tc_nb_op *tc_nb_op_new(void)
 {
+    release_pending();
     take();
     tc_nb_op *op = pool;
     if (op) {
@@ -151,11 +157,32 @@ static int query_fn(void *extra, MPI_Status *st)
     return op->result;
 }
 
+/* Operations whose requests the MPI library freed, to be released under
+ * the lock by the next progress or start: the library calls free_fn inside
+ * its own critical section (MPICH with MPI_THREAD_MULTIPLE), where taking
+ * topocoll's lock would deadlock with a thread that holds it and waits for
+ * the library's. */
+static _Atomic(tc_nb_op *) released;
+
+static void release_pending(void)
+{
+    tc_nb_op *op = atomic_exchange_explicit(&released, NULL, memory_order_acquire);
+    while (op) {
+        tc_nb_op *next = op->next;
+        tc_nb_op_free(op);
+        op = next;
+    }
+}
+
 /* The MPI library frees a completed request (wait, test, MPI_Request_free):
  * the operation is no longer outstanding by then. */
 static int free_fn(void *extra)
 {
-    tc_nb_op_free(extra);
+    tc_nb_op *op = extra, *head = atomic_load_explicit(&released, memory_order_relaxed);
+    do {
+        op->next = head;
+    } while (!atomic_compare_exchange_weak_explicit(&released, &head, op, memory_order_release,
+                                                    memory_order_relaxed));
     return MPI_SUCCESS;
 }
 
@@ -264,6 +291,7 @@ int tc_nb_running(void)
 
 int tc_nb_progress(void)
 {
+    if (atomic_load_explicit(&released, memory_order_relaxed)) release_pending();
     if (atomic_load_explicit(&running_count, memory_order_acquire) == 0) return 0;
     take();
     int left = 0;
@@ -343,7 +371,7 @@ static int run_op(tc_nb_op *op)
         op->ex.err = op->ex.truncation = MPI_SUCCESS;
         rc = op->native_start(op, &op->inner);
     } else {
-        int tag = (int)(op->ch->seq++ % TC_NB_TAGS);
+        int tag = op->persistent ? op->tag : (int)(op->ch->seq++ % TC_NB_TAGS);
         memcpy(op->ex.bind, op->user, sizeof op->user);
         rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op);
     }
@@ -382,6 +410,7 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
     int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
     if (rc == MPI_SUCCESS) {
         op->persistent = 1;
+        if (op->ch) op->tag = TC_NB_TAGS + (int)(op->ch->pseq++ % TC_NB_PTAGS);
         op->pnext = persistents;
         persistents = op;
         atomic_fetch_add(&persistent_count, 1);

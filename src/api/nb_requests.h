@@ -34,7 +34,8 @@
  * number their tags by start (seq), the same order at every rank. */
 typedef struct tc_nb_channel {
     MPI_Comm comm;
-    unsigned seq;
+    unsigned seq;          /* nonblocking operations started */
+    unsigned pseq;         /* persistent requests made */
     int refs;              /* the context's and each operation's */
 } tc_nb_channel;
 
@@ -58,6 +59,8 @@ typedef struct tc_nb_op {
     MPI_Comm user_comm;         /* the caller's communicator (error messages) */
     MPI_Request handle;         /* the generalized request the caller holds */
     int persistent;
+    int tag;                    /* persistent: its tag, fixed at init (MPI-4 matches persistent
+                                   collectives by init order, whatever the order of their starts) */
     int running;                /* its schedule runs (in the outstanding list) */
     int active;                 /* persistent: started, not yet completed by a wait or test */
     int detached;               /* MPI_Request_free while running: freed when done */
