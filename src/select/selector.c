@@ -349,12 +349,22 @@ int tc_select_candidates_in(const tc_select_in *in, const tc_algo **out, int max
     const tc_table *file = tc_select_file();
     if (file) cand_rules(&l, file);
     if (tc_select_builtin_in_force()) cand_rules(&l, tc_default_table());
-    /* the cost model's best few */
+    /* the cost model's best few; where the size differs between ranks
+     * (the model prices none of them), every entry that accepts the call,
+     * in catalog order: only their timings can tell */
     if (!tc_select_size_per_rank(in->a->coll)) {
         const tc_algo *ranked[TC_SELECT_MODEL_FEW];
         int n = tc_model_rank(tc_select_model(tc_select_table()), in->a, in->t, in->bytes, ranked, NULL,
                               TC_SELECT_MODEL_FEW);
         for (int i = 0; i < n; i++) cand_add(&l, ranked[i]);
+    } else {
+        for (int i = 0; i < tc_catalog_entry_count(in->a->coll); i++) {
+            const tc_entry *e = tc_catalog_entry_at(in->a->coll, i);
+            const char *why;
+            if (e && e->def && e->def->generate && !(e->def->req & TC_REQ_NATIVE) &&
+                tc_algo_accepts(e->def, in->a, in->t, &why))
+                cand_add(&l, e->def);
+        }
     }
     /* the one-node memory model's pick */
     if (tc_shm_model_applies(in->a, in->t)) {
