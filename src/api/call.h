@@ -145,6 +145,10 @@ int tc_run_schedule(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_arg
  * without per-peer counts or byte counts: what tc_run_schedule binds per
  * call, the same for every call of the same types, counts and args. */
 int tc_run_bind_types(const tc_call *c, const tc_args *a, tc_bind b[2], MPI_Aint *alias_off);
+/* The call's buffers into SEND and RECV's bindings of their types (b[0],
+ * b[1]; in place, alias_off from tc_run_bind_types); _buffers: both steps. */
+void tc_run_bind_bases(const tc_call *c, const tc_args *a, tc_bind *b, MPI_Aint alias_off);
+int tc_run_bind_buffers(const tc_call *c, const tc_args *a, tc_bind *b);
 /* tc_run_schedule with the bindings of tc_run_bind_types (the call's
  * buffers set into them). */
 int tc_run_schedule_typed(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_args *a,

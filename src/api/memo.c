@@ -43,11 +43,11 @@ static void set_pass(tc_call_memo *m, const tc_call *c, const tc_algo *al, const
     m->pass = 1;
 }
 
-void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
-                      int named)
+/* *m the call's memo (choice al, schedule s): 0, or -1 (m invalid) when a
+ * derived type cannot be watched (a reused handle would go unseen). */
+static int memo_fill(tc_call_memo *m, const tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
+                     const tc_sched *s, int named)
 {
-    tc_call_memo *m = &x->memo[c->d->coll];
-    tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
     int watched = 0;
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
@@ -55,8 +55,7 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
         watched = 1;
         if (tc_watch_type(tc_call_type(c, b)) != MPI_SUCCESS) {
             m->valid = 0;   /* cannot tell a reused handle: always the full path */
-            m->learn = NULL;
-            return;
+            return -1;
         }
     }
     *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
@@ -67,6 +66,18 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
+    return 0;
+}
+
+void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
+                      int named)
+{
+    tc_call_memo *m = &x->memo[c->d->coll];
+    tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
+    if (memo_fill(m, x, c, a, al, s, named) != 0) {
+        m->learn = NULL;
+        return;
+    }
     set_pass(m, c, al, s, named);
 }
 
@@ -173,21 +184,7 @@ void tc_memo_remember_nb(tc_ctx *x, const tc_call *c, const tc_args *a, const tc
 {
     tc_call_memo *m = &x->nb_memo[c->d->coll];
     m->valid = 0;
-    if (!al) return;
-    unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
-    int watched = 0;
-    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
-        if (!c->use[b] || tc_call_type_named(tc_call_type(c, b))) continue;
-        watched = 1;
-        if (tc_watch_type(tc_call_type(c, b)) != MPI_SUCCESS) return;
-    }
-    *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
-                         a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
-                         watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
-                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0 };
-    if (s && !c->d->vblock && !c->d->counts_bytes)
-        m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
+    if (al) (void)memo_fill(m, x, c, a, al, s, named);
 }
 
 const tc_call_memo *tc_memo_nb(tc_call *c, const tc_config *cfg, const char *algorithm, tc_ctx **out)

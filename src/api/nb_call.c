@@ -96,15 +96,7 @@ static int bind_user(const tc_call *c, const tc_args *a, tc_bind b[2])
         b[TC_BUF_SEND].base += (MPI_Aint)c->v.rdispls[c->rank] * b[TC_BUF_RECV].extent;
         return MPI_SUCCESS;
     }
-    MPI_Aint alias_off;
-    if ((rc = tc_run_bind_types(c, a, b, &alias_off)) != MPI_SUCCESS) return rc;
-    b[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
-    b[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
-    if (a->in_place) {
-        int from = c->d->in_place.arg, to = 1 - from;
-        b[from].base = b[to].base + alias_off;
-    }
-    return MPI_SUCCESS;
+    return tc_run_bind_buffers(c, a, b);
 }
 
 /* A start of a persistent request the MPI library serves: its nonblocking
@@ -278,12 +270,7 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
     if (err == MPI_SUCCESS && m->typed) {
         op->user[TC_BUF_SEND] = m->types[TC_BUF_SEND];
         op->user[TC_BUF_RECV] = m->types[TC_BUF_RECV];
-        op->user[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
-        op->user[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
-        if (m->args.in_place) {
-            int from = c->d->in_place.arg, to = 1 - from;
-            op->user[from].base = op->user[to].base + m->alias_off;
-        }
+        tc_run_bind_bases(c, &m->args, op->user, m->alias_off);
     } else if (err == MPI_SUCCESS) {
         err = bind_user(c, &m->args, op->user);
     }
@@ -303,12 +290,14 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
     int rc;
     if (!req) return tc_raise(c->comm, MPI_ERR_REQUEST, "%s: request is NULL", c->fn);
     *req = MPI_REQUEST_NULL;
-    if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
-    if (c->d->coll == TOPOCOLL_ALLTOALLW)   /* per-peer datatypes: checked by the MPI library's own call */
-        return native(NULL, c, persistent, info, req, "alltoallw: per-peer datatypes");
+    /* the memo first, as for the blocking call: it serves only a
+     * communicator with a context (a valid intra-communicator) */
     const tc_config *cfg = tc_config_get();
     if (tc_nb_interposed && !cfg->disable && from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
         return rc;
+    if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
+    if (c->d->coll == TOPOCOLL_ALLTOALLW)   /* per-peer datatypes: checked by the MPI library's own call */
+        return native(NULL, c, persistent, info, req, "alltoallw: per-peer datatypes");
     if (!tc_nb_interposed || cfg->disable) {
         if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
         return native(NULL, c, persistent, info, req, "no interposer: MPI's wait calls cannot advance topocoll");

@@ -38,8 +38,7 @@ int tc_run_bind_types(const tc_call *c, const tc_args *a, tc_bind b[2], MPI_Aint
     return MPI_SUCCESS;
 }
 
-/* The call's buffers into bindings of their types (tc_run_bind_types). */
-static void bind_bases(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF], MPI_Aint alias_off)
+void tc_run_bind_bases(const tc_call *c, const tc_args *a, tc_bind *b, MPI_Aint alias_off)
 {
     b[TC_BUF_SEND].base = c->use[TC_BUF_SEND] ? (char *)c->sbuf : NULL;
     b[TC_BUF_RECV].base = c->use[TC_BUF_RECV] ? (char *)c->rbuf : NULL;
@@ -48,11 +47,11 @@ static void bind_bases(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF], M
     b[from].base = b[to].base + alias_off;
 }
 
-static int bind_buffers(const tc_call *c, const tc_args *a, tc_bind b[TC_NBUF])
+int tc_run_bind_buffers(const tc_call *c, const tc_args *a, tc_bind *b)
 {
     MPI_Aint alias_off;
     int rc = tc_run_bind_types(c, a, b, &alias_off);
-    if (rc == MPI_SUCCESS) bind_bases(c, a, b, alias_off);
+    if (rc == MPI_SUCCESS) tc_run_bind_bases(c, a, b, alias_off);
     return rc;
 }
 
@@ -138,7 +137,7 @@ int tc_run_schedule(tc_ctx *x, const tc_sched *s, const tc_call *c, const tc_arg
     if (c->d->vblock) return run_vblock(x, s, c);
     if (c->d->counts_bytes) return run_bytes(x, s, c, a);
     tc_bind b[TC_NBUF];
-    if ((rc = bind_buffers(c, a, b)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_run_bind_buffers(c, a, b)) != MPI_SUCCESS) return rc;
     tc_exec_env env = tc_ctx_env(x, c->d->reduction ? c->op : MPI_OP_NULL);
     return tc_exec(s, b, &env);
 }
@@ -149,7 +148,7 @@ int tc_run_schedule_typed(tc_ctx *x, const tc_sched *s, const tc_call *c, const 
     tc_bind b[TC_NBUF];
     b[TC_BUF_SEND] = types[TC_BUF_SEND];
     b[TC_BUF_RECV] = types[TC_BUF_RECV];
-    bind_bases(c, a, b, alias_off);
+    tc_run_bind_bases(c, a, b, alias_off);
     tc_exec_env env = tc_ctx_env(x, c->d->reduction ? c->op : MPI_OP_NULL);
     return tc_exec(s, b, &env);
 }

@@ -378,8 +378,11 @@ void tc_fortran_waitany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MP
     set_ierror(ierror, rc);
 }
 
-void tc_fortran_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
-                                MPI_Fint *statuses, MPI_Fint *ierror)
+/* MPI_Waitsome or MPI_Testsome (fn) with Fortran's arrays and 1-based
+ * indices. */
+typedef int (*tc_some_fn)(int, MPI_Request[], int *, int[], MPI_Status[]);
+static void some(tc_some_fn fn, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                 MPI_Fint *statuses, MPI_Fint *ierror)
 {
     tc_f_array a;
     int out = MPI_UNDEFINED, rc = array_in((int)*incount, requests, &a);
@@ -388,12 +391,18 @@ void tc_fortran_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcou
         return;
     }
     int *idx = (int *)indices;   /* MPI_Fint is int (the static assertion above) */
-    rc = MPI_Waitsome((int)*incount, a.req, &out, idx, a.st);
+    rc = fn((int)*incount, a.req, &out, idx, a.st);
     *outcount = (MPI_Fint)out;
     for (int i = 0; out != MPI_UNDEFINED && i < out; i++) indices[i] = f_index(idx[i]);
     if (statuses_set(rc) && out != MPI_UNDEFINED) statuses_out(&a, out, statuses);
     array_out(&a, requests);
     set_ierror(ierror, rc);
+}
+
+void tc_fortran_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                                MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    some(MPI_Waitsome, incount, requests, outcount, indices, statuses, ierror);
 }
 
 void tc_fortran_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
@@ -432,19 +441,7 @@ void tc_fortran_testany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MP
 void tc_fortran_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                                 MPI_Fint *statuses, MPI_Fint *ierror)
 {
-    tc_f_array a;
-    int out = MPI_UNDEFINED, rc = array_in((int)*incount, requests, &a);
-    if (rc != MPI_SUCCESS) {
-        set_ierror(ierror, own_error(rc));
-        return;
-    }
-    int *idx = (int *)indices;
-    rc = MPI_Testsome((int)*incount, a.req, &out, idx, a.st);
-    *outcount = (MPI_Fint)out;
-    for (int i = 0; out != MPI_UNDEFINED && i < out; i++) indices[i] = f_index(idx[i]);
-    if (statuses_set(rc) && out != MPI_UNDEFINED) statuses_out(&a, out, statuses);
-    array_out(&a, requests);
-    set_ierror(ierror, rc);
+    some(MPI_Testsome, incount, requests, outcount, indices, statuses, ierror);
 }
 
 /* A request freed while its operation runs keeps its arrays to the end;
