@@ -71,6 +71,20 @@ int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const t
     return tc_choose_learned(x, a, bytes, comm, NULL, NULL, out);
 }
 
+/* The memory model on the selector's demand (collective on its first need:
+ * every rank's walk reaches the model's source at the same call). */
+typedef struct lazy_model {
+    tc_ctx *x;
+    const tc_args *a;
+    int rc;
+} lazy_model;
+
+static const struct tc_shm_model *lazy_model_get(void *arg)
+{
+    lazy_model *lm = arg;
+    return lm->rc == MPI_SUCCESS ? tc_shm_model_for(lm->x, lm->a, &lm->rc) : NULL;
+}
+
 /* The MPI part of a decision: the memory model (calibrated on first need),
  * one agreed size where it differs between ranks, the selector
  * (src/select/selector.h), the errors it reports and the explain line. */
@@ -84,19 +98,20 @@ int tc_choose_learned(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm,
     char text[512];
     text[0] = '\0';
     int mrc = MPI_SUCCESS;
-    const tc_shm_model *model = tc_shm_model_for(x, a, &mrc);
-    if (mrc != MPI_SUCCESS) return tc_raise(comm, mrc, "%s: calibrating the memory model failed", coll);
     /* a size that differs between ranks (alltoallv), where a rule reads it:
      * the largest (not where the learned choice decides: no rule is read) */
     if (!learned && tc_select_size_per_rank(a->coll) && tc_select_reads_size(a->coll) &&
         (mrc = PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm)) != MPI_SUCCESS)
         return tc_raise_mpi(comm, mrc, coll);
     tc_select_in in = tc_select_in_make(a, x->topo, bytes);
-    in.shm = model;
+    lazy_model lm = { x, a, MPI_SUCCESS };
+    in.shm_get = lazy_model_get;   /* calibrated only where the walk reaches the model */
+    in.shm_arg = &lm;
     in.learned = learned;
     in.learned_note = learned ? learned_note : NULL;
     tc_why why = { shown ? text : NULL, sizeof text };
     tc_decision d = tc_selector_decide(&in, &why);
+    if (lm.rc != MPI_SUCCESS) return tc_raise(comm, lm.rc, "%s: calibrating the memory model failed", coll);
     if (d.forced_how == TC_FORCED_UNKNOWN)
         return tc_raise(comm, MPI_ERR_ARG, "%s=%s: no such %s algorithm", tc_coll_desc_of(a->coll)->env, d.forced,
                         coll);

@@ -198,23 +198,22 @@ static int add_preloaded(const tc_algo *al, const tc_algo **cand, int n)
     return n + 1;
 }
 
-/* The key's candidates (the selector's, the one-node memory model's
- * calibrated values included: collective on its first need, and every rank
- * makes this key's candidates at the same call) and the learner's start on
+/* The key's candidates (the selector's, the one-node memory model's pick
+ * by its calibrated values where the context has them, by its defaults
+ * otherwise: a candidate is timed anyway) and the learner's start on
  * them.  Alltoallv, whose bytes differ between ranks: one size agreed for
  * the class. */
 static void begin_learning(tc_ctx *x, const tc_call *c, const tc_args *a, tc_learn_slot *s, int agreed,
                            const tc_algo *file_winner)
 {
     const tc_algo *cand[TC_LEARN_MAX_CAND];
-    int mrc = MPI_SUCCESS, cls = s->l.size_class, opc = s->l.op_class;
+    int cls = s->l.size_class, opc = s->l.op_class;
     int64_t bytes = c->bytes;
     if (tc_select_size_per_rank(c->d->coll) &&   /* the largest over the ranks, as the selection's */
         PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_INT64_T, MPI_MAX, x->comm) != MPI_SUCCESS)
         bytes = 0;   /* (the error is the same on every rank) */
     tc_select_in in = tc_select_in_make(a, x->topo, bytes);
-    in.shm = tc_shm_model_for(x, a, &mrc);
-    if (mrc != MPI_SUCCESS) in.shm = NULL;
+    in.shm = x->model;   /* the calibrated values where made, else the defaults' pick */
     int n = tc_select_candidates_in(&in, cand, TC_LEARN_MAX_CAND);
     if (!agreed) file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
     n = add_preloaded(file_winner, cand, n);

@@ -5,12 +5,15 @@
  * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and sockets (packages, or NUMA
  * nodes with TOPOCOLL_DOMAIN=numa) from hwloc and the process's CPU binding.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "detect/detect.h"
 
 #include "core/config.h"
 
 #include <hwloc.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,18 @@ static int hw_load_locked(void)
     if (hw_state != 0) return hw_state > 0;
     hw_state = -1;
     if (hwloc_topology_init(&hw_topo) != 0) return 0;
+    /* only packages, NUMA nodes and their cpusets are read: caches, I/O
+     * devices and groups are left out (half of hwloc's discovery time) */
+    (void)hwloc_topology_set_cache_types_filter(hw_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    (void)hwloc_topology_set_icache_types_filter(hw_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    (void)hwloc_topology_set_io_types_filter(hw_topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    (void)hwloc_topology_set_type_filter(hw_topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_NONE);
+    (void)hwloc_topology_set_type_filter(hw_topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
+#if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
+    /* Linux gives packages and NUMA nodes in sysfs: the x86 CPUID backend,
+     * slow in virtual machines (each CPUID leaves the guest), adds nothing */
+    (void)hwloc_topology_set_components(hw_topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+#endif
     if (hwloc_topology_load(hw_topo) != 0) {
         hwloc_topology_destroy(hw_topo);
         return 0;
@@ -48,8 +63,40 @@ static int hw_load_locked(void)
     return 1;
 }
 
+/* ---- loading ahead ---------------------------------------------------------- */
+
+static pthread_t prefetch_thread;
+static atomic_int prefetch_state;   /* 0 none, 1 started (to be joined) */
+
+static void *prefetch_main(void *arg)
+{
+    (void)arg;
+    if (pthread_mutex_lock(&hw_lock) == 0) {
+        (void)hw_load_locked();
+        (void)pthread_mutex_unlock(&hw_lock);
+    }
+    return NULL;
+}
+
+void tc_detect_prefetch(void)
+{
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&prefetch_state, &none, 1)) return;
+    sigset_t all, old;
+    (void)sigfillset(&all);
+    int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;   /* the thread inherits it */
+    if (pthread_create(&prefetch_thread, NULL, prefetch_main, NULL) != 0) atomic_store(&prefetch_state, 0);
+    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void prefetch_join(void)
+{
+    if (atomic_exchange(&prefetch_state, 0) == 1) (void)pthread_join(prefetch_thread, NULL);
+}
+
 void tc_detect_finalize(void)
 {
+    prefetch_join();
     if (pthread_mutex_lock(&hw_lock) != 0) return;
     if (hw_state == 1) hwloc_topology_destroy(hw_topo);
     hw_state = 0;

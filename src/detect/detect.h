@@ -26,6 +26,14 @@ int tc_topo_spec_for_comm(MPI_Comm comm, const char *spec, tc_topo **out);
  * (call at MPI_Finalize time; detection reloads it if used again). */
 void tc_detect_finalize(void);
 
+/* Starts loading the hwloc topology in a thread of its own (signals
+ * blocked), so that the first collective finds it loaded: the interposer
+ * calls it as MPI_Init begins, whose start-up it overlaps (hwloc's
+ * discovery takes milliseconds, a sub-second run's percent).  Nothing
+ * happens when it was started before or the thread cannot be made (the
+ * first use loads it then).  tc_detect_finalize waits for the thread. */
+void tc_detect_prefetch(void);
+
 /* The process's hwloc topology, loaded on first use, with its lock held
  * (NULL, and no lock held, when hwloc cannot load it); release it with
  * tc_hw_topology_unlock. */

@@ -19,6 +19,7 @@
 #include "api/stats.h"
 #include "core/config.h"
 #include "core/fp_env.h"
+#include "detect/detect.h"
 
 /* Exported (the library is built with hidden visibility): the MPI_ functions. */
 #if defined(__GNUC__)
@@ -56,7 +57,9 @@ int MPI_Finalize(void)
     tc_fp_hold(&env);
     (void)tc_stats_report();
     tc_fp_restore(&env);
-    return PMPI_Finalize();
+    int rc = PMPI_Finalize();
+    tc_detect_finalize();   /* where no collective used the topology loaded ahead */
+    return rc;
 }
 
 /* MPI_<Mpi> for every row of the list (include/topocoll_colls.h), from its
@@ -185,6 +188,18 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (!tc_nb_running()) return PMPI_Probe(source, tag, comm, status);
     return tc_nb_probe(source, tag, comm, status);
+}
+
+/* MPI's start-up: the machine's topology loads alongside (detect.h). */
+int MPI_Init(int *argc, char ***argv)
+{
+    if (!tc_config_get()->disable) tc_detect_prefetch();
+    return PMPI_Init(argc, argv);
+}
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!tc_config_get()->disable) tc_detect_prefetch();
+    return PMPI_Init_thread(argc, argv, required, provided);
 }
 
 /* Loaded: MPI's wait and test calls advance topocoll's operations, which

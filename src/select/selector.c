@@ -70,7 +70,7 @@ const tc_algo *tc_forced_algo(topocoll_coll coll, int *unknown)
 
 tc_select_in tc_select_in_make(const tc_args *a, const tc_topo *t, int64_t bytes)
 {
-    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL };
+    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     int unknown = 0;
     in.forced_algo = tc_forced_algo(a->coll, &unknown);
     if (in.forced_algo || unknown) in.forced = tc_config_get()->force[a->coll];
@@ -199,9 +199,15 @@ static int src_builtin(const tc_select_in *in, tc_decision *d, tc_why *why)
 /* The one-node memory model's domain: a one-node allreduce (its model
  * given) with the built-in rules in force, which cover what it cannot see
  * (vectors beyond the caches, whose bandwidths it calibrates in cache). */
+static const struct tc_shm_model *shm_model_of(const tc_select_in *in)
+{
+    if (in->shm || !in->shm_get) return in->shm;
+    return in->shm_get(in->shm_arg);
+}
+
 static int shm_model_serves(const tc_select_in *in)
 {
-    return in->shm && tc_shm_model_applies(in->a, in->t) && tc_select_builtin_in_force();
+    return tc_shm_model_applies(in->a, in->t) && tc_select_builtin_in_force() && shm_model_of(in);
 }
 
 /* The cost model's explain text. */
@@ -230,7 +236,7 @@ static int src_model(const tc_select_in *in, tc_decision *d, tc_why *why)
 {
     if (shm_model_serves(in)) {
         char text[400] = "";
-        d->algo = tc_shm_model_select(in->shm, in->a, in->t, in->bytes, explaining(why) ? text : NULL, sizeof text);
+        d->algo = tc_shm_model_select(shm_model_of(in), in->a, in->t, in->bytes, explaining(why) ? text : NULL, sizeof text);
         tc_why_add(why, "%s", text);
         return 1;
     }
@@ -274,7 +280,7 @@ tc_decision tc_selector_decide(const tc_select_in *in, tc_why *why)
 
 tc_decision tc_select_decide(const tc_args *a, const tc_topo *t, int64_t bytes, char *why, size_t whylen)
 {
-    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL };
+    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     tc_why w = { why, why ? whylen : 0 };
     return tc_selector_decide(&in, &w);
 }
@@ -390,6 +396,6 @@ int tc_select_candidates_in(const tc_select_in *in, const tc_algo **out, int max
 int tc_select_candidates(const tc_args *a, const tc_topo *t, int64_t bytes, const tc_algo **out, int max)
 {
     if (!a || !t) return 0;
-    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL };
+    tc_select_in in = { a, t, bytes, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     return tc_select_candidates_in(&in, out, max);
 }

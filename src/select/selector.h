@@ -41,7 +41,8 @@
  *   - tc_select_in.forced: the configuration (the same environment on every
  *     rank);
  *   - tc_select_in.learned: the learner's agreed choice;
- *   - tc_select_in.shm: the memory model's values, agreed by its calibration;
+ *   - tc_select_in.shm (or shm_get): the memory model's values, agreed by
+ *     its calibration;
  *   - the tuning file and the built-in table (the same file on every rank).
  * Nothing in the walk reads the clock, the rank, or per-rank counts.
  */
@@ -88,6 +89,11 @@ typedef struct tc_select_in {
     const tc_algo *learned;           /* the learner's settled choice, or NULL */
     const char *learned_note;         /* its explain text ("3 tried, 0.61x native"), or NULL */
     const struct tc_shm_model *shm;   /* the one-node allreduce memory model, or NULL */
+    /* or, where shm is NULL, the model made on demand: called only when the
+     * walk reaches the model's source (the same call on every rank, so it
+     * may be collective); NULL when it cannot be made */
+    const struct tc_shm_model *(*shm_get)(void *arg);
+    void *shm_arg;
 } tc_select_in;
 
 /* The inputs with the configuration's forced entry of a->coll and nothing
