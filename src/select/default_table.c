@@ -280,6 +280,28 @@ static const tc_rule rules[] = {
     { .coll = TOPOCOLL_EXSCAN, DEDICATED, .min_np = 2, .max_np = 2, .max_nodes = 1, .max_bytes = 4 * KiB,
       .candidates = { "shm_inline", NULL },
       .note = "one node, np 2, < 4 KiB: inline shared-memory lines (0.49-0.74x native at 8 B - 2 KiB)" },
+    /* scan, exscan and reduce_scatter across nodes: the emulated cluster (4 hosts x 2 ranks,
+     * 1 Gbit/s links, TCP cubic, Open MPI 4.1.4; results/cluster_4x2_newer), topocoll-bench
+     * 8 B, 4 KiB and 256 KiB per rank, 3 repetitions, one run against Open MPI's tuned
+     * component and one with HAN raised:
+     * - scan, hierarchical (node-local scan through shared memory, the leaders' exclusive
+     *   scan, the node fix-up): 0.70x, 0.82x, 0.85x tuned; 0.76x, 0.64x, 0.83x HAN;
+     * - exscan, hierarchical: 0.65x, 0.63x, 0.90x tuned; 1.10x, 0.92x, 0.91x HAN;
+     * - reduce_scatter, recursive halving: 0.82x, 0.65x, 0.87x tuned; 0.96x, 0.61x, 0.86x
+     *   HAN (the hierarchical entry 0.90x, 0.62x, 0.97x and 1.13x, 0.61x, 0.96x).
+     * Real nodes only: the node phases save link crossings, which virtual nodes do not have. */
+    { .coll = TOPOCOLL_SCAN, .min_np = 4, .min_nodes = 2, .real_nodes = 1,
+      .candidates = { "hierarchical", NULL },
+      .note = "several nodes: hierarchical scan, node scan through shared memory, leaders' exclusive "
+              "scan (emulated cluster 4x2: 0.70-0.85x Open MPI tuned, 0.64-0.83x HAN)" },
+    { .coll = TOPOCOLL_EXSCAN, .min_np = 4, .min_nodes = 2, .real_nodes = 1,
+      .candidates = { "hierarchical", NULL },
+      .note = "several nodes: hierarchical exscan, node scan through shared memory, leaders' exclusive "
+              "scan (emulated cluster 4x2: 0.63-0.90x Open MPI tuned, 0.91-1.10x HAN)" },
+    { .coll = TOPOCOLL_REDUCE_SCATTER, .min_np = 4, .min_nodes = 2, .real_nodes = 1,
+      .candidates = { "recursive_halving", "hierarchical", NULL },
+      .note = "several nodes: recursive halving (emulated cluster 4x2: 0.65-0.87x Open MPI tuned, "
+              "0.61-0.96x HAN)" },
     /* alltoall across nodes, small blocks: the emulated cluster (4 hosts x 2 ranks, 1 Gbit/s,
      * Open MPI 4.1.4, idle 2-core machine: 8 ranks on 2 cores, but each emulated host sees
      * both cores, so per-node detection calls it dedicated: no load condition),

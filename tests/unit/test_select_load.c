@@ -65,12 +65,17 @@ static void condition(void)
 /* Every built-in rule is classified: one rank (a local copy) and the
  * link-bound sizes across nodes (at least 1 MiB on at least 2 nodes, and
  * from 32 KiB across detected nodes, where the leaders' fewer messages over
- * the links decide, not the cores) and the alltoall across
- * nodes (measured on the emulated cluster's hosts, which each see every
- * core, for any machine; the shared-memory one for oversubscribed machines,
+ * the links decide, not the cores) and the alltoall, scan, exscan and
+ * reduce_scatter across nodes (measured on the emulated cluster's hosts,
+ * which each see every core, for any machine; the shared-memory one for oversubscribed machines,
  * as the emulated cluster is when its hosts are counted as the one machine
  * they are; the large blocks, where the links decide, for any machine),
  * every other measured rule for the machines it was measured on. */
+static int cluster_measured(topocoll_coll c)
+{
+    return c == TOPOCOLL_ALLTOALL || c == TOPOCOLL_SCAN || c == TOPOCOLL_EXSCAN || c == TOPOCOLL_REDUCE_SCATTER;
+}
+
 static void builtin_classified(void)
 {
     const tc_table *tab = tc_default_table();
@@ -79,14 +84,14 @@ static void builtin_classified(void)
         const tc_rule *r = &tab->rules[i];
         int local = r->max_np == 1 || (r->min_nodes >= 2 && r->min_bytes >= 1024 * 1024) ||
                     (r->min_nodes >= 2 && r->real_nodes && r->min_bytes >= 32 * 1024) ||
-                    (r->min_nodes >= 2 && r->coll == TOPOCOLL_ALLTOALL && r->load != TC_LOAD_OVERSUBSCRIBED);
+                    (r->min_nodes >= 2 && cluster_measured(r->coll) && r->load != TC_LOAD_OVERSUBSCRIBED);
         CHECK(local ? r->load == TC_LOAD_ANY : r->load == TC_LOAD_OVERSUBSCRIBED || r->load == TC_LOAD_DEDICATED,
               "built-in rule %d (%s, np %d..%d): load %d", i, tc_coll_name(r->coll), r->min_np, r->max_np, r->load);
         any += r->load == TC_LOAD_ANY;
         over += r->load == TC_LOAD_OVERSUBSCRIBED;
         ded += r->load == TC_LOAD_DEDICATED;
     }
-    CHECK(any == 9 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
+    CHECK(any == 12 && over >= 7 && ded >= 7, "built-in classes: %d any, %d oversubscribed, %d dedicated", any, over,
           ded);
 }
 
