@@ -469,7 +469,10 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
 /* Before auto's first repetition at size s: the learner's patience and then
  * --learn-warmup calls of it, so that topocoll's run-time learner
  * (docs/learning.md) has waited, explored the size class and settled (on every rank at the same call) before anything is
- * timed; the buffers refilled afterwards by run_one.  A failure on some rank
+ * timed; the buffers refilled afterwards by run_one.  Each call follows a
+ * barrier, as in the timed loop: the learner times the calls in the pattern
+ * that is measured (back to back, a chain such as a linear scan pipelines
+ * its calls and looks far faster than after a barrier).  A failure on some rank
  * ends the warm-up on all of them (agreed every 16 calls); the timed
  * repetitions then report it. */
 static void learn_warmup(bench_ctx *c, int s)
@@ -479,6 +482,7 @@ static void learn_warmup(bench_ctx *c, int s)
     if (c->opts.validate)
         bench_coll_fill(c->bc, c->sbuf, c->rbuf, c->opts.sizes[s], c->rank, c->np, 0);
     for (long w = 0; w < calls && gerr == MPI_SUCCESS; w++) {
+        CHECK_MPI(MPI_Barrier(c->comm));
         int e = bench_coll_call(c->bc, BENCH_AUTO, c->sbuf, c->rbuf, c->opts.sizes[s], c->comm);
         if (e != MPI_SUCCESS && err == MPI_SUCCESS)
             err = e;
