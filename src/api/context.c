@@ -439,7 +439,7 @@ void tc_ctx_flush(tc_ctx *c)
 {
     c->cache_epoch++;
     memset(c->memo, 0, sizeof c->memo);   /* choices depend on what was flushed */
-    if (c->vmemo) c->vmemo->aw_valid = 0;
+    tc_vmemo_forget(c);
     for (int i = 0; i < c->ncache; i++) tc_sched_free(&c->cache[i].sched);
     c->ncache = 0;
 }

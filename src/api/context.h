@@ -72,6 +72,9 @@ typedef struct tc_call_memo {
      * depends on its counts (allgatherv): they are compared with the copy
      * in tc_vmemo.ag_counts, scount with the own block's count. */
     unsigned char vcopy;
+    /* A per-rank-count call whose learned choice is a schedule, kept with
+     * the call's record in tc_vmemo.vs (memo_vec.c). */
+    unsigned char vsched;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the
@@ -84,7 +87,9 @@ typedef tc_subcomms tc_node_comms;
  * compared with (a pointer alone may point at counts changed since).
  * Allocated on first need (size ints or handles each), freed with the
  * context's other state. */
+typedef struct tc_vsched tc_vsched;   /* memo_vec.c */
 typedef struct tc_vmemo {
+    tc_vsched *vs[TOPOCOLL_NCOLL];   /* per collective: a learned schedule kept (memo_vec.c) */
     int *ag_counts;            /* allgatherv: the receive counts of the memo's call */
     /* alltoallw (alltoallw.c): its whole memo, no tc_call_memo */
     int aw_valid;
@@ -178,6 +183,8 @@ unsigned tc_types_freed(void);
  * (NULL: out of memory; the calls then take the full path); freed. */
 tc_vmemo *tc_vmemo_get(tc_ctx *c);
 void tc_vmemo_free(tc_ctx *c);
+/* Every choice it keeps forgotten (the context's schedules flushed). */
+void tc_vmemo_forget(tc_ctx *c);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */

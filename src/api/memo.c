@@ -63,7 +63,7 @@ static int memo_fill(tc_call_memo *m, const tc_ctx *x, const tc_call *c, const t
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
                          watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
                          *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0, 0 };
+                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0, 0, 0 };
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
@@ -80,30 +80,6 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
         return;
     }
     set_pass(m, c, al, s, named);
-}
-
-tc_vmemo *tc_vmemo_get(tc_ctx *x)
-{
-    if (x->vmemo) return x->vmemo;
-    tc_vmemo *v = calloc(1, sizeof *v);
-    size_t n = (size_t)(x->size > 0 ? x->size : 1);
-    if (!v) return NULL;
-    v->ag_counts = malloc(n * sizeof *v->ag_counts);
-    v->aw_counts = malloc(2 * n * sizeof *v->aw_counts);
-    v->aw_types = malloc(2 * n * sizeof *v->aw_types);
-    if (!v->ag_counts || !v->aw_counts || !v->aw_types) {
-        free(v->ag_counts), free(v->aw_counts), free(v->aw_types), free(v);
-        return NULL;
-    }
-    return x->vmemo = v;
-}
-
-void tc_vmemo_free(tc_ctx *x)
-{
-    tc_vmemo *v = x->vmemo;
-    if (!v) return;
-    free(v->ag_counts), free(v->aw_counts), free(v->aw_types), free(v);
-    x->vmemo = NULL;
 }
 
 /* Whether a per-rank-count call's learned choice, the MPI library's own,
@@ -124,35 +100,38 @@ static int per_peer_keeps_counts(tc_ctx *x, const tc_call *c, tc_call_memo *m)
     return 1;
 }
 
-void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const tc_learn_ticket *lt)
+void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
+                               const tc_learn_ticket *lt, int scount, int rcount)
 {
     tc_call_memo *m = &x->memo[c->d->coll];
     tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
     const tc_config *cfg = tc_config_get();
     *m = (tc_call_memo){ 0 };
     m->learn_left = m->learn_base = UINT64_MAX;
-    if (!(al->req & TC_REQ_NATIVE) || al->generate || !lt->slot || cfg->stats_on || cfg->explain ||
-        cfg->check_on || cfg->disable || (c->d->reduction && !tc_call_op_predefined(c->op)))
+    int native = (al->req & TC_REQ_NATIVE) && !al->generate;
+    if ((!native && !tc_memo_vec_keeps(c, al)) || !lt->slot || cfg->stats_on || cfg->explain || cfg->check_on ||
+        cfg->disable || (c->d->reduction && !tc_call_op_predefined(c->op)))
         return;
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         MPI_Datatype t = tc_call_type(c, b);
-        if (tc_call_buf(c, b) == MPI_IN_PLACE) return;   /* native.c rewrites those */
-        if (!c->use[b]) continue;                         /* not significant here: not used */
-        if (c->tsize[b] == 0) return;                     /* native.c rewrites those */
+        if (native && tc_call_buf(c, b) == MPI_IN_PLACE) return;   /* native.c rewrites those */
+        if (!c->use[b]) continue;                                   /* not significant here: not used */
+        if (c->tsize[b] == 0) return;                               /* native.c rewrites those */
         if (tc_call_type_named(t)) continue;
         if (tc_watch_type(t) != MPI_SUCCESS) return;
         m->watched = 1;
     }
-    if (!per_peer_keeps_counts(x, c, m)) return;
+    if (native ? !per_peer_keeps_counts(x, c, m) : tc_memo_vec_remember(x, c, a, al, scount, rcount) != 0) return;
     m->types_freed = freed;
     m->stype = c->stype, m->rtype = c->rtype;
     m->root = c->root, m->op = c->op;
     m->algo = al;
     m->config_gen = cfg->generation;
-    tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the pass-through may serve */
+    tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the fast paths may serve */
     m->valid = 0;                       /* never the regular fast path: per-peer counts */
-    m->pass = m->learn != NULL;
+    m->pass = native && m->learn != NULL;
+    m->vsched = !native && m->learn != NULL;
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks
