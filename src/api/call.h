@@ -212,6 +212,9 @@ int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *r
 
 /* ---- memo_vec.c ---- */
 
+/* Calls the kept schedules served on this thread (tests). */
+extern TC_THREAD_LOCAL unsigned long tc_memo_vec_served;
+
 /* Whether the memo may keep al's schedule for the per-peer call c. */
 int tc_memo_vec_keeps(const tc_call *c, const tc_algo *al);
 /* Keep al's schedule for the call (its record completed, a its arguments;

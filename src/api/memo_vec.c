@@ -36,6 +36,8 @@
 #include "api/explain.h"
 #include "api/learn_call.h"
 
+TC_THREAD_LOCAL unsigned long tc_memo_vec_served;
+
 /* The user's arrays a record reads: send counts, send displacements,
  * receive counts, receive displacements. */
 enum { VS_ARRAYS = 4 };
@@ -219,6 +221,7 @@ int tc_memo_vec_call(tc_call *c, const tc_config *cfg, int *rc)
         (m->watched && m->types_freed != tc_types_freed()) || !same_arrays(vs, c))
         return 0;
     m->learn_left--;
+    tc_memo_vec_served++;
     /* the remembered record with this call's buffers and arrays */
     tc_call call = vs->c;
     call.fn = c->fn;
