@@ -145,10 +145,10 @@ __attribute__((always_inline))
 static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
-    if (c->d->coll == TOPOCOLL_ALLTOALLW) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer types */
     if (c->d->vcounts ? !by_name && tc_memo_vec_call(c, cfg, &rc)
                       : tc_memo_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc))
         return rc;
+    if (c->d->coll == TOPOCOLL_ALLTOALLW) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer types */
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose
      * other arguments are wrong; those are checked locally after */

@@ -221,8 +221,9 @@ int tc_memo_vec_keeps(const tc_call *c, const tc_algo *al);
  * scount, rcount: the user's single counts): 0, or -1 when it cannot. */
 int tc_memo_vec_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, int scount,
                          int rcount);
-/* Serve a per-peer call by selection from the kept schedule: 1 with *rc
- * set, or 0 to take the full path. */
+/* Serve a per-peer call by selection from its fast paths (the record's
+ * pass-through test, then the kept schedule): 1 with *rc set, or 0 to take
+ * the full path. */
 int tc_memo_vec_call(tc_call *c, const tc_config *cfg, int *rc);
 
 #endif
