@@ -10,6 +10,8 @@
  *   - where the fast path compares the arrays' contents (a kept schedule,
  *     allgatherv's native choice, alltoallw), the first call after a change
  *     is not served;
+ *   - topocoll_run's regular problem (arrays made per call: new addresses,
+ *     the same contents) is served too (gatherv, native);
  *   - a negative count put into the same array after served calls still
  *     fails (MPI_ERR_COUNT where topocoll checks it; the MPI library's own
  *     error where the native choice hands the counts to it).
@@ -249,6 +251,29 @@ static void alltoallw(void)
     MPI_Comm_free(&comm);
 }
 
+/* ---- topocoll_run's regular problem ----------------------------------------- */
+
+static void regular_gatherv(void)
+{
+    MPI_Comm comm = fresh_comm();
+    preload(TOPOCOLL_GATHERV, "native");
+    int *sbuf = malloc(MAXC * sizeof *sbuf), *rbuf = malloc((size_t)size * MAXC * sizeof *rbuf);
+    if (!sbuf || !rbuf) MPI_Abort(MPI_COMM_WORLD, 2);
+    run_tally t = { 0, 0, 0 };
+    for (int call = 0; call < CALLS; call++) {
+        for (int e = 0; e < MAXC; e++) sbuf[e] = 1000 * rank + e + call;
+        unsigned long before = served_so_far();
+        int rc = topocoll_run(TOPOCOLL_GATHERV, NULL, sbuf, MAXC, MPI_INT, rbuf, MAXC, MPI_INT, MPI_OP_NULL, 0, comm);
+        tally(&t, before, call);
+        t.bad_data |= rc != MPI_SUCCESS;
+        for (int j = 0; j < size && rank == 0 && rc == MPI_SUCCESS; j++)
+            for (int e = 0; e < MAXC; e++) t.bad_data |= rbuf[MAXC * j + e] != 1000 * j + e + call;
+    }
+    judge("topocoll_run gatherv", "native", &t, 0);
+    free(sbuf), free(rbuf);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -265,6 +290,7 @@ int main(int argc, char **argv)
     alltoallv("native");
     alltoallv("pairwise");
     alltoallw();
+    regular_gatherv();
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
