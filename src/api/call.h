@@ -189,7 +189,8 @@ int tc_pieces_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args 
 /* Remember the call's choice on its context (named: chosen by name). */
 void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
                       int named);
-/* A per-peer call by selection whose choice a settled learner made: the
+/* A per-peer call by selection whose choice a settled learner made, or
+ * TOPOCOLL_<COLL> forced where choosing it agrees on nothing: the
  * MPI library's own remembered for the pass-through (pass.h), which then
  * serves the communicator's next calls of that collective with the same
  * datatypes, root and op until the learner's next re-check, whatever their

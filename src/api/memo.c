@@ -100,6 +100,18 @@ static int per_peer_keeps_counts(tc_ctx *x, const tc_call *c, tc_call_memo *m)
     return 1;
 }
 
+/* A choice without a learner that the fast paths may repeat: the entry
+ * TOPOCOLL_<COLL> forces (the MPI library's own: whatever the counts; a
+ * schedule: for the same counts, memo_vec.c), where choosing it involves no
+ * agreement between ranks (a size that differs between ranks is agreed on
+ * by a reduction on every call where a rule reads it). */
+static int forced_keeps(const tc_call *c, const tc_algo *al, const tc_config *cfg)
+{
+    topocoll_coll k = c->d->coll;
+    if (!cfg->force[k] || tc_catalog_find(k, cfg->force[k]) != al) return 0;
+    return !(tc_select_size_per_rank(k) && tc_select_reads_size(k));
+}
+
 void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
                                const tc_learn_ticket *lt, int scount, int rcount)
 {
@@ -109,8 +121,9 @@ void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, co
     *m = (tc_call_memo){ 0 };
     m->learn_left = m->learn_base = UINT64_MAX;
     int native = (al->req & TC_REQ_NATIVE) && !al->generate;
-    if ((!native && !tc_memo_vec_keeps(c, al)) || !lt->slot || cfg->stats_on || cfg->explain || cfg->check_on ||
-        cfg->disable || (c->d->reduction && !tc_call_op_predefined(c->op)))
+    int learned = lt->slot != NULL;
+    if ((!native && !tc_memo_vec_keeps(c, al)) || (!learned && !forced_keeps(c, al, cfg)) || cfg->stats_on ||
+        cfg->explain || cfg->check_on || cfg->disable || (c->d->reduction && !tc_call_op_predefined(c->op)))
         return;
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
@@ -128,10 +141,11 @@ void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, co
     m->root = c->root, m->op = c->op;
     m->algo = al;
     m->config_gen = cfg->generation;
-    tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the fast paths may serve */
-    m->valid = 0;                       /* never the regular fast path: per-peer counts */
-    m->pass = native && m->learn != NULL;
-    m->vsched = !native && m->learn != NULL;
+    if (learned) tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the fast paths may serve */
+    m->valid = 0;                                     /* never the regular fast path: per-peer counts */
+    int fast = !learned || m->learn != NULL;
+    m->pass = native && fast;
+    m->vsched = !native && fast;
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks

@@ -1,29 +1,31 @@
 /*
  * The per-call fast path of the per-rank-count collectives (alltoallv,
- * allgatherv, reduce_scatter) whose learned choice is one of topocoll's
- * schedules: the schedule is built for the counts (run.c does not cache
- * per-peer schedules), so the memo keeps it, built once for the remembered
- * call, with that call's completed record, its normalised arguments and
- * copies of the user's count and displacement arrays.  A later call by
- * selection on the same communicator whose scalars (the single counts,
- * datatypes, root, op, MPI_IN_PLACE-ness) and whose arrays' contents (not
- * their addresses: an application may change the counts in the same array)
- * are the remembered call's goes straight to the executor with them:
- * everything the full path checked and computed from those arguments
- * (counts not negative, buffers large enough, the per-peer vectors, the
- * choice) is what it was.  Only the buffers are checked again (NULL where
- * data are significant, send and receive apart).
+ * allgatherv, reduce_scatter) whose learned choice (or forced one: memo.c's
+ * forced_keeps) is one of topocoll's schedules: the schedule is built for
+ * the counts (run.c does not cache per-peer schedules), so the memo keeps
+ * it, built once for the remembered call, with that call's completed
+ * record, its normalised arguments and copies of the user's count and
+ * displacement arrays.  A later call by selection on the same communicator
+ * whose scalars (the single counts, datatypes, root, op,
+ * MPI_IN_PLACE-ness) and whose arrays' contents (not their addresses: an
+ * application may change the counts in the same array) are the remembered
+ * call's goes straight to the executor with them: everything the full path
+ * checked and computed from those arguments (counts not negative, buffers
+ * large enough, the per-peer vectors, the choice) is what it was.  Only the
+ * buffers are checked again (NULL where data are significant, send and
+ * receive apart).
  *
- * Agreement.  The memo serves only a settled learner's winner and counts
- * down its calls-left counter (as the memo of the regular collectives
- * does), so every rank's learner sees the same calls; the learner's key
- * does not depend on the counts where they differ between ranks (alltoallv:
- * one key per communicator) and, where it does (allgatherv's total), the
- * counts are the same on every rank.  No entry whose run agrees on anything
- * per call is kept: none with the per-node count rows, the one-node inline
- * lines or single copy, and node-shared windows only where the counts are
- * the same on every rank (allgatherv, reduce_scatter: their windows' size
- * follows from those counts, so every rank takes the memo or none).
+ * Agreement.  The memo serves a settled learner's winner and counts down
+ * its calls-left counter (as the memo of the regular collectives does), so
+ * every rank's learner sees the same calls, or a forced entry whose choice
+ * agrees on nothing.  The learner's key does not depend on the counts
+ * where they differ between ranks (alltoallv: one key per communicator)
+ * and, where it does (allgatherv's total), the counts are the same on every
+ * rank.  No entry whose run agrees on anything per call is kept: none with
+ * the per-node count rows, the one-node inline lines or single copy, and
+ * node-shared windows only where the counts are the same on every rank
+ * (allgatherv, reduce_scatter: their windows' size follows from those
+ * counts, so every rank takes the memo or none).
  *
  * Cost: the scalars' compares, one pass over each array read (p ints), the
  * record copied; no allocation, no schedule built.

@@ -82,8 +82,8 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
     return pass_taken(m);
 }
 
-/* The same for a per-peer collective whose learned choice is the MPI
- * library's own (tc_memo_remember_per_peer): the same datatypes, root and
+/* The same for a per-peer collective whose learned or forced choice is the
+ * MPI library's own (tc_memo_remember_per_peer): the same datatypes, root and
  * op, neither buffer MPI_IN_PLACE; where the choice does not depend on the
  * counts (one learner key per communicator: alltoallv, reduce_scatter,
  * gatherv, scatterv) the MPI library checks the counts and displacements;

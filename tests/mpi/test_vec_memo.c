@@ -10,6 +10,7 @@
  *   - where the fast path compares the arrays' contents (a kept schedule,
  *     allgatherv's native choice, alltoallw), the first call after a change
  *     is not served;
+ *   - the same with the choice forced (TOPOCOLL_<COLL>, no learner);
  *   - topocoll_run's regular problem (arrays made per call: new addresses,
  *     the same contents) is served too (gatherv, native);
  *   - a negative count put into the same array after served calls still
@@ -274,6 +275,16 @@ static void regular_gatherv(void)
     MPI_Comm_free(&comm);
 }
 
+/* The runs above with the entry forced by TOPOCOLL_<COLL> (no learner). */
+static void forced(const char *var, const char *entry, void (*run)(const char *))
+{
+    setenv(var, entry, 1);
+    tc_config_reload();
+    run(entry);
+    unsetenv(var);
+    tc_config_reload();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -291,6 +302,10 @@ int main(int argc, char **argv)
     alltoallv("pairwise");
     alltoallw();
     regular_gatherv();
+    forced("TOPOCOLL_REDUCE_SCATTER", "native", reduce_scatter);
+    forced("TOPOCOLL_REDUCE_SCATTER", "ring", reduce_scatter);
+    forced("TOPOCOLL_ALLGATHERV", "native", allgatherv);
+    forced("TOPOCOLL_ALLTOALLV", "pairwise", alltoallv);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
     return status;
