@@ -18,7 +18,7 @@
  * The memo (tc_vmemo's aw_ fields): a call by selection whose choice was
  * the MPI library's own is remembered with copies of its counts and
  * datatypes, and a later call with the same contents (whatever its
- * arrays' addresses), the same MPI_IN_PLACE-ness, on the same
+ * arrays' addresses), neither buffer MPI_IN_PLACE, on the same
  * communicator and configuration goes to PMPI_Alltoallw at the entry point
  * (tc_alltoallw_pass): its checks passed for those contents, and the
  * choice, made from them alone, would be the same.  Only where the choice
@@ -306,8 +306,6 @@ static void aw_remember(tc_ctx *x, const tc_call *c, const tc_algo *al, int by_n
     memcpy(v->aw_counts + p, c->vcnt[TC_BUF_RECV], p * sizeof *v->aw_counts);
     memcpy(v->aw_types, c->vtype[TC_BUF_SEND], p * sizeof *v->aw_types);
     memcpy(v->aw_types + p, c->vtype[TC_BUF_RECV], p * sizeof *v->aw_types);
-    v->aw_in_place = 0;
-    v->aw_named = 0;
     v->aw_algo = al;
     v->aw_config_gen = cfg->generation;
     v->aw_valid = 1;

@@ -95,8 +95,6 @@ typedef struct tc_vmemo {
     int aw_valid;
     int *aw_counts;            /* [2 x size]: send counts, then receive counts */
     MPI_Datatype *aw_types;    /* [2 x size]: send types, then receive types */
-    int aw_in_place;           /* sendbuf was MPI_IN_PLACE */
-    int aw_named;              /* chosen by name (serves such calls only) */
     const tc_algo *aw_algo;
     unsigned aw_config_gen;
 } tc_vmemo;
