@@ -14,6 +14,19 @@
  * a valid communicator takes part), then this rank's arguments, then the
  * choice (topocoll_alltoallw_algorithm's name, else tc_choose: forced
  * TOPOCOLL_ALLTOALLW, the tables, the models, native), then the run.
+ *
+ * The memo (tc_vmemo's aw_ fields): a call by selection whose choice was
+ * the MPI library's own is remembered with copies of its counts and
+ * datatypes, and a later call with the same contents (whatever its
+ * arrays' addresses), neither buffer MPI_IN_PLACE, on the same
+ * communicator and configuration goes to PMPI_Alltoallw at the entry point
+ * (tc_alltoallw_pass): its checks passed for those contents, and the
+ * choice, made from them alone, would be the same.  Only where the choice
+ * involves no agreement between ranks (no rule in force reads the size,
+ * which differs between ranks: tc_select_reads_size), every datatype with a
+ * nonzero count is predefined (a derived one's handle may be freed and come
+ * back as another type) and no per-call work is asked for (TOPOCOLL_STATS,
+ * TOPOCOLL_EXPLAIN, TOPOCOLL_CHECK).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +35,8 @@
 #include "api/error.h"
 #include "api/explain.h"
 #include "api/alltoallw.h"
+#include "api/pass.h"
+#include "select/select.h"
 #include "algo/catalog.h"
 
 #define AW_TAG 7   /* the executor's tag on the private communicator */
@@ -263,6 +278,59 @@ static int choose(tc_ctx *x, const tc_call *c, const tc_args *a, int by_name, co
     return MPI_SUCCESS;
 }
 
+/* ---- the memo ------------------------------------------------------------ */
+
+/* Every datatype of a nonzero count predefined, on both sides. */
+static int aw_types_named(const tc_call *c)
+{
+    for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
+        for (int j = 0; j < c->size; j++)
+            if (c->vcnt[b][j] != 0 && !tc_call_type_named(c->vtype[b][j])) return 0;
+    return 1;
+}
+
+/* Remember a successful call by selection served by the MPI library's own
+ * collective, where it may be (see the file's comment); else forget. */
+static void aw_remember(tc_ctx *x, const tc_call *c, const tc_algo *al, int by_name)
+{
+    const tc_config *cfg = tc_config_get();
+    tc_vmemo *v = tc_vmemo_get(x);
+    if (!v) return;
+    v->aw_valid = 0;
+    if (by_name || !(al->req & TC_REQ_NATIVE) || al->generate || c->in_place || cfg->stats_on ||
+        cfg->explain || cfg->check_on || cfg->disable || tc_select_reads_size(TOPOCOLL_ALLTOALLW) ||
+        !aw_types_named(c))
+        return;
+    size_t p = (size_t)c->size;
+    memcpy(v->aw_counts, c->vcnt[TC_BUF_SEND], p * sizeof *v->aw_counts);
+    memcpy(v->aw_counts + p, c->vcnt[TC_BUF_RECV], p * sizeof *v->aw_counts);
+    memcpy(v->aw_types, c->vtype[TC_BUF_SEND], p * sizeof *v->aw_types);
+    memcpy(v->aw_types + p, c->vtype[TC_BUF_RECV], p * sizeof *v->aw_types);
+    v->aw_algo = al;
+    v->aw_config_gen = cfg->generation;
+    v->aw_valid = 1;
+}
+
+int tc_alltoallw_pass(MPI_Comm comm, const void *sbuf, const int *scounts, const MPI_Datatype *stypes,
+                      const void *rbuf, const int *rcounts, const MPI_Datatype *rtypes)
+{
+    tc_ctx *x = tc_ctx_last_of(comm);
+    if (!x || !x->vmemo) return 0;
+    const tc_vmemo *v = x->vmemo;
+    if (!v->aw_valid || v->aw_config_gen != tc_config_as_loaded->generation || sbuf == MPI_IN_PLACE ||
+        rbuf == MPI_IN_PLACE || !scounts || !stypes || !rcounts || !rtypes)
+        return 0;
+    int p = x->size;
+    const int *kc = v->aw_counts;
+    const MPI_Datatype *kt = v->aw_types;
+    for (int j = 0; j < p; j++)
+        if (kc[j] != scounts[j] || kc[p + j] != rcounts[j] || kt[j] != stypes[j] || kt[p + j] != rtypes[j])
+            return 0;
+    tc_record_algorithm(v->aw_algo->name);
+    tc_pass_served++;
+    return 1;
+}
+
 int tc_alltoallw_call(tc_call *c, int by_name, const char *algorithm)
 {
     tc_ctx *x = NULL;
@@ -281,6 +349,7 @@ int tc_alltoallw_call(tc_call *c, int by_name, const char *algorithm)
     if (rc == MPI_SUCCESS) {
         rc = al->generate ? run_schedule(x, c, al, &a) : tc_run_native(c);
         if (rc != MPI_SUCCESS) rc = tc_raise_mpi(c->comm, rc, c->fn);
+        else aw_remember(x, c, al, by_name);
     }
     free(v);
     return rc;

@@ -7,5 +7,11 @@
 /* The whole call of a record with per-peer datatypes (tc_call.vtype):
  * MPI_SUCCESS or the error raised on c->comm. */
 int tc_alltoallw_call(tc_call *c, int by_name, const char *algorithm);
+/* The memo's pass-through (pass.h's TC_PASS_TYPE_VECTORS): 1 when the
+ * call repeats the communicator's last alltoallw by selection whose choice
+ * was the MPI library's own (the same counts and datatypes, compared by
+ * content), which the caller then hands to PMPI_Alltoallw; else 0. */
+int tc_alltoallw_pass(MPI_Comm comm, const void *sbuf, const int *scounts, const MPI_Datatype *stypes,
+                      const void *rbuf, const int *rcounts, const MPI_Datatype *rtypes);
 
 #endif

@@ -120,6 +120,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, const tc_config *cfg, int by_n
     const tc_algo *al = NULL;
     const tc_sched *s;
     tc_learn_ticket lt = { 0 };
+    int scount = c->scount, rcount = c->rcount;   /* the user's, before the checks complete them */
     int whole, rc = checked(x, c, cfg, &cut);
     if (rc != MPI_SUCCESS) return rc;
     tc_call_make_ctx_args(&cut, x, &a);
@@ -130,8 +131,8 @@ static int call_on_context(tc_ctx *x, tc_call *c, const tc_config *cfg, int by_n
     if (rc == MPI_SUCCESS && whole && !c->d->vcounts) {   /* per-peer: no memo */
         tc_memo_remember(x, c, &a, al, s, by_name);
         tc_learn_memo(x, c->d->coll, &lt);
-    } else if (rc == MPI_SUCCESS && whole && !by_name) {   /* per-peer: the pass-through to native only */
-        tc_memo_remember_per_peer(x, c, al, &lt);
+    } else if (rc == MPI_SUCCESS && whole && !by_name) {   /* per-peer: a learned choice only */
+        tc_memo_remember_per_peer(x, c, &a, al, &lt, scount, rcount);
     }
     return rc;
 }
@@ -144,8 +145,10 @@ __attribute__((always_inline))
 static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm)
 {
     int rc;
+    if (c->d->vcounts ? !by_name && tc_memo_vec_call(c, cfg, &rc)
+                      : tc_memo_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc))
+        return rc;
     if (c->d->coll == TOPOCOLL_ALLTOALLW) return tc_alltoallw_call(c, by_name, algorithm);   /* per-peer types */
-    if (tc_memo_call(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &rc)) return rc;
     /* the context first (collective over comm, made on its first call), so
      * that every rank of a valid communicator takes part, even one whose
      * other arguments are wrong; those are checked locally after */

@@ -24,6 +24,7 @@
  *   native.c       the MPI library's own collective, one per descriptor row
  *   pieces.c       a separable call in pieces within the node-shared budget
  *   memo.c         the fast path: a call repeating the last one's scalars
+ *   memo_vec.c     the same for the per-rank-count collectives' schedules
  *
  * Errors that only some ranks see must not hang the others where the MPI
  * library's own collective would not: the communicator is checked first and
@@ -188,13 +189,16 @@ int tc_pieces_run(tc_ctx *x, const tc_algo *al, const tc_call *c, const tc_args 
 /* Remember the call's choice on its context (named: chosen by name). */
 void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,
                       int named);
-/* A per-peer call (alltoallv: one learner key per communicator) whose
- * learned choice is the MPI library's own: remembered for the
- * pass-through (pass.h, TC_PASS_VECTORS), which then serves the
- * communicator's next calls of that collective with the same datatypes
- * until the learner's next re-check, whatever their counts. */
+/* A per-peer call by selection whose choice a settled learner made, or
+ * TOPOCOLL_<COLL> forced where choosing it agrees on nothing: the
+ * MPI library's own remembered for the pass-through (pass.h), which then
+ * serves the communicator's next calls of that collective with the same
+ * datatypes, root and op until the learner's next re-check, whatever their
+ * counts (allgatherv: the same receive counts); one of topocoll's schedules
+ * kept by memo_vec.c.  scount, rcount: the user's single counts. */
 struct tc_learn_ticket;
-void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const struct tc_learn_ticket *lt);
+void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
+                               const struct tc_learn_ticket *lt, int scount, int rcount);
 /* The nonblocking calls' memo (x->nb_memo): remember the choice (al: the
  * entry, with s its cached schedule; the MPI library's own entry with s
  * NULL); the memo that serves a call like the last one (the record
@@ -206,5 +210,21 @@ const tc_call_memo *tc_memo_nb(tc_call *c, const tc_config *cfg, const char *alg
  * take the full path.  algorithm: the entry named, or NULL for the
  * selection's. */
 int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *rc);
+
+/* ---- memo_vec.c ---- */
+
+/* Calls the kept schedules served on this thread (tests). */
+extern TC_THREAD_LOCAL unsigned long tc_memo_vec_served;
+
+/* Whether the memo may keep al's schedule for the per-peer call c. */
+int tc_memo_vec_keeps(const tc_call *c, const tc_algo *al);
+/* Keep al's schedule for the call (its record completed, a its arguments;
+ * scount, rcount: the user's single counts): 0, or -1 when it cannot. */
+int tc_memo_vec_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, int scount,
+                         int rcount);
+/* Serve a per-peer call by selection from its fast paths (the record's
+ * pass-through test, then the kept schedule): 1 with *rc set, or 0 to take
+ * the full path. */
+int tc_memo_vec_call(tc_call *c, const tc_config *cfg, int *rc);
 
 #endif

@@ -64,6 +64,7 @@ static int ctx_unmake(tc_ctx *c)
     int rc = MPI_SUCCESS, rc2;
     tc_ctx_flush(c);
     tc_learn_ctx_free(c);   /* before its communicator: a reduction may be in flight on it */
+    tc_vmemo_free(c);
     if (!finalizing) rc = node_comms_free(&c->ncomms);
     free(c->cache);
     c->cache = NULL;
@@ -438,6 +439,7 @@ void tc_ctx_flush(tc_ctx *c)
 {
     c->cache_epoch++;
     memset(c->memo, 0, sizeof c->memo);   /* choices depend on what was flushed */
+    tc_vmemo_forget(c);
     for (int i = 0; i < c->ncache; i++) tc_sched_free(&c->cache[i].sched);
     c->ncache = 0;
 }

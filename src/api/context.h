@@ -68,12 +68,36 @@ typedef struct tc_call_memo {
      * must not be NULL; apart: both buffers significant, so they must
      * differ. */
     unsigned char pass, in_place_arg[2], nonnull[2], apart;
+    /* A per-rank-count call (tc_memo_remember_per_peer) whose choice
+     * depends on its counts (allgatherv): they are compared with the copy
+     * in tc_vmemo.ag_counts, scount with the own block's count. */
+    unsigned char vcopy;
+    /* A per-rank-count call whose learned choice is a schedule, kept with
+     * the call's record in tc_vmemo.vs (memo_vec.c). */
+    unsigned char vsched;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the
  * compositions (exec/subcoll.h): made on first use, once per communicator
  * (and again after a topology change), from the private duplicate. */
 typedef tc_subcomms tc_node_comms;
+
+/* The per-rank-count calls' memory beside their memos (memo.c, alltoallw.c):
+ * copies of the remembered call's count arrays, which a later call's are
+ * compared with (a pointer alone may point at counts changed since).
+ * Allocated on first need (size ints or handles each), freed with the
+ * context's other state. */
+typedef struct tc_vsched tc_vsched;   /* memo_vec.c */
+typedef struct tc_vmemo {
+    tc_vsched *vs[TOPOCOLL_NCOLL];   /* per collective: a learned schedule kept (memo_vec.c) */
+    int *ag_counts;            /* allgatherv: the receive counts of the memo's call */
+    /* alltoallw (alltoallw.c): its whole memo, no tc_call_memo */
+    int aw_valid;
+    int *aw_counts;            /* [2 x size]: send counts, then receive counts */
+    MPI_Datatype *aw_types;    /* [2 x size]: send types, then receive types */
+    const tc_algo *aw_algo;
+    unsigned aw_config_gen;
+} tc_vmemo;
 
 typedef struct tc_ctx {
     int built;             /* 0: a marker only, counting calls (tc_ctx_for_call) */
@@ -98,6 +122,7 @@ typedef struct tc_ctx {
     struct tc_nb_channel *nb; /* the nonblocking operations' communicator (nb_requests.h) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;
+    tc_vmemo *vmemo;       /* NULL until a per-rank-count call is remembered */
 } tc_ctx;
 
 /* The context of comm, made on first use (collective over comm then). */
@@ -152,6 +177,12 @@ int tc_quiet_reduce(const void *in, void *out, MPI_Datatype type, MPI_Op op);
  * nothing for predefined types (never freed). */
 int tc_watch_type(MPI_Datatype t);
 unsigned tc_types_freed(void);
+/* The context's tc_vmemo, its arrays of size entries made on first need
+ * (NULL: out of memory; the calls then take the full path); freed. */
+tc_vmemo *tc_vmemo_get(tc_ctx *c);
+void tc_vmemo_free(tc_ctx *c);
+/* Every choice it keeps forgotten (the context's schedules flushed). */
+void tc_vmemo_forget(tc_ctx *c);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */

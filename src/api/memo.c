@@ -9,6 +9,7 @@
  * another type), a user op whose commutativity differs, a schedule no longer
  * cached, another configuration.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/call.h"
@@ -62,7 +63,7 @@ static int memo_fill(tc_call_memo *m, const tc_ctx *x, const tc_call *c, const t
                          a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
                          watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
                          *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0 };
+                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0, 0, 0 };
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
@@ -81,31 +82,70 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
     set_pass(m, c, al, s, named);
 }
 
-void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_algo *al, const tc_learn_ticket *lt)
+/* Whether a per-rank-count call's learned choice, the MPI library's own,
+ * may be served by the pass-through whatever the call's counts: its
+ * learner has one key for every count (the size differs between ranks:
+ * alltoallv, reduce_scatter, gatherv, scatterv), or the counts are
+ * compared with a copy (allgatherv: its key is the size class of the
+ * total, the same at every rank; the copy in tc_vmemo). */
+static int per_peer_keeps_counts(tc_ctx *x, const tc_call *c, tc_call_memo *m)
+{
+    if (tc_select_size_per_rank(c->d->coll)) return 1;
+    if (!c->d->vblock || !c->vcnt[TC_BUF_RECV]) return 0;
+    tc_vmemo *v = tc_vmemo_get(x);
+    if (!v) return 0;
+    memcpy(v->ag_counts, c->vcnt[TC_BUF_RECV], (size_t)c->size * sizeof *v->ag_counts);
+    m->vcopy = 1;
+    m->scount = c->scount;   /* the own block's count: part of the total */
+    return 1;
+}
+
+/* A choice without a learner that the fast paths may repeat: the entry
+ * TOPOCOLL_<COLL> forces (the MPI library's own: whatever the counts; a
+ * schedule: for the same counts, memo_vec.c), where choosing it involves no
+ * agreement between ranks (a size that differs between ranks is agreed on
+ * by a reduction on every call where a rule reads it). */
+static int forced_keeps(const tc_call *c, const tc_algo *al, const tc_config *cfg)
+{
+    topocoll_coll k = c->d->coll;
+    if (!cfg->force[k] || tc_catalog_find(k, cfg->force[k]) != al) return 0;
+    return !(tc_select_size_per_rank(k) && tc_select_reads_size(k));
+}
+
+void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
+                               const tc_learn_ticket *lt, int scount, int rcount)
 {
     tc_call_memo *m = &x->memo[c->d->coll];
     tc_learn_memo_flush(m);   /* the calls it served, counted before it is replaced */
     const tc_config *cfg = tc_config_get();
     *m = (tc_call_memo){ 0 };
     m->learn_left = m->learn_base = UINT64_MAX;
-    if (!tc_select_size_per_rank(c->d->coll) || !(al->req & TC_REQ_NATIVE) || al->generate || !lt->slot ||
-        cfg->stats_on || cfg->explain || cfg->check_on || cfg->disable)
+    int native = (al->req & TC_REQ_NATIVE) && !al->generate;
+    int learned = lt->slot != NULL;
+    if ((!native && !tc_memo_vec_keeps(c, al)) || (!learned && !forced_keeps(c, al, cfg)) || cfg->stats_on ||
+        cfg->explain || cfg->check_on || cfg->disable || (c->d->reduction && !tc_call_op_predefined(c->op)))
         return;
     unsigned freed = tc_types_freed();   /* before the watch: a free in between counts */
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++) {
         MPI_Datatype t = tc_call_type(c, b);
-        if (tc_call_buf(c, b) == MPI_IN_PLACE || c->tsize[b] == 0) return;   /* native.c rewrites those */
+        if (native && tc_call_buf(c, b) == MPI_IN_PLACE) return;   /* native.c rewrites those */
+        if (!c->use[b]) continue;                                   /* not significant here: not used */
+        if (c->tsize[b] == 0) return;                               /* native.c rewrites those */
         if (tc_call_type_named(t)) continue;
         if (tc_watch_type(t) != MPI_SUCCESS) return;
         m->watched = 1;
     }
+    if (native ? !per_peer_keeps_counts(x, c, m) : tc_memo_vec_remember(x, c, a, al, scount, rcount) != 0) return;
     m->types_freed = freed;
     m->stype = c->stype, m->rtype = c->rtype;
+    m->root = c->root, m->op = c->op;
     m->algo = al;
     m->config_gen = cfg->generation;
-    tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the pass-through may serve */
-    m->valid = 0;                       /* never the regular fast path: per-peer counts */
-    m->pass = m->learn != NULL;
+    if (learned) tc_learn_memo(x, c->d->coll, lt);   /* the learner's count of calls the fast paths may serve */
+    m->valid = 0;                                     /* never the regular fast path: per-peer counts */
+    int fast = !learned || m->learn != NULL;
+    m->pass = native && fast;
+    m->vsched = !native && fast;
 }
 
 /* The memo serves this call: same scalars, buffers that the full checks

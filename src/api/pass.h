@@ -41,6 +41,7 @@
 #ifndef TC_API_PASS_H
 #define TC_API_PASS_H
 
+#include "api/alltoallw.h"
 #include "api/context.h"
 #include "api/explain.h"
 #include "core/config.h"
@@ -81,22 +82,37 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
     return pass_taken(m);
 }
 
-/* The same for a per-peer collective whose choice does not depend on the
- * counts (alltoallv: one learner key per communicator;
- * tc_memo_remember_per_peer): the same datatypes, no MPI_IN_PLACE; the MPI
- * library checks the counts and displacements. */
+/* The same for a per-peer collective whose learned or forced choice is the
+ * MPI library's own (tc_memo_remember_per_peer): the same datatypes, root and
+ * op, neither buffer MPI_IN_PLACE; where the choice does not depend on the
+ * counts (one learner key per communicator: alltoallv, reduce_scatter,
+ * gatherv, scatterv) the MPI library checks the counts and displacements;
+ * where it does (allgatherv, vcopy), the receive counts must equal the
+ * remembered call's (a copy: the same array may hold other counts now) and
+ * the send count too. */
+static inline int pass_same_counts(const tc_ctx *x, const tc_call_memo *m, int scount, const int *counts)
+{
+    if (m->scount != scount || !counts || !x->vmemo) return 0;
+    const int *kept = x->vmemo->ag_counts;
+    for (int j = 0; j < x->size; j++)
+        if (kept[j] != counts[j]) return 0;
+    return 1;
+}
+
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void *sbuf, MPI_Datatype stype,
-                                   MPI_Datatype rtype)
+                                   const void *rbuf, MPI_Datatype rtype, MPI_Op op, int root, int scount,
+                                   const int *rcounts)
 {
     tc_ctx *x = tc_ctx_last_of(comm);
     if (!x) return 0;
     tc_call_memo *m = &x->memo[coll];
     if (!m->pass || m->valid || m->learn_left == 0 || m->config_gen != tc_config_as_loaded->generation ||
-        m->stype != stype || m->rtype != rtype || sbuf == MPI_IN_PLACE ||
-        (m->watched && m->types_freed != tc_types_freed()))
+        m->stype != stype || m->rtype != rtype || m->root != root || m->op != op || sbuf == MPI_IN_PLACE ||
+        rbuf == MPI_IN_PLACE || (m->watched && m->types_freed != tc_types_freed()) ||
+        (m->vcopy && !pass_same_counts(x, m, scount, rcounts)))
         return 0;
     return pass_taken(m);
 }
@@ -105,8 +121,8 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
  * parameters these name: include/topocoll_shapes.h), per shape of the list
  * (include/topocoll_colls.h): the call handed to PMPI_<Mpi> when the
  * pass-through serves it.  The arguments are those of the entry's argument
- * record (collectives.c's rec_<SHAPE>).  The per-peer shapes other than
- * VECTORS have none (yet): every call takes the full path. */
+ * record (collectives.c's rec_<SHAPE>).  TYPE_VECTORS (alltoallw) has its
+ * own memo (alltoallw.c). */
 #define TC_PASS_TWO_BUFFERS(COLL, Mpi)                                                             \
     if (tc_pass(COLL, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, MPI_OP_NULL, 0)) \
     return PMPI_##Mpi(TOPOCOLL_ARGS_TWO_BUFFERS)
@@ -123,13 +139,25 @@ static inline int tc_pass_per_peer(topocoll_coll coll, MPI_Comm comm, const void
     if (tc_pass(COLL, comm, sendbuf, count, type, recvbuf, count, type, op, root))                 \
     return PMPI_##Mpi(TOPOCOLL_ARGS_REDUCTION_ROOT)
 #define TC_PASS_VECTORS(COLL, Mpi)                                                                 \
-    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvtype))                                 \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvbuf, recvtype, MPI_OP_NULL, 0, 0, NULL))   \
     return PMPI_##Mpi(TOPOCOLL_ARGS_VECTORS)
-#define TC_PASS_RECV_VECTORS(COLL, Mpi) (void)0
-#define TC_PASS_RECV_VECTORS_ROOT(COLL, Mpi) (void)0
-#define TC_PASS_SEND_VECTORS_ROOT(COLL, Mpi) (void)0
-#define TC_PASS_REDUCTION_COUNTS(COLL, Mpi) (void)0
-#define TC_PASS_TYPE_VECTORS(COLL, Mpi) (void)0
+#define TC_PASS_RECV_VECTORS(COLL, Mpi)                                                            \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvbuf, recvtype, MPI_OP_NULL, 0, sendcount, \
+                         recvcounts))                                                              \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_RECV_VECTORS)
+#define TC_PASS_RECV_VECTORS_ROOT(COLL, Mpi)                                                       \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvbuf, recvtype, MPI_OP_NULL, root, sendcount, \
+                         recvcounts))                                                              \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_RECV_VECTORS_ROOT)
+#define TC_PASS_SEND_VECTORS_ROOT(COLL, Mpi)                                                       \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, sendtype, recvbuf, recvtype, MPI_OP_NULL, root, 0, NULL)) \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_SEND_VECTORS_ROOT)
+#define TC_PASS_REDUCTION_COUNTS(COLL, Mpi)                                                        \
+    if (tc_pass_per_peer(COLL, comm, sendbuf, type, recvbuf, type, op, 0, 0, NULL))                \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_REDUCTION_COUNTS)
+#define TC_PASS_TYPE_VECTORS(COLL, Mpi)                                                            \
+    if (tc_alltoallw_pass(comm, sendbuf, sendcounts, sendtypes, recvbuf, recvcounts, recvtypes))   \
+    return PMPI_##Mpi(TOPOCOLL_ARGS_TYPE_VECTORS)
 #define TC_PASS_NO_BUFFERS(COLL, Mpi)                                                              \
     if (tc_pass(COLL, comm, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0))                 \
     return PMPI_##Mpi(TOPOCOLL_ARGS_NO_BUFFERS)

@@ -193,6 +193,54 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* The per-rank-count collectives' regular problem as an application calls
+ * it, for "native" (PMPI_<Coll>, no topocoll code on the path) and "auto"
+ * (topocoll_<coll>): every count `count`, displacements j count (alltoallw:
+ * in bytes, every part of type t), the arrays kept between calls (made
+ * again when count or p changes). */
+static int vector_call(const bench_coll *bc, int direct, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+{
+    static int *cnt, *dsp, *bdsp, vp = -1, vcount = -1;
+    static MPI_Datatype *types;
+    MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    MPI_Aint lb, ext;
+    int p, rc = MPI_Comm_size(comm, &p);
+    if (rc != MPI_SUCCESS) return rc;
+    if (p != vp || count != vcount) {
+        int *nv = realloc(cnt, 3 * (size_t)p * sizeof *nv);
+        MPI_Datatype *nt = realloc(types, (size_t)p * sizeof *nt);
+        if (nv) cnt = nv;
+        if (nt) types = nt;
+        if (!nv || !nt || MPI_Type_get_extent(t, &lb, &ext) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+        dsp = cnt + p, bdsp = cnt + 2 * p, vp = p, vcount = count;
+        for (int j = 0; j < p; j++)
+            cnt[j] = count, dsp[j] = j * count, bdsp[j] = (int)(j * count * ext), types[j] = t;
+    }
+    switch (bc->coll) {
+    case TOPOCOLL_ALLTOALLV:
+        return direct ? PMPI_Alltoallv(sbuf, cnt, dsp, t, rbuf, cnt, dsp, t, comm)
+                      : topocoll_alltoallv(sbuf, cnt, dsp, t, rbuf, cnt, dsp, t, comm);
+    case TOPOCOLL_ALLGATHERV:
+        return direct ? PMPI_Allgatherv(sbuf, count, t, rbuf, cnt, dsp, t, comm)
+                      : topocoll_allgatherv(sbuf, count, t, rbuf, cnt, dsp, t, comm);
+    case TOPOCOLL_REDUCE_SCATTER:
+        return direct ? PMPI_Reduce_scatter(sbuf, rbuf, cnt, t, o, comm)
+                      : topocoll_reduce_scatter(sbuf, rbuf, cnt, t, o, comm);
+    case TOPOCOLL_GATHERV:
+        return direct ? PMPI_Gatherv(sbuf, count, t, rbuf, cnt, dsp, t, 0, comm)
+                      : topocoll_gatherv(sbuf, count, t, rbuf, cnt, dsp, t, 0, comm);
+    case TOPOCOLL_SCATTERV:
+        return direct ? PMPI_Scatterv(sbuf, cnt, dsp, t, rbuf, count, t, 0, comm)
+                      : topocoll_scatterv(sbuf, cnt, dsp, t, rbuf, count, t, 0, comm);
+    case TOPOCOLL_ALLTOALLW:
+        return direct ? PMPI_Alltoallw(sbuf, cnt, bdsp, types, rbuf, cnt, bdsp, types, comm)
+                      : topocoll_alltoallw(sbuf, cnt, bdsp, types, rbuf, cnt, bdsp, types, comm);
+    default:
+        return -1;
+    }
+}
+
 /* The calls of each shape of the list (include/topocoll_colls.h) on the
  * benchmark's problem: every count `count` of type t, root 0, op o.  The
  * per-peer shapes have none here: their regular problem below. */
@@ -228,7 +276,7 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
         TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
     default: break;
     }
-    return -1;   /* the v-collectives: through topocoll's native entry */
+    return vector_call(bc, 1, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
 }
 
 /* "auto": the public topocoll_<coll> call, the path an application's
@@ -242,7 +290,7 @@ static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int cou
         TOPOCOLL_COLLS(BENCH_AUTO_CASE)
     default: break;
     }
-    return -1;   /* the v-collectives: their regular problem below */
+    return vector_call(bc, 0, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,

@@ -11,8 +11,13 @@
  * cost.  Without the preload both columns are the MPI library alone (the
  * difference is then the measurement's own noise floor).
  *
- *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall]
+ *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
+ *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES]
+ *
+ * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
+ * same count to every rank, packed displacements, one array each for the
+ * whole run (as an application repeating a call does).
  *
  * Prints one line per collective: median microseconds per call through
  * MPI_ (interposed), through PMPI_ (direct), their difference and ratio.
@@ -74,11 +79,67 @@ static int do_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm)
                   : MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm);
 }
 
+/* The per-rank-count collectives' arrays (vec_setup): every part n bytes
+ * (reduce_scatter: k ints), packed in rank order. */
+static int *vcnt, *vdsp, *vicnt;
+static MPI_Datatype *vtypes;
+
+static int vec_setup(int size, int n)
+{
+    vcnt = malloc((size_t)size * sizeof *vcnt), vdsp = malloc((size_t)size * sizeof *vdsp);
+    vicnt = malloc((size_t)size * sizeof *vicnt), vtypes = malloc((size_t)size * sizeof *vtypes);
+    if (!vcnt || !vdsp || !vicnt || !vtypes) return -1;
+    for (int j = 0; j < size; j++)
+        vcnt[j] = n, vdsp[j] = j * n, vicnt[j] = n / 4 ? n / 4 : 1, vtypes[j] = MPI_BYTE;
+    return 0;
+}
+
+static int do_reduce_scatter(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)n;
+    return direct ? PMPI_Reduce_scatter(r, s, vicnt, MPI_INT, MPI_SUM, comm)
+                  : MPI_Reduce_scatter(r, s, vicnt, MPI_INT, MPI_SUM, comm);
+}
+
+static int do_gatherv(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Gatherv(s, n, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, 0, comm)
+                  : MPI_Gatherv(s, n, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, 0, comm);
+}
+
+static int do_scatterv(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Scatterv(r, vcnt, vdsp, MPI_BYTE, s, n, MPI_BYTE, 0, comm)
+                  : MPI_Scatterv(r, vcnt, vdsp, MPI_BYTE, s, n, MPI_BYTE, 0, comm);
+}
+
+static int do_allgatherv(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Allgatherv(s, n, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, comm)
+                  : MPI_Allgatherv(s, n, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, comm);
+}
+
+static int do_alltoallv(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)n;
+    return direct ? PMPI_Alltoallv(s, vcnt, vdsp, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, comm)
+                  : MPI_Alltoallv(s, vcnt, vdsp, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, comm);
+}
+
+static int do_alltoallw(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)n;
+    return direct ? PMPI_Alltoallw(s, vcnt, vdsp, vtypes, r, vcnt, vdsp, vtypes, comm)
+                  : MPI_Alltoallw(s, vcnt, vdsp, vtypes, r, vcnt, vdsp, vtypes, comm);
+}
+
 static const struct { const char *name; call_fn fn; } colls[] = {
     { "allgather", do_allgather }, { "bcast", do_bcast }, { "reduce", do_reduce },
     { "gather", do_gather }, { "scatter", do_scatter },
     { "reduce_scatter_block", do_reduce_scatter_block },
     { "allreduce", do_allreduce }, { "alltoall", do_alltoall },
+    { "reduce_scatter", do_reduce_scatter }, { "gatherv", do_gatherv }, { "scatterv", do_scatterv },
+    { "allgatherv", do_allgatherv }, { "alltoallv", do_alltoallv }, { "alltoallw", do_alltoallw },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
@@ -166,6 +227,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int found = 0;
+    if (vec_setup(size, o.bytes) != 0) {
+        fprintf(stderr, "topocoll-overhead: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int i = 0; i < NCOLLS; i++) {
         if (o.coll && strcmp(o.coll, colls[i].name)) continue;
         found = 1;
