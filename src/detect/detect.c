@@ -94,6 +94,13 @@ static void prefetch_join(void)
     if (atomic_exchange(&prefetch_state, 0) == 1) (void)pthread_join(prefetch_thread, NULL);
 }
 
+/* A process that exits before MPI_Finalize (or without MPI) waits for the
+ * thread here, before hwloc's own library is unloaded. */
+__attribute__((destructor)) static void prefetch_join_at_exit(void)
+{
+    prefetch_join();
+}
+
 void tc_detect_finalize(void)
 {
     prefetch_join();

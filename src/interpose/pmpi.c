@@ -11,6 +11,7 @@
  * to it first thing (the pass-through, src/api/pass.h).
  */
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "topocoll.h"
 #include "api/context.h"
@@ -190,7 +191,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     return tc_nb_probe(source, tag, comm, status);
 }
 
-/* MPI's start-up: the machine's topology loads alongside (detect.h). */
+/* MPI's start-up: the machine's topology loads alongside (detect.h), where
+ * the constructor below did not start it. */
 int MPI_Init(int *argc, char ***argv)
 {
     if (!tc_config_get()->disable) tc_detect_prefetch();
@@ -207,6 +209,12 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 __attribute__((constructor)) static void interposer_loaded(void)
 {
     tc_nb_interposed = 1;
+    /* started by an MPI launcher (its environment says so: Open MPI's,
+     * MPICH's Hydra, PMIx), the machine's topology loads from now on, also
+     * for programs whose MPI_Init is Fortran's, which the C wrappers above
+     * do not see */
+    if ((getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK")) && !tc_config_get()->disable)
+        tc_detect_prefetch();
 }
 
 #if defined(__GNUC__)
