@@ -119,6 +119,7 @@ typedef struct tc_ctx {
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
     tc_shm_model *model;   /* the one-node allreduce memory model, made by the
                               context on first need (shm_calibrate.h); NULL: not yet */
+    unsigned model_asked;  /* selections that reached the model before it was made */
     struct tc_nb_channel *nb; /* the nonblocking operations' communicator (nb_requests.h) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;

@@ -71,8 +71,9 @@ int tc_choose(tc_ctx *x, const tc_args *a, int64_t bytes, MPI_Comm comm, const t
     return tc_choose_learned(x, a, bytes, comm, NULL, NULL, out);
 }
 
-/* The memory model on the selector's demand (collective on its first need:
- * every rank's walk reaches the model's source at the same call). */
+/* The memory model on the selector's demand (collective when it calibrates:
+ * every rank's walk reaches the model's source at the same call), after
+ * its patience (shm_calibrate.h). */
 typedef struct lazy_model {
     tc_ctx *x;
     const tc_args *a;
@@ -82,7 +83,7 @@ typedef struct lazy_model {
 static const struct tc_shm_model *lazy_model_get(void *arg)
 {
     lazy_model *lm = arg;
-    return lm->rc == MPI_SUCCESS ? tc_shm_model_for(lm->x, lm->a, &lm->rc) : NULL;
+    return lm->rc == MPI_SUCCESS ? tc_shm_model_patient(lm->x, lm->a, &lm->rc) : NULL;
 }
 
 /* The MPI part of a decision: the memory model (calibrated on first need),

@@ -546,6 +546,16 @@ const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc)
     return x->model;
 }
 
+const tc_shm_model *tc_shm_model_patient(tc_ctx *x, const tc_args *a, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (!x->model && model_applies(x, a) && ++x->model_asked < TC_SHM_MODEL_PATIENCE) {
+        tc_shm_model given;
+        if (!from_environment(x, &given)) return NULL;
+    }
+    return tc_shm_model_for(x, a, rc);
+}
+
 void tc_shm_calibration_counts(unsigned *calibrations_made, unsigned *calls_made)
 {
     *calibrations_made = atomic_load_explicit(&calibrations, memory_order_relaxed);

@@ -59,6 +59,16 @@ void tc_shm_model_drop(tc_ctx *x);
  * calibration (NULL returned). */
 const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc);
 
+/* The selection's model: as tc_shm_model_for, but a calibration (about
+ * 5 ms) is made only at the TC_SHM_MODEL_PATIENCE-th selection of x that
+ * reaches the model; the ones before get NULL (the walk goes on to the cost
+ * model and native), unless TOPOCOLL_SHM_MODEL gives the values or x has
+ * them.  A run with a few hundred one-node allreduces cannot win back the
+ * calibration's time; the count is the same on every rank (every rank walks
+ * the same selection at the same call), so all calibrate in the same call. */
+enum { TC_SHM_MODEL_PATIENCE = 1024 };
+const tc_shm_model *tc_shm_model_patient(tc_ctx *x, const tc_args *a, int *rc);
+
 /* Calibrate on x now (collective over x->comm; the ranks must share memory
  * on one node) and return the values agreed on; for tools and tests. */
 int tc_shm_model_calibrate(tc_ctx *x, tc_shm_model *out);
