@@ -191,16 +191,23 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     return tc_nb_probe(source, tag, comm, status);
 }
 
-/* MPI's start-up: the machine's topology loads alongside (detect.h), where
- * the constructor below did not start it. */
-int MPI_Init(int *argc, char ***argv)
+/* The machine's topology loads in a thread of its own from now on
+ * (detect.h), unless topocoll is switched off. */
+static void load_topology_ahead(void)
 {
     if (!tc_config_get()->disable) tc_detect_prefetch();
+}
+
+/* MPI's start-up: the topology loads alongside, where the constructor below
+ * did not start it. */
+int MPI_Init(int *argc, char ***argv)
+{
+    load_topology_ahead();
     return PMPI_Init(argc, argv);
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (!tc_config_get()->disable) tc_detect_prefetch();
+    load_topology_ahead();
     return PMPI_Init_thread(argc, argv, required, provided);
 }
 
@@ -213,8 +220,7 @@ __attribute__((constructor)) static void interposer_loaded(void)
      * MPICH's Hydra, PMIx), the machine's topology loads from now on, also
      * for programs whose MPI_Init is Fortran's, which the C wrappers above
      * do not see */
-    if ((getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK")) && !tc_config_get()->disable)
-        tc_detect_prefetch();
+    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK")) load_topology_ahead();
 }
 
 #if defined(__GNUC__)

@@ -197,17 +197,13 @@ static int src_builtin(const tc_select_in *in, tc_decision *d, tc_why *why)
 }
 
 /* The one-node memory model's domain: a one-node allreduce (its model
- * given) with the built-in rules in force, which cover what it cannot see
- * (vectors beyond the caches, whose bandwidths it calibrates in cache). */
-static const struct tc_shm_model *shm_model_of(const tc_select_in *in)
+ * given, or made now by shm_get) with the built-in rules in force, which
+ * cover what it cannot see (vectors beyond the caches, whose bandwidths it
+ * calibrates in cache).  The model that serves the call, or NULL. */
+static const struct tc_shm_model *shm_model_serving(const tc_select_in *in)
 {
-    if (in->shm || !in->shm_get) return in->shm;
-    return in->shm_get(in->shm_arg);
-}
-
-static int shm_model_serves(const tc_select_in *in)
-{
-    return tc_shm_model_applies(in->a, in->t) && tc_select_builtin_in_force() && shm_model_of(in);
+    if (!tc_shm_model_applies(in->a, in->t) || !tc_select_builtin_in_force()) return NULL;
+    return in->shm || !in->shm_get ? in->shm : in->shm_get(in->shm_arg);
 }
 
 /* The cost model's explain text. */
@@ -234,9 +230,10 @@ static void note_model(const tc_model_params *mp, const tc_model_pick *pk, tc_wh
  * native anyway. */
 static int src_model(const tc_select_in *in, tc_decision *d, tc_why *why)
 {
-    if (shm_model_serves(in)) {
+    const struct tc_shm_model *m = shm_model_serving(in);
+    if (m) {
         char text[400] = "";
-        d->algo = tc_shm_model_select(shm_model_of(in), in->a, in->t, in->bytes, explaining(why) ? text : NULL, sizeof text);
+        d->algo = tc_shm_model_select(m, in->a, in->t, in->bytes, explaining(why) ? text : NULL, sizeof text);
         tc_why_add(why, "%s", text);
         return 1;
     }
