@@ -113,7 +113,7 @@ int tc_learn_waiting(tc_learn_wait *out, int max)
     for (int i = 0; i < nwaits; i++) {
         tc_learn_wait w = waits[i].w;
         if (waits[i].l) {
-            if (waits[i].l->phase != TC_LEARN_PATIENT) continue;
+            if (waits[i].l->phase != TC_LEARN_PATIENT && waits[i].l->phase != TC_LEARN_GAUGE) continue;
             w.calls = calls_so_far(waits[i].l, waits[i].m);
         }
         int j = 0;   /* one per key shape: the most calls */
@@ -241,6 +241,7 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     s->req = MPI_REQUEST_NULL;
     tc_learn_params prm = tc_learn_default_params();
     prm.patience = tc_config_get()->learn_patience;
+    prm.payback = tc_config_get()->learn_payback;
     tc_learn_init_patient(&s->l, c->d->coll, cls, opc, &prm);
     const tc_algo *file_winner = agreed_preload(x, c, a, cls, opc, s->ppn);
     if (prm.patience <= 0 || file_winner) begin_learning(x, c, a, s, 1, file_winner);
@@ -260,10 +261,34 @@ static tc_learn_slot *slot_of(tc_ctx *x, const tc_call *c, const tc_args *a)
     return NULL;
 }
 
+int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
+{
+    if (!tc_learn_on(tc_config_get(), c->d->coll)) return 0;
+    tc_learn_slot *s = slot_of(x, c, a);
+    if (!s || s->l.phase != TC_LEARN_SETTLED || s->l.pending) return 0;
+    const tc_learner *l = &s->l;
+    double t[TC_LEARN_MAX_CAND];
+    int n = 0;
+    for (int k = 0; k < l->ncand && n < max; k++) {
+        double v = fabs(l->agreed[k]);   /* (dropped ones: negated) */
+        if (k == l->native || !(v > 0) || !isfinite(v)) continue;
+        int at = n++;   /* insertion, stable: ties keep the candidates' order */
+        while (at > 0 && t[at - 1] > v) {
+            t[at] = t[at - 1];
+            out[at] = out[at - 1];
+            at--;
+        }
+        t[at] = v;
+        out[at] = l->cand[k];
+    }
+    return n;
+}
+
 void tc_learn_ctx_free(tc_ctx *x)
 {
     for (int i = 0; i < x->nlearn; i++) {
-        if (x->learn[i]->l.phase == TC_LEARN_PATIENT) waiting_end(&x->learn[i]->l, 1);
+        tc_learn_phase ph = x->learn[i]->l.phase;
+        if (ph == TC_LEARN_PATIENT || ph == TC_LEARN_GAUGE) waiting_end(&x->learn[i]->l, 1);
         if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
         free(x->learn[i]);
     }
@@ -425,6 +450,17 @@ static int bind_patient(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_
     return MPI_SUCCESS;
 }
 
+/* The table's choice where the learner runs none of its candidates (a
+ * gauging key's explain line says so). */
+static int bind_default(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_learner *l, const tc_algo **al)
+{
+    if (l->phase != TC_LEARN_GAUGE || !explaining(x)) return tc_bind_selected(x, c, a, al);
+    char note[96];
+    snprintf(note, sizeof note, "learning: timing the table's choice at call %llu (is learning worth it?)",
+             (unsigned long long)l->calls + 1);
+    return tc_bind_selected_noted(x, c, a, note, al);
+}
+
 static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **al, tc_learn_ticket *t)
 {
     tc_learn_slot *s = t->slot;
@@ -459,7 +495,7 @@ static int bind_learned(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_
         t->k = k;
         *al = s->l.cand[k];
         explain_choice(x, c, &s->l, &t->plan, *al);
-    } else if ((rc = tc_bind_selected(x, c, a, al)) != MPI_SUCCESS) {
+    } else if ((rc = bind_default(x, c, a, &s->l, al)) != MPI_SUCCESS) {
         tc_learn_done(&s->l, 0, 0);
         t->slot = NULL;
         return rc;
@@ -500,7 +536,8 @@ void tc_learn_end(tc_ctx *x, tc_learn_ticket *t, const tc_algo *al, int rc)
     tc_fp_hold(&env);
     double seconds = 1e-9 * (double)t->ns;
     /* timed only when the candidate ran whole as chosen */
-    if (t->plan.timed && t->k >= 0 && al == t->algo && rc == MPI_SUCCESS && t->ns > 0)
+    if (t->plan.timed && (t->k >= 0 || l->phase == TC_LEARN_GAUGE) && al == t->algo && rc == MPI_SUCCESS &&
+        t->ns > 0)
         tc_learn_record(l, t->k, noisy(seconds));
     tc_learn_done(l, t->plan.exploring, seconds);
     tc_fp_restore(&env);

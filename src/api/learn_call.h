@@ -60,6 +60,11 @@ typedef struct tc_learn_wait {
  * included (one per key shape: the most calls); returns the count (at
  * most max written; the total when out is NULL). */
 int tc_learn_waiting(tc_learn_wait *out, int max);
+/* The candidates the settled learner of the call's key timed, fastest
+ * first by their agreed times (the MPI library's own left out: its
+ * nonblocking collective is not the blocking one it timed); 0 where the
+ * key has no settled learner.  The same on every rank at the same call. */
+int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
 /* Release a context's learners (waits for a reduction in flight: every
  * rank started it). */
 void tc_learn_ctx_free(tc_ctx *x);

@@ -30,6 +30,7 @@
 #include "api/call.h"
 #include "api/error.h"
 #include "api/explain.h"
+#include "api/learn_call.h"
 #include "api/nb_requests.h"
 #include "core/config.h"
 #include "select/cost_model.h"
@@ -171,6 +172,26 @@ static const tc_algo *model_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a,
     return NULL;
 }
 
+/* Where the selection's choice has no nonblocking form: the fastest entry
+ * with one among those the key's settled learner timed for the blocking
+ * call (the same schedules run either way); NULL where it timed none. */
+static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a, tc_sched *s,
+                                          const tc_sched **cached)
+{
+    const tc_algo *ranked[TC_LEARN_MAX_CAND];
+    tc_args b = *a;
+    b.node_shm = 0;
+    int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND);
+    for (int i = 0; i < n; i++) {
+        const char *why = NULL;
+        if (!tc_algo_accepts(ranked[i], &b, x->topo, &why)) continue;
+        if (make_schedule(ranked[i], c, &b, x, s, cached)) continue;
+        *a = b;
+        return ranked[i];
+    }
+    return NULL;
+}
+
 /* The entry chosen (by name or selection) with its schedule in s (the
  * operation's); *why: why native serves instead (al NULL). */
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
@@ -179,13 +200,25 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
     int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
     if (rc != MPI_SUCCESS) return rc;
     if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+    const tc_algo *first = *al;
     if (by_name)
         return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
                         (*al)->name, *why);
-    if ((*al)->generate && !((*al)->req & TC_REQ_NATIVE) &&
-        (rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS)
+    if (!tc_config_get()->force[c->d->coll] && (*al = learned_nonblocking(x, c, a, s, cached)) != NULL) {
+        tc_explain(x, c->d->name, c->bytes, (*al)->name,
+                   "nonblocking: the fastest with a nonblocking form that the learner timed");
+        *why = NULL;
+        return MPI_SUCCESS;
+    }
+    *al = NULL;
+    const tc_algo *chosen = NULL;
+    if (first->generate && !(first->req & TC_REQ_NATIVE) &&
+        (rc = tc_bind_without_shm(x, c, a, &chosen, *why)) != MPI_SUCCESS)
         return rc;
-    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+    if (chosen && !(*why = make_schedule(chosen, c, a, x, s, cached))) {
+        *al = chosen;
+        return MPI_SUCCESS;
+    }
     *al = tc_config_get()->force[c->d->coll] ? NULL : model_nonblocking(x, c, a, s, cached);
     if (*al) tc_explain(x, c->d->name, c->bytes, (*al)->name, "nonblocking: the model's fastest with a nonblocking form");
     return MPI_SUCCESS;

@@ -27,7 +27,7 @@ static pthread_mutex_t lock;
 static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
 static tc_nb_op *outstanding;     /* running operations */
 static tc_nb_op *persistents;     /* persistent requests, active or not */
-static atomic_int live;           /* running operations + persistent requests */
+atomic_int tc_nb_live;            /* running operations + persistent requests (nb_requests.h) */
 static atomic_int running_count;
 static atomic_int persistent_count;   /* persistent requests (their lookups skipped while 0) */
 
@@ -210,7 +210,7 @@ static void persistent_free(tc_nb_op *op)
 {
     unlink_op(&persistents, op, 1);
     atomic_fetch_sub(&persistent_count, 1);
-    atomic_fetch_sub(&live, 1);
+    atomic_fetch_sub(&tc_nb_live, 1);
     MPI_Request h = op->handle;
     (void)PMPI_Grequest_complete(h);
     (void)PMPI_Request_free(&h);   /* free_fn frees op */
@@ -256,7 +256,7 @@ static void finish(tc_nb_op *op)
         if (op->detached) persistent_free(op);
         return;
     }
-    atomic_fetch_sub(&live, 1);
+    atomic_fetch_sub(&tc_nb_live, 1);
     MPI_Request h = op->handle;
     (void)PMPI_Grequest_complete(h);
     if (op->detached) (void)PMPI_Request_free(&h);   /* free_fn frees op */
@@ -390,11 +390,11 @@ int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
     take();
     int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
     if (rc == MPI_SUCCESS) {
-        atomic_fetch_add(&live, 1);
+        atomic_fetch_add(&tc_nb_live, 1);
         *request = op->handle;   /* before the run: a run that ends at once completes it */
         rc = run_op(op);
         if (rc != MPI_SUCCESS) {   /* nothing posted: the request completes with the error */
-            atomic_fetch_sub(&live, 1);
+            atomic_fetch_sub(&tc_nb_live, 1);
             op->result = rc;
             (void)PMPI_Grequest_complete(op->handle);
             rc = MPI_SUCCESS;
@@ -414,7 +414,7 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
         op->pnext = persistents;
         persistents = op;
         atomic_fetch_add(&persistent_count, 1);
-        atomic_fetch_add(&live, 1);
+        atomic_fetch_add(&tc_nb_live, 1);
         *request = op->handle;
     }
     give();
@@ -447,7 +447,7 @@ static int running(tc_nb_op *op)
     return __atomic_load_n(&op->running, __ATOMIC_ACQUIRE);
 }
 
-static int any_live(void) { return atomic_load_explicit(&live, memory_order_acquire) > 0; }
+static int any_live(void) { return atomic_load_explicit(&tc_nb_live, memory_order_acquire) > 0; }
 
 /* Between two looks at requests that are not complete yet: after a few
  * quick looks, the processor goes to another process (ranks may share it). */

@@ -25,6 +25,8 @@
 
 #include <mpi.h>
 
+#include <stdatomic.h>
+
 #include "exec/exec_nb.h"
 
 /* The communicator of a context's nonblocking operations: a duplicate of its
@@ -96,6 +98,15 @@ extern int tc_nb_interposed;
 int tc_nb_progress(void);
 /* How many operations are running (no lock: a hint for fast paths). */
 int tc_nb_running(void);
+/* Running operations and persistent requests (no lock).  None: the wait
+ * and test calls are the MPI library's, tested inline by the interposer's
+ * entry points (MPI_Testany runs millions of times in some programs'
+ * polling loops: HPC Challenge's RandomAccess makes 2 million). */
+extern atomic_int tc_nb_live;
+static inline int tc_nb_none_live(void)
+{
+    return atomic_load_explicit(&tc_nb_live, memory_order_acquire) <= 0;
+}
 /* Blocking point-to-point calls while operations run: made nonblocking and
  * waited for here, so that the operations advance meanwhile (a peer may
  * wait for them before it sends what this call waits for). */

@@ -86,6 +86,11 @@ static const centry table[] = {
       "calls of each learning key (collective, communicator, size class) that the selection table serves, on "
       "the fast path and without exploring, before learning starts (0: from the first call); a key called "
       "fewer times is never explored (docs/learning.md)", 0, 1000000000, NULL, NULL },
+    { "TOPOCOLL_LEARN_PAYBACK", T_INT, "4", offsetof(tc_config, learn_payback),
+      "after its patience a key times the table's choice and learns only where the time its calls took so far "
+      "is at least this many times what exploring would cost (about 1 ms plus 90 calls); else it waits and "
+      "looks again later; 0: learn at the patience's end, whatever the calls cost (docs/learning.md)",
+      0, 1000000, NULL, NULL },
     { "TOPOCOLL_LEARN_NOISE", T_STR, NULL, offsetof(tc_config, learn_noise),
       "testing aid: a fraction f in [0, 10]; every timing the learner takes is multiplied by a random "
       "factor in [1 - f, 1 + f], drawn per rank (agreement tests)", 0, 0, NULL, NULL },

@@ -102,38 +102,54 @@ TOPOCOLL_COLLS(TC_INTERPOSE_INIT)
 
 /* The request functions: topocoll's operations advance in every one of
  * them (src/api/nb_requests.h); with none outstanding each is the MPI
- * library's at the cost of one load.  The blocking collectives advance them
- * where topocoll runs the call (its waits call tc_waiting_hook); a blocking
- * collective the MPI library runs does not (its own nonblocking form would
- * not match the other ranks' blocking call): there, TOPOCOLL_PROGRESS=thread. */
-int MPI_Wait(MPI_Request *request, MPI_Status *status) { return tc_nb_wait(request, status); }
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) { return tc_nb_test(request, flag, status); }
+ * library's at the cost of one load and a test, made here.  The blocking
+ * collectives advance them where topocoll runs the call (its waits call
+ * tc_waiting_hook); a blocking collective the MPI library runs does not
+ * (its own nonblocking form would not match the other ranks' blocking
+ * call): there, TOPOCOLL_PROGRESS=thread. */
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (tc_nb_none_live()) return PMPI_Wait(request, status);
+    return tc_nb_wait(request, status);
+}
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (tc_nb_none_live()) return PMPI_Test(request, flag, status);
+    return tc_nb_test(request, flag, status);
+}
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
+    if (tc_nb_none_live()) return PMPI_Waitall(count, requests, statuses);
     return tc_nb_waitall(count, requests, statuses);
 }
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
+    if (tc_nb_none_live()) return PMPI_Testall(count, requests, flag, statuses);
     return tc_nb_testall(count, requests, flag, statuses);
 }
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
+    if (tc_nb_none_live()) return PMPI_Waitany(count, requests, index, status);
     return tc_nb_waitany(count, requests, index, status);
 }
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
+    if (tc_nb_none_live()) return PMPI_Testany(count, requests, index, flag, status);
     return tc_nb_testany(count, requests, index, flag, status);
 }
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    if (tc_nb_none_live()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     return tc_nb_waitsome(incount, requests, outcount, indices, statuses);
 }
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
+    if (tc_nb_none_live()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     return tc_nb_testsome(incount, requests, outcount, indices, statuses);
 }
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    if (tc_nb_none_live()) return PMPI_Request_get_status(request, flag, status);
     return tc_nb_get_status(request, flag, status);
 }
 int MPI_Request_free(MPI_Request *request) { return tc_nb_request_free(request); }
@@ -220,7 +236,13 @@ __attribute__((constructor)) static void interposer_loaded(void)
      * MPICH's Hydra, PMIx), the machine's topology loads from now on, also
      * for programs whose MPI_Init is Fortran's, which the C wrappers above
      * do not see */
-    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK")) load_topology_ahead();
+    if (!getenv("OMPI_COMM_WORLD_RANK") && !getenv("PMI_RANK") && !getenv("PMIX_RANK")) return;
+    /* TOPOCOLL_DISABLE read here alone: the configuration loads at the
+     * first call that needs it, after the program's main has started (a
+     * program may set topocoll's variables before MPI_Init) */
+    const char *off = getenv("TOPOCOLL_DISABLE");
+    int disabled = 0;
+    if (!off || tc_parse_bool(off, &disabled) != 0 || !disabled) tc_detect_prefetch();
 }
 
 #if defined(__GNUC__)

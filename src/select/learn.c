@@ -142,7 +142,8 @@ tc_learn_params tc_learn_default_params(void)
 {
     return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 128, .check_max = 1024, .check_block = 2, .check_samples = 5,
-                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6, .patience = 0 };
+                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6, .patience = 0, .payback = 0,
+                              .explore_setup_s = 1e-3, .explore_calls = 90 };
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -210,6 +211,15 @@ static void set_params(tc_learner *l, const tc_learn_params *prm)
     if (l->prm.round2 < 1) l->prm.round2 = 1;
     if (l->prm.check_block < 1) l->prm.check_block = 1;
     if (l->prm.patience < 0) l->prm.patience = 0;
+    if (!(l->prm.payback > 0)) l->prm.payback = 0;
+    if (!(l->prm.explore_setup_s > 0)) l->prm.explore_setup_s = 0;
+    if (!(l->prm.explore_calls > 0)) l->prm.explore_calls = 0;
+}
+
+double tc_learn_worth_calls(const tc_learn_params *prm, double t)
+{
+    if (!(t > 0)) return 0;
+    return prm->payback * (prm->explore_setup_s / t + prm->explore_calls);
 }
 
 void tc_learn_init_patient(tc_learner *l, topocoll_coll coll, int size_class, int op_class,
@@ -347,29 +357,80 @@ static tc_learn_plan plan_settled(tc_learner *l)
     return start_reduction(l, p);
 }
 
-/* Patient: the table's choice, on the fast path, until the call of index
- * patience, which begins learning. */
-static tc_learn_plan plan_patient(const tc_learner *l)
+/* Gauging: block timed calls of the table's choice, then the reduction of
+ * their mean (the calls in between and after: the table's, untimed). */
+static tc_learn_plan plan_gauge(tc_learner *l)
 {
     tc_learn_plan p = { 0, 0, -1, 0, 0, 0, 0 };
-    if (l->calls >= (uint64_t)l->prm.patience) p.begin = 1;
-    else p.fast = 1;
+    uint64_t i = l->calls - l->phase_start;
+    if (i < (uint64_t)l->prm.block) {
+        p.timed = 1;
+        return p;
+    }
+    for (int k = 0; k < TC_LEARN_NRED; k++) l->send[k] = 0;
+    l->send[0] = l->gauge_cnt > 0 ? l->gauge_sum / l->gauge_cnt : 0;
+    return start_reduction(l, p);
+}
+
+/* Patient: the table's choice, on the fast path, until the call of index
+ * patience, which begins learning, or gauges first whether it is worth it
+ * (payback set, not gauged worth yet). */
+static tc_learn_plan plan_patient(tc_learner *l)
+{
+    tc_learn_plan p = { 0, 0, -1, 0, 0, 0, 0 };
+    if (l->calls < (uint64_t)l->prm.patience) {
+        p.fast = 1;
+        return p;
+    }
+    if (l->prm.payback > 0 && !l->worth) {
+        l->phase = TC_LEARN_GAUGE;
+        l->phase_start = l->calls;
+        l->gauge_sum = 0;
+        l->gauge_cnt = 0;
+        return plan_gauge(l);
+    }
+    p.begin = 1;
     return p;
+}
+
+/* The agreed time per call of the table's choice: learning begins at the
+ * next call where the calls so far are worth it (or nothing was timed),
+ * else the key is patient up to where they would be. */
+static void after_gauge(tc_learner *l, const double *a)
+{
+    double t = a[0], need = tc_learn_worth_calls(&l->prm, t);
+    l->phase = TC_LEARN_PATIENT;
+    l->gauged_s = t > 0 && isfinite(t) ? t : 0;
+    if (!(l->gauged_s > 0) || (double)l->calls >= need) {
+        l->worth = 1;
+        l->prm.patience = 0;   /* (the next plan begins) */
+        return;
+    }
+    double next = 2.0 * (double)l->calls;
+    if (need > next) next = ceil(need);
+    l->prm.patience = next < 1e9 ? (int)next : 1000000000;
 }
 
 tc_learn_plan tc_learn_next(tc_learner *l)
 {
     if (l->phase == TC_LEARN_PATIENT) return plan_patient(l);
     if (l->pending) {
-        tc_learn_plan p = { l->calls >= l->wait_at, 0, l->phase == TC_LEARN_SETTLED ? l->winner : l->best, 0,
-                            l->phase != TC_LEARN_SETTLED, 0, 0 };
+        int settled = l->phase == TC_LEARN_SETTLED, gauging = l->phase == TC_LEARN_GAUGE;
+        tc_learn_plan p = { l->calls >= l->wait_at, 0, settled ? l->winner : gauging ? -1 : l->best, 0,
+                            !settled && !gauging, 0, 0 };
         return p;
     }
+    if (l->phase == TC_LEARN_GAUGE) return plan_gauge(l);
     return l->phase == TC_LEARN_SETTLED ? plan_settled(l) : plan_exploring(l);
 }
 
 void tc_learn_record(tc_learner *l, int k, double seconds)
 {
+    if (l->phase == TC_LEARN_GAUGE) {   /* the table's choice (k: -1) */
+        l->gauge_sum += seconds;
+        l->gauge_cnt++;
+        return;
+    }
     if (l->phase == TC_LEARN_SETTLED) {
         if (k == l->winner) l->check_sum += seconds, l->check_cnt++;
         return;
@@ -454,6 +515,7 @@ void tc_learn_agreed(tc_learner *l, const double *a)
     case TC_LEARN_ROUND1: after_round1(l, a); break;
     case TC_LEARN_ROUND2: after_round2(l, a); break;
     case TC_LEARN_SETTLED: after_check(l, a); break;
+    case TC_LEARN_GAUGE: after_gauge(l, a); break;
     case TC_LEARN_PATIENT: break;   /* (no reduction while patient) */
     }
 }

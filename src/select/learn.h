@@ -53,6 +53,22 @@
  * `patience` times spends `patience` table-served calls before the usual
  * schedule.  The count is a call index, the same on every rank.
  *
+ * Worth it.  Exploring has a cost of its own: the candidates' schedules and
+ * node-shared windows (about a millisecond on a node) and the slower
+ * candidates' calls (about `explore_calls` calls of the key's time).  A key
+ * whose calls are short and few never wins that back: 128 calls of a 0.5 us
+ * allreduce take 64 us in all, and exploring them took 2 ms.  So where
+ * `payback` is set, the call of index `patience` does not begin learning
+ * but gauges: it times `block` calls of the table's choice (on the full
+ * path), agrees on their mean t with one reduction (MAX over the ranks,
+ * waited `lag` calls later), and learning begins only where the time the
+ * key's calls have taken so far, calls x t, reaches payback x (explore_setup_s
+ * + explore_calls x t): the calls so far predict the calls to come, and the
+ * gain a candidate brings (10 to 40 % of a call) must win the cost back
+ * several times.  Otherwise the key stays patient up to the call count
+ * where that would hold (at least twice the calls so far) and gauges again
+ * there.  Every number is agreed or a call index: every rank decides alike.
+ *
  * Warm start.  A preloaded outcome (tc_learn_preload) whose winner is a
  * candidate is agreed on first (one reduction carrying each rank's choice:
  * the files may differ between ranks); if every rank names the same winner
@@ -144,6 +160,10 @@ typedef struct tc_learn_params {
     /* calls served by the table before a key starts learning (0: from the
      * first call; the run's value: TOPOCOLL_LEARN_PATIENCE) */
     int patience;
+    /* learning begins at a patience's end only where calls so far x the
+     * agreed time per call reaches payback x (explore_setup_s +
+     * explore_calls x that time); 0: always (the file's comment) */
+    double payback, explore_setup_s, explore_calls;
 } tc_learn_params;
 
 /* The defaults (see the file's comment). */
@@ -154,7 +174,8 @@ typedef enum {
     TC_LEARN_ROUND1,
     TC_LEARN_ROUND2,
     TC_LEARN_SETTLED,
-    TC_LEARN_PATIENT       /* the table serves; no candidates yet (tc_learn_init_patient) */
+    TC_LEARN_PATIENT,      /* the table serves; no candidates yet (tc_learn_init_patient) */
+    TC_LEARN_GAUGE         /* patient, timing the table's choice: is learning worth it? */
 } tc_learn_phase;
 
 typedef struct tc_learner {
@@ -191,7 +212,15 @@ typedef struct tc_learner {
     double explore_time;                 /* local seconds over the exploring calls */
     uint64_t explore_calls;
     double explore_s;                    /* explore_time beyond the winner's time, last settled */
+    double gauge_sum;                    /* gauging: this rank's timings of the table's choice */
+    int gauge_cnt;
+    double gauged_s;                     /* the last agreed time per call of the table's choice (0: none) */
+    int worth;                           /* gauged worth learning: the patience's end begins */
 } tc_learner;
+
+/* The call count at which learning pays for itself (the file's comment)
+ * for a call time of t seconds. */
+double tc_learn_worth_calls(const tc_learn_params *prm, double t);
 
 /* A fresh learner: candidates cand[0..n) (at most TC_LEARN_MAX_CAND kept;
  * the caller puts native among them), preload: index of a preloaded winner

@@ -16,7 +16,11 @@
  * TOPOCOLL_LEARN_PATIENCE above the calls each key makes): learning is on
  * but every key waits, so the same checks as "off" hold: the table's entry
  * serves every call of a key, nothing explored, nothing learned, and the
- * results are right.
+ * results are right.  "payback" (with a patience below the calls and
+ * TOPOCOLL_LEARN_PAYBACK unset or above 0): every key gauges the table's
+ * choice after its patience (timed calls, a reduction), and none of them is
+ * worth exploring (that takes at least 4 x 90 calls), so the same checks as
+ * "patient" hold, with the gauges' reductions in between.
  * Rank 0 prints "N passed, M failed".
  */
 #include <mpi.h>
@@ -246,11 +250,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *env = getenv("TOPOCOLL_LEARN");
     const char *patience = getenv("TOPOCOLL_LEARN_PATIENCE");
-    int patient = argc > 1 && strcmp(argv[1], "patient") == 0;
+    int gauging = argc > 1 && strcmp(argv[1], "payback") == 0;
+    const char *payback = getenv("TOPOCOLL_LEARN_PAYBACK");
+    int patient = (argc > 1 && strcmp(argv[1], "patient") == 0) || gauging;
     learning = !(argc > 1 && strcmp(argv[1], "off") == 0) && !patient;
     CHECK(learning || patient || (env && strcmp(env, "0") == 0), "'off' needs TOPOCOLL_LEARN=0 in the environment");
-    CHECK(!patient || (patience && atoll(patience) > CALLS && !(env && strcmp(env, "0") == 0)),
+    CHECK(!patient || gauging || (patience && atoll(patience) > CALLS && !(env && strcmp(env, "0") == 0)),
           "'patient' needs learning on and TOPOCOLL_LEARN_PATIENCE above %d", CALLS);
+    CHECK(!gauging || (patience && atoll(patience) > 0 && atoll(patience) < CALLS / 2 &&
+                       !(payback && atoll(payback) == 0) && !(env && strcmp(env, "0") == 0)),
+          "'payback' needs learning on, TOPOCOLL_LEARN_PATIENCE in 1..%d and TOPOCOLL_LEARN_PAYBACK not 0",
+          CALLS / 2 - 1);
     static const int sizes[] = { 3, 1000, 40000 };
     for (int k = 0; k < 3; k++) {
         bcast(sizes[k]);

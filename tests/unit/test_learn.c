@@ -302,6 +302,108 @@ static void patience(void)
     tc_learn_reset();
 }
 
+/* Drive a patient learner through n calls the way the MPI layer does
+ * (reductions agreed on this rank's values; each timed call of the table's
+ * choice takes t seconds); returns the calls that began learning (p.begin). */
+static int drive_patient(tc_learner *l, uint64_t n, double t, int *timed, int *reductions)
+{
+    int begins = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        tc_learn_plan p = tc_learn_next(l);
+        if (p.finish) {
+            double agreed[TC_LEARN_NRED];
+            for (int k = 0; k < TC_LEARN_NRED; k++) agreed[k] = l->send[k];
+            tc_learn_agreed(l, agreed);
+            p = tc_learn_next(l);
+        }
+        if (p.begin) {
+            begins++;
+            break;
+        }
+        *reductions += p.start;
+        if (p.timed) {
+            (*timed)++;
+            tc_learn_record(l, p.cand, t);
+        }
+        if (p.cand != -1 || p.exploring) (*timed) += 1000;   /* (counted as a failure below) */
+        tc_learn_done(l, p.exploring, t);
+    }
+    return begins;
+}
+
+/* Worth it: after the patience a key gauges the table's choice (block
+ * timed calls, one reduction), and begins learning only where calls so far
+ * x the agreed time reaches payback x (setup + explore_calls x time); a key
+ * of short calls waits, patient, up to the count where it would be worth it
+ * and gauges again there; a key of long calls begins after one gauge. */
+static void payback(void)
+{
+    enum { N = 64 };
+    tc_learn_params prm = tc_learn_default_params();
+    prm.patience = N;
+    prm.payback = 4;
+    /* short calls: 0.5 us -> worth it from 4 x (1 ms / 0.5 us + 90) = 8360 calls */
+    double need = tc_learn_worth_calls(&prm, 0.5e-6);
+    CHECK(need > 8359 && need < 8361, "worth calls at 0.5 us: %g", need);
+    tc_learner l;
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 3, 0, &prm);
+    int timed = 0, reductions = 0;
+    int begins = drive_patient(&l, 2000, 0.5e-6, &timed, &reductions);
+    CHECK(begins == 0 && l.phase == TC_LEARN_PATIENT && l.ncand == 0,
+          "short calls: began %d, phase %d after 2000 calls", begins, (int)l.phase);
+    CHECK(timed == prm.block && reductions == 1, "short calls: %d timed calls, %d reductions (one gauge)", timed,
+          reductions);
+    int pat = l.prm.patience;   /* ceil(8360 +- rounding) */
+    CHECK(l.gauged_s == 0.5e-6 && pat >= 8360 && pat <= 8361 && tc_learn_fast_calls(&l) == (uint64_t)pat - l.calls,
+          "short calls: gauged %g s, patience now %d, fast calls %llu", l.gauged_s, l.prm.patience,
+          (unsigned long long)tc_learn_fast_calls(&l));
+    /* there it gauges again and, the calls the same, begins */
+    begins = drive_patient(&l, 10000, 0.5e-6, &timed, &reductions);
+    CHECK(begins == 1 && reductions == 2 && l.calls == (uint64_t)pat + (uint64_t)prm.block + (uint64_t)prm.lag,
+          "short calls: began %d after %d gauges at call %llu", begins, reductions, (unsigned long long)l.calls);
+    tc_learn_begin(&l, cand, NC, -1);
+    CHECK(l.phase == TC_LEARN_ROUND1, "after the second gauge: phase %d", (int)l.phase);
+    /* long calls: 200 us -> 4 x (5 + 90) = 380 calls: the first gauge at 64
+     * waits to 380, the second begins */
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 20, 0, &prm);
+    timed = reductions = 0;
+    begins = drive_patient(&l, 10000, 200e-6, &timed, &reductions);
+    CHECK(begins == 1 && reductions == 2 && l.calls >= 380 + (uint64_t)prm.block + (uint64_t)prm.lag &&
+              l.calls <= 381 + (uint64_t)prm.block + (uint64_t)prm.lag,
+          "200 us calls: began %d after %d gauges at call %llu", begins, reductions, (unsigned long long)l.calls);
+    /* very long calls: the 90 slower calls dominate the cost (4 x 90 = 360
+     * calls at least); with a cost of 10 calls they are worth it at the
+     * first gauge */
+    CHECK(tc_learn_worth_calls(&prm, 50e-3) > 360, "worth calls at 50 ms: %g", tc_learn_worth_calls(&prm, 50e-3));
+    prm.explore_calls = 10;
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 24, 0, &prm);
+    timed = reductions = 0;
+    begins = drive_patient(&l, 10000, 50e-3, &timed, &reductions);
+    CHECK(begins == 1 && reductions == 1 && l.calls == N + (uint64_t)prm.block + (uint64_t)prm.lag,
+          "50 ms calls: began %d after %d gauges at call %llu", begins, reductions, (unsigned long long)l.calls);
+    /* the agreed time is the slowest rank's: one rank's long timing decides */
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 3, 0, &prm);
+    for (int i = 0; i < N; i++) tc_learn_done(&l, 0, 0);
+    int starts = 0;
+    for (int i = 0; i < 100 && !starts; i++) {
+        tc_learn_plan p = tc_learn_next(&l);
+        if (p.timed) tc_learn_record(&l, -1, 0.5e-6);
+        starts = p.start;
+        tc_learn_done(&l, 0, 0);
+    }
+    double agreed[TC_LEARN_NRED] = { 1.0 };   /* another rank: 1 s per call (worth from 40 calls) */
+    tc_learn_agreed(&l, agreed);
+    tc_learn_plan p = tc_learn_next(&l);
+    CHECK(starts && p.begin && l.gauged_s == 1.0, "the agreed (slowest) time decides: begin %d", p.begin);
+    /* payback 0: the patience's end begins, no gauge */
+    prm.payback = 0;
+    tc_learn_init_patient(&l, TOPOCOLL_ALLREDUCE, 3, 0, &prm);
+    timed = reductions = 0;
+    begins = drive_patient(&l, 1000, 0.5e-6, &timed, &reductions);
+    CHECK(begins == 1 && timed == 0 && reductions == 0 && l.calls == N, "payback 0: began %d at call %llu", begins,
+          (unsigned long long)l.calls);
+}
+
 int main(void)
 {
     int n = 0;
@@ -319,5 +421,6 @@ int main(void)
     preload();
     record();
     patience();
+    payback();
     return tc_test_summary();
 }
