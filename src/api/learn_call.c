@@ -58,6 +58,12 @@ static pthread_mutex_t waiting_lock = PTHREAD_MUTEX_INITIALIZER;
 static waiting waits[TC_WAITING_MAX];
 static int nwaits;
 
+/* A key not learning yet: patient, or gauging whether learning is worth it. */
+static int waiting_phase(const tc_learner *l)
+{
+    return l->phase == TC_LEARN_PATIENT || l->phase == TC_LEARN_GAUGE;
+}
+
 /* The learner's calls, with those the fast paths served since it last saw one. */
 static uint64_t calls_so_far(const tc_learner *l, const tc_call_memo *m)
 {
@@ -113,7 +119,7 @@ int tc_learn_waiting(tc_learn_wait *out, int max)
     for (int i = 0; i < nwaits; i++) {
         tc_learn_wait w = waits[i].w;
         if (waits[i].l) {
-            if (waits[i].l->phase != TC_LEARN_PATIENT && waits[i].l->phase != TC_LEARN_GAUGE) continue;
+            if (!waiting_phase(waits[i].l)) continue;
             w.calls = calls_so_far(waits[i].l, waits[i].m);
         }
         int j = 0;   /* one per key shape: the most calls */
@@ -287,8 +293,7 @@ int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo
 void tc_learn_ctx_free(tc_ctx *x)
 {
     for (int i = 0; i < x->nlearn; i++) {
-        tc_learn_phase ph = x->learn[i]->l.phase;
-        if (ph == TC_LEARN_PATIENT || ph == TC_LEARN_GAUGE) waiting_end(&x->learn[i]->l, 1);
+        if (waiting_phase(&x->learn[i]->l)) waiting_end(&x->learn[i]->l, 1);
         if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
         free(x->learn[i]);
     }

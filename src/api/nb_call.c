@@ -148,6 +148,24 @@ static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Requ
     return native_quiet(c, persistent, info, req);
 }
 
+/* The first of list[0..n) besides the MPI library's own that accepts the
+ * call without node-shared memory and has a nonblocking form, its schedule
+ * in s and its arguments in *a; NULL where none does. */
+static const tc_algo *first_nonblocking(const tc_algo *const *list, int n, tc_ctx *x, const tc_call *c,
+                                        tc_args *a, tc_sched *s, const tc_sched **cached)
+{
+    tc_args b = *a;
+    b.node_shm = 0;
+    for (int i = 0; i < n; i++) {
+        const char *why = NULL;
+        if ((list[i]->req & TC_REQ_NATIVE) || !tc_algo_accepts(list[i], &b, x->topo, &why)) continue;
+        if (make_schedule(list[i], c, &b, x, s, cached)) continue;
+        *a = b;
+        return list[i];
+    }
+    return NULL;
+}
+
 /* Where the selection's choice is the MPI library's own or has no
  * nonblocking form: the cost model's fastest entry that has one (node-shared
  * memory left out), since the MPI library's nonblocking collectives are not
@@ -163,13 +181,7 @@ static const tc_algo *model_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a,
     tc_args b = *a;
     b.node_shm = 0;
     int n = tc_model_rank(tc_select_model(tc_select_table()), &b, x->topo, c->bytes, ranked, pred, MAX_RANKED);
-    for (int i = 0; i < n; i++) {
-        if (ranked[i]->req & TC_REQ_NATIVE) continue;
-        if (make_schedule(ranked[i], c, &b, x, s, cached)) continue;
-        *a = b;
-        return ranked[i];
-    }
-    return NULL;
+    return first_nonblocking(ranked, n, x, c, a, s, cached);
 }
 
 /* Where the selection's choice has no nonblocking form: the fastest entry
@@ -179,17 +191,8 @@ static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *
                                           const tc_sched **cached)
 {
     const tc_algo *ranked[TC_LEARN_MAX_CAND];
-    tc_args b = *a;
-    b.node_shm = 0;
     int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND);
-    for (int i = 0; i < n; i++) {
-        const char *why = NULL;
-        if (!tc_algo_accepts(ranked[i], &b, x->topo, &why)) continue;
-        if (make_schedule(ranked[i], c, &b, x, s, cached)) continue;
-        *a = b;
-        return ranked[i];
-    }
-    return NULL;
+    return first_nonblocking(ranked, n, x, c, a, s, cached);
 }
 
 /* The entry chosen (by name or selection) with its schedule in s (the
@@ -200,26 +203,22 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
     int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
     if (rc != MPI_SUCCESS) return rc;
     if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
-    const tc_algo *first = *al;
     if (by_name)
         return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
                         (*al)->name, *why);
-    if (!tc_config_get()->force[c->d->coll] && (*al = learned_nonblocking(x, c, a, s, cached)) != NULL) {
+    const tc_algo *selected = *al;
+    int forced = tc_config_get()->force[c->d->coll] != NULL;
+    if (!forced && (*al = learned_nonblocking(x, c, a, s, cached)) != NULL) {
         tc_explain(x, c->d->name, c->bytes, (*al)->name,
                    "nonblocking: the fastest with a nonblocking form that the learner timed");
         *why = NULL;
         return MPI_SUCCESS;
     }
-    *al = NULL;
-    const tc_algo *chosen = NULL;
-    if (first->generate && !(first->req & TC_REQ_NATIVE) &&
-        (rc = tc_bind_without_shm(x, c, a, &chosen, *why)) != MPI_SUCCESS)
-        return rc;
-    if (chosen && !(*why = make_schedule(chosen, c, a, x, s, cached))) {
-        *al = chosen;
-        return MPI_SUCCESS;
+    if (selected->generate && !(selected->req & TC_REQ_NATIVE)) {
+        if ((rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS) return rc;
+        if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
     }
-    *al = tc_config_get()->force[c->d->coll] ? NULL : model_nonblocking(x, c, a, s, cached);
+    *al = forced ? NULL : model_nonblocking(x, c, a, s, cached);
     if (*al) tc_explain(x, c->d->name, c->bytes, (*al)->name, "nonblocking: the model's fastest with a nonblocking form");
     return MPI_SUCCESS;
 }

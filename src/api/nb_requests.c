@@ -447,7 +447,7 @@ static int running(tc_nb_op *op)
     return __atomic_load_n(&op->running, __ATOMIC_ACQUIRE);
 }
 
-static int any_live(void) { return atomic_load_explicit(&tc_nb_live, memory_order_acquire) > 0; }
+static int any_live(void) { return !tc_nb_none_live(); }
 
 /* Between two looks at requests that are not complete yet: after a few
  * quick looks, the processor goes to another process (ranks may share it). */

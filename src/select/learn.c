@@ -374,7 +374,7 @@ static tc_learn_plan plan_gauge(tc_learner *l)
 
 /* Patient: the table's choice, on the fast path, until the call of index
  * patience, which begins learning, or gauges first whether it is worth it
- * (payback set, not gauged worth yet). */
+ * (payback set: a gauge found worth it clears it). */
 static tc_learn_plan plan_patient(tc_learner *l)
 {
     tc_learn_plan p = { 0, 0, -1, 0, 0, 0, 0 };
@@ -382,7 +382,7 @@ static tc_learn_plan plan_patient(tc_learner *l)
         p.fast = 1;
         return p;
     }
-    if (l->prm.payback > 0 && !l->worth) {
+    if (l->prm.payback > 0) {
         l->phase = TC_LEARN_GAUGE;
         l->phase_start = l->calls;
         l->gauge_sum = 0;
@@ -402,8 +402,7 @@ static void after_gauge(tc_learner *l, const double *a)
     l->phase = TC_LEARN_PATIENT;
     l->gauged_s = t > 0 && isfinite(t) ? t : 0;
     if (!(l->gauged_s > 0) || (double)l->calls >= need) {
-        l->worth = 1;
-        l->prm.patience = 0;   /* (the next plan begins) */
+        l->prm.payback = 0;   /* (the next plan begins) */
         return;
     }
     double next = 2.0 * (double)l->calls;

@@ -215,7 +215,6 @@ typedef struct tc_learner {
     double gauge_sum;                    /* gauging: this rank's timings of the table's choice */
     int gauge_cnt;
     double gauged_s;                     /* the last agreed time per call of the table's choice (0: none) */
-    int worth;                           /* gauged worth learning: the patience's end begins */
 } tc_learner;
 
 /* The call count at which learning pays for itself (the file's comment)
