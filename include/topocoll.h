@@ -303,12 +303,19 @@ TOPOCOLL_COLLS(TOPOCOLL_DECLARE)
  * topocoll_startall (or MPI_Start / MPI_Startall through the interposer)
  * run it, MPI_Wait and MPI_Test complete each start, MPI_Request_free frees
  * it.  Collective: every rank calls it in the same order as its other
- * collectives on comm, and starts its requests in the same order too. */
+ * collectives on comm, and starts its requests in the same order too.  A
+ * request served by node-shared memory gets windows of its own here (the
+ * ranks of each node synchronise, as MPI-4 allows an init to), so that its
+ * starts run beside blocking calls and other requests on comm.
+ * topocoll_<lower>_init_algorithm(algorithm, ...) names the entry: one
+ * without a persistent form is an error (MPI_ERR_ARG) with its reason. */
 #define TOPOCOLL_DECLARE_NB(UPPER, lower, Mpi, SHAPE)                                  \
     int topocoll_i##lower(TOPOCOLL_PARAMS_##SHAPE, MPI_Request *request);              \
     int topocoll_i##lower##_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE,  \
                                       MPI_Request *request);                           \
-    int topocoll_##lower##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request);
+    int topocoll_##lower##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request); \
+    int topocoll_##lower##_init_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE, \
+                                          MPI_Info info, MPI_Request *request);
 TOPOCOLL_COLLS(TOPOCOLL_DECLARE_NB)
 #undef TOPOCOLL_DECLARE_NB
 

@@ -71,7 +71,7 @@ int tc_bind_without_shm(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo *
 
 /* The element sizes of SEND and RECV as bound (an insignificant buffer
  * takes the other's type; byte schedules count bytes). */
-static void bound_sizes(const tc_call *c, int64_t esz[2])
+void tc_call_bound_sizes(const tc_call *c, int64_t esz[2])
 {
     for (int b = TC_BUF_SEND; b <= TC_BUF_RECV; b++)
         esz[b] = c->d->counts_bytes ? 1 : c->use[b] ? c->tsize[b] : c->tsize[1 - b];
@@ -115,7 +115,7 @@ int tc_bind_shm_plan(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo **al
     *piece = 0;
     if (!((*al)->req & TC_REQ_NODE_SHM) || !a->node_shm) return MPI_SUCCESS;
     int64_t esz[2], half = (int64_t)(tc_shm_budget() / 2), need;
-    bound_sizes(c, esz);
+    tc_call_bound_sizes(c, esz);
     int rc = shm_need(x, c, a, *al, esz, half, &need);
     if (rc != MPI_SUCCESS) return rc;
     if (need > half && (!separable(c) || (*piece = tc_pieces_size(x, *al, c, a, esz, half, &need)) == 0))

@@ -10,6 +10,7 @@
 
 #include "api/alltoallw.h"
 #include "api/call.h"
+#include "api/nb_areas.h"
 #include "api/check.h"
 #include "api/error.h"
 #include "api/explain.h"
@@ -159,6 +160,9 @@ static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name,
                                   : tc_ctx_for_call(c->comm, c->d->coll, c->size, &x);
     if (rc != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (!x) return run_without_context(c);
+    /* asked for by a nonblocking call, made here by every rank alike (its
+     * failure is the ring's absence, not the call's) */
+    if (x->ring_want) (void)tc_nb_ring_make(x);
     return call_on_context(x, c, cfg, by_name, algorithm);
 }
 

@@ -130,6 +130,10 @@ int tc_bind_selected_noted(tc_ctx *x, const tc_call *c, const tc_args *a, const 
 int tc_bind_shm_plan(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo **al, int64_t *piece);
 /* The call chosen again among the entries without node-shared memory. */
 int tc_bind_without_shm(tc_ctx *x, const tc_call *c, tc_args *a, const tc_algo **al, const char *why);
+/* The element sizes of SEND and RECV as the executor binds them (an
+ * insignificant buffer takes the other's type; byte schedules count
+ * bytes). */
+void tc_call_bound_sizes(const tc_call *c, int64_t esz[2]);
 /* Would al serve the call (context x; the record checked here)? */
 int tc_bind_applicable(tc_call *c, tc_ctx *x, const tc_algo *al, const char **why);
 

@@ -386,6 +386,12 @@ static int run_nb(tc_call *c, int by_name, const char *algorithm, int persistent
     {                                                                                              \
         tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_" #lower "_init", TOPOCOLL_ARGS_##SHAPE); \
         return run_nb(&c, 0, NULL, 1, info, request);                                              \
+    }                                                                                              \
+    int topocoll_##lower##_init_algorithm(const char *algorithm, TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, \
+                                          MPI_Request *request)                                    \
+    {                                                                                              \
+        tc_call c = rec_##SHAPE(TOPOCOLL_##UPPER, "topocoll_" #lower "_init_algorithm", TOPOCOLL_ARGS_##SHAPE); \
+        return run_nb(&c, algorithm != NULL, algorithm, 1, info, request);                         \
     }
 
 TOPOCOLL_COLLS(TC_DEFINE_NB)

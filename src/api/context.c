@@ -1,5 +1,6 @@
 /* Per-communicator context (see context.h). */
 #include "api/context.h"
+#include "api/nb_areas.h"
 #include "api/shm_calibrate.h"
 #include "api/learn_file_mpi.h"
 #include "api/nb_requests.h"
@@ -73,6 +74,7 @@ static int ctx_unmake(tc_ctx *c)
     c->topo = NULL;
     tc_workspace_free(&c->ws);
     tc_shm_model_drop(c);
+    if ((rc2 = tc_nb_areas_release(c, finalizing)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
     tc_nb_channel_release(c->nb, finalizing);
     c->nb = NULL;
     if (!finalizing) {
@@ -420,8 +422,11 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     c->topo = t;
     tc_ctx_flush(c);   /* schedules depend on the topology */
     /* nodes may have changed: collective, as this call; the new node
-     * communicator is made even when freeing the old one failed */
+     * communicator is made even when freeing the old one failed (the areas
+     * on the old one first: the running requests keep theirs) */
+    int area_rc = tc_nb_areas_release(c, 0);
     int free_rc = tc_shm_free(&c->shm), nc_rc = node_comms_free(&c->ncomms);
+    if (free_rc == MPI_SUCCESS) free_rc = area_rc;
     if (free_rc == MPI_SUCCESS) free_rc = nc_rc;
     rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     tc_shm_model_drop(c);   /* its sockets may have changed too: made again on need */

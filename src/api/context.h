@@ -99,6 +99,9 @@ typedef struct tc_vmemo {
     unsigned aw_config_gen;
 } tc_vmemo;
 
+/* Areas of node-shared memory that the nonblocking calls take in turn. */
+#define TC_NB_RING 4
+
 typedef struct tc_ctx {
     int built;             /* 0: a marker only, counting calls (tc_ctx_for_call) */
     unsigned calls;        /* the marker's calls by selection so far */
@@ -121,6 +124,11 @@ typedef struct tc_ctx {
                               context on first need (shm_calibrate.h); NULL: not yet */
     unsigned model_asked;  /* selections that reached the model before it was made */
     struct tc_nb_channel *nb; /* the nonblocking operations' communicator (nb_requests.h) */
+    struct tc_nb_area *areas; /* the persistent requests' node-shared memory (nb_areas.h) */
+    struct tc_nb_area *ring[TC_NB_RING]; /* the nonblocking calls' (nb_areas.h), once made */
+    int ring_made;         /* 1 made, 0 not yet, -1 could not be had */
+    int ring_want;         /* a nonblocking call asked for it: the next blocking call makes it */
+    uint64_t ring_seq;     /* nonblocking calls served on it so far */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;
     tc_vmemo *vmemo;       /* NULL until a per-rank-count call is remembered */

@@ -31,6 +31,8 @@
 #include "api/error.h"
 #include "api/explain.h"
 #include "api/learn_call.h"
+#include "api/nb_areas.h"
+#include "api/shm_budget.h"
 #include "api/nb_requests.h"
 #include "core/config.h"
 #include "select/cost_model.h"
@@ -38,11 +40,11 @@
 
 /* Why the entry cannot serve the call nonblocking, before its schedule is
  * made (NULL: it may). */
-static const char *entry_why(const tc_algo *al, const tc_call *c)
+static const char *entry_why(const tc_algo *al, const tc_call *c, int area)
 {
     if (!al->generate || (al->req & TC_REQ_NATIVE)) return "the MPI library's own";
     if (al->req & TC_REQ_NODE_COUNTS) return "it exchanges the node's counts first (a blocking step)";
-    if (al->req & TC_REQ_INLINE) return "the inline lines: one call at a time per communicator";
+    if ((al->req & TC_REQ_INLINE) && !area) return "the inline lines: one call at a time per communicator";
     if (c->d->vroot) return "gatherv and scatterv spread the root's counts first (a blocking step)";
     if (c->staged) return "displacements that are not the packed layout are staged";
     if (c->d->counts_bytes) {
@@ -57,11 +59,13 @@ static const char *const no_memory = "its schedule could not be made (memory)";
 
 /* The entry's schedule for the call into s (initialised by the caller, its
  * arrays reused): a copy of the context's cached one (per-peer collectives:
- * made for the call); NULL, or why it has no nonblocking form. */
+ * made for the call); NULL, or why it has no nonblocking form.  area: a
+ * persistent request's, which may run on node-shared memory of its own
+ * (nb_areas.h). */
 static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_args *a, tc_ctx *x,
-                                 tc_sched *s, const tc_sched **cached)
+                                 tc_sched *s, const tc_sched **cached, int area)
 {
-    const char *why = entry_why(al, c);
+    const char *why = entry_why(al, c, area);
     *cached = NULL;
     if (why) return why;
     if (!c->d->vcounts) {
@@ -69,14 +73,14 @@ static const char *make_schedule(const tc_algo *al, const tc_call *c, const tc_a
         tc_sched_key key = tc_run_key(al, c, a);
         const tc_sched *from = tc_ctx_schedule(x, &key, a, &rc);
         if (!from) return no_memory;
-        if ((why = tc_sched_nonblocking_why(from)) != NULL) return why;
+        if ((why = tc_nb_exec_why(from, area)) != NULL) return why;
         *cached = from;
         return tc_sched_duplicate(s, from) == 0 ? NULL : no_memory;
     }
     tc_sched_free(s);
     tc_sched_init(s);
     if (tc_algo_generate(al, s, a, x->topo) != 0 || tc_sched_finish(s) != 0) return no_memory;
-    return tc_sched_nonblocking_why(s);
+    return tc_nb_exec_why(s, area);
 }
 
 /* SEND and RECV bound to the call's buffers as the blocking run binds them
@@ -159,7 +163,7 @@ static const tc_algo *first_nonblocking(const tc_algo *const *list, int n, tc_ct
     for (int i = 0; i < n; i++) {
         const char *why = NULL;
         if ((list[i]->req & TC_REQ_NATIVE) || !tc_algo_accepts(list[i], &b, x->topo, &why)) continue;
-        if (make_schedule(list[i], c, &b, x, s, cached)) continue;
+        if (make_schedule(list[i], c, &b, x, s, cached, 0)) continue;
         *a = b;
         return list[i];
     }
@@ -195,18 +199,17 @@ static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *
     return first_nonblocking(ranked, n, x, c, a, s, cached);
 }
 
-/* The entry chosen (by name or selection) with its schedule in s (the
- * operation's); *why: why native serves instead (al NULL). */
-static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, const tc_algo **al,
-                  tc_sched *s, const tc_sched **cached, const char **why)
+/* Where the entry chosen (selected) has no nonblocking form (*why): the
+ * fastest the learner timed that has one, else the selection again
+ * without node-shared memory, else the model's fastest; *al NULL: the MPI
+ * library's own (forced, or none priced). */
+static int choose_instead(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo *selected,
+                          const tc_algo **al, tc_sched *s, const tc_sched **cached, const char **why)
 {
-    int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
-    if (rc != MPI_SUCCESS) return rc;
-    if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+    int rc;
     if (by_name)
         return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
-                        (*al)->name, *why);
-    const tc_algo *selected = *al;
+                        selected->name, *why);
     int forced = tc_config_get()->force[c->d->coll] != NULL;
     if (!forced && (*al = learned_nonblocking(x, c, a, s, cached)) != NULL) {
         tc_explain(x, c->d->name, c->bytes, (*al)->name,
@@ -216,11 +219,85 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
     }
     if (selected->generate && !(selected->req & TC_REQ_NATIVE)) {
         if ((rc = tc_bind_without_shm(x, c, a, al, *why)) != MPI_SUCCESS) return rc;
-        if (!(*why = make_schedule(*al, c, a, x, s, cached))) return MPI_SUCCESS;
+        if (!(*why = make_schedule(*al, c, a, x, s, cached, 0))) return MPI_SUCCESS;
     }
     *al = forced ? NULL : model_nonblocking(x, c, a, s, cached);
     if (*al) tc_explain(x, c->d->name, c->bytes, (*al)->name, "nonblocking: the model's fastest with a nonblocking form");
     return MPI_SUCCESS;
+}
+
+/* The entry chosen (by name or selection) with its schedule in s (the
+ * operation's); *why: why native serves instead (al NULL).  area: the
+ * schedule may use node-shared memory (a persistent request's own, or the
+ * nonblocking calls' ring, nb_areas.h); where it may not, a choice on
+ * node-shared memory asks for the ring (persistent 0). */
+static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, int area,
+                  int persistent, const tc_algo **al, tc_sched *s, const tc_sched **cached, const char **why)
+{
+    int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!area && !persistent && ((*al)->req & TC_REQ_NODE_SHM) && !((*al)->req & TC_REQ_CMA)) tc_nb_ring_ask(x);
+    if (!(*why = make_schedule(*al, c, a, x, s, cached, area))) return MPI_SUCCESS;
+    return choose_instead(x, c, a, by_name, *al, al, s, cached, why);
+}
+
+/* Does the operation's schedule need node-shared memory?  Its bytes per
+ * data half and lines per slot (the user's buffers bound: op->user). */
+static int area_need(const tc_nb_op *op, size_t *bytes, size_t *lines)
+{
+    const tc_sched *s = &op->sched;
+    int64_t elem = op->user[s->tmp_like].size;
+    *bytes = (size_t)(s->shm_count * elem);
+    *lines = s->uses_inline ? tc_inline_lines(s->inline_count * elem) : 0;
+    return s->uses_shm || s->uses_inline;
+}
+
+/* Does the entry's node-shared memory fit the ring's areas on every node?
+ * (Decided from what every rank computes alike: the largest need over the
+ * nodes, tc_shm_need, so that every rank takes the ring or none.) */
+static int fits_ring(const tc_algo *al, const tc_call *c, const tc_args *a, const tc_ctx *x)
+{
+    int64_t esz[2];
+    tc_call_bound_sizes(c, esz);
+    int64_t need = tc_shm_need(al, a, x->topo, esz);
+    if (need < 0) return 0;
+    if (al->req & TC_REQ_INLINE)   /* one parity's slots of every rank */
+        return (uint64_t)need <= (uint64_t)a->size * TC_NB_RING_LINES * TC_SHM_LINE;
+    return (uint64_t)need <= TC_NB_RING_HALF;
+}
+
+/* A nonblocking call whose schedule runs on node-shared memory takes the
+ * ring's next area; where it does not fit (alike at every rank), it
+ * chooses again as for a schedule without a nonblocking form. */
+static int ring_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo **al, tc_nb_op *op,
+                     const tc_sched **cached, const char **why)
+{
+    if (!*al || !(op->sched.uses_shm || op->sched.uses_inline)) return MPI_SUCCESS;
+    if (fits_ring(*al, c, a, x) && (op->area = tc_nb_ring_take(x, &op->ring_seq)) != NULL) return MPI_SUCCESS;
+    *why = "node-shared memory: larger than the nonblocking calls' areas";
+    a->node_shm = 0;
+    return choose_instead(x, c, a, by_name, *al, al, &op->sched, cached, why);
+}
+
+/* A persistent request whose schedule runs on node-shared memory gets an
+ * area of its own (collective: every rank asks, whatever its schedule).
+ * Where one cannot be had on some node, every rank whose schedule needs it
+ * chooses again as for a schedule without a nonblocking form. */
+static int persistent_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo **al, tc_nb_op *op,
+                           const tc_sched **cached, const char **why)
+{
+    const tc_sched *s = &op->sched;
+    int want = *al && (s->uses_shm || s->uses_inline);
+    size_t bytes = 0, lines = 0;
+    /* a binding that fails is reported when the user's buffers are bound again */
+    if (want && bind_user(c, a, op->user) == MPI_SUCCESS) (void)area_need(op, &bytes, &lines);
+    int rc = tc_nb_area_get(x, want, bytes, lines, &op->area);
+    if (rc != MPI_ERR_NO_MEM) return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
+    if (!want) return MPI_SUCCESS;
+    *why = "node-shared memory: no room for the persistent request's own";
+    if (by_name) return tc_raise(c->comm, MPI_ERR_NO_MEM, "%s algorithm '%s': %s", c->d->name, (*al)->name, *why);
+    a->node_shm = 0;
+    return choose_instead(x, c, a, by_name, *al, al, &op->sched, cached, why);
 }
 
 /* The operation's fields besides its schedule and bindings. */
@@ -257,7 +334,10 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     const char *why = NULL;
     tc_nb_op *op = tc_nb_op_new();
     if (!op) return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
-    rc = choose(x, c, &a, by_name, algorithm, &al, &op->sched, &cached, &why);
+    rc = choose(x, c, &a, by_name, algorithm, persistent || x->ring_made == 1, persistent, &al, &op->sched, &cached,
+                &why);
+    if (rc == MPI_SUCCESS && persistent) rc = persistent_area(x, c, &a, by_name, &al, op, &cached, &why);
+    else if (rc == MPI_SUCCESS) rc = ring_area(x, c, &a, by_name, &al, op, &cached, &why);
     if (rc == MPI_SUCCESS && !al) {
         tc_nb_op_free(op);
         tc_memo_remember_nb(x, c, &a, tc_catalog_find(c->d->coll, "native"), NULL, by_name);
@@ -269,7 +349,10 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         tc_nb_op_free(op);
         return rc;
     }
-    tc_explain(x, c->d->name, c->bytes, al->name, persistent ? "persistent" : "nonblocking");
+    tc_explain(x, c->d->name, c->bytes, al->name,
+               persistent ? (op->area ? "persistent, on node-shared memory of its own" : "persistent")
+                          : op->area ? "nonblocking, on the ring's node-shared memory" : "nonblocking");
+    int remember = cached != NULL;   /* a memo's schedule on node-shared memory takes a ring area */
     if ((rc = bind_user(c, &a, op->user)) == MPI_SUCCESS) rc = finish_op(x, c, al, op);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);
@@ -280,7 +363,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         tc_nb_op_free(op);
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
-    if (cached) tc_memo_remember_nb(x, c, &a, al, cached, by_name);
+    if (remember) tc_memo_remember_nb(x, c, &a, al, cached, by_name);
     return MPI_SUCCESS;
 }
 
@@ -306,6 +389,12 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
     } else if (err == MPI_SUCCESS) {
         err = bind_user(c, &m->args, op->user);
     }
+    /* a memo on node-shared memory was found to fit the ring when it was made */
+    if (err == MPI_SUCCESS && (op->sched.uses_shm || op->sched.uses_inline) &&
+        !(op->area = tc_nb_ring_take(x, &op->ring_seq))) {
+        tc_nb_op_free(op);   /* no ring any more: the full path chooses */
+        return 0;
+    }
     if (err == MPI_SUCCESS) err = finish_op(x, c, m->algo, op);
     if (err == MPI_SUCCESS) err = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
     if (err != MPI_SUCCESS) {
@@ -325,7 +414,8 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
     /* the memo first, as for the blocking call: it serves only a
      * communicator with a context (a valid intra-communicator) */
     const tc_config *cfg = tc_config_get();
-    if (tc_nb_interposed && !cfg->disable && from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
+    if (tc_nb_interposed && !cfg->disable && !persistent &&   /* an init asks everything again: collective */
+        from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
         return rc;
     if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
     if (c->d->coll == TOPOCOLL_ALLTOALLW)   /* per-peer datatypes: checked by the MPI library's own call */

@@ -1,6 +1,8 @@
 /* The requests of nonblocking and persistent operations (see nb_requests.h). */
 #define _GNU_SOURCE
 #include "api/nb_requests.h"
+#include "api/nb_areas.h"
+#include "api/context.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -12,6 +14,7 @@
 
 #include "api/error.h"
 #include "api/stats.h"
+#include "core/thread_local.h"
 #include "exec/backoff.h"
 
 int tc_nb_interposed;
@@ -120,6 +123,7 @@ void tc_nb_op_free(tc_nb_op *op)
     if (!op) return;
     free(op->owned);
     take();
+    tc_nb_area_put(op->area);
     if (op->ch) channel_drop(op->ch, 0);
     if (pooled < TC_NB_POOL) {   /* kept: schedule arrays and workspace */
         tc_sched keep_s = op->sched;
@@ -205,10 +209,15 @@ static void unlink_op(tc_nb_op **head, tc_nb_op *op, int persistent_list)
         }
 }
 
+/* Persistent requests freed so far: a thread's last lookup (persistent_of)
+ * holds while none has been. */
+static atomic_uint persistent_gen;
+
 /* Free a persistent request that is not running (lock held). */
 static void persistent_free(tc_nb_op *op)
 {
     unlink_op(&persistents, op, 1);
+    atomic_fetch_add_explicit(&persistent_gen, 1, memory_order_release);
     atomic_fetch_sub(&persistent_count, 1);
     atomic_fetch_sub(&tc_nb_live, 1);
     MPI_Request h = op->handle;
@@ -373,7 +382,9 @@ static int run_op(tc_nb_op *op)
     } else {
         int tag = op->persistent ? op->tag : (int)(op->ch->seq++ % TC_NB_TAGS);
         memcpy(op->ex.bind, op->user, sizeof op->user);
-        rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op);
+        rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op,
+                              op->area ? &op->area->shm : NULL, op->area ? op->area->node_idx : NULL,
+                              op->ring_seq, op->ring_seq > TC_NB_RING ? op->ring_seq - TC_NB_RING : 0);
     }
     if (rc != MPI_SUCCESS) return rc;
     op->running = 1;
@@ -423,13 +434,26 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
 
 /* ---- request lookups ------------------------------------------------------------- */
 
+/* The persistent request of handle r, or NULL.  Each thread remembers its
+ * last one (a start and its wait look up the same handle), valid while no
+ * persistent request has been freed: only a free ends a request, and only
+ * its holder frees it, so the remembered one cannot go meanwhile. */
+static TC_THREAD_LOCAL struct { MPI_Request handle; tc_nb_op *op; unsigned gen; } last_persistent;
+
 static tc_nb_op *persistent_of(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL || atomic_load_explicit(&persistent_count, memory_order_acquire) == 0) return NULL;
+    unsigned gen = atomic_load_explicit(&persistent_gen, memory_order_acquire);
+    if (last_persistent.op && last_persistent.handle == r && last_persistent.gen == gen) return last_persistent.op;
     take();
     tc_nb_op *op = persistents;
     while (op && op->handle != r) op = op->pnext;
     give();
+    if (op) {
+        last_persistent.handle = r;
+        last_persistent.op = op;
+        last_persistent.gen = gen;
+    }
     return op;
 }
 
@@ -456,14 +480,13 @@ static void pause_look(unsigned *looks)
     if (++*looks > 64) sched_yield();
 }
 
-/* A persistent request's state, read under the lock: 0 inactive, 1 running,
- * 2 done and not yet completed by a wait or test. */
+/* A persistent request's state: 0 inactive, 1 running, 2 done and not yet
+ * completed by a wait or test.  No lock: active changes only in the calls
+ * of the request's holder (MPI: one thread at a time per request), running
+ * is stored with release when the operation ends (finish), in any thread. */
 static int persistent_state(tc_nb_op *op)
 {
-    take();
-    int s = !op->active ? 0 : op->running ? 1 : 2;
-    give();
-    return s;
+    return !op->active ? 0 : running(op) ? 1 : 2;
 }
 
 /* Complete a done persistent start: inactive, its status, its outcome. */

@@ -58,6 +58,9 @@ typedef struct tc_nb_op {
     MPI_Op op;
     int me;
     tc_nb_channel *ch;
+    struct tc_nb_area *area;    /* its node-shared memory (nb_areas.h): a persistent request's
+                                   own, or the ring's (ring_seq its call's number there); NULL: none */
+    uint64_t ring_seq;
     MPI_Comm user_comm;         /* the caller's communicator (error messages) */
     MPI_Request handle;         /* the generalized request the caller holds */
     int persistent;

@@ -74,7 +74,7 @@ int tc_exec_bind_tmp(const tc_sched *s, tc_bind bind[TC_NBUF], tc_workspace *ws)
 
 /* SHM holds tmp_like's elements packed; reserve (collective over the node
  * the first time and when growing) and take this call's half. */
-static int bind_shm(const tc_sched *s, tc_bind bind[TC_NBUF], tc_shm *sh)
+int tc_exec_bind_shm(const tc_sched *s, tc_bind bind[TC_NBUF], tc_shm *sh)
 {
     tc_bind *b = &bind[TC_BUF_SHM];
     *b = bind[s->tmp_like];
@@ -363,16 +363,11 @@ static int post(const tc_bind *bind, const tc_op *op, int tag, MPI_Comm comm, MP
 #define TC_TAG_ERR 9
 
 /* Per run: the first truncation (seen or passed on), and my rank; for a
- * schedule on the inline lines, the call, the other ranks collected from
- * and the first error of an inline op (which never stops the schedule: the
- * node's peers wait for this rank's publication and done line). */
+ * schedule on the inline lines, its state (exec_mpi.h). */
 typedef struct run_state {
     int err;
     int me;
-    tc_inline_call ic;
-    int64_t line_elem;   /* bytes of one element in the slots (tmp_like's, packed) */
-    int collected;
-    int inline_err;
+    tc_exec_lines ln;
 } run_state;
 
 static int error_class(int code)
@@ -538,49 +533,49 @@ static void passed_on(const tc_sched *s, int b, int e, const MPI_Status *stats, 
  * Dense data (contiguous or packed) goes straight between the region and
  * the lines; a type with holes through the pack buffer. */
 
-static void inline_error(run_state *st, int rc)
+static void inline_error(tc_exec_lines *ln, int rc)
 {
-    if (rc != MPI_SUCCESS && st->inline_err == MPI_SUCCESS) st->inline_err = rc;
+    if (rc != MPI_SUCCESS && ln->err == MPI_SUCCESS) ln->err = rc;
 }
 
-static void inline_publish(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
+void tc_exec_line_publish(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, tc_exec_lines *ln)
 {
     const tc_bind *sb = &bind[(int)op->a.buf];
-    int64_t n = op->b.cnt * st->line_elem;
+    int64_t n = op->b.cnt * ln->line_elem;
     const char *src = addr(sb, &op->a);
     if (!sb->contiguous && !sb->packed) {
         int rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
         if (rc == MPI_SUCCESS) rc = tc_pack_elems(src, op->a.cnt, sb, env->ws->pack, env->comm);
-        inline_error(st, rc);
+        inline_error(ln, rc);
         src = env->ws->pack;
         if (rc != MPI_SUCCESS) {   /* published empty all the same: the readers wait for it (and
                                       see a short publication, the reductions an error) */
-            src = (const char *)&st->ic;
+            src = (const char *)&ln->ic;
             n = 0;
         }
     }
-    tc_inline_publish(env->shm, &st->ic, src, n);
+    tc_inline_publish(env->shm, &ln->ic, src, n);
 }
 
 /* Fewer bytes than asked: a short copy (the rest left as it was), but a
  * reduction's operand must be whole. */
-static void inline_collect(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, run_state *st)
+void tc_exec_line_collect(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, tc_exec_lines *ln)
 {
     const tc_bind *db = &bind[(int)op->b.buf];
-    int64_t n = op->a.cnt * st->line_elem, got;
+    int64_t n = op->a.cnt * ln->line_elem, got;
     int truncated = 0, rc = MPI_SUCCESS;
     char *dst = addr(db, &op->b);
     if (db->contiguous || db->packed) {
-        got = tc_inline_collect(env->shm, &st->ic, env->node_idx[op->peer], dst, n, &truncated);
+        got = tc_inline_collect(env->shm, &ln->ic, env->node_idx[op->peer], dst, n, &truncated);
     } else {
         rc = grow((void **)&env->ws->pack, &env->ws->pack_bytes, (size_t)(n ? n : 1));
-        got = rc == MPI_SUCCESS ? tc_inline_collect(env->shm, &st->ic, env->node_idx[op->peer], env->ws->pack,
+        got = rc == MPI_SUCCESS ? tc_inline_collect(env->shm, &ln->ic, env->node_idx[op->peer], env->ws->pack,
                                                     n, &truncated) : 0;
         if (rc == MPI_SUCCESS && db->size > 0) rc = tc_unpack_elems(env->ws->pack, dst, got / db->size, db, env->comm);
     }
     if (truncated || (got < n && env->op != MPI_OP_NULL)) rc = MPI_ERR_TRUNCATE;
-    inline_error(st, rc);
-    if (op->peer != st->me) st->collected++;
+    inline_error(ln, rc);
+    if (op->peer != ln->me) ln->collected++;
 }
 
 static int copy_op(const tc_bind *bind, const tc_op *op, const tc_exec_env *env)
@@ -600,8 +595,8 @@ static int run_round(const tc_sched *s, int r, tc_bind bind[TC_NBUF], const tc_e
         const tc_op *op = &s->ops[i];
         n = 1;
         if (op->kind == TC_OP_RREAD) rc = remote_reads(bind, s, i, e, env, &n);
-        else if (op->kind == TC_OP_PUBLISH) inline_publish(bind, op, env, st);
-        else if (op->kind == TC_OP_COLLECT) inline_collect(bind, op, env, st);
+        else if (op->kind == TC_OP_PUBLISH) tc_exec_line_publish(bind, op, env, &st->ln);
+        else if (op->kind == TC_OP_COLLECT) tc_exec_line_collect(bind, op, env, &st->ln);
         else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE)
             rc = nreq ? tc_exec_local_in_flight(bind, op, env, k) : tc_exec_local(bind, op, env, k);
     }
@@ -650,30 +645,31 @@ static int inline_reduce(const tc_bind *bind, const tc_op *op, const tc_exec_env
 static int run_inline(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env, run_state *st)
 {
     int rc, i = 0, have_k = 0;
-    st->line_elem = bind[s->tmp_like].size;
-    if ((rc = tc_inline_begin(env->shm, s->inline_count * st->line_elem, &st->ic)) != MPI_SUCCESS)
+    st->ln.line_elem = bind[s->tmp_like].size;
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * st->ln.line_elem, &st->ln.ic)) != MPI_SUCCESS)
         return rc;
-    st->collected = 0;
-    st->inline_err = MPI_SUCCESS;
+    st->ln.collected = 0;
+    st->ln.err = MPI_SUCCESS;
+    st->ln.me = st->me;
     if (s->nops > 0 && s->ops[0].kind == TC_OP_PUBLISH && s->ops[0].a.buf != TC_BUF_TMP)
-        inline_publish(bind, &s->ops[i++], env, st);
+        tc_exec_line_publish(bind, &s->ops[i++], env, &st->ln);
     rc = tc_exec_bind_tmp(s, bind, env->ws);
     if (rc == MPI_SUCCESS && !env->ws->rank1 && (rc = PMPI_Comm_rank(env->comm, &st->me)) == MPI_SUCCESS)
-        env->ws->rank1 = st->me + 1;   /* once per communicator */
+        env->ws->rank1 = (st->ln.me = st->me) + 1;   /* once per communicator */
     tc_reduce_kernel k;
     for (; i < s->nops && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
         switch (op->kind) {
-        case TC_OP_PUBLISH: inline_publish(bind, op, env, st); break;
-        case TC_OP_COLLECT: inline_collect(bind, op, env, st); break;
+        case TC_OP_PUBLISH: tc_exec_line_publish(bind, op, env, &st->ln); break;
+        case TC_OP_COLLECT: tc_exec_line_collect(bind, op, env, &st->ln); break;
         case TC_OP_COPY: rc = copy(bind, op, env->ws, env->comm); break;
         case TC_OP_REDUCE: rc = inline_reduce(bind, op, env, &k, &have_k, s->tmp_like); break;
         default: rc = MPI_ERR_INTERN;   /* not an op of such a schedule */
         }
     }
     /* done whatever failed: the peers' next calls wait for it */
-    tc_inline_finish(env->shm, &st->ic, st->collected == env->shm->node_size - 1);
-    return rc == MPI_SUCCESS ? st->inline_err : rc;
+    tc_inline_finish(env->shm, &st->ln.ic, st->ln.collected == env->shm->node_size - 1);
+    return rc == MPI_SUCCESS ? st->ln.err : rc;
 }
 
 int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
@@ -685,7 +681,7 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
     if (s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll)
         return run_inline(s, bind, env, &st);
     if ((rc = tc_exec_bind_tmp(s, bind, env->ws)) != MPI_SUCCESS) return rc;
-    if ((rc = bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_exec_bind_shm(s, bind, env->shm)) != MPI_SUCCESS) return rc;
     if ((rc = publish(s, bind, env)) != MPI_SUCCESS) return rc;
     if ((rc = tc_exec_ensure_requests(env->ws, s->max_comm)) != MPI_SUCCESS) return rc;
     if (!env->ws->rank1) {   /* once per communicator */
@@ -704,16 +700,17 @@ int tc_exec(const tc_sched *s, tc_bind bind[TC_NBUF], const tc_exec_env *env)
             if ((rc = run_round(s, r, bind, env, &k, &st)) != MPI_SUCCESS) return rc;
         return st.err;   /* the first truncation, seen here or passed on (see above) */
     }
-    st.collected = 0;
-    st.inline_err = MPI_SUCCESS;
-    st.line_elem = bind[TC_BUF_SHM].size;
-    if ((rc = tc_inline_begin(env->shm, s->inline_count * st.line_elem, &st.ic)) != MPI_SUCCESS)
+    st.ln.collected = 0;
+    st.ln.err = MPI_SUCCESS;
+    st.ln.me = st.me;
+    st.ln.line_elem = bind[TC_BUF_SHM].size;
+    if ((rc = tc_inline_begin(env->shm, s->inline_count * st.ln.line_elem, &st.ln.ic)) != MPI_SUCCESS)
         return rc;
     for (int r = 0; r < s->nrounds && rc == MPI_SUCCESS; r++) rc = run_round(s, r, bind, env, &k, &st);
     /* done whatever failed: the peers' next calls wait for it */
-    tc_inline_finish(env->shm, &st.ic, st.collected == env->shm->node_size - 1);
+    tc_inline_finish(env->shm, &st.ln.ic, st.ln.collected == env->shm->node_size - 1);
     if (rc == MPI_SUCCESS) rc = st.err;
-    return rc == MPI_SUCCESS ? st.inline_err : rc;
+    return rc == MPI_SUCCESS ? st.ln.err : rc;
 }
 
 void tc_workspace_free(tc_workspace *ws)

@@ -30,6 +30,7 @@
 
 #include <mpi.h>
 #include "exec/shm.h"
+#include "exec/shm_inline.h"
 #include "exec/subcoll.h"
 #include "sched/sched.h"
 
@@ -105,6 +106,26 @@ int tc_exec_local_in_flight(const tc_bind *bind, const tc_op *op, const tc_exec_
                             const struct tc_reduce_kernel *k);
 /* bind[TC_BUF_TMP] from bind[s->tmp_like] and ws's scratch. */
 int tc_exec_bind_tmp(const tc_sched *s, tc_bind bind[TC_NBUF], tc_workspace *ws);
+/* bind[TC_BUF_SHM]: tmp_like's elements packed in the node-shared data
+ * window of sh, reserved for s (collective over the node when it grows) and
+ * this run's half taken. */
+int tc_exec_bind_shm(const tc_sched *s, tc_bind bind[TC_NBUF], tc_shm *sh);
+/* A schedule on the inline lines: the lines' call, the element's bytes in
+ * the slots (tmp_like's, packed), the other ranks collected from, the first
+ * error of a PUBLISH or COLLECT (which never stops the schedule: the node's
+ * peers wait for this rank's publication and done line), and my rank. */
+typedef struct tc_exec_lines {
+    tc_inline_call ic;
+    int64_t line_elem;
+    int collected;
+    int err;
+    int me;
+} tc_exec_lines;
+/* A PUBLISH or a COLLECT op (their waits, tc_inline_publish's and
+ * tc_inline_collect's, return at once when tc_inline_room_ready and
+ * tc_inline_ready say so). */
+void tc_exec_line_publish(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, tc_exec_lines *ln);
+void tc_exec_line_collect(const tc_bind *bind, const tc_op *op, const tc_exec_env *env, tc_exec_lines *ln);
 /* At least n requests and statuses in ws. */
 int tc_exec_ensure_requests(tc_workspace *ws, int n);
 /* After a failed MPI_Waitall or MPI_Testall (rc) of n requests: each

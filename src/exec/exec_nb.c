@@ -3,13 +3,15 @@
 
 #include <string.h>
 
-/* Post round e->round's messages and run its local ops (while they fly). */
+/* Post round e->round's messages, run its local ops (while they fly), then
+ * raise its signals (an error passed on with them after a truncation). */
 static int begin_round(tc_nb_exec *e)
 {
     const tc_sched *s = e->s;
     int b = tc_sched_round_begin(s, e->round), end = tc_sched_round_end(s, e->round), rc;
     tc_exec_tags tags = { e->tag, e->tag, e->tag };
     e->nreq = 0;
+    e->wait_at = b;
     rc = tc_exec_post(s, b, end, e->bind, e->env.comm, e->me, tags, e->ws.reqs, &e->nreq);
     for (int i = b; i < end && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
@@ -17,7 +19,28 @@ static int begin_round(tc_nb_exec *e)
         rc = e->nreq ? tc_exec_local_in_flight(e->bind, op, &e->env, &e->k)
                      : tc_exec_local(e->bind, op, &e->env, &e->k);
     }
+    for (int i = b; i < end && rc == MPI_SUCCESS && s->uses_shm; i++) {
+        if (s->ops[i].kind != TC_OP_SIGNAL) continue;
+        if (e->truncation == MPI_SUCCESS) tc_shm_signal(e->env.shm, e->env.node_idx[s->ops[i].peer]);
+        else tc_shm_signal_error(e->env.shm, e->env.node_idx[s->ops[i].peer]);
+    }
     return rc;
+}
+
+/* The round's WAITs from e->wait_at on, in order, without waiting: 1 when
+ * every one has its signal. */
+static int signals_came(tc_nb_exec *e)
+{
+    const tc_sched *s = e->s;
+    int end = tc_sched_round_end(s, e->round);
+    for (; e->wait_at < end; e->wait_at++) {
+        const tc_op *op = &s->ops[e->wait_at];
+        int error = 0;
+        if (op->kind != TC_OP_WAIT) continue;
+        if (!tc_shm_try_wait(e->env.shm, e->env.node_idx[op->peer], &error)) return 0;
+        if (error && e->truncation == MPI_SUCCESS) e->truncation = MPI_ERR_TRUNCATE;   /* passed on */
+    }
+    return 1;
 }
 
 /* Stop on a hard error: what was posted is cancelled and completed. */
@@ -45,12 +68,125 @@ static int round_complete(tc_nb_exec *e)
         }
         flag = 1;   /* every request completed, truncations recorded */
     }
-    if (flag) e->nreq = 0;
-    return flag;
+    if (!flag) return 0;
+    e->nreq = 0;
+    return !e->s->uses_shm || signals_came(e);
+}
+
+/* ---- a schedule on the inline lines: its ops in order, in one pass (as the
+ * blocking executor runs them), a PUBLISH or a COLLECT only when it would
+ * not wait; the lines' call finished after the last op. */
+
+static int lines_step(tc_nb_exec *e)
+{
+    const tc_sched *s = e->s;
+    tc_exec_lines *ln = &e->ln;
+    int rc = MPI_SUCCESS;
+    for (; e->op_at < s->nops && rc == MPI_SUCCESS; e->op_at++) {
+        const tc_op *op = &s->ops[e->op_at];
+        if (op->kind == TC_OP_PUBLISH) {
+            if (!tc_inline_room_ready(e->env.shm, &ln->ic)) return 0;
+            tc_exec_line_publish(e->bind, op, &e->env, ln);
+        } else if (op->kind == TC_OP_COLLECT) {
+            if (!tc_inline_ready(e->env.shm, &ln->ic, e->env.node_idx[op->peer], op->a.cnt * ln->line_elem))
+                return 0;
+            tc_exec_line_collect(e->bind, op, &e->env, ln);
+        } else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) {
+            rc = tc_exec_local(e->bind, op, &e->env, &e->k);
+        } else {
+            rc = MPI_ERR_INTERN;   /* not an op of such a schedule (tc_nb_exec_accepts) */
+        }
+    }
+    /* done whatever failed: the peers' next calls wait for it */
+    tc_inline_finish(e->env.shm, &ln->ic, ln->collected == e->env.shm->node_size - 1);
+    if (rc != MPI_SUCCESS) e->err = rc;
+    else if (ln->err != MPI_SUCCESS) e->truncation = ln->err;
+    e->round = s->nrounds;
+    return 1;
+}
+
+static int lines_only(const tc_sched *s)
+{
+    return s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll && !s->uses_rread;
+}
+
+const char *tc_nb_exec_why(const tc_sched *s, int area)
+{
+    if (!area || (!s->uses_shm && !s->uses_inline)) return tc_sched_nonblocking_why(s);
+    if (s->uses_rread) return "single-copy reads need the peers' buffers published by a blocking call";
+    if (s->uses_subcoll) return "member-set rounds are collective calls on other communicators";
+    if (s->uses_inline && !lines_only(s)) return "the inline lines beside messages or node-shared buffers";
+    return NULL;
+}
+
+/* Was the area made for s (its data halves and slots big enough, so that
+ * binding them grows nothing: that would be collective over the node)? */
+static int room_made(const tc_sched *s, const tc_bind *bind, const tc_shm *area)
+{
+    if (!area) return 1;
+    int64_t elem = bind[s->tmp_like].size;
+    if (s->uses_shm && (area->flag_win == MPI_WIN_NULL || (size_t)(s->shm_count * elem) > area->half)) return 0;
+    return !s->uses_inline || tc_inline_lines(s->inline_count * elem) <= area->line_cap;
+}
+
+/* The inline lines' call: its slots were reserved with the area, so
+ * tc_inline_begin makes no collective call here. */
+static int lines_begin(tc_nb_exec *e)
+{
+    const tc_sched *s = e->s;
+    e->lines = 1;
+    e->op_at = 0;
+    e->ln.line_elem = e->bind[s->tmp_like].size;
+    e->ln.collected = 0;
+    e->ln.err = MPI_SUCCESS;
+    e->ln.me = e->me;
+    return tc_inline_begin(e->env.shm, s->inline_count * e->ln.line_elem, &e->ln.ic);
+}
+
+/* A ring call finished (or stopped): its area is free for the next. */
+static void mark_done(tc_nb_exec *e)
+{
+    if (e->ring_seq) tc_shm_area_done(e->env.shm, e->ring_seq);
+    e->ring_seq = 0;
+}
+
+/* Bind the area's half, then the first round (or the lines' call), and
+ * advance as far as it goes. */
+static int start_now(tc_nb_exec *e)
+{
+    const tc_sched *s = e->s;
+    int rc, done;
+    if ((rc = tc_exec_bind_shm(s, e->bind, e->env.shm)) != MPI_SUCCESS) return rc;
+    if (s->nrounds == 0) return MPI_SUCCESS;
+    if (lines_only(s)) {
+        if ((rc = lines_begin(e)) != MPI_SUCCESS) return rc;
+        return tc_nb_exec_progress(e, &done);
+    }
+    if ((rc = begin_round(e)) != MPI_SUCCESS) {
+        stop(e, rc);
+        return MPI_SUCCESS;   /* reported as the operation's outcome */
+    }
+    return tc_nb_exec_progress(e, &done);
+}
+
+static int start_gated(tc_nb_exec *e)
+{
+    if (!tc_shm_area_free_after(e->env.shm, e->after)) return 0;
+    e->gated = 0;
+    int rc = start_now(e);
+    if (rc != MPI_SUCCESS) stop(e, rc);
+    return 1;
 }
 
 int tc_nb_exec_progress(tc_nb_exec *e, int *done)
 {
+    *done = 0;
+    if (e->gated && !start_gated(e)) return MPI_SUCCESS;
+    if (e->lines) {
+        *done = e->round >= e->s->nrounds || lines_step(e);
+        if (*done) mark_done(e);
+        return MPI_SUCCESS;
+    }
     while (e->round < e->s->nrounds) {
         if (!round_complete(e)) break;
         if (e->round >= e->s->nrounds) break;   /* stopped */
@@ -59,29 +195,37 @@ int tc_nb_exec_progress(tc_nb_exec *e, int *done)
         if (rc != MPI_SUCCESS) stop(e, rc);
     }
     *done = e->round >= e->s->nrounds;
+    if (*done) mark_done(e);
     return MPI_SUCCESS;
 }
 
-int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op)
+int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
+                     const int *node_idx, uint64_t ring_seq, uint64_t after)
 {
-    int rc, done;
+    int rc;
     e->s = s;
     e->me = me;
     e->tag = tag;
     e->round = 0;
     e->nreq = 0;
+    e->lines = 0;
+    e->gated = 0;
+    e->ring_seq = ring_seq;
+    e->after = after;
     e->truncation = e->err = MPI_SUCCESS;
-    e->env = (tc_exec_env){ comm, &e->ws, NULL, NULL, NULL, op, NULL };
+    e->env = (tc_exec_env){ comm, &e->ws, area, node_idx, NULL, op, NULL };
     e->ws.rank1 = me + 1;
+    if (tc_nb_exec_why(s, area != NULL)) return MPI_ERR_INTERN;   /* the caller asked first */
+    if (!room_made(s, e->bind, area)) return MPI_ERR_INTERN;       /* a start makes no collective call */
     if ((rc = tc_exec_bind_tmp(s, e->bind, &e->ws)) != MPI_SUCCESS) return rc;
     if ((rc = tc_exec_ensure_requests(&e->ws, s->max_comm > 0 ? s->max_comm : 1)) != MPI_SUCCESS) return rc;
     tc_reduce_kernel_find(op, e->bind[s->tmp_like].type, &e->k);
-    if (s->nrounds == 0) return MPI_SUCCESS;
-    if ((rc = begin_round(e)) != MPI_SUCCESS) {
-        stop(e, rc);
-        return MPI_SUCCESS;   /* reported as the operation's outcome */
+    if (after && !tc_shm_area_free_after(area, after)) {
+        e->gated = 1;   /* the area's previous call still runs somewhere on the node */
+        return MPI_SUCCESS;
     }
-    return tc_nb_exec_progress(e, &done);
+    if ((rc = start_now(e)) != MPI_SUCCESS) mark_done(e);   /* not run: the node's next call may */
+    return rc;
 }
 
 void tc_nb_exec_free(tc_nb_exec *e)

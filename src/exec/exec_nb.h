@@ -1,12 +1,21 @@
 /*
  * The nonblocking executor: one started schedule, advanced without waiting.
  *
- * A schedule that tc_sched_nonblocking_why accepts (messages, copies and
+ A schedule that tc_sched_nonblocking_why accepts (messages, copies and
  * reductions only) runs round by round as in the blocking executor, with
  * the same phases (exec_mpi.h: post the round's messages, run its local
  * ops while they fly), except that the round's end is asked with
  * MPI_Testall instead of waited for: tc_nb_exec_progress runs as many
- * rounds as complete without waiting and returns.  Several operations may
+ * rounds as complete without waiting and returns.
+ *
+ * With an area of node-shared memory of its own (a persistent request's,
+ * src/api/nb_areas.h) it also runs the schedules on node-shared memory:
+ * SHM regions in the area's data window (its halves alternating between
+ * starts as between blocking calls), signals raised after the round's
+ * local ops, and waits looked at without waiting (tc_shm_try_wait) once
+ * the round's messages have completed; and the schedules on the inline
+ * lines alone (the area's slots), whose ops run in order in one pass, a
+ * PUBLISH or COLLECT only when it would not wait.  Several operations may
  * be outstanding on one communicator: each carries its own tag (every rank
  * starts them in the same order, so the k-th operation's tag is the same
  * everywhere) and its own scratch, requests and pack buffer.
@@ -32,15 +41,32 @@ typedef struct tc_nb_exec {
     tc_reduce_kernel k;
     int me, tag;
     int round;             /* the round in flight (s->nrounds: done) */
+    int wait_at;           /* its next WAIT op to look at (after its messages) */
+    int lines;             /* a schedule on the inline lines: */
+    int op_at;             /*   its next op, */
+    tc_exec_lines ln;      /*   the lines' call */
+    uint64_t ring_seq;     /* a ring call's number on its area (0: none; done: 0 again) */
+    uint64_t after;        /* the call on the area that must be done first everywhere (0: none) */
+    int gated;             /* not started yet: waits for that */
     int nreq;              /* its posted requests */
     int truncation;        /* the first truncation seen (MPI_SUCCESS: none) */
     int err;               /* a hard error that stopped the operation */
 } tc_nb_exec;
 
+/* Can s run here, with an area of node-shared memory of its own (area 1)
+ * or without one (0)?  NULL when it can, else why not. */
+const char *tc_nb_exec_why(const tc_sched *s, int area);
 /* Bind scratch, then start s (bind[TC_BUF_SEND], bind[TC_BUF_RECV] set by
  * the caller; the rest here) on comm with tag; advances as far as it goes.
- * The memory in e->ws is kept for the next start (persistent operations). */
-int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op);
+ * area: the node-shared memory of the schedules that use it (NULL: none;
+ * reserved for s beforehand, so that the start makes no collective call),
+ * node_idx: rank -> its index in the node.  An area taken in turn (the
+ * nonblocking calls' ring): ring_seq the call's number there, stored in
+ * this rank's done word when it ends; the schedule begins once every rank
+ * of the node has finished call `after` there (0: at once).  The memory in
+ * e->ws is kept for the next start (persistent operations). */
+int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
+                     const int *node_idx, uint64_t ring_seq, uint64_t after);
 /* Advance; *done 1 when the schedule has run to its end (or stopped on an
  * error).  Returns MPI_SUCCESS; the operation's outcome is
  * tc_nb_exec_result once done. */

@@ -183,6 +183,45 @@ int tc_shm_wait(tc_shm *sh, int src)
     return atomic_load_explicit(error_at(sh, sh->node_rank, src), memory_order_relaxed) == (uint64_t)sh->calls;
 }
 
+int tc_shm_try_wait(tc_shm *sh, int src, int *error)
+{
+    uint64_t want = sh->waits_seen[src] + 1;
+    if (atomic_load_explicit(flag_at(sh, sh->node_rank, src), memory_order_acquire) < want) return 0;
+    sh->waits_seen[src] = want;
+    *error = atomic_load_explicit(error_at(sh, sh->node_rank, src), memory_order_relaxed) == (uint64_t)sh->calls;
+    return 1;
+}
+
+void tc_shm_init_area(tc_shm *area, const tc_shm *node)
+{
+    memset(area, 0, sizeof *area);
+    area->node_comm = node->node_comm;
+    area->comm_borrowed = 1;
+    area->node_rank = node->node_rank;
+    area->node_size = node->node_size;
+    area->spins = node->spins;
+    area->data_win = area->flag_win = area->line_win = MPI_WIN_NULL;
+}
+
+/* An area's done word of node rank r: the first word of its publication
+ * line (an area publishes no buffers). */
+static _Atomic uint64_t *done_word(const tc_shm *sh, int r)
+{
+    return (_Atomic uint64_t *)(void *)(sh->pub + (size_t)r * TC_CMA_PUB_LINE);
+}
+
+void tc_shm_area_done(tc_shm *area, uint64_t seq)
+{
+    atomic_store_explicit(done_word(area, area->node_rank), seq, memory_order_release);
+}
+
+int tc_shm_area_free_after(const tc_shm *area, uint64_t seq)
+{
+    for (int q = 0; q < area->node_size; q++)
+        if (atomic_load_explicit(done_word(area, q), memory_order_acquire) < seq) return 0;
+    return 1;
+}
+
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want)
 {
     uint64_t seen;
@@ -227,7 +266,7 @@ int tc_shm_free(tc_shm *sh)
     if (sh->data_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->data_win));
     if (sh->flag_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->flag_win));
     if (sh->line_win != MPI_WIN_NULL) keep_first(&rc, PMPI_Win_free(&sh->line_win));
-    if (sh->node_comm != MPI_COMM_NULL) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
+    if (sh->node_comm != MPI_COMM_NULL && !sh->comm_borrowed) keep_first(&rc, PMPI_Comm_free(&sh->node_comm));
     free(sh->waits_seen);
     free(sh->signals_sent);
     tc_cma_free(&sh->cma);

@@ -36,6 +36,7 @@
 
 typedef struct tc_shm {
     MPI_Comm node_comm;     /* MPI_COMM_NULL until created */
+    int comm_borrowed;      /* an area's: node_comm is another tc_shm's, not freed here */
     int node_rank, node_size;
     MPI_Win data_win, flag_win;
     char *data;             /* base of the data window (both halves) */
@@ -88,6 +89,20 @@ void tc_shm_signal_error(tc_shm *sh, int dst_node_rank);
  * wait: the hierarchical schedules, whose signals alternate in direction;
  * otherwise a later call's error may replace it, and is missed). */
 int tc_shm_wait(tc_shm *sh, int src_node_rank);
+/* Without waiting: has src's next signal come?  (1: it is consumed, as
+ * tc_shm_wait's, and *error says whether it carried an error; 0: not yet.) */
+int tc_shm_try_wait(tc_shm *sh, int src, int *error);
+/* An area: windows of its own (made by tc_shm_reserve and
+ * tc_shm_lines_reserve, collective over the node) on node's node
+ * communicator, which it borrows; no single-copy publication lines' use.
+ * For the persistent requests (each start runs on its area alone). */
+void tc_shm_init_area(tc_shm *area, const tc_shm *node);
+/* An area taken in turn by nonblocking calls: this rank has finished the
+ * call numbered seq on it (release); has every rank of the node finished
+ * the call numbered seq (or a later one)?  Each rank's word starts at 0
+ * (tc_shm_area_done(area, 0) before the node's barrier that makes it). */
+void tc_shm_area_done(tc_shm *area, uint64_t seq);
+int tc_shm_area_free_after(const tc_shm *area, uint64_t seq);
 /* Spin (the node's waiting policy) until *f >= want; acquire.  Returns the
  * value seen. */
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);

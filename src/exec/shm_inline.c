@@ -130,10 +130,15 @@ static _Atomic uint64_t *done_of(const tc_shm *sh, int r)
     return (_Atomic uint64_t *)(void *)(tc_shm_lines_slot(sh, 0, r) + (sh->line_cap - 1) * LINE);
 }
 
+size_t tc_inline_lines(int64_t n)
+{
+    return (size_t)((n + PAYLOAD - 1) / PAYLOAD) + 1;   /* and the done line */
+}
+
 int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c)
 {
     size_t cap = sh->line_cap;
-    int rc = tc_shm_lines_reserve(sh, (size_t)((n + PAYLOAD - 1) / PAYLOAD) + 1);
+    int rc = tc_shm_lines_reserve(sh, tc_inline_lines(n));
     if (rc != MPI_SUCCESS) return rc;
     c->seq = ++sh->line_calls;
     c->parity = (int)(c->seq & 1);
@@ -150,6 +155,27 @@ static void make_room(const tc_shm *sh, const tc_inline_call *c)
     if (c->seq <= 2 || sh->line_read_all == c->seq - 1) return;
     for (int q = 0; q < sh->node_size; q++)
         if (q != sh->node_rank) tc_shm_wait_for(sh, done_of(sh, q), c->seq - 2);
+}
+
+int tc_inline_room_ready(const tc_shm *sh, const tc_inline_call *c)
+{
+    if (c->seq <= 2 || sh->line_read_all == c->seq - 1) return 1;
+    for (int q = 0; q < sh->node_size; q++)
+        if (q != sh->node_rank &&
+            atomic_load_explicit(done_of(sh, q), memory_order_acquire) < c->seq - 2)
+            return 0;
+    return 1;
+}
+
+int tc_inline_ready(const tc_shm *sh, const tc_inline_call *c, int r, int64_t n)
+{
+    inline_line *slot = slot_of(sh, c, r);
+    uint64_t first = atomic_load_explicit(&slot[0].seq, memory_order_acquire);
+    if (first < c->seq << SIZE_BITS) return 0;
+    int64_t theirs = (int64_t)(first & SIZE_MAX_BYTES);
+    if (theirs == SIZE_MAX_BYTES) theirs = n;
+    int64_t m = theirs < n ? theirs : n, full = m > 0 ? (m - 1) / PAYLOAD : 0;
+    return full == 0 || atomic_load_explicit(&slot[full].seq, memory_order_acquire) >= c->seq;
 }
 
 void tc_inline_publish(const tc_shm *sh, const tc_inline_call *c, const void *src, int64_t n)

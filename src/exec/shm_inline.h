@@ -25,6 +25,9 @@ typedef struct tc_inline_call {
     int parity;       /* its slots: seq mod 2 */
 } tc_inline_call;
 
+/* The lines per slot that n bytes per rank take (tc_shm_lines_reserve). */
+size_t tc_inline_lines(int64_t n);
+
 /* Slots for n bytes per rank (collective over the node when they grow) and
  * the call's sequence number.  An MPI error code. */
 int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c);
@@ -37,6 +40,13 @@ void tc_inline_publish(const tc_shm *sh, const tc_inline_call *c, const void *sr
  * how many were copied (the writer's count when smaller); *truncated set
  * when the writer published more than n. */
 int64_t tc_inline_collect(const tc_shm *sh, const tc_inline_call *c, int r, void *dst, int64_t n, int *truncated);
+
+/* Without waiting: may this rank publish now (nobody still reads its slot
+ * of this call's parity)?  Is node rank r's publication of this call there
+ * for a collect of n bytes?  (1 yes: tc_inline_publish, tc_inline_collect
+ * then return without waiting.)  For the nonblocking executor. */
+int tc_inline_room_ready(const tc_shm *sh, const tc_inline_call *c);
+int tc_inline_ready(const tc_shm *sh, const tc_inline_call *c, int r, int64_t n);
 
 /* After the call's last collect; read_all: this rank collected from every
  * other rank of the node in this call. */

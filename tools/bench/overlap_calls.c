@@ -80,18 +80,18 @@ static int regular_vectors(MPI_Comm comm, int count, MPI_Datatype t, int esize, 
 #define NB_REDUCTION_COUNTS(F, ...) return F(__VA_ARGS__ sbuf, rbuf, x.v, t, o, comm, req);
 #define NB_TYPE_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.db, x.ty, rbuf, x.v, x.db, x.ty, comm, req);
 
-#define PI_TWO_BUFFERS(F) return F(sbuf, count, t, rbuf, count, t, comm, info, req);
-#define PI_TWO_BUFFERS_ROOT(F) return F(sbuf, count, t, rbuf, count, t, 0, comm, info, req);
-#define PI_ONE_BUFFER(F) return F(rbuf, count, t, 0, comm, info, req);
-#define PI_REDUCTION(F) return F(sbuf, rbuf, count, t, o, comm, info, req);
-#define PI_REDUCTION_ROOT(F) return F(sbuf, rbuf, count, t, o, 0, comm, info, req);
-#define PI_NO_BUFFERS(F) return F(comm, info, req);
-#define PI_VECTORS(F) return F(sbuf, x.v, x.d, t, rbuf, x.v, x.d, t, comm, info, req);
-#define PI_RECV_VECTORS(F) return F(sbuf, count, t, rbuf, x.v, x.d, t, comm, info, req);
-#define PI_RECV_VECTORS_ROOT(F) return F(sbuf, count, t, rbuf, x.v, x.d, t, 0, comm, info, req);
-#define PI_SEND_VECTORS_ROOT(F) return F(sbuf, x.v, x.d, t, rbuf, count, t, 0, comm, info, req);
-#define PI_REDUCTION_COUNTS(F) return F(sbuf, rbuf, x.v, t, o, comm, info, req);
-#define PI_TYPE_VECTORS(F) return F(sbuf, x.v, x.db, x.ty, rbuf, x.v, x.db, x.ty, comm, info, req);
+#define PI_TWO_BUFFERS(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, count, t, comm, info, req);
+#define PI_TWO_BUFFERS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, count, t, 0, comm, info, req);
+#define PI_ONE_BUFFER(F, ...) return F(__VA_ARGS__ rbuf, count, t, 0, comm, info, req);
+#define PI_REDUCTION(F, ...) return F(__VA_ARGS__ sbuf, rbuf, count, t, o, comm, info, req);
+#define PI_REDUCTION_ROOT(F, ...) return F(__VA_ARGS__ sbuf, rbuf, count, t, o, 0, comm, info, req);
+#define PI_NO_BUFFERS(F, ...) return F(__VA_ARGS__ comm, info, req);
+#define PI_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.d, t, rbuf, x.v, x.d, t, comm, info, req);
+#define PI_RECV_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, x.v, x.d, t, comm, info, req);
+#define PI_RECV_VECTORS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, count, t, rbuf, x.v, x.d, t, 0, comm, info, req);
+#define PI_SEND_VECTORS_ROOT(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.d, t, rbuf, count, t, 0, comm, info, req);
+#define PI_REDUCTION_COUNTS(F, ...) return F(__VA_ARGS__ sbuf, rbuf, x.v, t, o, comm, info, req);
+#define PI_TYPE_VECTORS(F, ...) return F(__VA_ARGS__ sbuf, x.v, x.db, x.ty, rbuf, x.v, x.db, x.ty, comm, info, req);
 
 #define CASE_SUPPORTED(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: return 1;
@@ -102,10 +102,12 @@ static int regular_vectors(MPI_Comm comm, int count, MPI_Datatype t, int esize, 
 #define CASE_NAMED_I(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: NB_##SHAPE(topocoll_i##lower##_algorithm, algo,)
 #define CASE_AUTO_INIT(UPPER, lower, Mpi, SHAPE) \
-    case TOPOCOLL_##UPPER: PI_##SHAPE(topocoll_##lower##_init)
+    case TOPOCOLL_##UPPER: PI_##SHAPE(topocoll_##lower##_init, )
+#define CASE_NAMED_INIT(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: PI_##SHAPE(topocoll_##lower##_init_algorithm, algo, )
 #if MPI_VERSION >= 4
 #define CASE_NATIVE_INIT(UPPER, lower, Mpi, SHAPE) \
-    case TOPOCOLL_##UPPER: PI_##SHAPE(PMPI_##Mpi##_init)
+    case TOPOCOLL_##UPPER: PI_##SHAPE(PMPI_##Mpi##_init, )
 #endif
 
 int bench_nb_supported(const bench_coll *bc)
@@ -178,8 +180,10 @@ int bench_nb_init(const bench_coll *bc, const char *algo, const void *sbuf, void
         default: break;
         }
     } else {
-        *why = "topocoll_<coll>_init takes no entry name: measured for auto only";
-        return BENCH_NB_NOT_MEASURED;
+        switch (bc->coll) {
+            TOPOCOLL_COLLS(CASE_NAMED_INIT)
+        default: break;
+        }
     }
     *why = "no persistent call for this collective";
     return BENCH_NB_NOT_MEASURED;
