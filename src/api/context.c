@@ -300,7 +300,7 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
-    if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm);   /* NULL: the MPI library's nonblocking calls */
+    if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm, shm_spins(c));   /* NULL: the MPI library's nonblocking calls */
     if (rc != MPI_SUCCESS) {
         (void)ctx_unmake(c);   /* rc is the error reported */
         c->shm.node_comm = MPI_COMM_NULL;

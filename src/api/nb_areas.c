@@ -13,8 +13,10 @@
  * node's ranks hold the same list). */
 #define TC_NB_AREAS_MAX 64
 
-/* held and orphan: a request may be freed in one thread while another
- * makes or releases its communicator's areas */
+/* orphan, and held where it may reach 0: a request may be freed in one
+ * thread while another releases its communicator's areas.  A holder that
+ * is not the last lets go without the lock (the ring's calls: the context
+ * holds the ring's areas too). */
 static pthread_mutex_t areas_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int count_areas(const tc_ctx *x)
@@ -34,7 +36,7 @@ static int node_view(tc_ctx *x, int n, uint64_t *v, size_t bytes, size_t lines, 
     v[2] = (uint64_t)no_memory;
     pthread_mutex_lock(&areas_lock);
     int i = 0;
-    for (const tc_nb_area *a = x->areas; a && i < n; a = a->next) v[3 + i++] = a->held != 0;
+    for (const tc_nb_area *a = x->areas; a && i < n; a = a->next) v[3 + i++] = atomic_load(&a->held) != 0;
     pthread_mutex_unlock(&areas_lock);
     return PMPI_Allreduce(MPI_IN_PLACE, v, 3 + n, MPI_UINT64_T, MPI_MAX, x->shm.node_comm);
 }
@@ -52,6 +54,19 @@ static tc_nb_area *new_area(tc_ctx *x)
     a->node_idx = idx;
     tc_shm_init_area(&a->shm, &x->shm);
     return a;
+}
+
+static void area_free_memory(tc_nb_area *a)
+{
+    free(a->node_idx);
+    free(a->seen);
+    free(a);
+}
+
+static void area_drop(tc_nb_area *a)
+{
+    tc_shm_forget(&a->shm);   /* the windows go with MPI_Finalize */
+    area_free_memory(a);
 }
 
 static void append(tc_ctx *x, tc_nb_area *a)
@@ -85,11 +100,7 @@ static int node_area(tc_ctx *x, size_t bytes, size_t lines, tc_nb_area **out)
     if (v[1] > 0 && (rc = tc_shm_lines_reserve(&a->shm, (size_t)v[1])) != MPI_SUCCESS) goto out;
     *out = a;
 out:
-    if (fresh) {
-        tc_shm_forget(&fresh->shm);
-        free(fresh->node_idx);
-        free(fresh);
-    }
+    if (fresh) area_drop(fresh);
     return rc;
 }
 
@@ -104,25 +115,18 @@ int tc_nb_area_get(tc_ctx *x, int want, size_t shm_bytes, size_t lines, tc_nb_ar
              node_area(x, want ? shm_bytes : 0, want ? lines : 0, &a) == MPI_SUCCESS;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, x->comm)) != MPI_SUCCESS) return rc;
     if (!ok) return MPI_ERR_NO_MEM;
-    pthread_mutex_lock(&areas_lock);
-    a->held++;
-    pthread_mutex_unlock(&areas_lock);
+    atomic_fetch_add(&a->held, 1);
     *out = a;
     return MPI_SUCCESS;
-}
-
-static void area_drop(tc_nb_area *a)
-{
-    tc_shm_forget(&a->shm);   /* the windows go with MPI_Finalize */
-    free(a->node_idx);
-    free(a);
 }
 
 void tc_nb_area_put(tc_nb_area *a)
 {
     if (!a) return;
+    for (int n = atomic_load(&a->held); n > 1;)
+        if (atomic_compare_exchange_weak(&a->held, &n, n - 1)) return;   /* not the last */
     pthread_mutex_lock(&areas_lock);
-    int gone = --a->held == 0 && a->orphan;
+    int gone = atomic_fetch_sub(&a->held, 1) == 1 && a->orphan;
     pthread_mutex_unlock(&areas_lock);
     if (gone) area_drop(a);
 }
@@ -135,7 +139,7 @@ static void ring_forget(tc_ctx *x)
 {
     pthread_mutex_lock(&areas_lock);
     for (int k = 0; k < TC_NB_RING; k++)
-        if (x->ring[k]) x->ring[k]->held--;
+        if (x->ring[k]) atomic_fetch_sub(&x->ring[k]->held, 1);
     pthread_mutex_unlock(&areas_lock);
     memset(x->ring, 0, sizeof x->ring);
     x->ring_made = 0;
@@ -149,13 +153,15 @@ static int ring_on_node(tc_ctx *x, tc_nb_area *made[TC_NB_RING])
 {
     int rc = MPI_SUCCESS, created, lack = 0;
     for (int k = 0; k < TC_NB_RING; k++) lack |= !(made[k] = new_area(x));
+    if (made[0] && !(made[0]->seen = calloc((size_t)x->shm.node_size * TC_NB_RING, sizeof *made[0]->seen)))
+        lack = 1;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &lack, 1, MPI_INT, MPI_MAX, x->shm.node_comm)) != MPI_SUCCESS) return rc;
     if (lack) return MPI_ERR_NO_MEM;
     for (int k = 0; k < TC_NB_RING && rc == MPI_SUCCESS; k++) {
         tc_shm *sh = &made[k]->shm;
         if ((rc = tc_shm_reserve(sh, TC_NB_RING_HALF, &created)) == MPI_SUCCESS &&
-            (rc = tc_shm_lines_reserve(sh, TC_NB_RING_LINES)) == MPI_SUCCESS)
-            tc_shm_area_done(sh, 0);
+            (rc = tc_shm_lines_reserve(sh, TC_NB_RING_LINES)) == MPI_SUCCESS && k == 0)
+            tc_shm_gate_reset(sh, TC_NB_RING);
     }
     return rc == MPI_SUCCESS ? PMPI_Barrier(x->shm.node_comm) : rc;
 }
@@ -171,14 +177,13 @@ int tc_nb_ring_make(tc_ctx *x)
     for (int k = 0; k < TC_NB_RING; k++) {
         if (!made[k]) continue;
         if (ok) {   /* the context holds them */
-            made[k]->held = 1;
+            atomic_store(&made[k]->held, 1);
             append(x, made[k]);
             x->ring[k] = made[k];
         } else {    /* windows made alike on the node (agreed): freed together */
             if (node_rc == MPI_SUCCESS || made[k]->shm.flag_win != MPI_WIN_NULL) (void)tc_shm_free(&made[k]->shm);
             else tc_shm_forget(&made[k]->shm);
-            free(made[k]->node_idx);
-            free(made[k]);
+            area_free_memory(made[k]);
         }
     }
     x->ring_made = ok ? 1 : -1;
@@ -187,15 +192,16 @@ int tc_nb_ring_make(tc_ctx *x)
     return rc;
 }
 
-tc_nb_area *tc_nb_ring_take(tc_ctx *x, uint64_t *seq)
+tc_nb_area *tc_nb_ring_take(tc_ctx *x, tc_shm_gate *gate, tc_nb_area **home)
 {
     if (x->ring_made != 1) return NULL;
     uint64_t q = ++x->ring_seq;
-    tc_nb_area *a = x->ring[q % TC_NB_RING];
-    pthread_mutex_lock(&areas_lock);
-    a->held++;
-    pthread_mutex_unlock(&areas_lock);
-    *seq = q;
+    int slot = (int)(q % TC_NB_RING);
+    tc_nb_area *a = x->ring[slot];
+    *home = x->ring[0];
+    atomic_fetch_add(&a->held, 1);   /* the context holds them too: no release meanwhile */
+    atomic_fetch_add(&(*home)->held, 1);
+    *gate = (tc_shm_gate){ &(*home)->shm, (*home)->seen, slot, TC_NB_RING, q, q > TC_NB_RING ? q - TC_NB_RING : 0 };
     return a;
 }
 
@@ -219,14 +225,13 @@ int tc_nb_areas_release(tc_ctx *x, int finalizing)
     for (; a; i++) {
         tc_nb_area *next = a->next;
         pthread_mutex_lock(&areas_lock);
-        int held = a->held;
+        int held = atomic_load(&a->held);
         if (held) a->orphan = 1;
         pthread_mutex_unlock(&areas_lock);
         if (!held && agreed && !v[3 + i]) {   /* nobody holds it: freed together */
             int rc2 = tc_shm_free(&a->shm);
             if (rc == MPI_SUCCESS) rc = rc2;
-            free(a->node_idx);
-            free(a);
+            area_free_memory(a);
         } else if (!held) {
             area_drop(a);
         }

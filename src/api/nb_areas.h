@@ -30,12 +30,13 @@
  * them in turn (tc_nb_ring_take: the q-th such call area q mod
  * TC_NB_RING, the same at every rank); a call starts on its area once
  * every rank of the node has finished call q - TC_NB_RING there (each
- * rank's done word, tc_shm_area_done), so calls far apart never share one
+ * rank's done words, tc_shm_gate), so calls far apart never share one
  * and a start never waits.
  */
 #ifndef TC_API_NB_AREAS_H
 #define TC_API_NB_AREAS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "exec/shm.h"
@@ -45,7 +46,9 @@ struct tc_ctx;
 typedef struct tc_nb_area {
     tc_shm shm;                /* windows of its own on the context's node communicator */
     int *node_idx;             /* rank -> index in its node (a copy: it may outlive the context) */
-    int held;                  /* its holders here: a persistent request, or the context's
+    uint64_t *seen;            /* the ring's first area: this rank's copy of the done words
+                                  (tc_shm_gate), [node_size x TC_NB_RING]; else NULL */
+    atomic_int held;           /* its holders here: a persistent request, or the context's
                                   ring and each nonblocking call running on it */
     int orphan;                /* its context is gone: freed here when its request lets it go */
     struct tc_nb_area *next;   /* the context's areas */
@@ -70,11 +73,12 @@ void tc_nb_ring_ask(struct tc_ctx *x);
 /* Collective over the context's communicator: the ring, or none anywhere
  * (x->ring_made -1).  The nonblocking calls' memos are dropped. */
 int tc_nb_ring_make(struct tc_ctx *x);
-/* The next area of the ring (held), *seq the call's number; NULL where
- * there is no ring.  The caller has made sure that the call fits
+/* The next area of the ring (held), its gate in *gate and the ring's first
+ * area, which holds the done words, in *home (held too); NULL where there
+ * is no ring.  The caller has made sure that the call fits
  * (TC_NB_RING_HALF per data half, TC_NB_RING_LINES per slot) on every
  * node. */
-tc_nb_area *tc_nb_ring_take(struct tc_ctx *x, uint64_t *seq);
+tc_nb_area *tc_nb_ring_take(struct tc_ctx *x, tc_shm_gate *gate, tc_nb_area **home);
 /* The context's release (collective over its node unless finalizing):
  * frees the areas nobody holds, leaves the held ones to their requests. */
 int tc_nb_areas_release(struct tc_ctx *x, int finalizing);

@@ -153,17 +153,18 @@ static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Requ
 }
 
 /* The first of list[0..n) besides the MPI library's own that accepts the
- * call without node-shared memory and has a nonblocking form, its schedule
- * in s and its arguments in *a; NULL where none does. */
+ * call and has a nonblocking form (area: as in make_schedule; without one,
+ * node-shared memory is left out), its schedule in s and its arguments in
+ * *a; NULL where none does. */
 static const tc_algo *first_nonblocking(const tc_algo *const *list, int n, tc_ctx *x, const tc_call *c,
-                                        tc_args *a, tc_sched *s, const tc_sched **cached)
+                                        tc_args *a, tc_sched *s, const tc_sched **cached, int area)
 {
     tc_args b = *a;
-    b.node_shm = 0;
+    if (!area) b.node_shm = 0;
     for (int i = 0; i < n; i++) {
         const char *why = NULL;
         if ((list[i]->req & TC_REQ_NATIVE) || !tc_algo_accepts(list[i], &b, x->topo, &why)) continue;
-        if (make_schedule(list[i], c, &b, x, s, cached, 0)) continue;
+        if (make_schedule(list[i], c, &b, x, s, cached, area)) continue;
         *a = b;
         return list[i];
     }
@@ -185,18 +186,22 @@ static const tc_algo *model_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a,
     tc_args b = *a;
     b.node_shm = 0;
     int n = tc_model_rank(tc_select_model(tc_select_table()), &b, x->topo, c->bytes, ranked, pred, MAX_RANKED);
-    return first_nonblocking(ranked, n, x, c, a, s, cached);
+    return first_nonblocking(ranked, n, x, c, a, s, cached, 0);
 }
 
-/* Where the selection's choice has no nonblocking form: the fastest entry
- * with one among those the key's settled learner timed for the blocking
- * call (the same schedules run either way); NULL where it timed none. */
-static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a, tc_sched *s,
-                                          const tc_sched **cached)
+/* The fastest entry with a nonblocking form (area: as in make_schedule)
+ * among those the key's settled learner timed for the blocking call (the
+ * same schedules run either way; its times are agreed, so every rank takes
+ * the same); NULL where it timed none or has not settled.  may_ask: without
+ * an area, a fastest entry on node-shared memory asks for the ring. */
+static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a, int area, int may_ask,
+                                          tc_sched *s, const tc_sched **cached)
 {
     const tc_algo *ranked[TC_LEARN_MAX_CAND];
     int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND);
-    return first_nonblocking(ranked, n, x, c, a, s, cached);
+    if (n > 0 && !area && may_ask && (ranked[0]->req & TC_REQ_NODE_SHM) && !(ranked[0]->req & TC_REQ_CMA))
+        tc_nb_ring_ask(x);
+    return first_nonblocking(ranked, n, x, c, a, s, cached, area);
 }
 
 /* Where the entry chosen (selected) has no nonblocking form (*why): the
@@ -211,7 +216,7 @@ static int choose_instead(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const 
         return tc_raise(c->comm, MPI_ERR_ARG, "%s algorithm '%s' has no nonblocking form: %s", c->d->name,
                         selected->name, *why);
     int forced = tc_config_get()->force[c->d->coll] != NULL;
-    if (!forced && (*al = learned_nonblocking(x, c, a, s, cached)) != NULL) {
+    if (!forced && (*al = learned_nonblocking(x, c, a, 0, 0, s, cached)) != NULL) {
         tc_explain(x, c->d->name, c->bytes, (*al)->name,
                    "nonblocking: the fastest with a nonblocking form that the learner timed");
         *why = NULL;
@@ -234,6 +239,15 @@ static int choose_instead(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const 
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, int area,
                   int persistent, const tc_algo **al, tc_sched *s, const tc_sched **cached, const char **why)
 {
+    /* where the blocking call's learner has settled the key, what it timed
+     * fastest on this machine serves, rather than the table's prediction */
+    if (!by_name && !tc_config_get()->force[c->d->coll] &&
+        (*al = learned_nonblocking(x, c, a, area, !persistent, s, cached)) != NULL) {
+        tc_explain(x, c->d->name, c->bytes, (*al)->name,
+                   "nonblocking: the fastest with a nonblocking form that the learner timed");
+        *why = NULL;
+        return MPI_SUCCESS;
+    }
     int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
     if (rc != MPI_SUCCESS) return rc;
     if (!area && !persistent && ((*al)->req & TC_REQ_NODE_SHM) && !((*al)->req & TC_REQ_CMA)) tc_nb_ring_ask(x);
@@ -267,13 +281,18 @@ static int fits_ring(const tc_algo *al, const tc_call *c, const tc_args *a, cons
 }
 
 /* A nonblocking call whose schedule runs on node-shared memory takes the
- * ring's next area; where it does not fit (alike at every rank), it
- * chooses again as for a schedule without a nonblocking form. */
+ * ring's next area.  Where the entry's node-shared memory does not fit
+ * (decided alike at every rank, whether or not its own schedule has any),
+ * it chooses again as for a schedule without a nonblocking form. */
 static int ring_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo **al, tc_nb_op *op,
                      const tc_sched **cached, const char **why)
 {
-    if (!*al || !(op->sched.uses_shm || op->sched.uses_inline)) return MPI_SUCCESS;
-    if (fits_ring(*al, c, a, x) && (op->area = tc_nb_ring_take(x, &op->ring_seq)) != NULL) return MPI_SUCCESS;
+    if (!*al || !((*al)->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) || x->ring_made != 1) return MPI_SUCCESS;
+    if (fits_ring(*al, c, a, x)) {
+        if ((op->sched.uses_shm || op->sched.uses_inline) && !(op->area = tc_nb_ring_take(x, &op->gate, &op->home)))
+            return tc_raise_mpi(c->comm, MPI_ERR_INTERN, c->fn);   /* a made ring has its areas */
+        return MPI_SUCCESS;
+    }
     *why = "node-shared memory: larger than the nonblocking calls' areas";
     a->node_shm = 0;
     return choose_instead(x, c, a, by_name, *al, al, &op->sched, cached, why);
@@ -312,8 +331,7 @@ static int finish_op(tc_ctx *x, const tc_call *c, const tc_algo *al, tc_nb_op *o
         op->stats_size = c->size;
         op->stats_bytes = c->bytes;
     }
-    tc_nb_channel_hold(x->nb);
-    op->ch = x->nb;
+    op->ch = x->nb;   /* held from the launch (tc_nb_launch, tc_nb_persistent) */
     return MPI_SUCCESS;
 }
 
@@ -391,7 +409,7 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
     }
     /* a memo on node-shared memory was found to fit the ring when it was made */
     if (err == MPI_SUCCESS && (op->sched.uses_shm || op->sched.uses_inline) &&
-        !(op->area = tc_nb_ring_take(x, &op->ring_seq))) {
+        !(op->area = tc_nb_ring_take(x, &op->gate, &op->home))) {
         tc_nb_op_free(op);   /* no ring any more: the full path chooses */
         return 0;
     }

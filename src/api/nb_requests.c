@@ -51,10 +51,20 @@ static void take(void)
 
 static void give(void) { pthread_mutex_unlock(&lock); }
 
+/* Looks at the operations before a waiting call yields the processor
+ * between looks: where some communicator's ranks have a processing unit
+ * each (tc_nb_channel_open), some tens of microseconds, as the node-shared
+ * memory's waits spin (a yield is a system call, and a peer's signal
+ * usually comes within microseconds); otherwise at once, so that the rank
+ * being waited for runs. */
+static atomic_uint looks_before_yield = 64;
+#define LOOKS_DEDICATED 512
+
 /* ---- channels --------------------------------------------------------------- */
 
-tc_nb_channel *tc_nb_channel_open(MPI_Comm comm)
+tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin)
 {
+    if (spin) atomic_store_explicit(&looks_before_yield, LOOKS_DEDICATED, memory_order_relaxed);
     tc_nb_channel *ch = calloc(1, sizeof *ch);
     if (!ch) return NULL;
     if (PMPI_Comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
@@ -70,13 +80,6 @@ static void channel_drop(tc_nb_channel *ch, int finalizing)
     if (--ch->refs > 0) return;
     if (!finalizing && ch->comm != MPI_COMM_NULL) (void)PMPI_Comm_free(&ch->comm);
     free(ch);
-}
-
-void tc_nb_channel_hold(tc_nb_channel *ch)
-{
-    take();
-    ch->refs++;
-    give();
 }
 
 void tc_nb_channel_release(tc_nb_channel *ch, int finalizing)
@@ -124,7 +127,8 @@ void tc_nb_op_free(tc_nb_op *op)
     free(op->owned);
     take();
     tc_nb_area_put(op->area);
-    if (op->ch) channel_drop(op->ch, 0);
+    tc_nb_area_put(op->home);
+    if (op->ch && op->ch_held) channel_drop(op->ch, 0);
     if (pooled < TC_NB_POOL) {   /* kept: schedule arrays and workspace */
         tc_sched keep_s = op->sched;
         tc_workspace keep_w = op->ex.ws;
@@ -384,7 +388,7 @@ static int run_op(tc_nb_op *op)
         memcpy(op->ex.bind, op->user, sizeof op->user);
         rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op,
                               op->area ? &op->area->shm : NULL, op->area ? op->area->node_idx : NULL,
-                              op->ring_seq, op->ring_seq > TC_NB_RING ? op->ring_seq - TC_NB_RING : 0);
+                              op->home ? &op->gate : NULL);
     }
     if (rc != MPI_SUCCESS) return rc;
     op->running = 1;
@@ -395,10 +399,19 @@ static int run_op(tc_nb_op *op)
     return MPI_SUCCESS;
 }
 
+/* The operation holds its channel (lock held). */
+static void hold_channel(tc_nb_op *op)
+{
+    if (!op->ch || op->ch_held) return;
+    op->ch->refs++;
+    op->ch_held = 1;
+}
+
 int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
 {
     maybe_start_thread();
     take();
+    hold_channel(op);
     int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
     if (rc == MPI_SUCCESS) {
         atomic_fetch_add(&tc_nb_live, 1);
@@ -418,6 +431,7 @@ int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
 int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
 {
     take();
+    hold_channel(op);
     int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
     if (rc == MPI_SUCCESS) {
         op->persistent = 1;
@@ -475,9 +489,10 @@ static int any_live(void) { return !tc_nb_none_live(); }
 
 /* Between two looks at requests that are not complete yet: after a few
  * quick looks, the processor goes to another process (ranks may share it). */
+
 static void pause_look(unsigned *looks)
 {
-    if (++*looks > 64) sched_yield();
+    if (++*looks > atomic_load_explicit(&looks_before_yield, memory_order_relaxed)) sched_yield();
 }
 
 /* A persistent request's state: 0 inactive, 1 running, 2 done and not yet

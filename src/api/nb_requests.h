@@ -42,12 +42,12 @@ typedef struct tc_nb_channel {
 } tc_nb_channel;
 
 /* A channel on comm (a context's private duplicate; collective); NULL when
- * it could not be made (the nonblocking calls are then the MPI library's). */
-tc_nb_channel *tc_nb_channel_open(MPI_Comm comm);
+ * it could not be made (the nonblocking calls are then the MPI library's).
+ * spin: comm's ranks have a processing unit each (the waiting calls look
+ * longer before they yield). */
+tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin);
 /* The context gives its channel up (operations may still hold it). */
 void tc_nb_channel_release(tc_nb_channel *ch, int finalizing);
-/* An operation holds the channel. */
-void tc_nb_channel_hold(tc_nb_channel *ch);
 
 typedef struct tc_nb_op {
     struct tc_nb_op *next;      /* the outstanding operations */
@@ -58,9 +58,12 @@ typedef struct tc_nb_op {
     MPI_Op op;
     int me;
     tc_nb_channel *ch;
+    int ch_held;                /* the operation holds ch (taken when it is launched or registered) */
     struct tc_nb_area *area;    /* its node-shared memory (nb_areas.h): a persistent request's
-                                   own, or the ring's (ring_seq its call's number there); NULL: none */
-    uint64_t ring_seq;
+                                   own, or the ring's (gate: which and when; home: the ring's
+                                   first area, whose done words the gate reads); NULL: none */
+    tc_shm_gate gate;
+    struct tc_nb_area *home;
     MPI_Comm user_comm;         /* the caller's communicator (error messages) */
     MPI_Request handle;         /* the generalized request the caller holds */
     int persistent;

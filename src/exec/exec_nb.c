@@ -94,7 +94,7 @@ static int lines_step(tc_nb_exec *e)
         } else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) {
             rc = tc_exec_local(e->bind, op, &e->env, &e->k);
         } else {
-            rc = MPI_ERR_INTERN;   /* not an op of such a schedule (tc_nb_exec_accepts) */
+            rc = MPI_ERR_INTERN;   /* not an op of such a schedule (lines_only) */
         }
     }
     /* done whatever failed: the peers' next calls wait for it */
@@ -146,8 +146,8 @@ static int lines_begin(tc_nb_exec *e)
 /* A ring call finished (or stopped): its area is free for the next. */
 static void mark_done(tc_nb_exec *e)
 {
-    if (e->ring_seq) tc_shm_area_done(e->env.shm, e->ring_seq);
-    e->ring_seq = 0;
+    if (e->gate.home) tc_shm_gate_done(&e->gate);
+    e->gate.home = NULL;
 }
 
 /* Bind the area's half, then the first round (or the lines' call), and
@@ -171,7 +171,7 @@ static int start_now(tc_nb_exec *e)
 
 static int start_gated(tc_nb_exec *e)
 {
-    if (!tc_shm_area_free_after(e->env.shm, e->after)) return 0;
+    if (!tc_shm_gate_open(&e->gate)) return 0;
     e->gated = 0;
     int rc = start_now(e);
     if (rc != MPI_SUCCESS) stop(e, rc);
@@ -200,7 +200,7 @@ int tc_nb_exec_progress(tc_nb_exec *e, int *done)
 }
 
 int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
-                     const int *node_idx, uint64_t ring_seq, uint64_t after)
+                     const int *node_idx, const tc_shm_gate *gate)
 {
     int rc;
     e->s = s;
@@ -210,21 +210,23 @@ int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, in
     e->nreq = 0;
     e->lines = 0;
     e->gated = 0;
-    e->ring_seq = ring_seq;
-    e->after = after;
+    e->gate = gate ? *gate : (tc_shm_gate){ NULL, NULL, 0, 0, 0, 0 };
     e->truncation = e->err = MPI_SUCCESS;
     e->env = (tc_exec_env){ comm, &e->ws, area, node_idx, NULL, op, NULL };
     e->ws.rank1 = me + 1;
-    if (tc_nb_exec_why(s, area != NULL)) return MPI_ERR_INTERN;   /* the caller asked first */
-    if (!room_made(s, e->bind, area)) return MPI_ERR_INTERN;       /* a start makes no collective call */
-    if ((rc = tc_exec_bind_tmp(s, e->bind, &e->ws)) != MPI_SUCCESS) return rc;
-    if ((rc = tc_exec_ensure_requests(&e->ws, s->max_comm > 0 ? s->max_comm : 1)) != MPI_SUCCESS) return rc;
-    tc_reduce_kernel_find(op, e->bind[s->tmp_like].type, &e->k);
-    if (after && !tc_shm_area_free_after(area, after)) {
-        e->gated = 1;   /* the area's previous call still runs somewhere on the node */
-        return MPI_SUCCESS;
+    if (tc_nb_exec_why(s, area != NULL) || !room_made(s, e->bind, area))
+        rc = MPI_ERR_INTERN;   /* the caller asked first; a start makes no collective call */
+    else if ((rc = tc_exec_bind_tmp(s, e->bind, &e->ws)) == MPI_SUCCESS)
+        rc = tc_exec_ensure_requests(&e->ws, s->max_comm > 0 ? s->max_comm : 1);
+    if (rc == MPI_SUCCESS) {
+        tc_reduce_kernel_find(op, e->bind[s->tmp_like].type, &e->k);
+        if (e->gate.home && e->gate.after && !tc_shm_gate_open(&e->gate)) {
+            e->gated = 1;   /* the area's previous call still runs somewhere on the node */
+            return MPI_SUCCESS;
+        }
+        rc = start_now(e);
     }
-    if ((rc = start_now(e)) != MPI_SUCCESS) mark_done(e);   /* not run: the node's next call may */
+    if (rc != MPI_SUCCESS) mark_done(e);   /* not run: the node's next call on the area may */
     return rc;
 }
 

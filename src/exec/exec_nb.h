@@ -45,9 +45,8 @@ typedef struct tc_nb_exec {
     int lines;             /* a schedule on the inline lines: */
     int op_at;             /*   its next op, */
     tc_exec_lines ln;      /*   the lines' call */
-    uint64_t ring_seq;     /* a ring call's number on its area (0: none; done: 0 again) */
-    uint64_t after;        /* the call on the area that must be done first everywhere (0: none) */
-    int gated;             /* not started yet: waits for that */
+    tc_shm_gate gate;      /* a ring call's (home NULL: none; done: NULL again) */
+    int gated;             /* not started yet: waits for the gate */
     int nreq;              /* its posted requests */
     int truncation;        /* the first truncation seen (MPI_SUCCESS: none) */
     int err;               /* a hard error that stopped the operation */
@@ -61,12 +60,12 @@ const char *tc_nb_exec_why(const tc_sched *s, int area);
  * area: the node-shared memory of the schedules that use it (NULL: none;
  * reserved for s beforehand, so that the start makes no collective call),
  * node_idx: rank -> its index in the node.  An area taken in turn (the
- * nonblocking calls' ring): ring_seq the call's number there, stored in
- * this rank's done word when it ends; the schedule begins once every rank
- * of the node has finished call `after` there (0: at once).  The memory in
- * e->ws is kept for the next start (persistent operations). */
+ * nonblocking calls' ring): gate (NULL: none) says which, and the call's
+ * number, stored in this rank's done word when it ends; the schedule
+ * begins once the gate opens.  The memory in e->ws is kept for the next
+ * start (persistent operations). */
 int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
-                     const int *node_idx, uint64_t ring_seq, uint64_t after);
+                     const int *node_idx, const tc_shm_gate *gate);
 /* Advance; *done 1 when the schedule has run to its end (or stopped on an
  * error).  Returns MPI_SUCCESS; the operation's outcome is
  * tc_nb_exec_result once done. */

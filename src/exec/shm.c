@@ -203,22 +203,33 @@ void tc_shm_init_area(tc_shm *area, const tc_shm *node)
     area->data_win = area->flag_win = area->line_win = MPI_WIN_NULL;
 }
 
-/* An area's done word of node rank r: the first word of its publication
- * line (an area publishes no buffers). */
-static _Atomic uint64_t *done_word(const tc_shm *sh, int r)
+/* Node rank r's done words in the home area: its publication line (an
+ * area publishes no buffers), one word per area of the ring. */
+static _Atomic uint64_t *done_words(const tc_shm *home, int r)
 {
-    return (_Atomic uint64_t *)(void *)(sh->pub + (size_t)r * TC_CMA_PUB_LINE);
+    return (_Atomic uint64_t *)(void *)(home->pub + (size_t)r * TC_CMA_PUB_LINE);
 }
 
-void tc_shm_area_done(tc_shm *area, uint64_t seq)
+void tc_shm_gate_reset(tc_shm *home, int slots)
 {
-    atomic_store_explicit(done_word(area, area->node_rank), seq, memory_order_release);
+    for (int k = 0; k < slots; k++) atomic_store_explicit(&done_words(home, home->node_rank)[k], 0, memory_order_relaxed);
 }
 
-int tc_shm_area_free_after(const tc_shm *area, uint64_t seq)
+void tc_shm_gate_done(const tc_shm_gate *g)
 {
-    for (int q = 0; q < area->node_size; q++)
-        if (atomic_load_explicit(done_word(area, q), memory_order_acquire) < seq) return 0;
+    atomic_store_explicit(&done_words(g->home, g->home->node_rank)[g->slot], g->seq, memory_order_release);
+}
+
+int tc_shm_gate_open(const tc_shm_gate *g)
+{
+    const tc_shm *h = g->home;
+    for (int q = 0; q < h->node_size; q++) {
+        uint64_t *seen = g->seen + (size_t)q * (size_t)g->slots;
+        if (seen[g->slot] >= g->after) continue;
+        const _Atomic uint64_t *w = done_words(h, q);   /* one line: every area's word at once */
+        for (int k = 0; k < g->slots; k++) seen[k] = atomic_load_explicit(&w[k], memory_order_acquire);
+        if (seen[g->slot] < g->after) return 0;
+    }
     return 1;
 }
 

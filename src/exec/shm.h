@@ -97,12 +97,25 @@ int tc_shm_try_wait(tc_shm *sh, int src, int *error);
  * communicator, which it borrows; no single-copy publication lines' use.
  * For the persistent requests (each start runs on its area alone). */
 void tc_shm_init_area(tc_shm *area, const tc_shm *node);
-/* An area taken in turn by nonblocking calls: this rank has finished the
- * call numbered seq on it (release); has every rank of the node finished
- * the call numbered seq (or a later one)?  Each rank's word starts at 0
- * (tc_shm_area_done(area, 0) before the node's barrier that makes it). */
-void tc_shm_area_done(tc_shm *area, uint64_t seq);
-int tc_shm_area_free_after(const tc_shm *area, uint64_t seq);
+/* Areas taken in turn by nonblocking calls (a ring of `slots` areas): a
+ * call numbered seq runs on area `slot` once every rank of the node has
+ * finished the call numbered `after` there.  Each rank keeps, for every
+ * area, the number of the last call it finished there: one word per area
+ * in its publication line of the ring's first area (home), so that a rank
+ * reads a peer's state of every area at once; seen is this rank's copy of
+ * what it last read ([node_size x slots], its own memory), looked at first. */
+typedef struct tc_shm_gate {
+    tc_shm *home;
+    uint64_t *seen;
+    int slot, slots;
+    uint64_t seq, after;
+} tc_shm_gate;
+/* This rank's words 0 (before the node's barrier that makes the ring). */
+void tc_shm_gate_reset(tc_shm *home, int slots);
+/* This rank has finished call g->seq on area g->slot (release). */
+void tc_shm_gate_done(const tc_shm_gate *g);
+/* Has every rank of the node finished call g->after on area g->slot? */
+int tc_shm_gate_open(const tc_shm_gate *g);
 /* Spin (the node's waiting policy) until *f >= want; acquire.  Returns the
  * value seen. */
 uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t want);
