@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "exec/shm_inline.h"
 
 /* An init that finds this many areas of its context held makes no more:
  * the request runs without node-shared memory (the same on every rank: the
@@ -97,7 +98,7 @@ static int node_area(tc_ctx *x, size_t bytes, size_t lines, tc_nb_area **out)
         fresh = NULL;
     }
     if ((rc = tc_shm_reserve(&a->shm, (size_t)v[0], &created)) != MPI_SUCCESS) goto out;
-    if (v[1] > 0 && (rc = tc_shm_lines_reserve(&a->shm, (size_t)v[1])) != MPI_SUCCESS) goto out;
+    if (v[1] > 0 && (rc = tc_inline_reserve(&a->shm, (size_t)v[1])) != MPI_SUCCESS) goto out;
     *out = a;
 out:
     if (fresh) area_drop(fresh);
@@ -160,7 +161,7 @@ static int ring_on_node(tc_ctx *x, tc_nb_area *made[TC_NB_RING])
     for (int k = 0; k < TC_NB_RING && rc == MPI_SUCCESS; k++) {
         tc_shm *sh = &made[k]->shm;
         if ((rc = tc_shm_reserve(sh, TC_NB_RING_HALF, &created)) == MPI_SUCCESS &&
-            (rc = tc_shm_lines_reserve(sh, TC_NB_RING_LINES)) == MPI_SUCCESS && k == 0)
+            (rc = tc_inline_reserve(sh, TC_NB_RING_LINES)) == MPI_SUCCESS && k == 0)
             tc_shm_gate_reset(sh, TC_NB_RING);
     }
     return rc == MPI_SUCCESS ? PMPI_Barrier(x->shm.node_comm) : rc;

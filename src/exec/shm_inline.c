@@ -52,9 +52,11 @@
  * copy (fewer), never a wait for a line nobody writes.
  *
  * Growth.  tc_shm_lines_reserve replaces the slots (sequence 0, done lines
- * 0) between two node barriers that every rank reaches in call s after
- * finishing call s - 1: the call needs no check (line_read_all = s - 1) and
- * each rank sets its new done line to s - 1 at once. */
+ * 0) between two node barriers that every rank reaches after finishing
+ * call s - 1 (in call s, or between calls for an area made ahead of them):
+ * tc_inline_reserve then sets line_read_all to s - 1, so that call s needs
+ * no check, and each rank's new done line to s - 1 at once; a done line
+ * left at 0 would make a writer of call s > 2 wait for ever. */
 #include "exec/shm_inline.h"
 
 #include <stdatomic.h>
@@ -135,17 +137,23 @@ size_t tc_inline_lines(int64_t n)
     return (size_t)((n + PAYLOAD - 1) / PAYLOAD) + 1;   /* and the done line */
 }
 
-int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c)
+int tc_inline_reserve(tc_shm *sh, size_t lines)
 {
     size_t cap = sh->line_cap;
-    int rc = tc_shm_lines_reserve(sh, tc_inline_lines(n));
+    int rc = tc_shm_lines_reserve(sh, lines);
+    if (rc != MPI_SUCCESS || sh->line_cap == cap) return rc;
+    /* new slots, made between calls: every rank has finished the last one */
+    sh->line_read_all = sh->line_calls;
+    atomic_store_explicit(done_of(sh, sh->node_rank), sh->line_calls, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c)
+{
+    int rc = tc_inline_reserve(sh, tc_inline_lines(n));
     if (rc != MPI_SUCCESS) return rc;
     c->seq = ++sh->line_calls;
     c->parity = (int)(c->seq & 1);
-    if (sh->line_cap != cap) {   /* new slots, made after everyone finished seq - 1 */
-        sh->line_read_all = c->seq - 1;
-        atomic_store_explicit(done_of(sh, sh->node_rank), c->seq - 1, memory_order_release);
-    }
     return MPI_SUCCESS;
 }
 

@@ -28,6 +28,12 @@ typedef struct tc_inline_call {
 /* The lines per slot that n bytes per rank take (tc_shm_lines_reserve). */
 size_t tc_inline_lines(int64_t n);
 
+/* Slots of at least `lines` lines (collective over the node when they
+ * grow, between two calls of every rank: new slots carry on from the calls
+ * made so far).  tc_inline_begin grows them itself; an area made ahead of
+ * its calls (src/api/nb_areas.c) grows them here. */
+int tc_inline_reserve(tc_shm *sh, size_t lines);
+
 /* Slots for n bytes per rank (collective over the node when they grow) and
  * the call's sequence number.  An MPI error code. */
 int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c);

@@ -20,6 +20,9 @@
  * blocking call after the first such nonblocking call makes: its first
  * start declines, the later ones must serve.
  *
+ * First, a persistent request's node-shared memory reused by a larger one
+ * (run_area_growth).
+ *
  * An entry may decline (MPI_ERR_ARG: no persistent or nonblocking form, or
  * it does not take the call); the counts are printed per collective.  --require=
  * COLL=ENTRY[/SERVED][,...] names entries that must serve (init accepted
@@ -193,6 +196,37 @@ static int run_entry_nb(int coll, const char *entry, MPI_Comm comm)
     return served;
 }
 
+/* A persistent request's node-shared memory reused and grown: bcast by
+ * shm_inline with 3 elements, five starts, freed; then with 600 elements,
+ * which needs larger inline slots, on the same area (every rank let it go),
+ * five starts.  The slots' growth must carry their call numbers on (a
+ * writer waited for ever for a done line reset to 0). */
+static void run_area_growth(MPI_Comm comm)
+{
+    const int counts[2] = { 3, 600 };
+    for (int k = 0; k < 2; k++) {
+        nb_op o;
+        MPI_Request req = MPI_REQUEST_NULL;
+        char what[96];
+        snprintf(what, sizeof what, "area reuse with growth: bcast shm_inline, %d ints", counts[k]);
+        tc_watch(wrank, 60, what);
+        nb_op_setup(&o, TOPOCOLL_BCAST, counts[k], NB_INT, 0, 0, 7, comm);
+        int rc = init_by_name(&o, "shm_inline", &req), cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+        CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s: init returned %d", what, rc);
+        for (int s = 0; s < 5 && rc == MPI_SUCCESS; s++) {
+            size_t at = 0;
+            nb_op_fill(&o, 100 + s);
+            CHECK(MPI_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                  "%s: start %d", what, s + 1);
+            CHECK(nb_op_matches(&o, &at), "%s: start %d: wrong result at byte %zu", what, s + 1, at);
+        }
+        if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
+        nb_op_free(&o);
+        MPI_Barrier(comm);   /* every rank has let the area go before the next init */
+    }
+}
+
 /* Is COLL=ENTRY[/SERVED] in the comma-separated list?  1 and the name
  * that must serve in served (SERVED, else ENTRY), or 0. */
 static int listed(const char *list, const char *coll, const char *entry, char *served, size_t len)
@@ -229,6 +263,7 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    run_area_growth(comm);
     for (int coll = 0; coll < NB_NCOLL; coll++) {
         const char *cname = nb_coll_names[coll];
         if (coll == TOPOCOLL_ALLTOALLW) continue;   /* its own path: the MPI library's nonblocking */
