@@ -94,7 +94,7 @@ static int lines_step(tc_nb_exec *e)
         } else if (op->kind == TC_OP_COPY || op->kind == TC_OP_REDUCE) {
             rc = tc_exec_local(e->bind, op, &e->env, &e->k);
         } else {
-            rc = MPI_ERR_INTERN;   /* not an op of such a schedule (lines_only) */
+            rc = MPI_ERR_INTERN;   /* not an op of such a schedule (tc_sched_lines_only) */
         }
     }
     /* done whatever failed: the peers' next calls wait for it */
@@ -105,18 +105,9 @@ static int lines_step(tc_nb_exec *e)
     return 1;
 }
 
-static int lines_only(const tc_sched *s)
-{
-    return s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll && !s->uses_rread;
-}
-
 const char *tc_nb_exec_why(const tc_sched *s, int area)
 {
-    if (!area || (!s->uses_shm && !s->uses_inline)) return tc_sched_nonblocking_why(s);
-    if (s->uses_rread) return "single-copy reads need the peers' buffers published by a blocking call";
-    if (s->uses_subcoll) return "member-set rounds are collective calls on other communicators";
-    if (s->uses_inline && !lines_only(s)) return "the inline lines beside messages or node-shared buffers";
-    return NULL;
+    return area ? tc_sched_area_why(s) : tc_sched_nonblocking_why(s);
 }
 
 /* Was the area made for s (its data halves and slots big enough, so that
@@ -158,7 +149,7 @@ static int start_now(tc_nb_exec *e)
     int rc, done;
     if ((rc = tc_exec_bind_shm(s, e->bind, e->env.shm)) != MPI_SUCCESS) return rc;
     if (s->nrounds == 0) return MPI_SUCCESS;
-    if (lines_only(s)) {
+    if (tc_sched_lines_only(s)) {
         if ((rc = lines_begin(e)) != MPI_SUCCESS) return rc;
         return tc_nb_exec_progress(e, &done);
     }

@@ -281,6 +281,26 @@ static inline const char *tc_sched_nonblocking_why(const tc_sched *s)
     return NULL;
 }
 
+/* Does the schedule use the inline lines alone (no messages, no other
+ * node-shared memory)?  Such a schedule runs its ops in one pass. */
+static inline int tc_sched_lines_only(const tc_sched *s)
+{
+    return s->uses_inline && s->max_comm == 0 && !s->uses_shm && !s->uses_subcoll && !s->uses_rread;
+}
+/* Can the schedule run nonblocking with node-shared memory of its own (a
+ * persistent request's windows, an area of the nonblocking calls' ring:
+ * src/api/nb_areas.h)?  Node-shared buffers and signals can, and the inline
+ * lines where they are the schedule's only communication; remote reads and
+ * member-set rounds cannot.  NULL when it can, else why not. */
+static inline const char *tc_sched_area_why(const tc_sched *s)
+{
+    if (!s->uses_shm && !s->uses_inline) return tc_sched_nonblocking_why(s);
+    if (s->uses_rread) return "single-copy reads need the peers' buffers published by a blocking call";
+    if (s->uses_subcoll) return "member-set rounds are collective calls on other communicators";
+    if (s->uses_inline && !tc_sched_lines_only(s)) return "the inline lines beside messages or node-shared buffers";
+    return NULL;
+}
+
 static inline int tc_sched_round_begin(const tc_sched *s, int r) { return s->round_start[r]; }
 static inline int tc_sched_round_end(const tc_sched *s, int r) { return s->round_start[r + 1]; }
 

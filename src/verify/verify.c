@@ -1638,6 +1638,22 @@ tc_verify_status tc_vop_open(const tc_algo *al, const tc_topo *t, const tc_args 
     return st;
 }
 
+/* No access to node-shared memory recorded yet (another run of the same
+ * schedules: the clocks start again at 0). */
+static void reset_shm_records(vstate *v)
+{
+    for (int n = 0; v->shm_w && n < v->t->nnodes; n++) {
+        int64_t units = v->rk[tc_topo_node_members(v->t, n)[0]].units[TC_BUF_SHM];
+        int size = tc_topo_node_size(v->t, n);
+        for (int64_t u = 0; u < units; u++) {
+            int32_t *w = v->shm_w[n] + SHM_W * u;
+            w[0] = w[1] = -1;
+            w[2] = 0;
+            if (v->shm_r[n][u]) memset(v->shm_r[n][u], 0, (size_t)size * sizeof(int32_t));
+        }
+    }
+}
+
 void tc_vop_close(tc_vop *o)
 {
     if (!o) return;
@@ -1658,6 +1674,8 @@ void tc_vop_reset(tc_vop *o)
     size_t pp = (size_t)v->p * (size_t)v->p;
     if (v->vc) memset(v->vc, 0, pp * sizeof *v->vc);
     if (v->pend) memset(v->pend, 0, pp * sizeof *v->pend);
+    reset_shm_records(v);
+    if (v->sig_vc) memset(v->sig_vc, 0, (size_t)(v->base[v->p] + 1) * sizeof *v->sig_vc);
 }
 
 const tc_sched *tc_vop_sched(const tc_vop *o, int r) { return &o->v.rk[r].s; }
@@ -1692,8 +1710,21 @@ tc_verify_status tc_vop_message(tc_vop *so, int sr, int si, tc_vop *ro, int rr, 
             return fail(&so->v, "rank %d sends uninitialised %s data (units %lld..)", sr, bufname(sop->a.buf),
                         (long long)(sop->a.off * so->v.rk[sr].unit[(int)sop->a.buf]));
     memmove(b, a, (size_t)ns * sizeof *a);
-    if (so == ro && so->v.vc)   /* the receiver's next round comes after the send */
-        vc_join(so->v.pend + (size_t)rr * (size_t)so->v.p, vc_of(&so->v, sr), so->v.p);
+    if (so == ro && so->v.vc) {   /* the receiver's next round comes after the send (a signal: its raising) */
+        const int32_t *at = sop->kind == TC_OP_SIGNAL && so->v.sig_vc[so->v.base[sr] + si]
+                                ? so->v.sig_vc[so->v.base[sr] + si] : vc_of(&so->v, sr);
+        vc_join(so->v.pend + (size_t)rr * (size_t)so->v.p, at, so->v.p);
+    }
+    return TC_VERIFY_OK;
+}
+
+tc_verify_status tc_vop_signal(tc_vop *o, int r, int i)
+{
+    vstate *v = &o->v;
+    if (!v->vc) return TC_VERIFY_OK;
+    int32_t *snap = snapshot(v, r);
+    if (!snap) return fail(v, "out of memory");
+    v->sig_vc[v->base[r] + i] = snap;
     return TC_VERIFY_OK;
 }
 

@@ -88,16 +88,25 @@ typedef struct tc_verify_nbopts {
     /* Another: every rank's operations share one scratch buffer (TMP), so
      * that one operation's scratch data is overwritten by another's. */
     int shared_tmp;
+    /* Each operation has node-shared memory of its own (persistent
+     * requests, the nonblocking calls' ring: src/api/nb_areas.h), so the
+     * schedules with node-shared buffers and signals run too: a signal is
+     * raised after its round's local ops and never waits, a wait completes
+     * its round when the signal has come (tc_sched_area_why; the inline
+     * lines, whose data this verifier does not move, decline). */
+    int areas;
 } tc_verify_nbopts;
 
 tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const tc_topo *t,
                                        const tc_verify_nbopts *opts, tc_verify_report *rep);
 
-/* Can al's schedules for these arguments run nonblocking at every rank?
- * NULL when they can; else why not (tc_sched_nonblocking_why's reason, or
- * "declined: ..." when the entry declines the arguments). */
+/* Can al's schedules for these arguments run nonblocking at every rank
+ * (areas: with node-shared memory of their own, as tc_verify_nbopts.areas)?
+ * NULL when they can; else why not (tc_sched_nonblocking_why's or
+ * tc_sched_area_why's reason, or "declined: ..." when the entry declines
+ * the arguments). */
 const char *tc_verify_nonblocking_why(const tc_algo *al, const tc_topo *t, const tc_args *proto,
-                                      const tc_vcounts *vall, int u_send, int u_recv,
+                                      const tc_vcounts *vall, int u_send, int u_recv, int areas,
                                       tc_verify_report *rep);
 
 #endif

@@ -17,7 +17,13 @@
  *   - messages match per channel in posting order: a channel is (operation,
  *     source, destination), its own tag; with shared_tag (a model of a
  *     broken executor) it is (source, destination);
- *   - a send completes only once its receive is posted (rendezvous).
+ *   - a send completes only once its receive is posted (rendezvous);
+ *   - with areas (node-shared memory of each operation's own), a round's
+ *     signals are raised after its local ops and complete at once, and
+ *     its waits are posted with its messages and complete the round once
+ *     matched (per operation, source and destination, in order, on
+ *     channels apart from the messages'); the signal orders the waiter's
+ *     later rounds after the signaller's earlier ops, as a message does.
  *
  * Interleavings: round-robin (every rank in turn takes one step, its
  * operations advanced in rotation), seeded random ones (a random rank with
@@ -61,7 +67,8 @@ typedef struct chan { int sh, st, rh, rt; } chan;
 
 typedef struct nbstate {
     const tc_verify_nbop *ops;
-    int k, p, shared;
+    int k, p, shared, areas;
+    int nmsg;                   /* message channels; the signals' follow them */
     tc_vop **vo;                /* [k] */
     nbro *ro;                   /* [k*p] */
     unsigned char **matched;    /* [k*p]: per op of the schedule, matched yet */
@@ -125,10 +132,13 @@ static tc_verify_status nb_fail(nbstate *s, int k, tc_verify_status st)
     return st;
 }
 
-static int chan_of(const nbstate *s, int k, int src, int dst)
+static int is_sync(int kind) { return kind == TC_OP_SIGNAL || kind == TC_OP_WAIT; }
+
+static int chan_of(const nbstate *s, int k, int src, int dst, int sync)
 {
     int c = src * s->p + dst;
-    return s->shared ? c : k * s->p * s->p + c;
+    c = s->shared ? c : k * s->p * s->p + c;
+    return sync ? s->nmsg + k * s->p * s->p + src * s->p + dst : c;
 }
 
 static int pool_get(nbstate *s)
@@ -168,18 +178,18 @@ static tc_verify_status deliver(nbstate *s, int ks, int rs, int is, int kr, int 
     }
     s->matched[(size_t)ks * s->p + rs][is] = 1;
     s->matched[(size_t)kr * s->p + rr][ir] = 1;
-    ro_of(s, ks, rs)->pending--;
+    if (sched_of(s, ks, rs)->ops[is].kind == TC_OP_SEND) ro_of(s, ks, rs)->pending--;   /* a signal never waits */
     ro_of(s, kr, rr)->pending--;
     return TC_VERIFY_OK;
 }
 
-/* Post op i (a SEND or RECV) of operation k at rank r: match the channel's
- * oldest posted counterpart, or wait in the channel. */
+/* Post op i (a SEND or RECV, a SIGNAL or WAIT) of operation k at rank r:
+ * match the channel's oldest posted counterpart, or wait in the channel. */
 static tc_verify_status post_op(nbstate *s, int k, int r, int i)
 {
     const tc_op *op = &sched_of(s, k, r)->ops[i];
-    int send = op->kind == TC_OP_SEND;
-    chan *c = &s->ch[chan_of(s, k, send ? r : op->peer, send ? op->peer : r)];
+    int send = op->kind == TC_OP_SEND || op->kind == TC_OP_SIGNAL;
+    chan *c = &s->ch[chan_of(s, k, send ? r : op->peer, send ? op->peer : r, is_sync(op->kind))];
     int *oh = send ? &c->rh : &c->sh, *ot = send ? &c->rt : &c->st;
     if (*oh >= 0) {
         int n = *oh;
@@ -203,7 +213,8 @@ static tc_verify_status post_op(nbstate *s, int k, int r, int i)
     return TC_VERIFY_OK;
 }
 
-/* Operation k at rank r enters its round cur: post, then the local ops. */
+/* Operation k at rank r enters its round cur: post the messages and the
+ * waits, run the local ops, raise the signals. */
 static tc_verify_status enter(nbstate *s, int k, int r)
 {
     nbro *o = ro_of(s, k, r);
@@ -212,15 +223,25 @@ static tc_verify_status enter(nbstate *s, int k, int r)
     o->entered = 1;
     o->pending = 0;
     tc_vop_enter(s->vo[k], r);
-    for (int i = b; i < e; i++) o->pending += sc->ops[i].kind == TC_OP_SEND || sc->ops[i].kind == TC_OP_RECV;
     for (int i = b; i < e; i++) {
         int kd = sc->ops[i].kind;
-        tc_verify_status st = kd == TC_OP_SEND || kd == TC_OP_RECV ? post_op(s, k, r, i) : TC_VERIFY_OK;
+        o->pending += kd == TC_OP_SEND || kd == TC_OP_RECV || kd == TC_OP_WAIT;
+    }
+    for (int i = b; i < e; i++) {
+        int kd = sc->ops[i].kind;
+        tc_verify_status st =
+            kd == TC_OP_SEND || kd == TC_OP_RECV || kd == TC_OP_WAIT ? post_op(s, k, r, i) : TC_VERIFY_OK;
         if (st) return st;
     }
     for (int i = b; i < e; i++) {
         tc_verify_status st = tc_vop_local(s->vo[k], r, i);
         if (st) return nb_fail(s, k, st);
+    }
+    for (int i = b; i < e; i++) {
+        if (sc->ops[i].kind != TC_OP_SIGNAL) continue;
+        tc_verify_status st = tc_vop_signal(s->vo[k], r, i);
+        if (st) return nb_fail(s, k, st);
+        if ((st = post_op(s, k, r, i)) != TC_VERIFY_OK) return st;
     }
     return TC_VERIFY_OK;
 }
@@ -349,11 +370,13 @@ static tc_verify_status deadlock(nbstate *s, int r)
         const tc_sched *sc = sched_of(s, j, r);
         for (int i = tc_sched_round_begin(sc, o->cur); i < tc_sched_round_end(sc, o->cur); i++) {
             const tc_op *op = &sc->ops[i];
-            if ((op->kind != TC_OP_SEND && op->kind != TC_OP_RECV) || s->matched[(size_t)j * s->p + r][i])
+            if ((op->kind != TC_OP_SEND && op->kind != TC_OP_RECV && op->kind != TC_OP_WAIT) ||
+                s->matched[(size_t)j * s->p + r][i])
                 continue;
             snprintf(s->rep->msg, sizeof s->rep->msg,
                      "deadlock: rank %d waits for op %d; round %d of op %d waits on its %s rank %d", r,
-                     a >= k ? a - k : a, o->cur, j, op->kind == TC_OP_SEND ? "send to" : "receive from",
+                     a >= k ? a - k : a, o->cur, j,
+                     op->kind == TC_OP_SEND ? "send to" : op->kind == TC_OP_RECV ? "receive from" : "signal from",
                      op->peer);
             return nb_fail(s, j, TC_VERIFY_FAIL);
         }
@@ -436,6 +459,14 @@ static void nb_release(nbstate *s)
     free(s->rot);
 }
 
+/* Why the schedule cannot run here (NULL: it can). */
+static const char *area_why(const tc_sched *sc, int areas)
+{
+    if (!areas) return tc_sched_nonblocking_why(sc);
+    if (sc->uses_inline) return "the inline lines: their data is not moved by this verifier";
+    return tc_sched_area_why(sc);
+}
+
 /* Open operation j: its schedules checked on their own, and able to run
  * nonblocking at every rank. */
 static tc_verify_status open_op(nbstate *s, const tc_topo *t, int j)
@@ -453,7 +484,7 @@ static tc_verify_status open_op(nbstate *s, const tc_topo *t, int j)
         return st;
     }
     for (int r = 0; r < t->size; r++) {
-        const char *why = tc_sched_nonblocking_why(tc_vop_sched(s->vo[j], r));
+        const char *why = area_why(tc_vop_sched(s->vo[j], r), s->areas);
         if (why) {
             char lab[160];
             snprintf(s->rep->msg, sizeof s->rep->msg, "%s: no nonblocking form at rank %d: %s",
@@ -467,7 +498,8 @@ static tc_verify_status open_op(nbstate *s, const tc_topo *t, int j)
 static tc_verify_status nb_alloc(nbstate *s)
 {
     size_t kp = (size_t)s->k * (size_t)s->p;
-    s->nch = s->shared ? s->p * s->p : s->k * s->p * s->p;
+    s->nmsg = s->shared ? s->p * s->p : s->k * s->p * s->p;
+    s->nch = s->nmsg + (s->areas ? s->k * s->p * s->p : 0);
     s->ro = malloc(kp * sizeof *s->ro);
     s->matched = calloc(kp, sizeof *s->matched);
     s->ch = malloc((size_t)s->nch * sizeof *s->ch);
@@ -501,6 +533,7 @@ tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const t
     s.k = k;
     s.p = t->size;
     s.shared = opts->shared_tag;
+    s.areas = opts->areas;
     s.rep = rep;
     s.vo = calloc((size_t)k, sizeof *s.vo);
     tc_verify_status st = s.vo ? TC_VERIFY_OK : TC_VERIFY_FAIL;
@@ -519,7 +552,7 @@ tc_verify_status tc_verify_nonblocking(const tc_verify_nbop *ops, int k, const t
 }
 
 const char *tc_verify_nonblocking_why(const tc_algo *al, const tc_topo *t, const tc_args *proto,
-                                      const tc_vcounts *vall, int u_send, int u_recv,
+                                      const tc_vcounts *vall, int u_send, int u_recv, int areas,
                                       tc_verify_report *rep)
 {
     tc_args a = *proto;
@@ -535,7 +568,7 @@ const char *tc_verify_nonblocking_why(const tc_algo *al, const tc_topo *t, const
         why = rep->msg;
     }
     for (int r = 0; r < t->size && !why; r++) {
-        const char *w = tc_sched_nonblocking_why(tc_vop_sched(o, r));
+        const char *w = area_why(tc_vop_sched(o, r), areas);
         if (w) {
             snprintf(rep->msg, sizeof rep->msg, "%.400s", w);
             why = rep->msg;

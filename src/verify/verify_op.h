@@ -46,6 +46,10 @@ void tc_vop_enter(tc_vop *o, int r);
  * rr (operation ro): the sender's labels move; with so == ro the receiver's
  * next round is ordered after the send. */
 tc_verify_status tc_vop_message(tc_vop *so, int sr, int si, tc_vop *ro, int rr, int ri);
+/* Op i of rank r, a SIGNAL, is raised: what rank r did so far happens
+ * before the matching WAIT's later rounds (a snapshot of its clock now; the
+ * signal may be delivered later, when the waiter posts its WAIT). */
+tc_verify_status tc_vop_signal(tc_vop *o, int r, int i);
 /* Op i of rank r, a COPY or REDUCE, runs. */
 tc_verify_status tc_vop_local(tc_vop *o, int r, int i);
 /* A model of a broken executor, for tests: at every rank the k operations

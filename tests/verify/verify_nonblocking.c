@@ -13,6 +13,9 @@
  * sizes, the mismatched message); two operations sharing one scratch
  * buffer; a barrier that is not one; a schedule that deadlocks on its own;
  * an entry whose schedule cannot run nonblocking.
+ * Then the same sweep (p = 2..9 and 16) with node-shared memory of each
+ * operation's own (tc_verify_nbopts.areas), where the schedules with
+ * node-shared buffers and signals run too.
  * TOPOCOLL_VERIFY_STRIDE=k verifies one set in k.  No MPI.
  * Ends with "N passed, M failed". */
 #include <stdio.h>
@@ -49,6 +52,9 @@ typedef struct estat {
 static estat *stats;
 static int nstats;
 static long nsets, nops_checked, ninterleavings;
+/* The sweep with node-shared memory of each operation's own
+ * (tc_verify_nbopts.areas): the persistent requests' and the ring's. */
+static int areas;
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
 static estat *stat_of(const tc_algo *al)
@@ -122,7 +128,7 @@ static void check_set(const ncase *const *set, int k, const tc_topo *t, const ch
                                tc_coll_name(ops[j].al->coll), ops[j].al->name);
         if (at >= sizeof names) at = sizeof names - 1;
     }
-    tc_verify_nbopts o = { .seed = tc_test_rand(&rng), .nrandom = 2, .shared_tag = 0 };
+    tc_verify_nbopts o = { .seed = tc_test_rand(&rng), .nrandom = 2, .shared_tag = 0, .areas = areas };
     tc_verify_report rep;
     tc_verify_status st = tc_verify_nonblocking(ops, k, t, &o, &rep);
     CHECK(st == TC_VERIFY_OK, "p=%d topo=%s {%s}: %s", t->size, spec, names, rep.msg);
@@ -142,7 +148,7 @@ static int collect(const tc_algo *al, const tc_topo *t, const char *spec, int va
         exit(2);
     }
     tc_verify_report rep;
-    const char *why = tc_verify_nonblocking_why(al, t, &k->op.proto, k->op.vall, 1, 1, &rep);
+    const char *why = tc_verify_nonblocking_why(al, t, &k->op.proto, k->op.vall, 1, 1, areas, &rep);
     estat *s = stat_of(al);
     if (!why) {
         s->nb++;
@@ -230,8 +236,9 @@ static void print_stats(void)
             all += s->nb && !s->no;
             some += s->nb && s->no;
         }
-        printf("%s: %d entries swept, %d with a nonblocking form wherever they accept, %d in some cases, %d never\n",
-               tc_coll_name((topocoll_coll)c), total, all, some, total - all - some);
+        printf("%s: %d entries swept, %d with a nonblocking form%s wherever they accept, %d in some cases, %d never\n",
+               tc_coll_name((topocoll_coll)c), total, all, areas ? " on node-shared memory of their own" : "", some,
+               total - all - some);
         for (int i = 0; i < nstats; i++) {
             const estat *s = &stats[i];
             if (s->al->coll != (topocoll_coll)c || !s->no) continue;
@@ -396,7 +403,7 @@ static void check_broken(void)
     for (int i = 0; i < tc_catalog_variant_count(TOPOCOLL_ALLGATHER) && !no; i++) {
         const tc_algo *al = tc_catalog_variant_at(TOPOCOLL_ALLGATHER, i);
         tc_verify_nbop x = ag_op(al, 8, 3);
-        const char *w = al->generate ? tc_verify_nonblocking_why(al, t2, &x.proto, NULL, 1, 1, &rep) : NULL;
+        const char *w = al->generate ? tc_verify_nonblocking_why(al, t2, &x.proto, NULL, 1, 1, 0, &rep) : NULL;
         if (w && strncmp(w, "declined", 8) != 0 && strncmp(w, "fails", 5) != 0) {
             no = al;
             snprintf(why, sizeof why, "%s", w);
@@ -414,6 +421,37 @@ static void check_broken(void)
     tc_topo_free(t2);
 }
 
+/* The schedules on node-shared memory with an area of their own each: the
+ * sweep on p = 2..9 and 16 (flat, two nodes, unequal nodes) must prove
+ * every set. */
+static void sweep_areas(void)
+{
+    areas = 1;
+    free(stats);
+    stats = NULL;
+    nstats = 0;
+    nsets = nops_checked = ninterleavings = 0;
+    for (int p = 2; p <= 9; p++) {
+        char spec[512];
+        tc_topo *flat = tc_topo_flat(p);
+        if (flat) {
+            sweep_topo(flat, "flat");
+            tc_topo_free(flat);
+        }
+        sweep_spec("2x*", p);
+        node_list(p, spec, sizeof spec);
+        if (p >= 3) sweep_spec(spec, p);
+    }
+    tc_topo *t = tc_topo_flat(16);
+    if (t) {
+        sweep_topo(t, "flat");
+        tc_topo_free(t);
+    }
+    print_stats();
+    printf("with areas: %ld sets of operations proven (%ld operations, %ld interleavings)\n", nsets,
+           nops_checked, ninterleavings);
+}
+
 int main(void)
 {
     check_broken();
@@ -423,6 +461,7 @@ int main(void)
     print_stats();
     printf("%ld sets of operations proven (%ld operations, %ld interleavings)\n", nsets, nops_checked,
            ninterleavings);
+    sweep_areas();
     free(stats);
     return tc_test_summary();
 }
