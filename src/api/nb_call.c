@@ -287,11 +287,19 @@ static int fits_ring(const tc_algo *al, const tc_call *c, const tc_args *a, cons
 static int ring_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo **al, tc_nb_op *op,
                      const tc_sched **cached, const char **why)
 {
-    if (!*al || !((*al)->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) || x->ring_made != 1) return MPI_SUCCESS;
-    if (fits_ring(*al, c, a, x)) {
-        if ((op->sched.uses_shm || op->sched.uses_inline) && !(op->area = tc_nb_ring_take(x, &op->gate, &op->home)))
-            return tc_raise_mpi(c->comm, MPI_ERR_INTERN, c->fn);   /* a made ring has its areas */
+    int local = *al && (op->sched.uses_shm || op->sched.uses_inline);
+    if (!*al || (!local && !((*al)->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE))) || x->ring_made != 1)
         return MPI_SUCCESS;
+    if (fits_ring(*al, c, a, x)) {
+        size_t bytes = 0, lines = 0;
+        if (!local) return MPI_SUCCESS;
+        /* this rank's own need too: the executor starts nothing larger than
+         * the areas (the largest need over the nodes should bound it) */
+        int bound = bind_user(c, a, op->user) == MPI_SUCCESS;
+        if (bound) (void)area_need(op, &bytes, &lines);
+        if (bound && bytes <= TC_NB_RING_HALF && lines <= TC_NB_RING_LINES &&
+            (op->area = tc_nb_ring_take(x, &op->gate, &op->home)) != NULL)
+            return MPI_SUCCESS;
     }
     *why = "node-shared memory: larger than the nonblocking calls' areas";
     a->node_shm = 0;
@@ -370,7 +378,9 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     tc_explain(x, c->d->name, c->bytes, al->name,
                persistent ? (op->area ? "persistent, on node-shared memory of its own" : "persistent")
                           : op->area ? "nonblocking, on the ring's node-shared memory" : "nonblocking");
-    int remember = cached != NULL;   /* a memo's schedule on node-shared memory takes a ring area */
+    /* a memo's schedule on node-shared memory takes a ring area; a persistent
+     * request's own area may be larger than the ring's: not remembered */
+    int remember = cached != NULL && !(persistent && op->area);
     if ((rc = bind_user(c, &a, op->user)) == MPI_SUCCESS) rc = finish_op(x, c, al, op);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);
@@ -408,8 +418,10 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
         err = bind_user(c, &m->args, op->user);
     }
     /* a memo on node-shared memory was found to fit the ring when it was made */
-    if (err == MPI_SUCCESS && (op->sched.uses_shm || op->sched.uses_inline) &&
-        !(op->area = tc_nb_ring_take(x, &op->gate, &op->home))) {
+    size_t bytes, lines;
+    if (err == MPI_SUCCESS && area_need(op, &bytes, &lines) &&
+        (bytes > TC_NB_RING_HALF || lines > TC_NB_RING_LINES ||
+         !(op->area = tc_nb_ring_take(x, &op->gate, &op->home)))) {
         tc_nb_op_free(op);   /* no ring any more: the full path chooses */
         return 0;
     }
