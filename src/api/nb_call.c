@@ -189,6 +189,13 @@ static const tc_algo *model_nonblocking(tc_ctx *x, const tc_call *c, tc_args *a,
     return first_nonblocking(ranked, n, x, c, a, s, cached, 0);
 }
 
+/* A nonblocking call (not persistent, no area) chose al: an entry on
+ * node-shared memory asks for the ring (the next blocking call makes it). */
+static void ask_ring_for(tc_ctx *x, const tc_algo *al)
+{
+    if ((al->req & TC_REQ_NODE_SHM) && !(al->req & TC_REQ_CMA)) tc_nb_ring_ask(x);
+}
+
 /* The fastest entry with a nonblocking form (area: as in make_schedule)
  * among those the key's settled learner timed for the blocking call (the
  * same schedules run either way; its times are agreed, so every rank takes
@@ -199,8 +206,7 @@ static const tc_algo *learned_nonblocking(tc_ctx *x, const tc_call *c, tc_args *
 {
     const tc_algo *ranked[TC_LEARN_MAX_CAND];
     int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND);
-    if (n > 0 && !area && may_ask && (ranked[0]->req & TC_REQ_NODE_SHM) && !(ranked[0]->req & TC_REQ_CMA))
-        tc_nb_ring_ask(x);
+    if (n > 0 && !area && may_ask) ask_ring_for(x, ranked[0]);
     return first_nonblocking(ranked, n, x, c, a, s, cached, area);
 }
 
@@ -250,7 +256,7 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
     }
     int rc = by_name ? tc_bind_named(x, c, a, algorithm, al) : tc_bind_selected(x, c, a, al);
     if (rc != MPI_SUCCESS) return rc;
-    if (!area && !persistent && ((*al)->req & TC_REQ_NODE_SHM) && !((*al)->req & TC_REQ_CMA)) tc_nb_ring_ask(x);
+    if (!area && !persistent) ask_ring_for(x, *al);
     if (!(*why = make_schedule(*al, c, a, x, s, cached, area))) return MPI_SUCCESS;
     return choose_instead(x, c, a, by_name, *al, al, s, cached, why);
 }
@@ -264,6 +270,17 @@ static int area_need(const tc_nb_op *op, size_t *bytes, size_t *lines)
     *bytes = (size_t)(s->shm_count * elem);
     *lines = s->uses_inline ? tc_inline_lines(s->inline_count * elem) : 0;
     return s->uses_shm || s->uses_inline;
+}
+
+/* The ring's next area for op (held), where this rank's need fits it; 0:
+ * none (no ring, or larger: the executor starts nothing larger than the
+ * areas).  op->user bound. */
+static int take_ring_area(tc_ctx *x, tc_nb_op *op)
+{
+    size_t bytes, lines;
+    (void)area_need(op, &bytes, &lines);
+    if (bytes > TC_NB_RING_HALF || lines > TC_NB_RING_LINES) return 0;
+    return (op->area = tc_nb_ring_take(x, &op->gate, &op->home)) != NULL;
 }
 
 /* Does the entry's node-shared memory fit the ring's areas on every node?
@@ -287,19 +304,12 @@ static int fits_ring(const tc_algo *al, const tc_call *c, const tc_args *a, cons
 static int ring_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const tc_algo **al, tc_nb_op *op,
                      const tc_sched **cached, const char **why)
 {
-    int local = *al && (op->sched.uses_shm || op->sched.uses_inline);
-    if (!*al || (!local && !((*al)->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE))) || x->ring_made != 1)
-        return MPI_SUCCESS;
+    if (!*al || x->ring_made != 1) return MPI_SUCCESS;
+    int local = op->sched.uses_shm || op->sched.uses_inline;
+    if (!local && !((*al)->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE))) return MPI_SUCCESS;
     if (fits_ring(*al, c, a, x)) {
-        size_t bytes = 0, lines = 0;
-        if (!local) return MPI_SUCCESS;
-        /* this rank's own need too: the executor starts nothing larger than
-         * the areas (the largest need over the nodes should bound it) */
-        int bound = bind_user(c, a, op->user) == MPI_SUCCESS;
-        if (bound) (void)area_need(op, &bytes, &lines);
-        if (bound && bytes <= TC_NB_RING_HALF && lines <= TC_NB_RING_LINES &&
-            (op->area = tc_nb_ring_take(x, &op->gate, &op->home)) != NULL)
-            return MPI_SUCCESS;
+        /* this rank's own need too (the largest need over the nodes should bound it) */
+        if (!local || (bind_user(c, a, op->user) == MPI_SUCCESS && take_ring_area(x, op))) return MPI_SUCCESS;
     }
     *why = "node-shared memory: larger than the nonblocking calls' areas";
     a->node_shm = 0;
@@ -395,16 +405,17 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     return MPI_SUCCESS;
 }
 
-/* A call like the last one of its collective on the communicator: the
- * memo's entry and schedule, no selection (memo.c); 0: the full path. */
-static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm, int persistent,
-                     MPI_Info info, MPI_Request *req, int *rc)
+/* A nonblocking call like the last one of its collective on the
+ * communicator: the memo's entry and schedule, no selection (memo.c); 0:
+ * the full path.  (A persistent init takes the full path: it is collective.) */
+static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *algorithm, MPI_Info info,
+                     MPI_Request *req, int *rc)
 {
     tc_ctx *x = NULL;
     const tc_call_memo *m = tc_memo_nb(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &x);
     if (!m || !x->built || !x->nb) return 0;
     if (!m->sched) {
-        *rc = native_quiet(c, persistent, info, req);
+        *rc = native_quiet(c, 0, info, req);
         return 1;
     }
     tc_nb_op *op = tc_nb_op_new();
@@ -418,15 +429,12 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
         err = bind_user(c, &m->args, op->user);
     }
     /* a memo on node-shared memory was found to fit the ring when it was made */
-    size_t bytes, lines;
-    if (err == MPI_SUCCESS && area_need(op, &bytes, &lines) &&
-        (bytes > TC_NB_RING_HALF || lines > TC_NB_RING_LINES ||
-         !(op->area = tc_nb_ring_take(x, &op->gate, &op->home)))) {
+    if (err == MPI_SUCCESS && (op->sched.uses_shm || op->sched.uses_inline) && !take_ring_area(x, op)) {
         tc_nb_op_free(op);   /* no ring any more: the full path chooses */
         return 0;
     }
     if (err == MPI_SUCCESS) err = finish_op(x, c, m->algo, op);
-    if (err == MPI_SUCCESS) err = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
+    if (err == MPI_SUCCESS) err = tc_nb_launch(op, req);
     if (err != MPI_SUCCESS) {
         tc_nb_op_free(op);
         *rc = tc_raise_mpi(c->comm, err, c->fn);
@@ -445,7 +453,7 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
      * communicator with a context (a valid intra-communicator) */
     const tc_config *cfg = tc_config_get();
     if (tc_nb_interposed && !cfg->disable && !persistent &&   /* an init asks everything again: collective */
-        from_memo(c, cfg, by_name, algorithm, persistent, info, req, &rc))
+        from_memo(c, cfg, by_name, algorithm, info, req, &rc))
         return rc;
     if ((rc = tc_call_check_comm(c)) != MPI_SUCCESS) return rc;
     if (c->d->coll == TOPOCOLL_ALLTOALLW)   /* per-peer datatypes: checked by the MPI library's own call */

@@ -487,9 +487,8 @@ static int running(tc_nb_op *op)
 
 static int any_live(void) { return !tc_nb_none_live(); }
 
-/* Between two looks at requests that are not complete yet: after a few
- * quick looks, the processor goes to another process (ranks may share it). */
-
+/* Between two looks at requests that are not complete yet: after
+ * looks_before_yield quick looks, the processor goes to another process. */
 static void pause_look(unsigned *looks)
 {
     if (++*looks > atomic_load_explicit(&looks_before_yield, memory_order_relaxed)) sched_yield();

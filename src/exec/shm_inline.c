@@ -106,12 +106,22 @@ static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
  * gives the writer's size), then the last line wanted, whose release orders
  * every line before it, so the copy streams the lines in.  Returns the
  * bytes copied; *truncated when the writer published more than n. */
+/* The writer's byte count from its first line's word (saturated: cannot
+ * tell, take the reader's n). */
+static int64_t published_bytes(uint64_t first, int64_t n)
+{
+    int64_t theirs = (int64_t)(first & SIZE_MAX_BYTES);
+    return theirs == SIZE_MAX_BYTES ? n : theirs;
+}
+
+/* The last line of m bytes (its number orders the lines before it). */
+static int64_t last_line(int64_t m) { return m > 0 ? (m - 1) / PAYLOAD : 0; }
+
 static int64_t collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq, int *truncated)
 {
-    int64_t theirs = (int64_t)(tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS) & SIZE_MAX_BYTES);
-    if (theirs == SIZE_MAX_BYTES) theirs = n;   /* saturated: cannot tell, take ours */
+    int64_t theirs = published_bytes(tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS), n);
     if (theirs > n) *truncated = 1;
-    int64_t m = theirs < n ? theirs : n, full = m > 0 ? (m - 1) / PAYLOAD : 0, i = 0;
+    int64_t m = theirs < n ? theirs : n, full = last_line(m), i = 0;
     if (m == 0) return 0;
     if (full > 0) tc_shm_wait_for(sh, &slot[full].seq, seq);
     for (; i < full; i++) memcpy(dst + i * PAYLOAD, slot[i].data, PAYLOAD);
@@ -157,17 +167,24 @@ int tc_inline_begin(tc_shm *sh, int64_t n, tc_inline_call *c)
     return MPI_SUCCESS;
 }
 
+/* Writing our slot of this call's parity needs no look at the done lines:
+ * no call two back, or we read every slot of the last call (see Reuse). */
+static int room_known(const tc_shm *sh, const tc_inline_call *c)
+{
+    return c->seq <= 2 || sh->line_read_all == c->seq - 1;
+}
+
 /* Before writing our slot of this call's parity: nobody still reads it. */
 static void make_room(const tc_shm *sh, const tc_inline_call *c)
 {
-    if (c->seq <= 2 || sh->line_read_all == c->seq - 1) return;
+    if (room_known(sh, c)) return;
     for (int q = 0; q < sh->node_size; q++)
         if (q != sh->node_rank) tc_shm_wait_for(sh, done_of(sh, q), c->seq - 2);
 }
 
 int tc_inline_room_ready(const tc_shm *sh, const tc_inline_call *c)
 {
-    if (c->seq <= 2 || sh->line_read_all == c->seq - 1) return 1;
+    if (room_known(sh, c)) return 1;
     for (int q = 0; q < sh->node_size; q++)
         if (q != sh->node_rank &&
             atomic_load_explicit(done_of(sh, q), memory_order_acquire) < c->seq - 2)
@@ -180,9 +197,7 @@ int tc_inline_ready(const tc_shm *sh, const tc_inline_call *c, int r, int64_t n)
     inline_line *slot = slot_of(sh, c, r);
     uint64_t first = atomic_load_explicit(&slot[0].seq, memory_order_acquire);
     if (first < c->seq << SIZE_BITS) return 0;
-    int64_t theirs = (int64_t)(first & SIZE_MAX_BYTES);
-    if (theirs == SIZE_MAX_BYTES) theirs = n;
-    int64_t m = theirs < n ? theirs : n, full = m > 0 ? (m - 1) / PAYLOAD : 0;
+    int64_t theirs = published_bytes(first, n), full = last_line(theirs < n ? theirs : n);
     return full == 0 || atomic_load_explicit(&slot[full].seq, memory_order_acquire) >= c->seq;
 }
 

@@ -55,39 +55,52 @@ static int wrank, passed, failed;
         }                                                                                          \
     } while (0)
 
-static int init_by_name(nb_op *o, const char *entry, MPI_Request *req)
-{
-    switch (o->coll) {
-#define PE_INIT(UPPER, lower, Mpi, SHAPE)                                                          \
-    case TOPOCOLL_##UPPER:                                                                         \
-        return topocoll_##lower##_init_algorithm(entry, NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
-        TOPOCOLL_COLLS(PE_INIT)
-#undef PE_INIT
-    default: return MPI_ERR_ARG;
-    }
-}
-
-static int start_by_name(nb_op *o, const char *entry)
-{
-    switch (o->coll) {
-#define PE_START(UPPER, lower, Mpi, SHAPE)                                                         \
-    case TOPOCOLL_##UPPER:                                                                         \
-        return topocoll_i##lower##_algorithm(entry, NB_ARGS_##UPPER(o), &o->req);
-        TOPOCOLL_COLLS(PE_START)
-#undef PE_START
-    default: return MPI_ERR_ARG;
-    }
-}
-
-static int blocking_by_name(nb_op *o, const char *entry)
+/* topocoll_<coll>_init_algorithm(entry) into *req (req non-NULL), else
+ * topocoll_<coll>_algorithm(entry), the blocking call.  (The nonblocking
+ * start is nb_ops.h's nb_op_start, NB_VIA_ALGO.) */
+static int call_by_name(nb_op *o, const char *entry, MPI_Request *req)
 {
     switch (o->coll) {
 #define PE_CALL(UPPER, lower, Mpi, SHAPE)                                                          \
     case TOPOCOLL_##UPPER:                                                                         \
-        return topocoll_##lower##_algorithm(entry, NB_ARGS_##UPPER(o));
+        return req ? topocoll_##lower##_init_algorithm(entry, NB_ARGS_##UPPER(o), MPI_INFO_NULL, req) \
+                   : topocoll_##lower##_algorithm(entry, NB_ARGS_##UPPER(o));
         TOPOCOLL_COLLS(PE_CALL)
 #undef PE_CALL
     default: return MPI_ERR_ARG;
+    }
+}
+
+/* The three operations of an entry's runs: two requests (3 ints; 300
+ * doubles in place, the last rank the root) and the blocking call (40 ints). */
+static void setup_ops(nb_op ops[3], int coll, MPI_Comm comm)
+{
+    nb_op_setup(&ops[0], coll, 3, NB_INT, 0, 0, 1, comm);
+    nb_op_setup(&ops[1], coll, 300, NB_DOUBLE, -1, 1, 2, comm);
+    nb_op_setup(&ops[2], coll, 40, NB_INT, 0, 0, 3, comm);
+}
+
+/* Whether every rank's ok is 1 (checked: every rank sees the same; an entry
+ * that declines a call on some ranks only would be the library's error). */
+static int agreed(int ok, MPI_Comm comm, const char *what)
+{
+    int all = ok, any = ok;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    CHECK(all == any, "%s: declined on some ranks only", what);
+    return all;
+}
+
+/* The results of ops[k] where check[k]. */
+static void check_results(nb_op ops[3], const int check[3], const char *what)
+{
+    char buf[160];
+    for (int k = 0; k < 3; k++) {
+        size_t at = 0;
+        if (!check[k]) continue;
+        nb_op_str(&ops[k], buf, sizeof buf);
+        CHECK(nb_op_matches(&ops[k], &at), "%s: %s%s: wrong result at byte %zu", what, k == 2 ? "blocking " : "",
+              buf, at);
     }
 }
 
@@ -116,36 +129,26 @@ static int run_entry(int coll, const char *entry, MPI_Comm comm, char *by, size_
     MPI_Request reqs[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
     char what[256], buf[160];
     int served = 1;
-    nb_op_setup(&ops[0], coll, 3, NB_INT, 0, 0, 1, comm);
-    nb_op_setup(&ops[1], coll, 300, NB_DOUBLE, -1, 1, 2, comm);
-    nb_op_setup(&ops[2], coll, 40, NB_INT, 0, 0, 3, comm);
+    const int all3[3] = { 1, 1, 1 };
+    setup_ops(ops, coll, comm);
     for (int k = 0; k < 2; k++) {
-        int rc = init_by_name(&ops[k], entry, &reqs[k]), cls = MPI_SUCCESS;
+        int rc = call_by_name(&ops[k], entry, &reqs[k]), cls = MPI_SUCCESS;
         if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
         nb_op_str(&ops[k], buf, sizeof buf);
         CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s %s init: returned %d", entry, buf, rc);
         if (rc != MPI_SUCCESS) served = 0;
         else if (k == 0) snprintf(by, bylen, "%s", topocoll_last_algorithm());
     }
-    /* a count that one rank's request declines and another's not would be
-     * the library's error: every rank must see the same */
-    int all = served, any = served;
-    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
-    CHECK(all == any, "%s: init declined on some ranks only", entry);
+    snprintf(what, sizeof what, "%s %s init", nb_coll_names[coll], entry);
+    int all = agreed(served, comm, what);
     for (int s = 0; s < 5 && all; s++) {
         snprintf(what, sizeof what, "%s %s, start %d", nb_coll_names[coll], entry, s + 1);
         for (int k = 0; k < 3; k++) nb_op_fill(&ops[k], 10 * s + k);
         CHECK(MPI_Startall(2, reqs) == MPI_SUCCESS, "%s: MPI_Startall", what);
-        int rc = blocking_by_name(&ops[2], entry);
+        int rc = call_by_name(&ops[2], entry, NULL);
         CHECK(rc == MPI_SUCCESS, "%s: the blocking call between start and wait returned %d", what, rc);
         CHECK(complete(s % 3, reqs) == MPI_SUCCESS, "%s: completion", what);
-        for (int k = 0; k < 3; k++) {
-            size_t at = 0;
-            nb_op_str(&ops[k], buf, sizeof buf);
-            CHECK(nb_op_matches(&ops[k], &at), "%s: %s%s: wrong result at byte %zu", what, k == 2 ? "blocking " : "",
-                  buf, at);
-        }
+        check_results(ops, all3, what);
     }
     for (int k = 0; k < 2; k++)
         if (reqs[k] != MPI_REQUEST_NULL) MPI_Request_free(&reqs[k]);
@@ -158,38 +161,28 @@ static int run_entry(int coll, const char *entry, MPI_Comm comm, char *by, size_
 static int run_entry_nb(int coll, const char *entry, MPI_Comm comm)
 {
     nb_op ops[3];
-    char what[256], buf[160];
+    char what[256];
     int served = 0;
-    nb_op_setup(&ops[0], coll, 3, NB_INT, 0, 0, 1, comm);
-    nb_op_setup(&ops[1], coll, 300, NB_DOUBLE, -1, 1, 2, comm);
-    nb_op_setup(&ops[2], coll, 40, NB_INT, 0, 0, 3, comm);
+    setup_ops(ops, coll, comm);
     for (int s = 0; s < 5; s++) {
         int ok = 1;
         snprintf(what, sizeof what, "%s %s, nonblocking start %d", nb_coll_names[coll], entry, s + 1);
         for (int k = 0; k < 3; k++) nb_op_fill(&ops[k], 10 * s + k);
         for (int k = 0; k < 2; k++) {
-            int rc = start_by_name(&ops[k], entry), cls = MPI_SUCCESS;
+            int rc = nb_op_start(&ops[k], NB_VIA_ALGO, entry), cls = MPI_SUCCESS;
             if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
             CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s: returned %d", what, rc);
             if (rc != MPI_SUCCESS) ok = 0;
         }
-        int all = ok, any = ok;
-        MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
-        MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
-        CHECK(all == any, "%s: declined on some ranks only", what);
-        int rc = blocking_by_name(&ops[2], entry), bcls = MPI_SUCCESS;
+        int all = agreed(ok, comm, what);
+        int rc = call_by_name(&ops[2], entry, NULL), bcls = MPI_SUCCESS;
         if (rc != MPI_SUCCESS) MPI_Error_class(rc, &bcls);
         CHECK(rc == MPI_SUCCESS || bcls == MPI_ERR_ARG,   /* the entry may not take this call's counts */
               "%s: the blocking call between start and wait returned %d", what, rc);
         MPI_Request reqs[2] = { ops[0].req, ops[1].req };
         CHECK(complete(s % 3, reqs) == MPI_SUCCESS, "%s: completion", what);
-        for (int k = 0; k < 3; k++) {
-            size_t at = 0;
-            if ((k < 2 && !ok) || (k == 2 && rc != MPI_SUCCESS)) continue;
-            nb_op_str(&ops[k], buf, sizeof buf);
-            CHECK(nb_op_matches(&ops[k], &at), "%s: %s%s: wrong result at byte %zu", what, k == 2 ? "blocking " : "",
-                  buf, at);
-        }
+        const int check[3] = { ok, ok, rc == MPI_SUCCESS };
+        check_results(ops, check, what);
         served += all;
     }
     for (int k = 0; k < 3; k++) nb_op_free(&ops[k]);
@@ -211,7 +204,7 @@ static void run_area_growth(MPI_Comm comm)
         snprintf(what, sizeof what, "area reuse with growth: bcast shm_inline, %d ints", counts[k]);
         tc_watch(wrank, 60, what);
         nb_op_setup(&o, TOPOCOLL_BCAST, counts[k], NB_INT, 0, 0, 7, comm);
-        int rc = init_by_name(&o, "shm_inline", &req), cls = MPI_SUCCESS;
+        int rc = call_by_name(&o, "shm_inline", &req), cls = MPI_SUCCESS;
         if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
         CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s: init returned %d", what, rc);
         for (int s = 0; s < 5 && rc == MPI_SUCCESS; s++) {
