@@ -395,7 +395,7 @@ static int run_op(tc_nb_op *op)
     op->next = outstanding;
     outstanding = op;
     atomic_fetch_add(&running_count, 1);
-    (void)advance(op);
+    if (op->native_start || !op->ex.local_due) (void)advance(op);   /* else: the local work waits for a test */
     return MPI_SUCCESS;
 }
 

@@ -3,16 +3,13 @@
 
 #include <string.h>
 
-/* Post round e->round's messages, run its local ops (while they fly), then
- * raise its signals (an error passed on with them after a truncation). */
-static int begin_round(tc_nb_exec *e)
+/* Round e->round's local ops, while its messages fly, then its signals (an
+ * error passed on with them after a truncation). */
+static int run_local(tc_nb_exec *e)
 {
     const tc_sched *s = e->s;
-    int b = tc_sched_round_begin(s, e->round), end = tc_sched_round_end(s, e->round), rc;
-    tc_exec_tags tags = { e->tag, e->tag, e->tag };
-    e->nreq = 0;
-    e->wait_at = b;
-    rc = tc_exec_post(s, b, end, e->bind, e->env.comm, e->me, tags, e->ws.reqs, &e->nreq);
+    int b = tc_sched_round_begin(s, e->round), end = tc_sched_round_end(s, e->round), rc = MPI_SUCCESS;
+    e->local_due = 0;
     for (int i = b; i < end && rc == MPI_SUCCESS; i++) {
         const tc_op *op = &s->ops[i];
         if (op->kind != TC_OP_COPY && op->kind != TC_OP_REDUCE) continue;
@@ -25,6 +22,21 @@ static int begin_round(tc_nb_exec *e)
         else tc_shm_signal_error(e->env.shm, e->env.node_idx[s->ops[i].peer]);
     }
     return rc;
+}
+
+/* Post round e->round's messages; its local ops then run at once, or, where
+ * `defer` (a start), in the next progress call. */
+static int begin_round(tc_nb_exec *e, int defer)
+{
+    const tc_sched *s = e->s;
+    int b = tc_sched_round_begin(s, e->round), end = tc_sched_round_end(s, e->round);
+    tc_exec_tags tags = { e->tag, e->tag, e->tag };
+    e->nreq = 0;
+    e->wait_at = b;
+    int rc = tc_exec_post(s, b, end, e->bind, e->env.comm, e->me, tags, e->ws.reqs, &e->nreq);
+    if (rc != MPI_SUCCESS) return rc;
+    e->local_due = 1;
+    return defer ? MPI_SUCCESS : run_local(e);
 }
 
 /* The round's WAITs from e->wait_at on, in order, without waiting: 1 when
@@ -153,10 +165,11 @@ static int start_now(tc_nb_exec *e)
         if ((rc = lines_begin(e)) != MPI_SUCCESS) return rc;
         return tc_nb_exec_progress(e, &done);
     }
-    if ((rc = begin_round(e)) != MPI_SUCCESS) {
+    if ((rc = begin_round(e, !s->uses_shm)) != MPI_SUCCESS) {
         stop(e, rc);
         return MPI_SUCCESS;   /* reported as the operation's outcome */
     }
+    if (!s->uses_shm) return MPI_SUCCESS;   /* the local ops and the rest: in the progress calls */
     return tc_nb_exec_progress(e, &done);
 }
 
@@ -178,11 +191,15 @@ int tc_nb_exec_progress(tc_nb_exec *e, int *done)
         if (*done) mark_done(e);
         return MPI_SUCCESS;
     }
+    if (e->local_due && e->round < e->s->nrounds) {
+        int rc = run_local(e);
+        if (rc != MPI_SUCCESS) stop(e, rc);
+    }
     while (e->round < e->s->nrounds) {
         if (!round_complete(e)) break;
         if (e->round >= e->s->nrounds) break;   /* stopped */
         if (++e->round == e->s->nrounds) break;
-        int rc = begin_round(e);
+        int rc = begin_round(e, 0);
         if (rc != MPI_SUCCESS) stop(e, rc);
     }
     *done = e->round >= e->s->nrounds;
@@ -200,6 +217,7 @@ int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, in
     e->round = 0;
     e->nreq = 0;
     e->lines = 0;
+    e->local_due = 0;
     e->gated = 0;
     e->gate = gate ? *gate : (tc_shm_gate){ NULL, NULL, 0, 0, 0, 0 };
     e->truncation = e->err = MPI_SUCCESS;

@@ -6,7 +6,11 @@
  * the same phases (exec_mpi.h: post the round's messages, run its local
  * ops while they fly), except that the round's end is asked with
  * MPI_Testall instead of waited for: tc_nb_exec_progress runs as many
- * rounds as complete without waiting and returns.
+ * rounds as complete without waiting and returns.  A start only posts the
+ * first round's messages: its local ops run in the next progress call (so
+ * the start returns at once and the copying happens in the caller's tests),
+ * except in schedules on node-shared memory, whose local ops are what the
+ * peers wait for.
  *
  * With an area of node-shared memory of its own (a persistent request's,
  * src/api/nb_areas.h) it also runs the schedules on node-shared memory:
@@ -48,6 +52,7 @@ typedef struct tc_nb_exec {
     tc_shm_gate gate;      /* a ring call's (home NULL: none; done: NULL again) */
     int gated;             /* not started yet: waits for the gate */
     int nreq;              /* its posted requests */
+    int local_due;         /* the round's local ops have not run yet */
     int truncation;        /* the first truncation seen (MPI_SUCCESS: none) */
     int err;               /* a hard error that stopped the operation */
 } tc_nb_exec;

@@ -21,7 +21,8 @@
  * start declines, the later ones must serve.
  *
  * First, a persistent request's node-shared memory reused by a larger one
- * (run_area_growth).
+ * (run_area_growth), and a nonblocking call like a persistent init whose
+ * node-shared memory is larger than the ring's (run_persistent_beyond_ring).
  *
  * An entry may decline (MPI_ERR_ARG: no persistent or nonblocking form, or
  * it does not take the call); the counts are printed per collective.  --require=
@@ -220,6 +221,69 @@ static void run_area_growth(MPI_Comm comm)
     }
 }
 
+/* A nonblocking call like a persistent init before it, whose node-shared
+ * memory of its own is larger than the ring's areas: allreduce by
+ * shm_tiled, on a communicator of its own.  A blocking call makes the
+ * context, a small nonblocking call asks for the ring and a blocking one
+ * makes it; then a persistent request of
+ * 256 KiB (its own area), and nonblocking calls with the same arguments
+ * and the member that served it,
+ * which must not run the persistent request's schedule on a ring area too
+ * small for it (it failed with MPI_ERR_INTERN): it is served without
+ * node-shared memory or declines (MPI_ERR_ARG), and any result is right. */
+static void run_persistent_beyond_ring(MPI_Comm world)
+{
+    const char *what = "nonblocking after a persistent init larger than the ring: allreduce shm_tiled";
+    MPI_Comm comm;
+    MPI_Comm_dup(world, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    tc_watch(wrank, 60, what);
+    nb_op small, big;
+    nb_op_setup(&small, TOPOCOLL_ALLREDUCE, 4, NB_INT, 0, 0, 11, comm);
+    nb_op_setup(&big, TOPOCOLL_ALLREDUCE, 64 << 10, NB_INT, 0, 0, 12, comm);
+    int rc = call_by_name(&small, "shm_tiled", NULL), cls = MPI_SUCCESS;   /* the context */
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s: blocking call returned %d", what, rc);
+    if (rc != MPI_SUCCESS) {   /* one node's entry, several nodes here: the runs on one node cover it */
+        if (wrank == 0) printf("%s: not taken on this communicator\n", what);
+        nb_op_free(&small);
+        nb_op_free(&big);
+        MPI_Comm_free(&comm);
+        return;
+    }
+    rc = nb_op_start(&small, NB_VIA_ALGO, "shm_tiled");   /* asks for the ring, or declines */
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&small.req, MPI_STATUS_IGNORE);
+    CHECK(call_by_name(&small, "shm_tiled", NULL) == MPI_SUCCESS, "%s: blocking call", what);   /* the ring */
+    MPI_Request req = MPI_REQUEST_NULL;
+    if ((rc = call_by_name(&big, "shm_tiled", &req)) == MPI_SUCCESS) {
+        size_t at = 0;
+        char member[64];   /* the family's member that serves: its name finds the memo */
+        snprintf(member, sizeof member, "%s", nb_last_algorithm() ? nb_last_algorithm() : "shm_tiled");
+        nb_op_fill(&big, 13);
+        CHECK(MPI_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+              "%s: persistent start", what);
+        CHECK(nb_op_matches(&big, &at), "%s: persistent: wrong result at byte %zu", what, at);
+        for (int k = 0; k < 2; k++) {
+            nb_op_fill(&big, 14 + k);
+            int cls = MPI_SUCCESS;
+            rc = nb_op_start(&big, NB_VIA_ALGO, member);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&big.req, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+            CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_ARG, "%s: nonblocking call %d returned %d", what, k + 1, rc);
+            CHECK(rc != MPI_SUCCESS || nb_op_matches(&big, &at), "%s: nonblocking call %d: wrong result at byte %zu",
+                  what, k + 1, at);
+        }
+        MPI_Request_free(&req);
+    } else {
+        int cls;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_ARG, "%s: persistent init returned %d", what, rc);
+    }
+    nb_op_free(&small);
+    nb_op_free(&big);
+    MPI_Comm_free(&comm);
+}
+
 /* Is COLL=ENTRY[/SERVED] in the comma-separated list?  1 and the name
  * that must serve in served (SERVED, else ENTRY), or 0. */
 static int listed(const char *list, const char *coll, const char *entry, char *served, size_t len)
@@ -257,6 +321,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     run_area_growth(comm);
+    run_persistent_beyond_ring(comm);
     for (int coll = 0; coll < NB_NCOLL; coll++) {
         const char *cname = nb_coll_names[coll];
         if (coll == TOPOCOLL_ALLTOALLW) continue;   /* its own path: the MPI library's nonblocking */
