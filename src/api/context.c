@@ -1,5 +1,6 @@
 /* Per-communicator context (see context.h). */
 #include "api/context.h"
+#include "detect/comm_make.h"
 #include "api/nb_areas.h"
 #include "api/shm_calibrate.h"
 #include "api/learn_file_mpi.h"
@@ -262,16 +263,16 @@ static tc_topo *from_world(MPI_Comm comm)
 static int ctx_topology(tc_ctx *c, MPI_Comm comm)
 {
     int rc;
-    if (tc_config_live("TOPOCOLL_TOPOLOGY")) return tc_topo_detect(comm, &c->topo);   /* local */
+    if (tc_config_live("TOPOCOLL_TOPOLOGY")) return tc_topo_detect(c->comm, &c->topo);   /* local */
     if (comm == MPI_COMM_WORLD) {
-        if ((rc = tc_topo_detect(comm, &c->topo)) == MPI_SUCCESS) keep_world_topology(c->topo);
+        if ((rc = tc_topo_detect(c->comm, &c->topo)) == MPI_SUCCESS) keep_world_topology(c->topo);
         return rc;
     }
     tc_topo *t = from_world(comm);
     int mine = t != NULL, all = 0;
     if ((rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm)) != MPI_SUCCESS || !all) {
         tc_topo_free(t);
-        return rc != MPI_SUCCESS ? rc : tc_topo_detect(comm, &c->topo);
+        return rc != MPI_SUCCESS ? rc : tc_topo_detect(c->comm, &c->topo);
     }
     c->topo = t;
     return MPI_SUCCESS;
@@ -294,7 +295,7 @@ static tc_ctx *ctx_alloc(void)
 static int ctx_make(tc_ctx *c, MPI_Comm comm)
 {
     tc_learn_file_start();   /* the learner's warm start, once per process */
-    int rc = PMPI_Comm_dup(comm, &c->comm);
+    int rc = tc_comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
@@ -415,7 +416,7 @@ int tc_ctx_set_topology(MPI_Comm comm, const char *spec)
     tc_topo *t = NULL;
     if (spec) {
         if ((rc = tc_topo_spec_for_comm(comm, spec, &t)) != MPI_SUCCESS) return rc;
-    } else if ((rc = tc_topo_detect(comm, &t)) != MPI_SUCCESS) {
+    } else if ((rc = tc_topo_detect(c->comm, &t)) != MPI_SUCCESS) {
         return rc;
     }
     tc_topo_free(c->topo);

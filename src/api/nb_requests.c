@@ -1,6 +1,7 @@
 /* The requests of nonblocking and persistent operations (see nb_requests.h). */
 #define _GNU_SOURCE
 #include "api/nb_requests.h"
+#include "detect/comm_make.h"
 #include "api/nb_areas.h"
 #include "api/context.h"
 
@@ -67,7 +68,7 @@ tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin)
     if (spin) atomic_store_explicit(&looks_before_yield, LOOKS_DEDICATED, memory_order_relaxed);
     tc_nb_channel *ch = calloc(1, sizeof *ch);
     if (!ch) return NULL;
-    if (PMPI_Comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
+    if (tc_comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
         free(ch);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* Calibration of the one-node allreduce memory model (see shm_calibrate.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "api/shm_calibrate.h"
+#include "detect/comm_make.h"
 
 #include <math.h>   /* INFINITY: a macro */
 #include <pthread.h>
@@ -71,7 +72,7 @@ static int cal_open(cal *c, const tc_ctx *x)
     int rc = PMPI_Info_create(&info);
     if (rc != MPI_SUCCESS) return rc;
     (void)PMPI_Info_set(info, "alloc_shared_noncontig", "true");
-    rc = PMPI_Win_allocate_shared(CAL_HEAD + CAL_BYTES, 1, info, c->comm, &mine, &c->win);
+    rc = tc_win_allocate_shared(CAL_HEAD + CAL_BYTES, 1, info, c->comm, &mine, &c->win);
     (void)PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return rc;
     c->base = calloc((size_t)c->size, sizeof *c->base);

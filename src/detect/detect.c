@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "detect/detect.h"
+#include "detect/comm_make.h"
 
 #include "core/config.h"
 
@@ -254,7 +255,7 @@ static int node_label(MPI_Comm comm, int crank, int *label)
     MPI_Comm node_comm = MPI_COMM_NULL;
     int rc, rc2;
 
-    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    rc = tc_comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     if (rc != MPI_SUCCESS) return rc;
     *label = crank;
     rc = PMPI_Bcast(label, 1, MPI_INT, 0, node_comm);

@@ -54,6 +54,7 @@
  */
 #define _GNU_SOURCE   /* RTLD_DEFAULT */
 #include "detect/detect.h"
+#include "detect/comm_make.h"
 
 #include "coll/coll.h"
 #include "core/config.h"
@@ -264,7 +265,7 @@ static int node_leader(MPI_Comm comm, int *leader)
 {
     MPI_Comm node = MPI_COMM_NULL;
     int rank = 0, rc = PMPI_Comm_rank(comm, &rank);
-    if (rc == MPI_SUCCESS) rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) rc = tc_comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return rc;
     *leader = rank;
     rc = PMPI_Allreduce(&rank, leader, 1, MPI_INT, MPI_MIN, node);
@@ -298,7 +299,7 @@ static int machine_comm(MPI_Comm comm, MPI_Comm *machine)
     free(color);
     if (rc != MPI_SUCCESS) return rc;
     if (!ok) return MPI_ERR_NO_MEM;
-    return PMPI_Comm_split(comm, mine, rank, machine);
+    return tc_comm_split(comm, mine, rank, machine);
 }
 
 /* Whether comm has every rank of MPI_COMM_WORLD (then its measure is the job's). */

@@ -1,6 +1,7 @@
 /* Node-shared memory (see shm.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "exec/shm.h"
+#include "detect/comm_make.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ static int alloc_shared(tc_shm *sh, size_t bytes, MPI_Win *win, char **base)
     *win = MPI_WIN_NULL;
     tc_fp_saved env;   /* Open MPI 4.1's allocation raises inexact (core/fp_env.h) */
     tc_fp_hold(&env);
-    rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, node, &mine, win);
+    rc = tc_win_allocate_shared(size, 1, MPI_INFO_NULL, node, &mine, win);
     tc_fp_restore(&env);
     if (rc == MPI_SUCCESS) rc = PMPI_Win_shared_query(*win, 0, &qsize, &disp, base);
     failed = rc != MPI_SUCCESS;
@@ -75,7 +76,7 @@ static int probe_shared(const tc_shm *sh, int *local_ok)
     MPI_Comm real = MPI_COMM_NULL;
     int real_size = 0, rc, rc2;
     *local_ok = 0;
-    if (PMPI_Comm_split_type(sh->node_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real) !=
+    if (tc_comm_split_type(sh->node_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real) !=
         MPI_SUCCESS)
         return MPI_SUCCESS;
     rc = PMPI_Comm_size(real, &real_size);
@@ -90,7 +91,7 @@ int tc_shm_init(tc_shm *sh, MPI_Comm comm, int rank, const tc_topo *t, int spin,
     memset(sh, 0, sizeof *sh);
     sh->node_comm = MPI_COMM_NULL;
     sh->data_win = sh->flag_win = sh->line_win = MPI_WIN_NULL;
-    int rc = PMPI_Comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
+    int rc = tc_comm_split(comm, t->node_of[rank], rank, &sh->node_comm);
     if (rc != MPI_SUCCESS) return rc;
     /* the windows' errors come back as codes (alloc_shared agrees on them),
      * whatever handler the application's communicator has */

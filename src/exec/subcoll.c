@@ -20,6 +20,7 @@
  * and direction, one message each.
  */
 #include "exec/subcoll.h"
+#include "detect/comm_make.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -37,8 +38,8 @@ int tc_subcomms_make(tc_subcomms *n, MPI_Comm comm, int rank, const int *node_of
     n->node_of = node_of;
     n->node_idx = node_idx;
     int node = node_of[rank], root = node_idx[rank] == 0;
-    int rc = PMPI_Comm_split(comm, node, rank, &n->local);
-    int rc2 = PMPI_Comm_split(comm, root ? 0 : MPI_UNDEFINED, node, &n->bridge);
+    int rc = tc_comm_split(comm, node, rank, &n->local);
+    int rc2 = tc_comm_split(comm, root ? 0 : MPI_UNDEFINED, node, &n->bridge);
     n->made = 1;
     if (rc == MPI_SUCCESS) rc = rc2;
     if (rc != MPI_SUCCESS) (void)tc_subcomms_free(n);   /* rc is the error reported */

@@ -8,6 +8,7 @@
 #   dup6       the same with six duplicates
 #   win_dup5   the shim's node-shared window and five duplicates (about the
 #              communicators and windows topocoll's MPI_COMM_WORLD context makes)
+#   iallreduce one MPI_Iallreduce on MPI_COMM_WORLD at MPI_Init, no communicator
 # and hpcc's own figures per run (MPIRandomAccess and MPIFFT, PTRANS).
 #
 #   tools/apps/randomaccess_trace.sh BUILD_DIR OUT [N]
@@ -29,8 +30,9 @@ pre=$build/libtopocoll_pmpi.so shim=$work/libcomm_shim.so
 declare -A env=(
   [native]="" [topocoll]="LD_PRELOAD=$pre" [disabled]="LD_PRELOAD=$pre TOPOCOLL_DISABLE=1"
   [dup1]="LD_PRELOAD=$shim TC_SHIM_DUPS=1" [dup6]="LD_PRELOAD=$shim TC_SHIM_DUPS=6"
-  [win_dup5]="LD_PRELOAD=$shim TC_SHIM_DUPS=5 TC_SHIM_WINDOW=1")
-modes="native topocoll disabled dup1 dup6 win_dup5"
+  [win_dup5]="LD_PRELOAD=$shim TC_SHIM_DUPS=5 TC_SHIM_WINDOW=1"
+  [iallreduce]="LD_PRELOAD=$shim TC_SHIM_IALLREDUCE=1")
+modes="native topocoll disabled dup1 dup6 win_dup5 iallreduce"
 keys="MPIRandomAccess_GUPs MPIRandomAccess_LCG_GUPs MPIFFT_Gflops PTRANS_GBs"
 echo "mode,rep,${keys// /,}" > "$out/runs.csv"
 uptime > "$out/load_before.txt"
