@@ -244,7 +244,6 @@ static tc_learn_slot *make_slot(tc_ctx *x, const tc_call *c, const tc_args *a, i
     tc_learn_slot *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->np = x->size, s->nnodes = x->topo->nnodes, s->ppn = largest_node(x->topo);
-    s->req = MPI_REQUEST_NULL;
     tc_learn_params prm = tc_learn_default_params();
     prm.patience = tc_config_get()->learn_patience;
     prm.payback = tc_config_get()->learn_payback;
@@ -294,7 +293,6 @@ void tc_learn_ctx_free(tc_ctx *x)
 {
     for (int i = 0; i < x->nlearn; i++) {
         if (waiting_phase(&x->learn[i]->l)) waiting_end(&x->learn[i]->l, 1);
-        if (x->learn[i]->req != MPI_REQUEST_NULL) (void)PMPI_Wait(&x->learn[i]->req, MPI_STATUS_IGNORE);
         free(x->learn[i]);
     }
     for (int k = 0; k < TOPOCOLL_NCOLL; k++)
@@ -317,22 +315,23 @@ static void publish(const tc_learn_slot *s)
     tc_learn_publish(&o);
 }
 
-/* The plan's reductions: wait (then plan again), start. */
+/* The plan's reductions: finish (then plan again), start.  A start keeps
+ * this rank's times; the finish, a few calls later at every rank alike,
+ * reduces them with one blocking allreduce.  Not MPI_Iallreduce: Open MPI
+ * 4.1's nonblocking collectives leave a progress function registered for
+ * as long as the communicator lives, which every later MPI_Test and
+ * MPI_Wait of the application would run (detect/comm_make.h). */
 static int reduce(tc_ctx *x, tc_learn_slot *s, tc_learn_plan *p)
 {
     int rc;
     if (p->finish) {
-        if ((rc = PMPI_Wait(&s->req, MPI_STATUS_IGNORE)) != MPI_SUCCESS) return rc;
+        if ((rc = PMPI_Allreduce(s->send, s->recv, TC_LEARN_NRED, MPI_DOUBLE, MPI_MAX, x->comm)) != MPI_SUCCESS)
+            return rc;
         tc_learn_agreed(&s->l, s->recv);
         publish(s);
         *p = tc_learn_next(&s->l);
     }
-    if (p->start) {
-        memcpy(s->send, s->l.send, sizeof s->send);
-        if ((rc = PMPI_Iallreduce(s->send, s->recv, TC_LEARN_NRED, MPI_DOUBLE, MPI_MAX, x->comm, &s->req)) !=
-            MPI_SUCCESS)
-            return rc;
-    }
+    if (p->start) memcpy(s->send, s->l.send, sizeof s->send);
     return MPI_SUCCESS;
 }
 

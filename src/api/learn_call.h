@@ -16,8 +16,7 @@
 /* A key's learner on a context and its reduction in flight. */
 typedef struct tc_learn_slot {
     tc_learner l;
-    MPI_Request req;
-    double send[TC_LEARN_NRED], recv[TC_LEARN_NRED];
+    double send[TC_LEARN_NRED], recv[TC_LEARN_NRED];   /* the times kept at a start, the agreed ones */
     int np, nnodes, ppn;
 } tc_learn_slot;
 
