@@ -10,6 +10,8 @@
 #            (tools/cluster/topocoll-cluster, root): the colls part against
 #            Open MPI's tuned and HAN (coll_han_priority 100), the overlap part
 #            against the MPI library's nonblocking collectives
+#   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
+#            choice beside the MPI library's, without and with 8 MPI_Test calls
 # Default: all three.  Run on an idle machine; the load before and after is
 # kept beside the data (load_before.txt, load_after.txt).
 set -u
@@ -71,6 +73,18 @@ for part in $parts; do
       "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
         -c "$c" -a "$(entries "$c")" -s 8,4K,256K -r 3 -q \
         --csv "$out/ov_cl_$c.csv" > "$out/ov_cl_$c.txt" 2>&1
+    done
+    "$tool" down > /dev/null 2>&1 ;;
+  cluster_overlap)
+    export TOPOCOLL_CLUSTER_NAME=newer
+    "$tool" down > /dev/null 2>&1
+    "$tool" up --hosts 4 --rate 1gbit > "$out/cluster_up.txt" 2>&1 || { echo "cluster up failed"; exit 1; }
+    for c in $nbcolls; do
+      for t in 0 8; do
+        extra=(); name=ov_cl_$c; [ $t -gt 0 ] && extra=(--test-calls $t) && name=ov_cl_tests${t}_$c
+        "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
+          -c "$c" -a native,auto -s 4K,256K "${extra[@]}" -r 3 -q --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+      done
     done
     "$tool" down > /dev/null 2>&1 ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
