@@ -254,7 +254,7 @@ static tc_topo *from_world(MPI_Comm comm)
     return t;
 }
 
-/* c's topology (collective over comm and c->comm, its duplicate).  A
+/* c's topology (collective over c->comm, comm's duplicate).  A
  * communicator other than MPI_COMM_WORLD takes its ranks' nodes and sockets
  * from MPI_COMM_WORLD's detected topology where every rank has it (one
  * allreduce, so that all derive or all detect: every input of a choice the

@@ -13,7 +13,7 @@
 #include "api/call.h"
 #include "select/learn.h"
 
-/* A key's learner on a context and its reduction in flight. */
+/* A key's learner on a context and its times between a reduction's start and finish. */
 typedef struct tc_learn_slot {
     tc_learner l;
     double send[TC_LEARN_NRED], recv[TC_LEARN_NRED];   /* the times kept at a start, the agreed ones */

@@ -165,12 +165,12 @@ static int start_now(tc_nb_exec *e)
         if ((rc = lines_begin(e)) != MPI_SUCCESS) return rc;
         return tc_nb_exec_progress(e, &done);
     }
-    if ((rc = begin_round(e, !s->uses_shm)) != MPI_SUCCESS) {
+    int defer = !s->uses_shm;   /* on node-shared memory the local ops are what the peers wait for */
+    if ((rc = begin_round(e, defer)) != MPI_SUCCESS) {
         stop(e, rc);
         return MPI_SUCCESS;   /* reported as the operation's outcome */
     }
-    if (!s->uses_shm) return MPI_SUCCESS;   /* the local ops and the rest: in the progress calls */
-    return tc_nb_exec_progress(e, &done);
+    return defer ? MPI_SUCCESS : tc_nb_exec_progress(e, &done);
 }
 
 static int start_gated(tc_nb_exec *e)

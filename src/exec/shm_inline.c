@@ -102,10 +102,6 @@ static void publish(inline_line *slot, const char *src, int64_t n, uint64_t seq)
     atomic_store_explicit(&slot[i].seq, i == 0 ? first_word(seq, n) : seq, memory_order_release);
 }
 
-/* A rank's bytes of call seq, at most n of them: the first line (its word
- * gives the writer's size), then the last line wanted, whose release orders
- * every line before it, so the copy streams the lines in.  Returns the
- * bytes copied; *truncated when the writer published more than n. */
 /* The writer's byte count from its first line's word (saturated: cannot
  * tell, take the reader's n). */
 static int64_t published_bytes(uint64_t first, int64_t n)
@@ -117,6 +113,10 @@ static int64_t published_bytes(uint64_t first, int64_t n)
 /* The last line of m bytes (its number orders the lines before it). */
 static int64_t last_line(int64_t m) { return m > 0 ? (m - 1) / PAYLOAD : 0; }
 
+/* A rank's bytes of call seq, at most n of them: the first line (its word
+ * gives the writer's size), then the last line wanted, whose release orders
+ * every line before it, so the copy streams the lines in.  Returns the
+ * bytes copied; *truncated when the writer published more than n. */
 static int64_t collect(const tc_shm *sh, inline_line *slot, char *dst, int64_t n, uint64_t seq, int *truncated)
 {
     int64_t theirs = published_bytes(tc_shm_wait_for(sh, &slot[0].seq, seq << SIZE_BITS), n);

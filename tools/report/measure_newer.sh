@@ -26,6 +26,20 @@ nbcolls="allreduce alltoall allgather bcast"
 L=(mpirun --allow-run-as-root --mca op ^avx)
 O=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
 sizes() { [ "$1" = barrier ] && echo 8 || echo "$2"; }
+# The emulated cluster of 4 hosts at 1 Gbit/s, started afresh.
+cluster_up() {
+  export TOPOCOLL_CLUSTER_NAME=newer
+  "$tool" down > /dev/null 2>&1
+  "$tool" up --hosts 4 --rate 1gbit > "$out/cluster_up.txt" 2>&1 || { echo "cluster up failed"; exit 1; }
+}
+# cluster_overlap_run COLL ENTRIES SIZES TESTS: topocoll-bench --overlap on the
+# cluster, preloaded, into ov_cl_COLL (ov_cl_testsTESTS_COLL with MPI_Test calls).
+cluster_overlap_run() {
+  local name=ov_cl_$1 extra=()
+  [ "$4" -gt 0 ] && extra=(--test-calls "$4") && name=ov_cl_tests${4}_$1
+  "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
+    -c "$1" -a "$2" -s "$3" "${extra[@]}" -r 3 -q --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+}
 # the entries compared in the overlap part (those with a nonblocking form)
 entries() {
   case $1 in
@@ -59,9 +73,7 @@ for part in $parts; do
         --csv "$out/ov_np2_tests8_$c.csv" > "$out/ov_np2_tests8_$c.txt" 2>&1
     done ;;
   cluster)
-    export TOPOCOLL_CLUSTER_NAME=newer
-    "$tool" down > /dev/null 2>&1
-    "$tool" up --hosts 4 --rate 1gbit > "$out/cluster_up.txt" 2>&1 || { echo "cluster up failed"; exit 1; }
+    cluster_up
     for c in $colls; do
       for anchor in tuned han; do
         env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
@@ -69,22 +81,12 @@ for part in $parts; do
           -s "$(sizes "$c" 8,4K,256K)" -r 3 -q --csv "$out/cl_${anchor}_$c.csv" > "$out/cl_${anchor}_$c.txt" 2>&1
       done
     done
-    for c in $nbcolls; do
-      "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
-        -c "$c" -a "$(entries "$c")" -s 8,4K,256K -r 3 -q \
-        --csv "$out/ov_cl_$c.csv" > "$out/ov_cl_$c.txt" 2>&1
-    done
+    for c in $nbcolls; do cluster_overlap_run "$c" "$(entries "$c")" 8,4K,256K 0; done
     "$tool" down > /dev/null 2>&1 ;;
   cluster_overlap)
-    export TOPOCOLL_CLUSTER_NAME=newer
-    "$tool" down > /dev/null 2>&1
-    "$tool" up --hosts 4 --rate 1gbit > "$out/cluster_up.txt" 2>&1 || { echo "cluster up failed"; exit 1; }
+    cluster_up
     for c in $nbcolls; do
-      for t in 0 8; do
-        extra=(); name=ov_cl_$c; [ $t -gt 0 ] && extra=(--test-calls $t) && name=ov_cl_tests${t}_$c
-        "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
-          -c "$c" -a native,auto -s 4K,256K "${extra[@]}" -r 3 -q --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
-      done
+      for t in 0 8; do cluster_overlap_run "$c" native,auto 4K,256K $t; done
     done
     "$tool" down > /dev/null 2>&1 ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
