@@ -171,14 +171,15 @@ static const tc_catalog_row allgatherv[] = {
 };
 
 extern const tc_algo tc_barrier_dissemination, tc_barrier_recursive_doubling, tc_barrier_shm_flags,
-    tc_barrier_hierarchical, tc_barrier_native;
+    tc_barrier_native;
+extern const tc_family tc_barrier_hierarchical;
 
 static const tc_catalog_row barrier[] = {
     ALGO(tc_barrier_dissemination),
     ALGO(tc_barrier_recursive_doubling),
     ALGO(tc_barrier_native),
     ALGO(tc_barrier_shm_flags),            /* flags only (one node) */
-    ALGO(tc_barrier_hierarchical),         /* node flags, leaders' dissemination */
+    FAMILY(tc_barrier_hierarchical),       /* hierarchical:ways=1|3|7|all */
     END,
 };
 
