@@ -3,9 +3,9 @@
  * and one-node (several sockets) mappings must be proven a barrier (no rank
  * leaves before every rank has entered) or decline as its domain says; the
  * zero-byte messages are counted as messages of no bytes.  Broken barriers
- * (a one-way ring, arrival without release, a flag release before the arrivals, a
- * dissemination a round short) must be rejected as "not a barrier", so the
- * proof can fail.  No MPI.  Ends with "N passed, M failed". */
+ * (a one-way ring, arrival without release, a flag release before the
+ * arrivals, a dissemination a round short, a 3-way dissemination a message
+ * short) must be rejected as "not a barrier", so the proof can fail.  No MPI.  Ends with "N passed, M failed". */
 #include <stdio.h>
 #include <string.h>
 
@@ -128,6 +128,25 @@ static int gen_short(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
+/* 3-way dissemination (the leaders' rounds of hierarchical:ways=3, on every
+ * rank) whose last round sends one message fewer than it must. */
+static int gen_nway_short(tc_sched *s, const tc_args *a, const tc_topo *t)
+{
+    (void)t;
+    int p = a->size, r = a->rank, w = 3;
+    for (int D = 1; D < p; D *= w + 1) {
+        int J = (p + D - 1) / D - 1;
+        if (J > w) J = w;
+        if (D * (w + 1) >= p) J--;   /* the last round */
+        for (int j = 1; j <= J; j++) {
+            tc_sched_send_sync(s, tc_wrap(r + j * D, p));
+            tc_sched_recv_sync(s, tc_wrap(r - j * D, p));
+        }
+        tc_sched_round(s);
+    }
+    return 0;
+}
+
 static void check_broken(const char *name, tc_generate_fn gen, unsigned req, const char *spec, int p)
 {
     tc_algo al;
@@ -162,6 +181,7 @@ int main(void)
         check_broken("ring", gen_ring, TC_REQ_NONE, "2x*", p);
         check_broken("arrival_only", gen_arrival_only, TC_REQ_NONE, "3x*/cyclic", p);
         check_broken("short", gen_short, TC_REQ_NONE, "2x*/random:3", p);
+        check_broken("nway_short", gen_nway_short, TC_REQ_NONE, "3x*/cyclic", p);
     }
     for (int p = 3; p <= 6; p++) check_broken("early_release", gen_early_release, TC_REQ_NODE_SHM, "1x*", p);
     int n = 0;
