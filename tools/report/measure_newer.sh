@@ -7,7 +7,8 @@
 #   overlap  topocoll-bench --overlap (allreduce, alltoall, allgather, bcast),
 #            preloaded, native beside topocoll's: np 2 bound, virtual 2x2
 #   cluster  the emulated cluster, 4 hosts x 2 ranks at 1 Gbit/s
-#            (tools/cluster/topocoll-cluster, root): the colls part against
+#            (tools/cluster/topocoll-cluster, root): topocoll-pingpong's
+#            latency between two hosts (cl_pingpong.txt), the colls part against
 #            Open MPI's tuned and HAN (coll_han_priority 100), the overlap part
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
@@ -26,6 +27,8 @@ nbcolls="allreduce alltoall allgather bcast"
 L=(mpirun --allow-run-as-root --mca op ^avx)
 O=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
 sizes() { [ "$1" = barrier ] && echo 8 || echo "$2"; }
+# the barrier's microseconds on the oversubscribed cluster vary most: more repetitions
+reps() { [ "$1" = barrier ] && echo 10 || echo 3; }
 # The emulated cluster of 4 hosts at 1 Gbit/s, started afresh.
 cluster_up() {
   export TOPOCOLL_CLUSTER_NAME=newer
@@ -74,11 +77,15 @@ for part in $parts; do
     done ;;
   cluster)
     cluster_up
+    # the one-way zero-byte latency between two hosts: the bound of the barrier
+    "$tool" run --ranks 2,2,2,2 --order block --timeout 300 -- "$B/tools/bench/topocoll-pingpong" -r 5 \
+      > "$out/cl_pingpong.txt" 2>&1
     for c in $colls; do
       for anchor in tuned han; do
         env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
         "$tool" run --ranks 2,2,2,2 --order block --timeout 600 "${env[@]}" -- "$bench" -c "$c" \
-          -s "$(sizes "$c" 8,4K,256K)" -r 3 -q --csv "$out/cl_${anchor}_$c.csv" > "$out/cl_${anchor}_$c.txt" 2>&1
+          -s "$(sizes "$c" 8,4K,256K)" -r "$(reps "$c")" -q --csv "$out/cl_${anchor}_$c.csv" \
+          > "$out/cl_${anchor}_$c.txt" 2>&1
       done
     done
     for c in $nbcolls; do cluster_overlap_run "$c" "$(entries "$c")" 8,4K,256K 0; done
