@@ -245,13 +245,16 @@ static const tc_catalog_row exscan[] = {
 };
 
 /* alltoallw: the alltoallv generators in blocks, one per peer
- * (src/algo/alltoallw/linear.c). */
+ * (src/algo/alltoallw/linear.c); the hierarchical family in bytes, its
+ * parts packed (src/algo/alltoallw/hierarchical.c). */
 extern const tc_algo tc_alltoallw_linear, tc_alltoallw_pairwise, tc_alltoallw_native;
+extern const tc_family tc_alltoallw_hierarchical;
 
 static const tc_catalog_row alltoallw[] = {
     ALGO(tc_alltoallw_pairwise),
     ALGO(tc_alltoallw_linear),
     ALGO(tc_alltoallw_native),
+    FAMILY(tc_alltoallw_hierarchical),     /* hierarchical:leaders=1|2|4,intra=p2p|shm (packed to bytes) */
     END,
 };
 

@@ -12,8 +12,11 @@
  *
  * Order: the context first (collective on its first call, so every rank of
  * a valid communicator takes part), then this rank's arguments, then the
- * choice (topocoll_alltoallw_algorithm's name, else tc_choose: forced
- * TOPOCOLL_ALLTOALLW, the tables, the models, native), then the run.
+ * choice (topocoll_alltoallw_algorithm's name, which must accept the call,
+ * else tc_choose: forced TOPOCOLL_ALLTOALLW, the tables, the models,
+ * native), then the run.  The hierarchical entries (TC_REQ_NODE_COUNTS) do
+ * not run in blocks: their parts are packed to bytes and the hierarchical
+ * alltoallv schedule runs on them (alltoallw_hier.c).
  *
  * The memo (tc_vmemo's aw_ fields): a call by selection whose choice was
  * the MPI library's own is remembered with copies of its counts and
@@ -274,6 +277,10 @@ static int choose(tc_ctx *x, const tc_call *c, const tc_args *a, int by_name, co
     if (!algorithm || !(*al = tc_catalog_resolve(TOPOCOLL_ALLTOALLW, algorithm, why, sizeof why)))
         return tc_raise(c->comm, MPI_ERR_ARG, "%s: no alltoallw algorithm \"%s\"%s%s", c->fn,
                         algorithm ? algorithm : "(null)", why[0] ? ": " : "", why);
+    const char *reason = "";
+    if (!tc_algo_accepts(*al, a, x->topo, &reason))   /* its domain (intra=shm: node-shared memory) */
+        return tc_raise(c->comm, MPI_ERR_ARG, "%s: alltoallw algorithm '%s' declines: %s", c->fn, (*al)->name,
+                        reason);
     tc_explain(x, "alltoallw", c->bytes, (*al)->name, "named");
     return MPI_SUCCESS;
 }
@@ -345,9 +352,12 @@ int tc_alltoallw_call(tc_call *c, int by_name, const char *algorithm)
     tc_vcounts vc = { v, v + c->size, v + 2 * c->size, v + 3 * c->size };
     make_args(c, v, &a);
     a.v = &vc;
+    a.node_shm = x->node_shm;   /* the hierarchical entries' intra=shm */
     rc = choose(x, c, &a, by_name, algorithm, &al);
     if (rc == MPI_SUCCESS) {
-        rc = al->generate ? run_schedule(x, c, al, &a) : tc_run_native(c);
+        rc = !al->generate                    ? tc_run_native(c)
+           : (al->req & TC_REQ_NODE_COUNTS) ? tc_alltoallw_hier_run(x, c, al, &a)   /* in bytes */
+                                            : run_schedule(x, c, al, &a);
         if (rc != MPI_SUCCESS) rc = tc_raise_mpi(c->comm, rc, c->fn);
         else aw_remember(x, c, al, by_name);
     }

@@ -13,5 +13,11 @@ int tc_alltoallw_call(tc_call *c, int by_name, const char *algorithm);
  * content), which the caller then hands to PMPI_Alltoallw; else 0. */
 int tc_alltoallw_pass(MPI_Comm comm, const void *sbuf, const int *scounts, const MPI_Datatype *stypes,
                       const void *rbuf, const int *rcounts, const MPI_Datatype *rtypes);
+/* A hierarchical entry (TC_REQ_NODE_COUNTS, src/algo/alltoallw/
+ * hierarchical.c) for the checked call on x: the parts packed to bytes
+ * (contiguous sides bound where they lie), the hierarchical alltoallv
+ * schedule in bytes, the receive parts unpacked (alltoallw_hier.c).  a: the
+ * call's block arguments (in place, node_shm).  An MPI error code. */
+int tc_alltoallw_hier_run(tc_ctx *x, const tc_call *c, const tc_algo *al, const tc_args *a);
 
 #endif

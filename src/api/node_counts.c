@@ -15,6 +15,9 @@
  * (displacement x extent); any other is staged: its parts packed one after
  * another into a byte buffer (input) and unpacked after the schedule
  * (output).  The schedule depends on every count and is not cached.
+ * alltoallw's hierarchical entries pack their per-peer datatypes to bytes
+ * themselves and enter at the byte level (tc_node_counts_run_bytes,
+ * src/api/alltoallw_hier.c).
  *
  * Cost: one node-local MPI_Allgather of 2p counts per rank, O(n p) to read
  * them, plus the staging copies for non-contiguous datatypes.
@@ -65,7 +68,7 @@ static int side_copy(const side *sd, int p, const int *cnt, const int *dsp, int 
 }
 
 /* The node's rows: [i*p + j] what member i sends j / receives from j. */
-static int exchange(tc_ctx *x, const side *s, const side *r, int64_t *node_sc, int64_t *node_rc)
+static int exchange(tc_ctx *x, const int64_t *scnt, const int64_t *rcnt, int64_t *node_sc, int64_t *node_rc)
 {
     const tc_node_comms *nc;
     int rc = tc_ctx_node_comms(x, &nc), n = 0, p = x->size;
@@ -74,8 +77,8 @@ static int exchange(tc_ctx *x, const side *s, const side *r, int64_t *node_sc, i
     int64_t *mine = malloc(2 * (size_t)p * sizeof *mine), *all = malloc(2 * (size_t)n * (size_t)p * sizeof *all);
     if (!mine || !all) rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
-        memcpy(mine, s->cnt, (size_t)p * sizeof *mine);
-        memcpy(mine + p, r->cnt, (size_t)p * sizeof *mine);
+        memcpy(mine, scnt, (size_t)p * sizeof *mine);
+        memcpy(mine + p, rcnt, (size_t)p * sizeof *mine);
         rc = PMPI_Allgather(mine, 2 * p, MPI_INT64_T, all, 2 * p, MPI_INT64_T, nc->local);
     }
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
@@ -88,15 +91,15 @@ static int exchange(tc_ctx *x, const side *s, const side *r, int64_t *node_sc, i
 }
 
 /* Generate and run the byte schedule. */
-static int run_bytes(tc_ctx *x, const tc_algo *al, const tc_args *a, side *s, side *r)
+static int run_bytes(tc_ctx *x, const tc_algo *al, const tc_args *a, char *sbase, char *rbase)
 {
     tc_sched sc;
     tc_bind b[TC_NBUF];
     tc_sched_init(&sc);
     int rc = tc_algo_generate(al, &sc, a, x->topo);
     if (rc == 0) rc = tc_sched_finish(&sc);
-    rc = rc ? MPI_ERR_NO_MEM : tc_bind_type(&b[TC_BUF_SEND], side_base(s), MPI_BYTE);
-    if (rc == MPI_SUCCESS) rc = tc_bind_type(&b[TC_BUF_RECV], side_base(r), MPI_BYTE);
+    rc = rc ? MPI_ERR_NO_MEM : tc_bind_type(&b[TC_BUF_SEND], sbase, MPI_BYTE);
+    if (rc == MPI_SUCCESS) rc = tc_bind_type(&b[TC_BUF_RECV], rbase, MPI_BYTE);
     if (rc == MPI_SUCCESS) {
         tc_exec_env env = tc_ctx_env(x, MPI_OP_NULL);
         rc = tc_exec(&sc, b, &env);
@@ -118,25 +121,32 @@ static int own_node_truncated(tc_ctx *x, const int64_t *S, const int64_t *R)
     return 0;
 }
 
-/* The schedule on the byte sides and the node's rows. */
-static int run_on_rows(tc_ctx *x, const tc_algo *al, const tc_args *a, side *s, side *r, const int64_t *node_sc,
-                       const int64_t *node_rc)
+int tc_node_counts_run_bytes(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_node_bytes *nb)
 {
-    tc_vcounts v = { s->cnt, s->dsp, r->cnt, r->dsp };
-    tc_args b = *a;
-    b.v = &v;
-    b.node_sc = node_sc;
-    b.node_rc = node_rc;
-    return run_bytes(x, al, &b, s, r);
+    int p = x->size, n = tc_topo_node_size(x->topo, x->topo->node_of[x->rank]);
+    int64_t *node_sc = malloc(2 * (size_t)n * (size_t)p * sizeof *node_sc + 1);
+    if (!node_sc) return MPI_ERR_NO_MEM;
+    int64_t *node_rc = node_sc + (size_t)n * p;
+    int rc = exchange(x, nb->scnt, nb->rcnt, node_sc, node_rc);
+    if (rc == MPI_SUCCESS) {
+        tc_vcounts v = { nb->scnt, nb->sdsp, nb->rcnt, nb->rdsp };
+        tc_args b = *a;
+        b.v = &v;
+        b.node_sc = node_sc;
+        b.node_rc = node_rc;
+        rc = run_bytes(x, al, &b, nb->sbase, nb->rbase);
+    }
+    if (rc == MPI_SUCCESS && own_node_truncated(x, node_sc, node_rc)) rc = MPI_ERR_TRUNCATE;
+    free(node_sc);
+    return rc;
 }
 
 int tc_node_counts_run(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_node_call *c)
 {
-    int p = x->size, n = tc_topo_node_size(x->topo, x->topo->node_of[x->rank]);
-    int64_t *mem = malloc((8 + 2 * (size_t)n) * (size_t)p * sizeof *mem);
+    int p = x->size;
+    int64_t *mem = malloc(4 * (size_t)p * sizeof *mem + 1);
     if (!mem) return MPI_ERR_NO_MEM;
     side s = { .cnt = mem, .dsp = mem + p }, r = { .cnt = mem + 2 * p, .dsp = mem + 3 * p };
-    int64_t *node_sc = mem + 8 * (size_t)p, *node_rc = node_sc + (size_t)n * p;
     const int *scnt = c->in_place ? c->rcounts : c->scounts, *sdsp = c->in_place ? c->rdispls : c->sdispls;
     int rc = side_make(&r, p, c->rbuf, c->rtype, c->rcounts, c->rdispls);
     if (rc == MPI_SUCCESS) {
@@ -145,9 +155,10 @@ int tc_node_counts_run(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_
     }
     if (rc == MPI_SUCCESS && s.stage && !c->in_place) rc = side_copy(&s, p, scnt, sdsp, 1, x->comm);
     if (rc == MPI_SUCCESS && c->in_place && r.stage) rc = side_copy(&r, p, c->rcounts, c->rdispls, 1, x->comm);
-    if (rc == MPI_SUCCESS) rc = exchange(x, &s, &r, node_sc, node_rc);
-    if (rc == MPI_SUCCESS) rc = run_on_rows(x, al, a, &s, &r, node_sc, node_rc);
-    if (rc == MPI_SUCCESS && own_node_truncated(x, node_sc, node_rc)) rc = MPI_ERR_TRUNCATE;
+    if (rc == MPI_SUCCESS) {
+        tc_node_bytes nb = { side_base(&s), side_base(&r), s.cnt, s.dsp, r.cnt, r.dsp };
+        rc = tc_node_counts_run_bytes(x, al, a, &nb);
+    }
     if (rc == MPI_SUCCESS && r.stage) rc = side_copy(&r, p, c->rcounts, c->rdispls, 0, x->comm);
     if (!c->in_place) free(s.stage);
     free(r.stage);

@@ -25,4 +25,15 @@ typedef struct tc_node_call {
  * returns an MPI error code. */
 int tc_node_counts_run(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_node_call *c);
 
+/* The same at the byte level: both sides already bytes (SEND's part j is
+ * sbase[sdsp[j], scnt[j]], RECV's rbase[rdsp[j], rcnt[j]]; in place, with
+ * a->in_place, SEND is RECV: the same base, counts and displacements).
+ * The node's rows exchanged, the schedule run, MPI_ERR_TRUNCATE for counts
+ * that do not match inside my node. */
+typedef struct tc_node_bytes {
+    char *sbase, *rbase;
+    const int64_t *scnt, *sdsp, *rcnt, *rdsp;   /* [p] bytes */
+} tc_node_bytes;
+int tc_node_counts_run_bytes(tc_ctx *x, const tc_algo *al, const tc_args *a, const tc_node_bytes *nb);
+
 #endif

@@ -54,5 +54,9 @@ int tc_av_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 int tc_av_linear_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
 int tc_av_pairwise_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 int tc_av_pairwise_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
+/* The hierarchical family's generator (parameters leaders=1|2|4,
+ * intra=p2p|shm as value indices, in that order), shared with alltoallw's
+ * family, which runs it in bytes (src/algo/alltoallw/hierarchical.c). */
+int tc_av_hier_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
 
 #endif

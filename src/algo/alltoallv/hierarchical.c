@@ -54,7 +54,9 @@ static const char *const leader_values[] = { "1", "2", "4", NULL };
 static const int leader_count[] = { 1, 2, 4 };
 static const char *const intra_values[] = { "p2p", "shm", NULL };
 
-static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
+/* Shared with alltoallw's family of the same parameters, in the same order
+ * (src/algo/alltoallw/hierarchical.c). */
+int tc_av_hier_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 {
     const int *v = a->param;
     const tc_vcounts *c = a->v;
@@ -94,5 +96,5 @@ const tc_family tc_alltoallv_hierarchical = {
                "the node's counts gathered first, then node-local gather, exchange of node bundles "
                "among leaders, node-local scatter (messages or node-shared memory)",
     .source = __FILE__, .nparams = 2, .params = params, .rule = "",
-    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = req_of, .generate = generate,
+    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = req_of, .generate = tc_av_hier_generate,
 };
