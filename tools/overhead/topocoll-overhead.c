@@ -12,7 +12,8 @@
  * difference is then the measurement's own noise floor).
  *
  *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
- *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw]
+ *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw|
+ *                         barrier|scan|exscan]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES]
  *
  * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
@@ -101,6 +102,22 @@ static int do_reduce_scatter(int direct, void *s, void *r, int n, MPI_Comm comm)
                   : MPI_Reduce_scatter(r, s, vicnt, MPI_INT, MPI_SUM, comm);
 }
 
+static int do_barrier(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)s, (void)r, (void)n;
+    return direct ? PMPI_Barrier(comm) : MPI_Barrier(comm);
+}
+
+static int do_scan(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Scan(s, r, n, MPI_BYTE, MPI_BXOR, comm) : MPI_Scan(s, r, n, MPI_BYTE, MPI_BXOR, comm);
+}
+
+static int do_exscan(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    return direct ? PMPI_Exscan(s, r, n, MPI_BYTE, MPI_BXOR, comm) : MPI_Exscan(s, r, n, MPI_BYTE, MPI_BXOR, comm);
+}
+
 static int do_gatherv(int direct, void *s, void *r, int n, MPI_Comm comm)
 {
     return direct ? PMPI_Gatherv(s, n, MPI_BYTE, r, vcnt, vdsp, MPI_BYTE, 0, comm)
@@ -140,6 +157,7 @@ static const struct { const char *name; call_fn fn; } colls[] = {
     { "allreduce", do_allreduce }, { "alltoall", do_alltoall },
     { "reduce_scatter", do_reduce_scatter }, { "gatherv", do_gatherv }, { "scatterv", do_scatterv },
     { "allgatherv", do_allgatherv }, { "alltoallv", do_alltoallv }, { "alltoallw", do_alltoallw },
+    { "barrier", do_barrier }, { "scan", do_scan }, { "exscan", do_exscan },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 

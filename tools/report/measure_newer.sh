@@ -13,20 +13,28 @@
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
 #            choice beside the MPI library's, without and with 8 MPI_Test calls
-# Default: all three.  Run on an idle machine; the load before and after is
+# Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run on an idle machine; the load before and after is
 # kept beside the data (load_before.txt, load_after.txt).
-set -u
+set -uf   # -f: the -a patterns (hierarchical*) are the bench's, not the shell's
 B=$(cd "${1:?build directory}" && pwd); out=${2:?output directory}; shift 2
 parts=${*:-colls overlap cluster}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$B/tools/bench/topocoll-bench
 pre=$B/libtopocoll_pmpi.so
 tool=$root/tools/cluster/topocoll-cluster
-colls="barrier reduce_scatter scan exscan gatherv scatterv alltoallw"
+colls=${COLLS:-barrier reduce_scatter scan exscan gatherv scatterv alltoallw}
 nbcolls="allreduce alltoall allgather bcast"
 L=(mpirun --allow-run-as-root --mca op ^avx)
 O=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
 sizes() { [ "$1" = barrier ] && echo 8 || echo "$2"; }
+# -a for the collectives whose families the bench leaves out by default
+# (it lists native, auto and the single entries): their variants, named
+algos() {
+  case $1 in
+  barrier) echo "-a native,auto,dissemination,recursive_doubling,shm_flags,hierarchical*" ;;
+  alltoallw) echo "-a native,auto,pairwise,linear,h1,h2,h1_shm,h2_shm" ;;
+  esac
+}
 # the barrier's microseconds on the oversubscribed cluster vary most: more repetitions
 reps() { [ "$1" = barrier ] && echo 10 || echo 3; }
 # The emulated cluster of 4 hosts at 1 Gbit/s, started afresh.
@@ -58,9 +66,9 @@ for part in $parts; do
   case $part in
   colls)
     for c in $colls; do
-      timeout 600 "${L[@]}" -np 2 --bind-to core "$bench" -c "$c" -s "$(sizes "$c" 8,4K,64K,1M)" -r 5 -q \
+      timeout 600 "${L[@]}" -np 2 --bind-to core "$bench" -c "$c" $(algos "$c") -s "$(sizes "$c" 8,4K,64K,1M)" -r 5 -q \
         --csv "$out/np2_$c.csv" > "$out/np2_$c.txt" 2>&1
-      timeout 600 "${L[@]}" -np 4 "${O[@]}" "$bench" -c "$c" -t 2x2 -s "$(sizes "$c" 8,4K,64K)" -r 3 -q \
+      timeout 600 "${L[@]}" -np 4 "${O[@]}" "$bench" -c "$c" $(algos "$c") -t 2x2 -s "$(sizes "$c" 8,4K,64K)" -r 3 -q \
         --csv "$out/v2x2_$c.csv" > "$out/v2x2_$c.txt" 2>&1
     done ;;
   overlap)
@@ -84,7 +92,7 @@ for part in $parts; do
       for anchor in tuned han; do
         env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
         "$tool" run --ranks 2,2,2,2 --order block --timeout 600 "${env[@]}" -- "$bench" -c "$c" \
-          -s "$(sizes "$c" 8,4K,256K)" -r "$(reps "$c")" -q --csv "$out/cl_${anchor}_$c.csv" \
+          $(algos "$c") -s "$(sizes "$c" 8,4K,256K)" -r "$(reps "$c")" -q --csv "$out/cl_${anchor}_$c.csv" \
           > "$out/cl_${anchor}_$c.txt" 2>&1
       done
     done
