@@ -58,5 +58,12 @@ int tc_av_pairwise_cost(const tc_algo *al, const tc_args *a, const tc_topo *t, d
  * intra=p2p|shm as value indices, in that order), shared with alltoallw's
  * family, which runs it in bytes (src/algo/alltoallw/hierarchical.c). */
 int tc_av_hier_generate(tc_sched *s, const tc_args *a, const tc_topo *t);
+/* The hierarchical family's parameters (leaders=1|2|4, intra=p2p|shm), its
+ * alias and description (what: words after "hierarchical") and its
+ * requirement, shared with alltoallw's family of the same generator. */
+enum { TC_AV_HIER_NPARAMS = 2 };
+extern const tc_param_def tc_av_hier_params[TC_AV_HIER_NPARAMS];
+void tc_av_hier_describe(const int *v, const char *what, tc_instance_text *out);
+unsigned tc_av_hier_req_of(const int *v);
 
 #endif

@@ -71,30 +71,37 @@ int tc_av_hier_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
 
 /* ---- the family's catalog row ---------------------------------------------- */
 
-static const tc_param_def params[] = {
+/* The parameters, names and requirements alltoallw's family shares. */
+const tc_param_def tc_av_hier_params[TC_AV_HIER_NPARAMS] = {
     { "leaders", leader_values, 0 },
     { "intra", intra_values, I_P2P },
 };
 
-static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+void tc_av_hier_describe(const int *v, const char *what, tc_instance_text *out)
 {
-    (void)f;
     snprintf(out->alias, sizeof out->alias, "h%s%s", leader_values[v[P_LEADERS]],
              v[P_INTRA] == I_SHM ? "_shm" : "");
     snprintf(out->desc, sizeof out->desc,
-             "hierarchical, %s leader%s per node: counts gathered node-locally, node-local gather, "
+             "hierarchical%s, %s leader%s per node: counts gathered node-locally, node-local gather, "
              "leaders exchange node bundles of unequal sizes, node-local scatter (%s)",
-             leader_values[v[P_LEADERS]], v[P_LEADERS] ? "s" : "",
+             what, leader_values[v[P_LEADERS]], v[P_LEADERS] ? "s" : "",
              v[P_INTRA] == I_SHM ? "node-shared memory" : "messages");
 }
 
-static unsigned req_of(const int *v) { return v[P_INTRA] == I_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
+unsigned tc_av_hier_req_of(const int *v) { return v[P_INTRA] == I_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
+
+static void describe(const tc_family *f, const int *v, tc_instance_text *out)
+{
+    (void)f;
+    tc_av_hier_describe(v, "", out);
+}
 
 const tc_family tc_alltoallv_hierarchical = {
     .coll = TOPOCOLL_ALLTOALLV, .name = "hierarchical",
     .summary = "hierarchical alltoallv (Träff, Rougier 2014, section 2.4) with k leaders per node: "
                "the node's counts gathered first, then node-local gather, exchange of node bundles "
                "among leaders, node-local scatter (messages or node-shared memory)",
-    .source = __FILE__, .nparams = 2, .params = params, .rule = "",
-    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = req_of, .generate = tc_av_hier_generate,
+    .source = __FILE__, .nparams = TC_AV_HIER_NPARAMS, .params = tc_av_hier_params, .rule = "",
+    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = tc_av_hier_req_of,
+    .generate = tc_av_hier_generate,
 };

@@ -56,30 +56,11 @@
 
 #include "algo/alltoallv/common.h"
 
-enum { P_LEADERS, P_INTRA };
-enum { I_P2P, I_SHM };
-
-static const char *const leader_values[] = { "1", "2", "4", NULL };
-static const char *const intra_values[] = { "p2p", "shm", NULL };
-
-static const tc_param_def params[] = {
-    { "leaders", leader_values, 0 },
-    { "intra", intra_values, I_P2P },
-};
-
 static void describe(const tc_family *f, const int *v, tc_instance_text *out)
 {
     (void)f;
-    snprintf(out->alias, sizeof out->alias, "h%s%s", leader_values[v[P_LEADERS]],
-             v[P_INTRA] == I_SHM ? "_shm" : "");
-    snprintf(out->desc, sizeof out->desc,
-             "hierarchical with per-peer datatypes packed to bytes, %s leader%s per node: counts gathered "
-             "node-locally, node-local gather, leaders exchange node bundles, node-local scatter (%s)",
-             leader_values[v[P_LEADERS]], v[P_LEADERS] ? "s" : "",
-             v[P_INTRA] == I_SHM ? "node-shared memory" : "messages");
+    tc_av_hier_describe(v, " with per-peer datatypes packed to bytes", out);
 }
-
-static unsigned req_of(const int *v) { return v[P_INTRA] == I_SHM ? TC_REQ_NODE_SHM : TC_REQ_NONE; }
 
 /* The generator is alltoallv's (src/algo/alltoallv/hierarchical.c); the MPI
  * layer runs it in bytes (TC_REQ_NODE_COUNTS: src/api/alltoallw_hier.c). */
@@ -88,6 +69,7 @@ const tc_family tc_alltoallw_hierarchical = {
     .summary = "hierarchical alltoallw (Träff, Rougier 2014, section 2.4) where the datatypes allow packing: "
                "every part packed to bytes (contiguous sides in place), then the hierarchical alltoallv in "
                "bytes with k leaders per node (node counts first; messages or node-shared memory)",
-    .source = __FILE__, .nparams = 2, .params = params, .rule = "",
-    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = req_of, .generate = tc_av_hier_generate,
+    .source = __FILE__, .nparams = TC_AV_HIER_NPARAMS, .params = tc_av_hier_params, .rule = "",
+    .describe = describe, .req = TC_REQ_NODE_COUNTS, .req_of = tc_av_hier_req_of,
+    .generate = tc_av_hier_generate,
 };
