@@ -5,7 +5,8 @@
  * zero-byte messages are counted as messages of no bytes.  Broken barriers
  * (a one-way ring, arrival without release, a flag release before the
  * arrivals, a dissemination a round short, a 3-way dissemination a message
- * short) must be rejected as "not a barrier", so the proof can fail.  No MPI.  Ends with "N passed, M failed". */
+ * short) must be rejected as "not a barrier", so the proof can fail.  No
+ * MPI.  Ends with "N passed, M failed". */
 #include <stdio.h>
 #include <string.h>
 

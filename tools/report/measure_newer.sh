@@ -13,9 +13,10 @@
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
 #            choice beside the MPI library's, without and with 8 MPI_Test calls
-# Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run on an idle machine; the load before and after is
-# kept beside the data (load_before.txt, load_after.txt).
-set -uf   # -f: the -a patterns (hierarchical*) are the bench's, not the shell's
+# Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run
+# on an idle machine; the load before and after is kept beside the data
+# (load_before.txt, load_after.txt).
+set -u
 B=$(cd "${1:?build directory}" && pwd); out=${2:?output directory}; shift 2
 parts=${*:-colls overlap cluster}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,12 +28,12 @@ nbcolls="allreduce alltoall allgather bcast"
 L=(mpirun --allow-run-as-root --mca op ^avx)
 O=(--oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
 sizes() { [ "$1" = barrier ] && echo 8 || echo "$2"; }
-# -a for the collectives whose families the bench leaves out by default
-# (it lists native, auto and the single entries): their variants, named
+# The bench's default columns leave families out (native, auto and the
+# single entries); where a collective's hierarchical entry is a family
+# (barrier, alltoallw), every variant is named.
 algos() {
   case $1 in
-  barrier) echo "-a native,auto,dissemination,recursive_doubling,shm_flags,hierarchical*" ;;
-  alltoallw) echo "-a native,auto,pairwise,linear,h1,h2,h1_shm,h2_shm" ;;
+  barrier|alltoallw) echo "-a native,auto,variants" ;;
   esac
 }
 # the barrier's microseconds on the oversubscribed cluster vary most: more repetitions

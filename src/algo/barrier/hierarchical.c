@@ -31,8 +31,8 @@
  *   Kandalla et al., "Designing Multi-Leader-Based Allgather Algorithms for
  *   Multi-Core Clusters" (2009).
  */
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "algo/cost_walk.h"
 #include "algo/catalog.h"
@@ -55,6 +55,10 @@ static int round_fanout(int w, int N, int D)
     return J < w ? J : w;
 }
 
+/* The next round's unit, D (w + 1), or N once that covers every node (also
+ * where D (w + 1) would not fit an int). */
+static int next_unit(int D, int w, int N) { return (int64_t)D * (w + 1) >= N ? N : D * (w + 1); }
+
 static int leader_of(const tc_topo *t, int node) { return tc_topo_node_members(t, node)[0]; }
 
 static void leader_rounds(tc_sched *s, const tc_topo *t, int node, int w)
@@ -63,14 +67,13 @@ static void leader_rounds(tc_sched *s, const tc_topo *t, int node, int w)
     int n = tc_topo_node_size(t, node), N = t->nnodes;
     for (int i = 1; i < n; i++) tc_sched_wait(s, m[i]);
     tc_sched_round(s);
-    for (int D = 1; D < N; D *= w + 1) {
+    for (int D = 1; D < N; D = next_unit(D, w, N)) {
         int J = round_fanout(w, N, D);
         for (int j = 1; j <= J; j++) {
             tc_sched_send_sync(s, leader_of(t, tc_wrap(node + j * D, N)));
             tc_sched_recv_sync(s, leader_of(t, tc_wrap(node - j * D, N)));
         }
         tc_sched_round(s);
-        if ((int64_t)D * (w + 1) >= N) break;
     }
     for (int i = 1; i < n; i++) tc_sched_signal(s, m[i]);
     tc_sched_round(s);
@@ -99,15 +102,12 @@ static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n,
 {
     (void)n;
     (void)a;
-    int ppn = tc_cw_max_ppn(t), N = t->nnodes, w = 1, intra = tc_cw_intra_level(t);
-    const char *ways = tc_cw_param(al, "ways");
-    if (ways[0]) w = ways[0] == 'a' ? (N > 1 ? N - 1 : 1) : atoi(ways);
+    int ppn = tc_cw_max_ppn(t), N = t->nnodes, w = ways_of(al->param, N), intra = tc_cw_intra_level(t);
     if (ppn > 1) tc_cw_path(c, intra, ppn, 0);
-    for (int D = 1; D < N; D *= w + 1) {
+    for (int D = 1; D < N; D = next_unit(D, w, N)) {
         int J = round_fanout(w, N, D);
         tc_cw_path(c, TC_LVL_NET, 1, 0);
         if (J > 1) tc_cw_path(c, intra, J - 1, 0);
-        if ((int64_t)D * (w + 1) >= N) break;
     }
     return 0;
 }
