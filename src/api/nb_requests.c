@@ -63,20 +63,27 @@ static void give(void)
     if (locking) pthread_mutex_unlock(&lock);
 }
 
-/* Looks at the operations before a waiting call yields the processor
- * between looks: where some communicator's ranks have a processing unit
- * each (tc_nb_channel_open), some tens of microseconds, as the node-shared
+/* Looks at the operations before a waiting call gives the processor up:
+ * where some communicator's ranks have a processing unit each
+ * (tc_nb_channel_open), some tens of microseconds, as the node-shared
  * memory's waits spin (a yield is a system call, and a peer's signal
- * usually comes within microseconds); otherwise at once, so that the rank
- * being waited for runs. */
+ * usually comes within microseconds), then a yield every
+ * LOOKS_BETWEEN_YIELDS looks (each yield may hand the core to another
+ * process for its whole time slice); otherwise a yield at every look, so
+ * that the rank being waited for runs. */
 static atomic_uint looks_before_yield = 64;
+static atomic_uint looks_between_yields = 1;
 #define LOOKS_DEDICATED 512
+#define LOOKS_BETWEEN_YIELDS 64
 
 /* ---- channels --------------------------------------------------------------- */
 
 tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin)
 {
-    if (spin) atomic_store_explicit(&looks_before_yield, LOOKS_DEDICATED, memory_order_relaxed);
+    if (spin) {
+        atomic_store_explicit(&looks_before_yield, LOOKS_DEDICATED, memory_order_relaxed);
+        atomic_store_explicit(&looks_between_yields, LOOKS_BETWEEN_YIELDS, memory_order_relaxed);
+    }
     tc_nb_channel *ch = calloc(1, sizeof *ch);
     if (!ch) return NULL;
     if (tc_comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
@@ -499,11 +506,27 @@ static int running(tc_nb_op *op)
 
 static int any_live(void) { return !tc_nb_none_live(); }
 
-/* Between two looks at requests that are not complete yet: after
- * looks_before_yield quick looks, the processor goes to another process. */
-static void pause_look(unsigned *looks)
+/* A waiting call's looks at requests that are not complete yet: after
+ * looks_before_yield quick looks, every looks_between_yields-th gives the
+ * processor up (a yield, then sleeps once the wait has lasted a
+ * millisecond: backoff.h).  A waiter
+ * that only yields stays runnable, so that where a busy process shares the
+ * cores the scheduler sees no idle core to move it to, and the rank waited
+ * for may wait milliseconds for its own; a sleeping waiter frees its core. */
+typedef struct waiter {
+    unsigned looks;
+    tc_backoff backoff;
+} waiter;
+
+static void waiter_init(waiter *w)
 {
-    if (++*looks > atomic_load_explicit(&looks_before_yield, memory_order_relaxed)) sched_yield();
+    w->looks = 0;
+    tc_backoff_init(&w->backoff, (long)atomic_load_explicit(&looks_between_yields, memory_order_relaxed));
+}
+
+static void pause_look(waiter *w)
+{
+    if (++w->looks > atomic_load_explicit(&looks_before_yield, memory_order_relaxed)) tc_backoff_pause(&w->backoff);
 }
 
 /* A persistent request's state: 0 inactive, 1 running, 2 done and not yet
@@ -532,7 +555,8 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Wait(r, st);
     tc_nb_op *op = persistent_of(*r);
-    unsigned looks = 0;
+    waiter looks;
+    waiter_init(&looks);
     if (op) {
         int s;
         while ((s = persistent_state(op)) == 1) {
@@ -666,7 +690,8 @@ out:
 int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitall(n, r, st);
-    unsigned looks = 0;
+    waiter looks;
+    waiter_init(&looks);
     for (;;) {
         int flag = 0, rc = tc_nb_testall(n, r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -707,7 +732,8 @@ out:
 int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Waitany(n, r, idx, st);
-    unsigned looks = 0;
+    waiter looks;
+    waiter_init(&looks);
     for (;;) {
         int flag = 0, rc = tc_nb_testany(n, r, idx, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -753,7 +779,8 @@ int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status 
 int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitsome(n, r, outcount, idx, st);
-    unsigned looks = 0;
+    waiter looks;
+    waiter_init(&looks);
     for (;;) {
         int rc = tc_nb_testsome(n, r, outcount, idx, st);
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
@@ -830,7 +857,8 @@ int tc_nb_startall(int n, MPI_Request r[])
 
 int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    unsigned looks = 0;
+    waiter looks;
+    waiter_init(&looks);
     for (;;) {
         int flag = 0;
         tc_nb_progress();

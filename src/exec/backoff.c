@@ -33,11 +33,9 @@ static void sleep_step(tc_backoff *b)
 
 int (*tc_waiting_hook)(void);
 
-void tc_backoff_poll(tc_backoff *b)
+/* A yield, or a sleep once the wait has lasted YIELD_NS. */
+static void step(tc_backoff *b)
 {
-    if (++b->polls < b->every) return;
-    b->polls = 0;
-    if (tc_waiting_hook) (void)tc_waiting_hook();
     if (b->sleep_ns > 0) {
         sleep_step(b);
         return;
@@ -46,4 +44,19 @@ void tc_backoff_poll(tc_backoff *b)
     if (b->start_ns == 0) b->start_ns = t;
     else if (t - b->start_ns >= YIELD_NS) b->sleep_ns = SLEEP_FIRST_NS;
     (void)sched_yield();
+}
+
+void tc_backoff_poll(tc_backoff *b)
+{
+    if (++b->polls < b->every) return;
+    b->polls = 0;
+    if (tc_waiting_hook) (void)tc_waiting_hook();
+    step(b);
+}
+
+void tc_backoff_pause(tc_backoff *b)
+{
+    if (++b->polls < b->every) return;
+    b->polls = 0;
+    step(b);
 }

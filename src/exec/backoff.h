@@ -34,6 +34,9 @@ typedef struct tc_backoff {
 void tc_backoff_init(tc_backoff *b, long every);
 /* After a poll that found nothing. */
 void tc_backoff_poll(tc_backoff *b);
+/* The same without tc_waiting_hook: for waits that advance the other
+ * operations themselves at every poll. */
+void tc_backoff_pause(tc_backoff *b);
 
 /* Called, when set, while a blocking wait of topocoll's finds nothing (the
  * executor's message waits, every step of a backoff): advances other

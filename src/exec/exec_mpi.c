@@ -431,12 +431,22 @@ int tc_exec_request_errors(int n, MPI_Request *reqs, MPI_Status *stats, int *tru
     return rc;
 }
 
-/* The round's requests, with the workspace's statuses (sized with them). */
+/* The round's requests, with the workspace's statuses (sized with them).
+ * While nonblocking operations run, the requests are tested and the
+ * operations advanced in turn; every TESTS_BEFORE_YIELD tests the processor
+ * goes to another process (backoff.h), as a wait on node-shared memory's
+ * does. */
+#define TESTS_BEFORE_YIELD 64
 static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
     int rc, flag = 0;
     if (tc_waiting_hook && tc_waiting_hook() > 0) {   /* nonblocking operations advance meanwhile */
-        while ((rc = PMPI_Testall(n, ws->reqs, &flag, ws->stats)) == MPI_SUCCESS && !flag) (void)tc_waiting_hook();
+        tc_backoff b;
+        tc_backoff_init(&b, TESTS_BEFORE_YIELD);
+        while ((rc = PMPI_Testall(n, ws->reqs, &flag, ws->stats)) == MPI_SUCCESS && !flag) {
+            (void)tc_waiting_hook();
+            tc_backoff_pause(&b);
+        }
         return rc == MPI_SUCCESS ? rc : status_errors(n, ws->reqs, ws->stats, st, rc);
     }
     rc = PMPI_Waitall(n, ws->reqs, ws->stats);
