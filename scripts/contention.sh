@@ -18,7 +18,11 @@
 #          7 runs of 2000 calls (TOPOCOLL_CONTENTION_CALLS), topocoll-subcomm-bench (from this
 #          checkout's build-openmpi unless TOPOCOLL_SUBCOMM_BENCH names one)
 #          as it is and with BUILD's libtopocoll_pmpi.so preloaded; per run
-#          the median and the maximum call.
+#          the median and the maximum call;
+#       4. nonblocking, np 2 bound to cores (each rank judged to have a core
+#          of its own, so topocoll's waits spin first): MPI_Iallgather and
+#          MPI_Iallreduce + MPI_Wait of 8 and 512 B, topocoll-bench
+#          --overlap -a native,auto (its "pure" column: start + wait).
 #     Output under out/contention-LABEL/ (LABEL defaults to the build's name).
 set -u
 cd "$(dirname "$0")/.."
@@ -88,5 +92,11 @@ for mode in native preloaded; do
     --iters "${TOPOCOLL_CONTENTION_CALLS:-2000}" \
     > "$out/subcomm-$mode.txt" || status=1
   cat "$out/subcomm-$mode.txt"
+done
+for coll in allgather allreduce; do
+  echo "## nonblocking $coll, np 2 bound to cores"
+  with_busy timeout 600 mpirun.openmpi --allow-run-as-root --bind-to core --mca op ^avx -np 2 \
+    -x "LD_PRELOAD=$pmpi" "$bench" -q --overlap --no-persistent -a native,auto -c "$coll" -s 8,512 \
+    --csv "$out/nb-$coll.csv" || status=1
 done
 exit "$status"

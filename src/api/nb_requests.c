@@ -341,13 +341,26 @@ static pthread_t progress_thread;
 static atomic_int thread_state;   /* 0 not asked yet, 1 running, 2 not started, 3 stopping */
 static int self_keyval = MPI_KEYVAL_INVALID;
 
+/* While operations run: a pass, then a yield; once no operation has ended
+ * for a millisecond (the peers are busy elsewhere), sleeps between passes
+ * (backoff.h), so that the thread does not hold a processing unit the
+ * application's threads need.  While none runs: 50 us sleeps. */
 static void *progress_loop(void *unused)
 {
     (void)unused;
     struct timespec idle = { 0, 50 * 1000 };
+    tc_backoff b;
+    tc_backoff_init(&b, 1);
+    int before = 0;
     while (atomic_load(&thread_state) == 1) {
-        if (tc_nb_progress() > 0) sched_yield();
-        else nanosleep(&idle, NULL);
+        int left = tc_nb_progress();
+        if (left == 0) {
+            nanosleep(&idle, NULL);
+        } else {
+            if (left < before) tc_backoff_init(&b, 1);   /* one ended: looks close again */
+            tc_backoff_pause(&b);
+        }
+        before = left;
     }
     return NULL;
 }
