@@ -21,8 +21,13 @@
 #          the median and the maximum call;
 #       4. nonblocking, np 2 bound to cores (each rank judged to have a core
 #          of its own, so topocoll's waits spin first): MPI_Iallgather and
-#          MPI_Iallreduce + MPI_Wait of 8 and 512 B, topocoll-bench
-#          --overlap -a native,auto (its "pure" column: start + wait).
+#          MPI_Iallreduce + MPI_Wait of 8 B, back to back, 5 runs of 20000
+#          calls (TOPOCOLL_CONTENTION_NB_CALLS: a waiter's stalls may take
+#          thousands of calls to begin), topocoll-subcomm-bench
+#          --nonblocking --back-to-back as it
+#          is and preloaded; per run the median, the mean and the maximum
+#          call (a wait that hands its core to a busy loop shows in the
+#          mean).
 #     Output under out/contention-LABEL/ (LABEL defaults to the build's name).
 set -u
 cd "$(dirname "$0")/.."
@@ -94,9 +99,14 @@ for mode in native preloaded; do
   cat "$out/subcomm-$mode.txt"
 done
 for coll in allgather allreduce; do
-  echo "## nonblocking $coll, np 2 bound to cores"
-  with_busy timeout 600 mpirun.openmpi --allow-run-as-root --bind-to core --mca op ^avx -np 2 \
-    -x "LD_PRELOAD=$pmpi" "$bench" -q --overlap --no-persistent -a native,auto -c "$coll" -s 8,512 \
-    --csv "$out/nb-$coll.csv" || status=1
+  for mode in native preloaded; do
+    echo "## MPI_I$coll + MPI_Wait 8 B back to back, np 2 bound to cores, $mode"
+    pre=()
+    [ "$mode" = preloaded ] && pre=(-x "LD_PRELOAD=$pmpi")
+    with_busy timeout 600 mpirun.openmpi --allow-run-as-root --bind-to core --mca op ^avx "${pre[@]}" -np 2 \
+      "$sub" --nonblocking --back-to-back --coll "$coll" --bytes 8 --runs 5 \
+      --iters "${TOPOCOLL_CONTENTION_NB_CALLS:-20000}" > "$out/nb-$coll-$mode.txt" || status=1
+    cat "$out/nb-$coll-$mode.txt"
+  done
 done
 exit "$status"

@@ -142,7 +142,7 @@ tc_learn_params tc_learn_default_params(void)
 {
     return (tc_learn_params){ .warmup = 1, .block = 4, .round1 = 2, .round2 = 2, .lag = 4, .race = 1.25,
                               .check = 128, .check_max = 1024, .check_block = 2, .check_samples = 5,
-                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.1e-6, .patience = 0, .payback = 0,
+                              .drift = 1.5, .native_margin = 1.03, .native_path_s = 0.02e-6, .patience = 0, .payback = 0,
                               .explore_setup_s = 1e-3, .explore_calls = 90 };
 }
 

@@ -151,11 +151,14 @@ typedef struct tc_learn_params {
     int check_samples; /* re-check blocks per agreement */
     double drift;      /* re-explore when the re-checked median exceeds drift x winner */
     /* Native's benefit of the doubt: another candidate wins only where
-     * native_margin x its time + native_path_s is below native's time.
-     * Only the run is timed, so a schedule's per-call path (the memo's
-     * checks, ~0.1 us) is not in its time, while native settled is served
-     * by the pass-through at almost no cost; and a tie within the noise
-     * should keep the MPI library's own collective. */
+     * native_margin x its time + native_path_s is below native's time: a
+     * tie within the noise keeps the MPI library's own collective, and
+     * native settled goes through the pass-through, a schedule through the
+     * fast path's checks, which the timed run leaves out.  Those checks
+     * cost less than the full path's schedule lookup that the timed run
+     * includes (np 2 barrier: shm_flags timed 0.215-0.223 us by the
+     * learner, 0.200-0.208 us a whole call on the fast path), so the
+     * absolute part is small: 0.02 us. */
     double native_margin, native_path_s;
     /* calls served by the table before a key starts learning (0: from the
      * first call; the run's value: TOPOCOLL_LEARN_PATIENCE) */
