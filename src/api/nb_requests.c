@@ -6,7 +6,6 @@
 #include "api/context.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -525,10 +524,10 @@ static int any_live(void) { return !tc_nb_none_live(); }
 /* A waiting call's looks at requests that are not complete yet: after
  * looks_before_yield quick looks, every looks_between_yields-th gives the
  * processor up (a yield, then sleeps once the wait has lasted a
- * millisecond: backoff.h).  A waiter
- * that only yields stays runnable, so that where a busy process shares the
- * cores the scheduler sees no idle core to move it to, and the rank waited
- * for may wait milliseconds for its own; a sleeping waiter frees its core. */
+ * millisecond: backoff.h).  A waiter that only yields stays runnable, so
+ * that where a busy process shares the cores the scheduler sees no idle
+ * core to move it to, and the rank waited for may wait milliseconds for
+ * its own; a sleeping waiter frees its core. */
 typedef struct waiter {
     unsigned looks;
     tc_backoff backoff;
@@ -571,13 +570,13 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Wait(r, st);
     tc_nb_op *op = persistent_of(*r);
-    waiter looks;
-    waiter_init(&looks);
+    waiter w;
+    waiter_init(&w);
     if (op) {
         int s;
         while ((s = persistent_state(op)) == 1) {
             tc_nb_progress();
-            pause_look(&looks);
+            pause_look(&w);
         }
         if (s == 0) {
             status_empty(st, MPI_SUCCESS);
@@ -591,7 +590,7 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
     if (op) {   /* one of topocoll's: advanced to its end, then the MPI library's wait completes it */
         while (running(op)) {
             tc_nb_progress();
-            pause_look(&looks);
+            pause_look(&w);
         }
         return PMPI_Wait(r, st);
     }
@@ -600,7 +599,7 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
         tc_nb_progress();
         int rc = PMPI_Test(r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&looks);
+        pause_look(&w);
     }
 }
 
@@ -706,12 +705,12 @@ out:
 int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitall(n, r, st);
-    waiter looks;
-    waiter_init(&looks);
+    waiter w;
+    waiter_init(&w);
     for (;;) {
         int flag = 0, rc = tc_nb_testall(n, r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&looks);
+        pause_look(&w);
     }
 }
 
@@ -748,12 +747,12 @@ out:
 int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Waitany(n, r, idx, st);
-    waiter looks;
-    waiter_init(&looks);
+    waiter w;
+    waiter_init(&w);
     for (;;) {
         int flag = 0, rc = tc_nb_testany(n, r, idx, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&looks);
+        pause_look(&w);
     }
 }
 
@@ -795,12 +794,12 @@ int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status 
 int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitsome(n, r, outcount, idx, st);
-    waiter looks;
-    waiter_init(&looks);
+    waiter w;
+    waiter_init(&w);
     for (;;) {
         int rc = tc_nb_testsome(n, r, outcount, idx, st);
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-        pause_look(&looks);
+        pause_look(&w);
     }
 }
 
@@ -873,13 +872,13 @@ int tc_nb_startall(int n, MPI_Request r[])
 
 int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    waiter looks;
-    waiter_init(&looks);
+    waiter w;
+    waiter_init(&w);
     for (;;) {
         int flag = 0;
         tc_nb_progress();
         int rc = PMPI_Iprobe(source, tag, comm, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&looks);
+        pause_look(&w);
     }
 }

@@ -433,9 +433,9 @@ int tc_exec_request_errors(int n, MPI_Request *reqs, MPI_Status *stats, int *tru
 
 /* The round's requests, with the workspace's statuses (sized with them).
  * While nonblocking operations run, the requests are tested and the
- * operations advanced in turn; every TESTS_BEFORE_YIELD tests the processor
- * goes to another process (backoff.h), as a wait on node-shared memory's
- * does. */
+ * operations advanced in turn, and every TESTS_BEFORE_YIELD-th test gives
+ * the processor up (a yield, sleeps once the wait lasts: backoff.h), as the
+ * waits on node-shared memory do. */
 #define TESTS_BEFORE_YIELD 64
 static int wait_all(int n, tc_workspace *ws, run_state *st)
 {
