@@ -89,24 +89,27 @@ for coll in allgather allreduce; do
   with_busy timeout 600 "${launch[@]}" --mca mpi_yield_when_idle 1 -np 2 "$bench" -q -a native,auto,shm_inline \
     -c "$coll" -s 8,64,512 --csv "$out/$coll.csv" || status=1
 done
-for mode in native preloaded; do
-  echo "## MPI_Allreduce 64 B on 2-rank communicators of np 4, $mode"
-  pre=()
-  [ "$mode" = preloaded ] && pre=(-x "LD_PRELOAD=$pmpi")
-  with_busy timeout 600 "${launch[@]}" "${pre[@]}" -np 4 "$sub" --group 2 --bytes 64 --runs 7 \
-    --iters "${TOPOCOLL_CONTENTION_CALLS:-2000}" \
-    > "$out/subcomm-$mode.txt" || status=1
-  cat "$out/subcomm-$mode.txt"
-done
-for coll in allgather allreduce; do
+# sub_pair NAME TITLE MPIRUN_ARGS... -- BENCH_ARGS...: topocoll-subcomm-bench
+# beside the busy loops, as it is and preloaded (out/.../NAME-native.txt,
+# NAME-preloaded.txt)
+sub_pair() {
+  local name=$1 title=$2 mode mpi=()
+  shift 2
+  while [ "$1" != -- ]; do mpi+=("$1"); shift; done
+  shift
   for mode in native preloaded; do
-    echo "## MPI_I$coll + MPI_Wait 8 B back to back, np 2 bound to cores, $mode"
-    pre=()
+    echo "## $title, $mode"
+    local pre=()
     [ "$mode" = preloaded ] && pre=(-x "LD_PRELOAD=$pmpi")
-    with_busy timeout 600 mpirun.openmpi --allow-run-as-root --bind-to core --mca op ^avx "${pre[@]}" -np 2 \
-      "$sub" --nonblocking --back-to-back --coll "$coll" --bytes 8 --runs 5 \
-      --iters "${TOPOCOLL_CONTENTION_NB_CALLS:-20000}" > "$out/nb-$coll-$mode.txt" || status=1
-    cat "$out/nb-$coll-$mode.txt"
+    with_busy timeout 600 "${mpi[@]}" "${pre[@]}" "$sub" "$@" > "$out/$name-$mode.txt" || status=1
+    cat "$out/$name-$mode.txt"
   done
+}
+sub_pair subcomm "MPI_Allreduce 64 B on 2-rank communicators of np 4" "${launch[@]}" -np 4 -- \
+  --group 2 --bytes 64 --runs 7 --iters "${TOPOCOLL_CONTENTION_CALLS:-2000}"
+for coll in allgather allreduce; do
+  sub_pair "nb-$coll" "MPI_I$coll + MPI_Wait 8 B back to back, np 2 bound to cores" \
+    mpirun.openmpi --allow-run-as-root --bind-to core --mca op ^avx -np 2 -- \
+    --nonblocking --back-to-back --coll "$coll" --bytes 8 --runs 5 --iters "${TOPOCOLL_CONTENTION_NB_CALLS:-20000}"
 done
 exit "$status"

@@ -352,14 +352,14 @@ static void *progress_loop(void *unused)
     (void)unused;
     struct timespec idle = { 0, 50 * 1000 };
     tc_backoff b;
-    tc_backoff_init(&b, 1);
+    tc_backoff_init(&b, 0, 1);
     int before = 0;
     while (atomic_load(&thread_state) == 1) {
         int left = tc_nb_progress();
         if (left == 0) {
             nanosleep(&idle, NULL);
         } else {
-            if (left < before) tc_backoff_init(&b, 1);   /* one ended: looks close again */
+            if (left < before) tc_backoff_init(&b, 0, 1);   /* one ended: looks close again */
             tc_backoff_pause(&b);
         }
         before = left;
@@ -528,20 +528,10 @@ static int any_live(void) { return !tc_nb_none_live(); }
  * that where a busy process shares the cores the scheduler sees no idle
  * core to move it to, and the rank waited for may wait milliseconds for
  * its own; a sleeping waiter frees its core. */
-typedef struct waiter {
-    unsigned looks;
-    tc_backoff backoff;
-} waiter;
-
-static void waiter_init(waiter *w)
+static void waiter_init(tc_backoff *w)
 {
-    w->looks = 0;
-    tc_backoff_init(&w->backoff, (long)atomic_load_explicit(&looks_between_yields, memory_order_relaxed));
-}
-
-static void pause_look(waiter *w)
-{
-    if (++w->looks > atomic_load_explicit(&looks_before_yield, memory_order_relaxed)) tc_backoff_pause(&w->backoff);
+    tc_backoff_init(w, (long)atomic_load_explicit(&looks_before_yield, memory_order_relaxed),
+                    (long)atomic_load_explicit(&looks_between_yields, memory_order_relaxed));
 }
 
 /* A persistent request's state: 0 inactive, 1 running, 2 done and not yet
@@ -570,13 +560,13 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Wait(r, st);
     tc_nb_op *op = persistent_of(*r);
-    waiter w;
+    tc_backoff w;
     waiter_init(&w);
     if (op) {
         int s;
         while ((s = persistent_state(op)) == 1) {
             tc_nb_progress();
-            pause_look(&w);
+            tc_backoff_pause(&w);
         }
         if (s == 0) {
             status_empty(st, MPI_SUCCESS);
@@ -590,7 +580,7 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
     if (op) {   /* one of topocoll's: advanced to its end, then the MPI library's wait completes it */
         while (running(op)) {
             tc_nb_progress();
-            pause_look(&w);
+            tc_backoff_pause(&w);
         }
         return PMPI_Wait(r, st);
     }
@@ -599,7 +589,7 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
         tc_nb_progress();
         int rc = PMPI_Test(r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&w);
+        tc_backoff_pause(&w);
     }
 }
 
@@ -705,12 +695,12 @@ out:
 int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitall(n, r, st);
-    waiter w;
+    tc_backoff w;
     waiter_init(&w);
     for (;;) {
         int flag = 0, rc = tc_nb_testall(n, r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&w);
+        tc_backoff_pause(&w);
     }
 }
 
@@ -747,12 +737,12 @@ out:
 int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Waitany(n, r, idx, st);
-    waiter w;
+    tc_backoff w;
     waiter_init(&w);
     for (;;) {
         int flag = 0, rc = tc_nb_testany(n, r, idx, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&w);
+        tc_backoff_pause(&w);
     }
 }
 
@@ -794,12 +784,12 @@ int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status 
 int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitsome(n, r, outcount, idx, st);
-    waiter w;
+    tc_backoff w;
     waiter_init(&w);
     for (;;) {
         int rc = tc_nb_testsome(n, r, outcount, idx, st);
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-        pause_look(&w);
+        tc_backoff_pause(&w);
     }
 }
 
@@ -872,13 +862,13 @@ int tc_nb_startall(int n, MPI_Request r[])
 
 int tc_nb_probe(int source, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    waiter w;
+    tc_backoff w;
     waiter_init(&w);
     for (;;) {
         int flag = 0;
         tc_nb_progress();
         int rc = PMPI_Iprobe(source, tag, comm, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        pause_look(&w);
+        tc_backoff_pause(&w);
     }
 }

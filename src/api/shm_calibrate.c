@@ -96,11 +96,11 @@ static int cal_open(cal *c, const tc_ctx *x)
 static uint64_t spin(_Atomic uint64_t *f, uint64_t v, int eq)
 {
     tc_backoff b;
-    tc_backoff_init(&b, 1);
-    for (long n = 0;; n++) {
+    tc_backoff_init(&b, SPINS_BEFORE_YIELD, 1);
+    for (;;) {
         uint64_t got = atomic_load_explicit(f, memory_order_acquire);
         if ((got == v) == eq) return got;
-        if (n >= SPINS_BEFORE_YIELD) tc_backoff_poll(&b);
+        tc_backoff_poll(&b);
     }
 }
 

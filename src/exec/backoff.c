@@ -16,9 +16,9 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-void tc_backoff_init(tc_backoff *b, long every)
+void tc_backoff_init(tc_backoff *b, long spins, long every)
 {
-    b->polls = 0;
+    b->polls = spins > 0 ? -spins : 0;
     b->every = every < 1 ? 1 : every;
     b->start_ns = 0;
     b->sleep_ns = 0;
@@ -46,17 +46,22 @@ static void step(tc_backoff *b)
     (void)sched_yield();
 }
 
+/* Is this poll one that takes a step? */
+static int step_due(tc_backoff *b)
+{
+    if (++b->polls < b->every) return 0;
+    b->polls = 0;
+    return 1;
+}
+
 void tc_backoff_poll(tc_backoff *b)
 {
-    if (++b->polls < b->every) return;
-    b->polls = 0;
+    if (!step_due(b)) return;
     if (tc_waiting_hook) (void)tc_waiting_hook();
     step(b);
 }
 
 void tc_backoff_pause(tc_backoff *b)
 {
-    if (++b->polls < b->every) return;
-    b->polls = 0;
-    step(b);
+    if (step_due(b)) step(b);
 }

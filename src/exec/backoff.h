@@ -15,8 +15,9 @@
  * more adds at most a few per cent.
  *
  * Usage: tc_backoff_init once per wait, then tc_backoff_poll after every
- * poll that found nothing; every `every` polls it takes one step (a yield,
- * or a sleep once the wait has lasted).  No MPI, no allocation.
+ * poll that found nothing; after the first `spins` polls (the wait's
+ * spinning), every `every` polls it takes one step (a yield, or a sleep
+ * once the wait has lasted).  No MPI, no allocation.
  */
 #ifndef TC_EXEC_BACKOFF_H
 #define TC_EXEC_BACKOFF_H
@@ -24,14 +25,15 @@
 #include <stdint.h>
 
 typedef struct tc_backoff {
-    long polls;        /* polls since the last step */
+    long polls;        /* polls since the last step (negative: spins left) */
     long every;        /* polls per step (>= 1) */
     int64_t start_ns;  /* monotonic time of the first step, 0 before it */
     long sleep_ns;     /* the next sleep (0: still yielding) */
 } tc_backoff;
 
-/* every: polls between steps (1: a step after every poll). */
-void tc_backoff_init(tc_backoff *b, long every);
+/* spins: polls before the first `every` are counted (a wait's spinning,
+ * 0: none); every: polls between steps (1: a step after every poll). */
+void tc_backoff_init(tc_backoff *b, long spins, long every);
 /* After a poll that found nothing. */
 void tc_backoff_poll(tc_backoff *b);
 /* The same without tc_waiting_hook: for waits that advance the other

@@ -442,7 +442,7 @@ static int wait_all(int n, tc_workspace *ws, run_state *st)
     int rc, flag = 0;
     if (tc_waiting_hook && tc_waiting_hook() > 0) {   /* nonblocking operations advance meanwhile */
         tc_backoff b;
-        tc_backoff_init(&b, TESTS_BEFORE_YIELD);
+        tc_backoff_init(&b, 0, TESTS_BEFORE_YIELD);
         while ((rc = PMPI_Testall(n, ws->reqs, &flag, ws->stats)) == MPI_SUCCESS && !flag) {
             (void)tc_waiting_hook();
             tc_backoff_pause(&b);

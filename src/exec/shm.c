@@ -241,7 +241,7 @@ uint64_t tc_shm_wait_for(const tc_shm *sh, const _Atomic uint64_t *f, uint64_t w
     for (long spins = 0; spins < sh->spins; spins++)
         if ((seen = atomic_load_explicit(f, memory_order_acquire)) >= want) return seen;
     tc_backoff b;
-    tc_backoff_init(&b, sh->spins > SPINS_OVERSUBSCRIBED ? SPINS_BETWEEN_YIELDS : 1);
+    tc_backoff_init(&b, 0, sh->spins > SPINS_OVERSUBSCRIBED ? SPINS_BETWEEN_YIELDS : 1);
     while ((seen = atomic_load_explicit(f, memory_order_acquire)) < want) tc_backoff_poll(&b);
     return seen;
 }
