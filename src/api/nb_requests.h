@@ -72,6 +72,7 @@ typedef struct tc_nb_op {
     int running;                /* its schedule runs (in the outstanding list) */
     int active;                 /* persistent: started, not yet completed by a wait or test */
     int detached;               /* MPI_Request_free while running: freed when done */
+    int started;                /* persistent: started once (its executor's preparation kept) */
     int result;                 /* the last run's outcome */
     void *owned;                /* memory freed with the operation */
     /* A persistent request that the MPI library's own nonblocking collective
@@ -85,9 +86,11 @@ typedef struct tc_nb_op {
     int stats_coll, stats_size;
     int64_t stats_bytes;
     uint64_t stats_t0;
+    /* (a field added here is cleared for reuse in nb_requests.c's clear_for_reuse) */
 } tc_nb_op;
 
-/* A new operation (zeroed, schedule initialised). */
+/* A new operation: zeroed but for the executor's state, which each start
+ * sets (tc_nb_exec_start); its schedule initialised. */
 tc_nb_op *tc_nb_op_new(void);
 /* Free an operation that is not outstanding. */
 void tc_nb_op_free(tc_nb_op *op);

@@ -207,8 +207,21 @@ int tc_nb_exec_progress(tc_nb_exec *e, int *done)
     return MPI_SUCCESS;
 }
 
+/* The checks, the scratch's bindings and the reduction kernel of a start:
+ * the same at every start of a persistent operation, so made at its first. */
+static int prepare(tc_nb_exec *e, const tc_sched *s, MPI_Op op, const tc_shm *area)
+{
+    int rc;
+    if (tc_nb_exec_why(s, area != NULL) || !room_made(s, e->bind, area))
+        return MPI_ERR_INTERN;   /* the caller asked first; a start makes no collective call */
+    if ((rc = tc_exec_bind_tmp(s, e->bind, &e->ws)) != MPI_SUCCESS) return rc;
+    if ((rc = tc_exec_ensure_requests(&e->ws, s->max_comm > 0 ? s->max_comm : 1)) != MPI_SUCCESS) return rc;
+    tc_reduce_kernel_find(op, e->bind[s->tmp_like].type, &e->k);
+    return MPI_SUCCESS;
+}
+
 int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
-                     const int *node_idx, const tc_shm_gate *gate)
+                     const int *node_idx, const tc_shm_gate *gate, int again)
 {
     int rc;
     e->s = s;
@@ -223,12 +236,8 @@ int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, in
     e->truncation = e->err = MPI_SUCCESS;
     e->env = (tc_exec_env){ comm, &e->ws, area, node_idx, NULL, op, NULL };
     e->ws.rank1 = me + 1;
-    if (tc_nb_exec_why(s, area != NULL) || !room_made(s, e->bind, area))
-        rc = MPI_ERR_INTERN;   /* the caller asked first; a start makes no collective call */
-    else if ((rc = tc_exec_bind_tmp(s, e->bind, &e->ws)) == MPI_SUCCESS)
-        rc = tc_exec_ensure_requests(&e->ws, s->max_comm > 0 ? s->max_comm : 1);
+    rc = again ? MPI_SUCCESS : prepare(e, s, op, area);
     if (rc == MPI_SUCCESS) {
-        tc_reduce_kernel_find(op, e->bind[s->tmp_like].type, &e->k);
         if (e->gate.home && e->gate.after && !tc_shm_gate_open(&e->gate)) {
             e->gated = 1;   /* the area's previous call still runs somewhere on the node */
             return MPI_SUCCESS;

@@ -68,9 +68,12 @@ const char *tc_nb_exec_why(const tc_sched *s, int area);
  * nonblocking calls' ring): gate (NULL: none) says which, and the call's
  * number, stored in this rank's done word when it ends; the schedule
  * begins once the gate opens.  The memory in e->ws is kept for the next
- * start (persistent operations). */
+ * start (persistent operations).  again: e started s before with the same
+ * buffers, op and area and that start succeeded (a persistent operation's
+ * later starts): the checks, the scratch's bindings and the reduction
+ * kernel of that start are kept. */
 int tc_nb_exec_start(tc_nb_exec *e, const tc_sched *s, MPI_Comm comm, int me, int tag, MPI_Op op, tc_shm *area,
-                     const int *node_idx, const tc_shm_gate *gate);
+                     const int *node_idx, const tc_shm_gate *gate, int again);
 /* Advance; *done 1 when the schedule has run to its end (or stopped on an
  * error).  Returns MPI_SUCCESS; the operation's outcome is
  * tc_nb_exec_result once done. */
