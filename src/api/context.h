@@ -129,6 +129,7 @@ typedef struct tc_ctx {
     int ring_made;         /* 1 made, 0 not yet, -1 could not be had */
     int ring_want;         /* a nonblocking call asked for it: the next blocking call makes it */
     uint64_t ring_seq;     /* nonblocking calls served on it so far */
+    size_t ring_half;      /* its areas' data half (tc_nb_ring_half) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;
     tc_vmemo *vmemo;       /* NULL until a per-rank-count call is remembered */

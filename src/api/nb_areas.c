@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "api/shm_budget.h"
 #include "exec/shm_inline.h"
 
 /* An init that finds this many areas of its context held makes no more:
@@ -148,6 +149,17 @@ static void ring_forget(tc_ctx *x)
     x->ring_seq = 0;
 }
 
+size_t tc_nb_ring_half(const tc_topo *t)
+{
+    int largest = 1;
+    for (int n = 0; n < t->nnodes; n++)
+        if (tc_topo_node_size(t, n) > largest) largest = tc_topo_node_size(t, n);
+    size_t half = (size_t)largest * TC_NB_RING_PER_RANK, cap = TC_NB_RING_HALF_MAX;
+    uint64_t budget_half = tc_shm_budget() / 2;   /* a blocking call's data half at most */
+    if (budget_half < cap) cap = budget_half > TC_NB_RING_PER_RANK ? (size_t)budget_half : TC_NB_RING_PER_RANK;
+    return half < cap ? half : cap;
+}
+
 /* Every rank of the node makes TC_NB_RING new areas of the ring's size, or
  * none (their memory had first, and its lack agreed). */
 static int ring_on_node(tc_ctx *x, tc_nb_area *made[TC_NB_RING])
@@ -160,7 +172,7 @@ static int ring_on_node(tc_ctx *x, tc_nb_area *made[TC_NB_RING])
     if (lack) return MPI_ERR_NO_MEM;
     for (int k = 0; k < TC_NB_RING && rc == MPI_SUCCESS; k++) {
         tc_shm *sh = &made[k]->shm;
-        if ((rc = tc_shm_reserve(sh, TC_NB_RING_HALF, &created)) == MPI_SUCCESS &&
+        if ((rc = tc_shm_reserve(sh, x->ring_half, &created)) == MPI_SUCCESS &&
             (rc = tc_inline_reserve(sh, TC_NB_RING_LINES)) == MPI_SUCCESS && k == 0)
             tc_shm_gate_reset(sh, TC_NB_RING);
     }
@@ -171,6 +183,7 @@ int tc_nb_ring_make(tc_ctx *x)
 {
     tc_nb_area *made[TC_NB_RING] = { NULL };
     x->ring_want = 0;
+    x->ring_half = tc_nb_ring_half(x->topo);
     int ok = x->node_shm && x->shm.node_comm != MPI_COMM_NULL && x->ring_made == 0, rc;
     int node_rc = ok ? ring_on_node(x, made) : MPI_ERR_NO_MEM;
     ok = node_rc == MPI_SUCCESS;

@@ -63,9 +63,16 @@ typedef struct tc_nb_area {
 int tc_nb_area_get(struct tc_ctx *x, int want, size_t shm_bytes, size_t lines, tc_nb_area **out);
 /* The request that held a lets it go (local). */
 void tc_nb_area_put(tc_nb_area *a);
-/* The ring's size: data halves of 64 KiB, inline slots of 4 KiB. */
-#define TC_NB_RING_HALF ((size_t)64 << 10)
+/* The ring's size: data halves of TC_NB_RING_PER_RANK per rank of the
+ * communicator's largest node, at least that and at most TC_NB_RING_HALF_MAX
+ * and half the shared-memory budget (a copy-in reduction of 64 KiB per rank
+ * on node-shared memory needs p times that: at 16 ranks a node, 8 MiB for
+ * the ring's 4 areas of two halves each), inline slots of 4 KiB. */
+#define TC_NB_RING_PER_RANK ((size_t)64 << 10)
+#define TC_NB_RING_HALF_MAX ((size_t)1 << 20)
 #define TC_NB_RING_LINES ((size_t)75)   /* tc_inline_lines(4096) */
+/* The ring's data half for topology t (the same at every rank). */
+size_t tc_nb_ring_half(const tc_topo *t);
 /* A nonblocking call would have run on node-shared memory: the next
  * blocking call makes the ring (local; the blocking calls' memos are
  * dropped so that every rank's next one takes the full path). */
@@ -76,7 +83,7 @@ int tc_nb_ring_make(struct tc_ctx *x);
 /* The next area of the ring (held), its gate in *gate and the ring's first
  * area, which holds the done words, in *home (held too); NULL where there
  * is no ring.  The caller has made sure that the call fits
- * (TC_NB_RING_HALF per data half, TC_NB_RING_LINES per slot) on every
+ * (tc_nb_ring_half per data half, TC_NB_RING_LINES per slot) on every
  * node. */
 tc_nb_area *tc_nb_ring_take(struct tc_ctx *x, tc_shm_gate *gate, tc_nb_area **home);
 /* The context's release (collective over its node unless finalizing):

@@ -279,7 +279,7 @@ static int take_ring_area(tc_ctx *x, tc_nb_op *op)
 {
     size_t bytes, lines;
     (void)area_need(op, &bytes, &lines);
-    if (bytes > TC_NB_RING_HALF || lines > TC_NB_RING_LINES) return 0;
+    if (bytes > x->ring_half || lines > TC_NB_RING_LINES) return 0;
     return (op->area = tc_nb_ring_take(x, &op->gate, &op->home)) != NULL;
 }
 
@@ -294,7 +294,7 @@ static int fits_ring(const tc_algo *al, const tc_call *c, const tc_args *a, cons
     if (need < 0) return 0;
     if (al->req & TC_REQ_INLINE)   /* one parity's slots of every rank */
         return (uint64_t)need <= (uint64_t)a->size * TC_NB_RING_LINES * TC_SHM_LINE;
-    return (uint64_t)need <= TC_NB_RING_HALF;
+    return (uint64_t)need <= (uint64_t)x->ring_half;
 }
 
 /* A nonblocking call whose schedule runs on node-shared memory takes the

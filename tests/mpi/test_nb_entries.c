@@ -21,8 +21,9 @@
  * start declines, the later ones must serve.
  *
  * First, a persistent request's node-shared memory reused by a larger one
- * (run_area_growth), and a nonblocking call like a persistent init whose
- * node-shared memory is larger than the ring's (run_persistent_beyond_ring).
+ * (run_area_growth), a nonblocking call like a persistent init whose
+ * node-shared memory is larger than the ring's (run_persistent_beyond_ring),
+ * and one of 64 KiB per rank that the ring must hold (run_ring_fits_64k).
  *
  * An entry may decline (MPI_ERR_ARG: no persistent or nonblocking form, or
  * it does not take the call); the counts are printed per collective.  --require=
@@ -284,6 +285,49 @@ static void run_persistent_beyond_ring(MPI_Comm world)
     MPI_Comm_free(&comm);
 }
 
+/* An allreduce of 64 KiB per rank by shm_tiled (copy-in: p x 64 KiB of
+ * node-shared memory) on one node of at most 16 ranks: once a blocking call
+ * made the ring, every nonblocking call must run on it (its areas' halves
+ * are 64 KiB per rank of the largest node; named, an entry that does not
+ * fit would be refused with MPI_ERR_ARG), right, five times.  On several
+ * nodes (shm_tiled declines) or more ranks a node, nothing is asserted. */
+static void run_ring_fits_64k(MPI_Comm world)
+{
+    const char *what = "nonblocking allreduce of 64 KiB per rank by shm_tiled on the ring";
+    MPI_Comm comm, node;
+    int n, nn;
+    MPI_Comm_dup(world, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nn);
+    MPI_Comm_free(&node);
+    tc_watch(wrank, 60, what);
+    nb_op op;
+    nb_op_setup(&op, TOPOCOLL_ALLREDUCE, 16 << 10, NB_INT, 0, 0, 21, comm);
+    int rc = call_by_name(&op, "shm_tiled", NULL);   /* the context */
+    if (rc != MPI_SUCCESS || nn != n || n > 16 || getenv("TOPOCOLL_TOPOLOGY")) {
+        if (wrank == 0) printf("%s: not asserted on this communicator\n", what);
+        nb_op_free(&op);
+        MPI_Comm_free(&comm);
+        return;
+    }
+    rc = nb_op_start(&op, NB_VIA_ALGO, "shm_tiled");   /* asks for the ring: served without, or declines */
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&op.req, MPI_STATUS_IGNORE);
+    CHECK(call_by_name(&op, "shm_tiled", NULL) == MPI_SUCCESS, "%s: blocking call", what);   /* makes the ring */
+    for (int k = 0; k < 5; k++) {
+        size_t at = 0;
+        nb_op_fill(&op, 22 + k);
+        rc = nb_op_start(&op, NB_VIA_ALGO, "shm_tiled");
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&op.req, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s: call %d returned %d (not on the ring)", what, k + 1, rc);
+        CHECK(rc != MPI_SUCCESS || nb_op_matches(&op, &at), "%s: call %d: wrong result at byte %zu", what, k + 1,
+              at);
+    }
+    nb_op_free(&op);
+    MPI_Comm_free(&comm);
+}
+
 /* Is COLL=ENTRY[/SERVED] in the comma-separated list?  1 and the name
  * that must serve in served (SERVED, else ENTRY), or 0. */
 static int listed(const char *list, const char *coll, const char *entry, char *served, size_t len)
@@ -322,6 +366,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     run_area_growth(comm);
     run_persistent_beyond_ring(comm);
+    run_ring_fits_64k(comm);
     for (int coll = 0; coll < NB_NCOLL; coll++) {
         const char *cname = nb_coll_names[coll];
         if (coll == TOPOCOLL_ALLTOALLW) continue;   /* its own path: the MPI library's nonblocking */
