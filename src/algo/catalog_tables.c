@@ -100,7 +100,7 @@ static const tc_catalog_row reduce[] = {
 extern const tc_algo tc_alltoall_pairwise, tc_alltoall_bruck, tc_alltoall_native;
 extern const tc_family tc_alltoall_linear, tc_alltoall_hierarchical;
 extern const tc_algo tc_alltoall_bridge, tc_alltoall_bridge_a2a, tc_alltoall_bridge_w,
-    tc_alltoall_bridge_pack;
+    tc_alltoall_bridge_pack, tc_alltoall_shm_inline;
 
 static const tc_catalog_row reduce_scatter_block[] = {
     ALGO(tc_reduce_scatter_block_pairwise),
@@ -115,6 +115,9 @@ static const tc_catalog_row alltoall[] = {
     ALGO(tc_alltoall_bruck),
     ALGO(tc_alltoall_native),
     FAMILY(tc_alltoall_hierarchical),      /* hierarchical:leaders=1|2|4,intra=p2p|shm */
+    /* small blocks, one node: the inline lines; before the member-set rounds,
+     * which the learner's unpriced candidates would otherwise fill first */
+    ALGO(tc_alltoall_shm_inline),
     ALGO(tc_alltoall_bridge),              /* member-set rounds (bridge_steps.c) */
     ALGO(tc_alltoall_bridge_a2a),
     ALGO(tc_alltoall_bridge_w),

@@ -44,7 +44,10 @@ static int64_t need_of_rank(const tc_algo *al, const tc_args *a, const tc_topo *
  * payload's lines + a done line) of 64 bytes, at least 16 lines. */
 static int64_t need_of_inline(const tc_args *a, const int64_t esz[2])
 {
-    int64_t bytes = (a->coll == TOPOCOLL_ALLGATHER ? a->scount : a->rcount) * esz[1];
+    int64_t elems = a->coll == TOPOCOLL_ALLGATHER ? a->scount
+                  : a->coll == TOPOCOLL_ALLTOALL  ? (int64_t)a->size * a->rcount   /* its p blocks */
+                                                  : a->rcount;
+    int64_t bytes = elems * esz[1];
     int64_t lines = (bytes + 55) / 56 + 1;
     if (lines < 16) lines = 16;
     return (int64_t)a->size * lines * 64;   /* per half: one parity */
