@@ -156,7 +156,8 @@ size_t tc_nb_ring_half(const tc_topo *t)
         if (tc_topo_node_size(t, n) > largest) largest = tc_topo_node_size(t, n);
     size_t half = (size_t)largest * TC_NB_RING_PER_RANK, cap = TC_NB_RING_HALF_MAX;
     uint64_t budget_half = tc_shm_budget() / 2;   /* a blocking call's data half at most */
-    if (budget_half < cap) cap = budget_half > TC_NB_RING_PER_RANK ? (size_t)budget_half : TC_NB_RING_PER_RANK;
+    if (budget_half < cap) cap = (size_t)budget_half;
+    if (cap < TC_NB_RING_PER_RANK) cap = TC_NB_RING_PER_RANK;   /* one rank's share whatever the budget */
     return half < cap ? half : cap;
 }
 

@@ -83,7 +83,6 @@ int main(int argc, char **argv)
     double *t = malloc((size_t)iters * sizeof *t), *meds = malloc((size_t)runs * sizeof *meds), worst = 0;
     double *means = malloc((size_t)runs * sizeof *means);
     if (!in || !out || !t || !meds || !means) MPI_Abort(MPI_COMM_WORLD, 1);
-    memset(in, 0, (size_t)count * sizeof *in);
     if (rank == 0)
         printf("# MPI_%s%s of %ld B per rank on communicators of %ld of %d ranks, %ld calls per run%s\n",
                gather ? (nonblocking ? "Iallgather" : "Allgather") : (nonblocking ? "Iallreduce" : "Allreduce"),
