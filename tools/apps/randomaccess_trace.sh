@@ -9,13 +9,18 @@
 #   win_dup5   the shim's node-shared window and five duplicates (about the
 #              communicators and windows topocoll's MPI_COMM_WORLD context makes)
 #   iallreduce one MPI_Iallreduce on MPI_COMM_WORLD at MPI_Init, no communicator
-# and hpcc's own figures per run (MPIRandomAccess and MPIFFT, PTRANS).
+#   pass       no topocoll: pass_shim.c preloaded, the request-completion
+#              calls interposed and passed on (the least any PMPI tool that
+#              sees them adds)
+# and hpcc's own figures per run (MPIRandomAccess and MPIFFT, PTRANS); the
+# modes' order rotates from round to round.
 #
 #   tools/apps/randomaccess_trace.sh BUILD_DIR OUT [N]
 #
 # Writes OUT/runs.csv (mode, rep, figures) and OUT/summary.md (median and
 # quartiles per mode, the ratio of medians to native).  Needs hpcc (Debian's
-# package) and Open MPI's mpicc; N alternating rounds (default 20).
+# package) and Open MPI's mpicc; N alternating rounds (default 20); MODES
+# (environment) picks modes, e.g. MODES="native pass topocoll".
 set -euo pipefail
 build=$(cd "${1:?usage: randomaccess_trace.sh BUILD_DIR OUT [N]}" && pwd)
 out=${2:?usage: randomaccess_trace.sh BUILD_DIR OUT [N]}
@@ -25,19 +30,26 @@ mkdir -p "$out"; out=$(cd "$out" && pwd)
 command -v hpcc > /dev/null || { echo "randomaccess_trace.sh: hpcc not found (apt-get install hpcc)" >&2; exit 2; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mpicc -O2 -shared -fPIC "$here/comm_shim.c" -o "$work/libcomm_shim.so"
+mpicc -O2 -shared -fPIC "$here/pass_shim.c" -o "$work/libpass_shim.so"
 sed "s/@P@/1/;s/@Q@/2/" "$here/inputs/hpccinf.txt.in" > "$work/hpccinf.txt"
 pre=$build/libtopocoll_pmpi.so shim=$work/libcomm_shim.so
 declare -A env=(
   [native]="" [topocoll]="LD_PRELOAD=$pre" [disabled]="LD_PRELOAD=$pre TOPOCOLL_DISABLE=1"
   [dup1]="LD_PRELOAD=$shim TC_SHIM_DUPS=1" [dup6]="LD_PRELOAD=$shim TC_SHIM_DUPS=6"
   [win_dup5]="LD_PRELOAD=$shim TC_SHIM_DUPS=5 TC_SHIM_WINDOW=1"
-  [iallreduce]="LD_PRELOAD=$shim TC_SHIM_IALLREDUCE=1")
-modes="native topocoll disabled dup1 dup6 win_dup5 iallreduce"
+  [iallreduce]="LD_PRELOAD=$shim TC_SHIM_IALLREDUCE=1" [pass]="LD_PRELOAD=$work/libpass_shim.so")
+modes=${MODES:-native topocoll disabled dup1 dup6 win_dup5 iallreduce pass}
+for m in $modes; do
+  [ -n "${env[$m]+set}" ] || { echo "randomaccess_trace.sh: unknown mode '$m'" >&2; exit 2; }
+done
 keys="MPIRandomAccess_GUPs MPIRandomAccess_LCG_GUPs MPIFFT_Gflops PTRANS_GBs"
 echo "mode,rep,${keys// /,}" > "$out/runs.csv"
 uptime > "$out/load_before.txt"
+read -ra mode_list <<< "$modes"
+nm=${#mode_list[@]}
 for ((i = 1; i <= n; i++)); do
-  for m in $modes; do
+  for ((j = 0; j < nm; j++)); do   # each round starts with the next mode
+    m=${mode_list[(i - 1 + j) % nm]}
     x=(); for v in ${env[$m]}; do x+=(-x "$v"); done
     (cd "$work" && rm -f hpccoutf.txt &&
      mpirun --allow-run-as-root --mca op ^avx -np 2 --bind-to core "${x[@]}" hpcc > /dev/null 2>&1) || true
@@ -48,7 +60,7 @@ for ((i = 1; i <= n; i++)); do
 done
 uptime > "$out/load_after.txt"
 python3 - "$out" <<'PY'
-import csv, statistics as st, sys
+import csv, math, statistics as st, sys
 out = sys.argv[1]
 rows = list(csv.DictReader(open(f"{out}/runs.csv")))
 keys = [k for k in rows[0] if k not in ("mode", "rep")]
@@ -67,6 +79,24 @@ with open(f"{out}/summary.md", "w") as f:
                 continue
             q = st.quantiles(v, n=4)
             cells.append(f"{st.median(v):.4g} ({q[0]:.4g}-{q[2]:.4g}) {st.median(v) / st.median(b):.3f}")
+        f.write(f"| {m} | " + " | ".join(cells) + " |\n")
+    # the same rounds paired: each round's figure over native's in that round
+    f.write("\nPer round against native's run of the same round: geometric mean of the ratios "
+            "(about 95 % interval: two standard errors)\n\n")
+    f.write("| mode | " + " | ".join(keys) + " |\n|---|" + "---|" * len(keys) + "\n")
+    for m in modes:
+        if m == "native":
+            continue
+        cells = []
+        for k in keys:
+            base = {r["rep"]: float(r[k]) for r in rows if r["mode"] == "native" and r[k]}
+            logs = [math.log(float(r[k]) / base[r["rep"]]) for r in rows
+                    if r["mode"] == m and r[k] and base.get(r["rep"], 0) > 0 and float(r[k]) > 0]
+            if len(logs) < 3:
+                cells.append("-")
+                continue
+            mu, se = st.mean(logs), st.stdev(logs) / math.sqrt(len(logs))
+            cells.append(f"{math.exp(mu):.3f} ({math.exp(mu - 2 * se):.3f}-{math.exp(mu + 2 * se):.3f})")
         f.write(f"| {m} | " + " | ".join(cells) + " |\n")
 print(open(f"{out}/summary.md").read())
 PY

@@ -14,7 +14,7 @@
  *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
  *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw|
  *                         barrier|scan|exscan]
- *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES]
+ *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES] [-m blocking|nb]
  *
  * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
  * same count to every rank, packed displacements, one array each for the
@@ -22,11 +22,18 @@
  *
  * Prints one line per collective: median microseconds per call through
  * MPI_ (interposed), through PMPI_ (direct), their difference and ratio.
+ *
+ * With -m nb (allgather, allreduce, bcast, alltoall, barrier): the
+ * nonblocking call against the blocking one and against the generalized
+ * request's round trip, the least a library layered on MPI-3 adds to a
+ * nonblocking call (request_cost.c).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "request_cost.h"
 
 typedef int (*call_fn)(int direct, void *s, void *r, int n, MPI_Comm comm);
 
@@ -161,11 +168,11 @@ static const struct { const char *name; call_fn fn; } colls[] = {
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
-typedef struct opts { const char *coll; int bytes, per_batch, batches; } opts;
+typedef struct opts { const char *coll; int bytes, per_batch, batches, nb; } opts;
 
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){ NULL, 8, 1000, 200 };
+    *o = (opts){ NULL, 8, 1000, 200, 0 };
     if (argc % 2 == 0) return -1;   /* options come in pairs */
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *v = argv[i + 1];
@@ -173,6 +180,7 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(argv[i], "-s")) o->bytes = atoi(v);
         else if (!strcmp(argv[i], "-n")) o->per_batch = atoi(v);
         else if (!strcmp(argv[i], "-b")) o->batches = atoi(v);
+        else if (!strcmp(argv[i], "-m") && (!strcmp(v, "nb") || !strcmp(v, "blocking"))) o->nb = !strcmp(v, "nb");
         else return -1;
     }
     return o->bytes >= 0 && o->per_batch > 0 && o->batches > 1 ? 0 : -1;
@@ -240,7 +248,7 @@ int main(int argc, char **argv)
     opts o;
     if (parse(argc, argv, &o) != 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: topocoll-overhead [-c COLL] [-s BYTES] [-n CALLS] [-b BATCHES]\n");
+            fprintf(stderr, "usage: topocoll-overhead [-c COLL] [-s BYTES] [-n CALLS] [-b BATCHES] [-m blocking|nb]\n");
         MPI_Finalize();
         return 2;
     }
@@ -251,8 +259,10 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < NCOLLS; i++) {
         if (o.coll && strcmp(o.coll, colls[i].name)) continue;
+        if (o.nb && !request_cost_known(colls[i].name)) continue;
         found = 1;
-        bad |= measure(colls[i].fn, colls[i].name, &o, rank, size);
+        bad |= o.nb ? request_cost_measure(colls[i].name, o.bytes, o.per_batch, o.batches)
+                    : measure(colls[i].fn, colls[i].name, &o, rank, size);
     }
     if (!found && rank == 0) fprintf(stderr, "topocoll-overhead: unknown collective '%s'\n", o.coll);
     MPI_Finalize();

@@ -13,6 +13,9 @@
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
 #            choice beside the MPI library's, without and with 8 MPI_Test calls
+#   overlap_auto  the overlap part with topocoll's choice and the MPI library's
+#            only, at 8 B, 512 B and 64 KiB: np 2 bound and the virtual 2x2,
+#            LAUNCHES launches (default 3) into rN_ov_np2_COLL, rN_ov_v2x2_COLL
 # Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run
 # on an idle machine; the load before and after is kept beside the data
 # (load_before.txt, load_after.txt).
@@ -99,6 +102,17 @@ for part in $parts; do
     done
     for c in $nbcolls; do cluster_overlap_run "$c" "$(entries "$c")" 8,4K,256K 0; done
     "$tool" down > /dev/null 2>&1 ;;
+  overlap_auto)
+    # topocoll's selection against the MPI library's own only, np 2 and the
+    # virtual 2 x 2, launches LAUNCHES (default 3) times
+    for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
+      for c in $nbcolls; do
+        timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
+          -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_np2_$c.csv" > "$out/r${r}_ov_np2_$c.txt" 2>&1
+        timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" -t 2x2 \
+          -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_v2x2_$c.csv" > "$out/r${r}_ov_v2x2_$c.txt" 2>&1
+      done
+    done ;;
   cluster_overlap)
     cluster_up
     for c in $nbcolls; do

@@ -19,6 +19,7 @@ import argparse
 import csv
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -47,7 +48,9 @@ def fmt_us(us):
 def bound_us(coll, size, b):
     """Lower bound from each host's link: the bytes a host must receive over
     it at the measured goodput, plus one message latency where the set
-    measured it (the whole bound of a barrier).  size is topocoll-bench's
+    measured it.  A barrier's bound is ceil(log2 hosts) latencies: a host
+    can learn of the others' arrival only through messages, and after k
+    message steps it knows of at most 2^k hosts.  size is topocoll-bench's
     per-rank block."""
     hosts, ppn, rate = b["hosts"], b["ranks_per_host"], b["goodput_bytes_per_s"]
     p = hosts * ppn
@@ -70,7 +73,7 @@ def bound_us(coll, size, b):
     # (topocoll-pingpong's one-way figure, where the set measured it)
     lat = b.get("one_way_latency_us", 0.0)
     if coll == "barrier":
-        return lat if lat > 0 else None
+        return math.ceil(math.log2(hosts)) * lat if lat > 0 and hosts > 1 else None
     return None if into_host is None else into_host / rate * 1e6 + lat
 
 
@@ -308,7 +311,8 @@ def render(index):
             "bucket lets through at once at the nominal 1 Gbit/s); the one-node sets have",
             "no such line (their floor is memory bandwidth, see [allreduce](allreduce.md)).",
             "Where a set measured the one-way latency between two hosts",
-            "(`topocoll-pingpong`), the bound adds it once: the whole bound of a barrier.",
+            "(`topocoll-pingpong`), the bound adds it once; a barrier's bound is ceil(log2 hosts)",
+            "of these latencies (after k message steps a host knows of at most 2^k hosts' arrival).",
             "Each set was measured with the library as it",
             "was on its date.  Every table and plot is regenerated from the",
             "data by `python3 tools/report/perf_page.py`; [results/](../results/README.md)",

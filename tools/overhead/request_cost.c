@@ -1,0 +1,179 @@
+/*
+ * topocoll-overhead -m nb: what a nonblocking call costs beyond the blocking
+ * one, against the least any library layered on MPI-3 can add.
+ *
+ * A library above MPI (topocoll, or any PMPI tool) hands the caller a real
+ * MPI_Request for its own operation only through MPI's generalized requests:
+ * MPI_Grequest_start at the call, MPI_Grequest_complete when the operation
+ * ends and the caller's MPI_Wait.  That round trip is the floor a layered
+ * nonblocking call pays on top of its communication; the MPI library's own
+ * nonblocking collectives pay their schedule's machinery instead.
+ *
+ * Per collective (allgather, allreduce, bcast, alltoall, barrier), six
+ * forms of one call, in batches whose order rotates so that the machine's
+ * noise hits all alike:
+ *   blocking      MPI_<Coll> (through the preload: topocoll's blocking call)
+ *   nonblocking   MPI_I<coll> + MPI_Wait (topocoll's nonblocking call)
+ *   blocking+req  MPI_<Coll>, then a generalized request started, completed
+ *                 and waited: the floor of a layered nonblocking call
+ *   request       the generalized request's round trip alone
+ *   mpi blocking  PMPI_<Coll> (the MPI library's own)
+ *   mpi nonblock  PMPI_I<coll> + PMPI_Wait (the MPI library's own)
+ * Each line: the median over batches of the slowest rank's time per call,
+ * and its ratio to the first form.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request_cost.h"
+
+enum { F_BLOCKING, F_NONBLOCKING, F_BLOCKING_REQ, F_REQUEST, F_MPI_BLOCKING, F_MPI_NONBLOCKING, NFORMS };
+
+static const char *const form_name[NFORMS] = {
+    "blocking", "nonblocking", "blocking+req", "request", "mpi blocking", "mpi nonblock",
+};
+
+/* The generalized request's callbacks: an empty status, nothing to free. */
+static int query_fn(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    MPI_Status_set_elements(st, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int free_fn(void *extra) { (void)extra; return MPI_SUCCESS; }
+static int cancel_fn(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+
+static int request_round_trip(void)
+{
+    MPI_Request q;
+    int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, &q);
+    if (rc == MPI_SUCCESS) rc = PMPI_Grequest_complete(q);
+    if (rc == MPI_SUCCESS) rc = PMPI_Wait(&q, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+typedef struct nb_call { void *s, *r; int n; MPI_Comm comm; } nb_call;
+
+/* One call of the collective: blocking or started (*q), through the
+ * interposer or the MPI library's own. */
+static int coll_call(const char *coll, const nb_call *c, int direct, MPI_Request *q)
+{
+    int k = c->n / 4 ? c->n / 4 : 1;
+    if (!strcmp(coll, "allgather")) {
+        if (q) return direct ? PMPI_Iallgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q)
+                             : MPI_Iallgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q);
+        return direct ? PMPI_Allgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm)
+                      : MPI_Allgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm);
+    }
+    if (!strcmp(coll, "allreduce")) {
+        if (q) return direct ? PMPI_Iallreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, q)
+                             : MPI_Iallreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, q);
+        return direct ? PMPI_Allreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm)
+                      : MPI_Allreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm);
+    }
+    if (!strcmp(coll, "bcast")) {
+        if (q) return direct ? PMPI_Ibcast(c->s, c->n, MPI_BYTE, 0, c->comm, q)
+                             : MPI_Ibcast(c->s, c->n, MPI_BYTE, 0, c->comm, q);
+        return direct ? PMPI_Bcast(c->s, c->n, MPI_BYTE, 0, c->comm) : MPI_Bcast(c->s, c->n, MPI_BYTE, 0, c->comm);
+    }
+    if (!strcmp(coll, "alltoall")) {
+        if (q) return direct ? PMPI_Ialltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q)
+                             : MPI_Ialltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q);
+        return direct ? PMPI_Alltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm)
+                      : MPI_Alltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm);
+    }
+    /* barrier */
+    if (q) return direct ? PMPI_Ibarrier(c->comm, q) : MPI_Ibarrier(c->comm, q);
+    return direct ? PMPI_Barrier(c->comm) : MPI_Barrier(c->comm);
+}
+
+static int one_form(const char *coll, const nb_call *c, int form)
+{
+    MPI_Request q;
+    int rc;
+    switch (form) {
+    case F_BLOCKING: return coll_call(coll, c, 0, NULL);
+    case F_MPI_BLOCKING: return coll_call(coll, c, 1, NULL);
+    case F_NONBLOCKING:
+        if ((rc = coll_call(coll, c, 0, &q)) != MPI_SUCCESS) return rc;
+        return MPI_Wait(&q, MPI_STATUS_IGNORE);
+    case F_MPI_NONBLOCKING:
+        if ((rc = coll_call(coll, c, 1, &q)) != MPI_SUCCESS) return rc;
+        return PMPI_Wait(&q, MPI_STATUS_IGNORE);
+    case F_BLOCKING_REQ:
+        if ((rc = coll_call(coll, c, 0, NULL)) != MPI_SUCCESS) return rc;
+        return request_round_trip();
+    default: return request_round_trip();
+    }
+}
+
+/* One batch of one form; the slowest rank's time per call (us). */
+static double form_batch(const char *coll, const nb_call *c, int form, int calls, int *err)
+{
+    MPI_Barrier(c->comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < calls; i++) {
+        int rc = one_form(coll, c, form);
+        if (rc != MPI_SUCCESS) *err = rc;
+    }
+    double t = (MPI_Wtime() - t0) / calls * 1e6, worst = t;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    return worst;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int request_cost_known(const char *coll)
+{
+    static const char *const known[] = { "allgather", "allreduce", "bcast", "alltoall", "barrier" };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(coll, known[i])) return 1;
+    return 0;
+}
+
+int request_cost_measure(const char *coll, int bytes, int calls, int batches)
+{
+    int rank, size, err = MPI_SUCCESS;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
+    nb_call c = { calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD };
+    double *t = malloc((size_t)batches * NFORMS * sizeof *t);
+    if (!c.s || !c.r || !t) {
+        fprintf(stderr, "topocoll-overhead: out of memory\n");
+        free(c.s); free(c.r); free(t);
+        return 1;
+    }
+    for (int f = 0; f < NFORMS; f++) form_batch(coll, &c, f, calls, &err);   /* warm-up */
+    for (int b = 0; b < batches; b++)
+        for (int k = 0; k < NFORMS; k++) {
+            int f = (k + b) % NFORMS;
+            t[f * batches + b] = form_batch(coll, &c, f, calls, &err);
+        }
+    if (rank == 0) {
+        double med[NFORMS];
+        for (int f = 0; f < NFORMS; f++) {
+            double *v = t + (size_t)f * batches;
+            qsort(v, (size_t)batches, sizeof *v, cmp_double);
+            med[f] = v[batches / 2];
+        }
+        printf("%s np=%d bytes=%d, %d batches of %d calls: median us per call (q25-q75), / blocking%s\n", coll, size,
+               bytes, batches, calls, err != MPI_SUCCESS ? "  (calls returned errors)" : "");
+        for (int f = 0; f < NFORMS; f++) {
+            const double *v = t + (size_t)f * batches;
+            printf("  %-13s %8.4f (%.4f-%.4f)  %.2f\n", form_name[f], med[f], v[batches / 4],
+                   v[(3 * batches) / 4], med[F_BLOCKING] > 0 ? med[f] / med[F_BLOCKING] : 0.0);
+        }
+    }
+    free(c.s); free(c.r); free(t);
+    return err != MPI_SUCCESS;
+}
