@@ -19,6 +19,12 @@
  *   request       the generalized request's round trip alone
  *   mpi blocking  PMPI_<Coll> (the MPI library's own)
  *   mpi nonblock  PMPI_I<coll> + PMPI_Wait (the MPI library's own)
+ * and, where the MPI library defines MPI-4's persistent collectives
+ * (MPICH 4; not Open MPI 4.1), two more, each request made once before the
+ * batches:
+ *   persistent    MPI_Start + MPI_Wait of MPI_<Coll>_init's request
+ *                 (through the preload: topocoll's persistent request)
+ *   mpi persist   PMPI_Start + PMPI_Wait of PMPI_<Coll>_init's request
  * Each line: the median over batches of the slowest rank's time per call,
  * and its ratio to the first form.
  */
@@ -29,10 +35,21 @@
 
 #include "request_cost.h"
 
-enum { F_BLOCKING, F_NONBLOCKING, F_BLOCKING_REQ, F_REQUEST, F_MPI_BLOCKING, F_MPI_NONBLOCKING, NFORMS };
+#if MPI_VERSION >= 4
+#define HAVE_PERSISTENT 1
+#else
+#define HAVE_PERSISTENT 0
+#endif
 
-static const char *const form_name[NFORMS] = {
+enum {
+    F_BLOCKING, F_NONBLOCKING, F_BLOCKING_REQ, F_REQUEST, F_MPI_BLOCKING, F_MPI_NONBLOCKING,
+    F_PERSISTENT, F_MPI_PERSISTENT, NFORMS_ALL
+};
+#define NFORMS (HAVE_PERSISTENT ? NFORMS_ALL : F_PERSISTENT)
+
+static const char *const form_name[NFORMS_ALL] = {
     "blocking", "nonblocking", "blocking+req", "request", "mpi blocking", "mpi nonblock",
+    "persistent", "mpi persist",
 };
 
 /* The generalized request's callbacks: an empty status, nothing to free. */
@@ -57,7 +74,12 @@ static int request_round_trip(void)
     return rc;
 }
 
-typedef struct nb_call { void *s, *r; int n; MPI_Comm comm; } nb_call;
+typedef struct nb_call {
+    void *s, *r;
+    int n;
+    MPI_Comm comm;
+    MPI_Request persistent[2];   /* through the preload, the MPI library's own */
+} nb_call;
 
 /* One call of the collective: blocking or started (*q), through the
  * interposer or the MPI library's own. */
@@ -92,7 +114,48 @@ static int coll_call(const char *coll, const nb_call *c, int direct, MPI_Request
     return direct ? PMPI_Barrier(c->comm) : MPI_Barrier(c->comm);
 }
 
-static int one_form(const char *coll, const nb_call *c, int form)
+#if HAVE_PERSISTENT
+/* The collective's persistent request (direct: the MPI library's own). */
+static int persistent_init(const char *coll, const nb_call *c, int direct, MPI_Request *q)
+{
+    int k = c->n / 4 ? c->n / 4 : 1;
+    MPI_Info i = MPI_INFO_NULL;
+    if (!strcmp(coll, "allgather"))
+        return direct ? PMPI_Allgather_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q)
+                      : MPI_Allgather_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q);
+    if (!strcmp(coll, "allreduce"))
+        return direct ? PMPI_Allreduce_init(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, i, q)
+                      : MPI_Allreduce_init(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, i, q);
+    if (!strcmp(coll, "bcast"))
+        return direct ? PMPI_Bcast_init(c->s, c->n, MPI_BYTE, 0, c->comm, i, q)
+                      : MPI_Bcast_init(c->s, c->n, MPI_BYTE, 0, c->comm, i, q);
+    if (!strcmp(coll, "alltoall"))
+        return direct ? PMPI_Alltoall_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q)
+                      : MPI_Alltoall_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q);
+    return direct ? PMPI_Barrier_init(c->comm, i, q) : MPI_Barrier_init(c->comm, i, q);
+}
+#endif
+
+/* The persistent requests of both forms, or none (MPI-3). */
+static int persistent_make(const char *coll, nb_call *c)
+{
+    c->persistent[0] = c->persistent[1] = MPI_REQUEST_NULL;
+#if HAVE_PERSISTENT
+    int rc = persistent_init(coll, c, 0, &c->persistent[0]);
+    return rc == MPI_SUCCESS ? persistent_init(coll, c, 1, &c->persistent[1]) : rc;
+#else
+    (void)coll;
+    return MPI_SUCCESS;
+#endif
+}
+
+static void persistent_free(nb_call *c)
+{
+    if (c->persistent[0] != MPI_REQUEST_NULL) MPI_Request_free(&c->persistent[0]);
+    if (c->persistent[1] != MPI_REQUEST_NULL) PMPI_Request_free(&c->persistent[1]);
+}
+
+static int one_form(const char *coll, nb_call *c, int form)
 {
     MPI_Request q;
     int rc;
@@ -108,12 +171,18 @@ static int one_form(const char *coll, const nb_call *c, int form)
     case F_BLOCKING_REQ:
         if ((rc = coll_call(coll, c, 0, NULL)) != MPI_SUCCESS) return rc;
         return request_round_trip();
+    case F_PERSISTENT:
+        if ((rc = MPI_Start(&c->persistent[0])) != MPI_SUCCESS) return rc;
+        return MPI_Wait(&c->persistent[0], MPI_STATUS_IGNORE);
+    case F_MPI_PERSISTENT:
+        if ((rc = PMPI_Start(&c->persistent[1])) != MPI_SUCCESS) return rc;
+        return PMPI_Wait(&c->persistent[1], MPI_STATUS_IGNORE);
     default: return request_round_trip();
     }
 }
 
 /* One batch of one form; the slowest rank's time per call (us). */
-static double form_batch(const char *coll, const nb_call *c, int form, int calls, int *err)
+static double form_batch(const char *coll, nb_call *c, int form, int calls, int *err)
 {
     MPI_Barrier(c->comm);
     double t0 = MPI_Wtime();
@@ -146,10 +215,16 @@ int request_cost_measure(const char *coll, int bytes, int calls, int batches)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
-    nb_call c = { calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD };
+    nb_call c = { calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD, { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
     double *t = malloc((size_t)batches * NFORMS * sizeof *t);
     if (!c.s || !c.r || !t) {
         fprintf(stderr, "topocoll-overhead: out of memory\n");
+        free(c.s); free(c.r); free(t);
+        return 1;
+    }
+    if ((err = persistent_make(coll, &c)) != MPI_SUCCESS) {
+        fprintf(stderr, "topocoll-overhead: %s: the persistent request could not be made\n", coll);
+        persistent_free(&c);
         free(c.s); free(c.r); free(t);
         return 1;
     }
@@ -174,6 +249,7 @@ int request_cost_measure(const char *coll, int bytes, int calls, int batches)
                    v[(3 * batches) / 4], med[F_BLOCKING] > 0 ? med[f] / med[F_BLOCKING] : 0.0);
         }
     }
+    persistent_free(&c);
     free(c.s); free(c.r); free(t);
     return err != MPI_SUCCESS;
 }

@@ -13,6 +13,9 @@
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
 #            choice beside the MPI library's, without and with 8 MPI_Test calls
+#   request_cost  topocoll-overhead -m nb at np 2: a small nonblocking (and,
+#            with MPICH 4, persistent) call against the blocking one and the
+#            generalized request's round trip, LAUNCHES launches into rN.txt
 #   overlap_auto  the overlap part with topocoll's choice and the MPI library's
 #            only, at 8 B, 512 B and 64 KiB: np 2 bound and the virtual 2x2,
 #            LAUNCHES launches (default 3) into rN_ov_np2_COLL, rN_ov_v2x2_COLL
@@ -111,6 +114,23 @@ for part in $parts; do
           -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_np2_$c.csv" > "$out/r${r}_ov_np2_$c.txt" 2>&1
         timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" -t 2x2 \
           -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_v2x2_$c.csv" > "$out/r${r}_ov_v2x2_$c.txt" 2>&1
+      done
+    done ;;
+  request_cost)
+    # topocoll-overhead -m nb at np 2 (the build's MPI: with MPICH 4 the
+    # persistent forms too), LAUNCHES launches (default 3) into rN.txt
+    if grep -qs '^MPIEXEC_EXECUTABLE:.*mpich' "$B/CMakeCache.txt"; then
+      run=(mpiexec.mpich -np 2 -bind-to core -env LD_PRELOAD "$pre")
+    else
+      run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
+    fi
+    for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
+      for c in $nbcolls barrier; do
+        for s in 8 512; do
+          [ "$c" = barrier ] && [ "$s" != 8 ] && continue
+          timeout 600 "${run[@]}" "$B/tools/overhead/topocoll-overhead" -m nb -c "$c" -s "$s" -n 10000 -b 21 \
+            >> "$out/r$r.txt" 2>&1
+        done
       done
     done ;;
   cluster_overlap)
