@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/cost_walk.h"
 #include "api/context.h"
 #include "api/shm_budget.h"
 #include "exec/shm_inline.h"
@@ -151,10 +152,7 @@ static void ring_forget(tc_ctx *x)
 
 size_t tc_nb_ring_half(const tc_topo *t)
 {
-    int largest = 1;
-    for (int n = 0; n < t->nnodes; n++)
-        if (tc_topo_node_size(t, n) > largest) largest = tc_topo_node_size(t, n);
-    size_t half = (size_t)largest * TC_NB_RING_PER_RANK, cap = TC_NB_RING_HALF_MAX;
+    size_t half = (size_t)tc_cw_max_ppn(t) * TC_NB_RING_PER_RANK, cap = TC_NB_RING_HALF_MAX;
     uint64_t budget_half = tc_shm_budget() / 2;   /* a blocking call's data half at most */
     if (budget_half < cap) cap = (size_t)budget_half;
     if (cap < TC_NB_RING_PER_RANK) cap = TC_NB_RING_PER_RANK;   /* one rank's share whatever the budget */
