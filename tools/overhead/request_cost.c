@@ -74,79 +74,107 @@ static int request_round_trip(void)
     return rc;
 }
 
+/* A started call (direct: the MPI library's own) and, with MPI-4, a
+ * persistent request's init, over the same buffers as the blocking
+ * overhead_call_fn of topocoll-overhead.c. */
+typedef int (*start_fn)(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q);
+
+static int int_count(int n) { return n / 4 ? n / 4 : 1; }
+
+static int start_allgather(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q)
+                  : MPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q);
+}
+static int start_allreduce(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Iallreduce(s, r, int_count(n), MPI_INT, MPI_SUM, comm, q)
+                  : MPI_Iallreduce(s, r, int_count(n), MPI_INT, MPI_SUM, comm, q);
+}
+static int start_bcast(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    (void)r;
+    return direct ? PMPI_Ibcast(s, n, MPI_BYTE, 0, comm, q) : MPI_Ibcast(s, n, MPI_BYTE, 0, comm, q);
+}
+static int start_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q)
+                  : MPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q);
+}
+static int start_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    (void)s, (void)r, (void)n;
+    return direct ? PMPI_Ibarrier(comm, q) : MPI_Ibarrier(comm, q);
+}
+
+#if HAVE_PERSISTENT
+static int init_allgather(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Allgather_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : MPI_Allgather_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+}
+static int init_allreduce(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Allreduce_init(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q)
+                  : MPI_Allreduce_init(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q);
+}
+static int init_bcast(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    (void)r;
+    return direct ? PMPI_Bcast_init(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q)
+                  : MPI_Bcast_init(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q);
+}
+static int init_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    return direct ? PMPI_Alltoall_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : MPI_Alltoall_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+}
+static int init_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
+{
+    (void)s, (void)r, (void)n;
+    return direct ? PMPI_Barrier_init(comm, MPI_INFO_NULL, q) : MPI_Barrier_init(comm, MPI_INFO_NULL, q);
+}
+#define INIT(f) f
+#else
+#define INIT(f) NULL
+#endif
+
+/* The collectives -m nb measures. */
+static const struct nb_coll { const char *name; start_fn start, init; } nb_colls[] = {
+    { "allgather", start_allgather, INIT(init_allgather) },
+    { "allreduce", start_allreduce, INIT(init_allreduce) },
+    { "bcast", start_bcast, INIT(init_bcast) },
+    { "alltoall", start_alltoall, INIT(init_alltoall) },
+    { "barrier", start_barrier, INIT(init_barrier) },
+};
+
+static const struct nb_coll *nb_coll_of(const char *coll)
+{
+    for (size_t i = 0; i < sizeof nb_colls / sizeof nb_colls[0]; i++)
+        if (!strcmp(coll, nb_colls[i].name)) return &nb_colls[i];
+    return NULL;
+}
+
+/* The measured call: its collective resolved once, its buffers, and the
+ * persistent requests (through the preload, the MPI library's own). */
 typedef struct nb_call {
+    overhead_call_fn blocking;
+    start_fn start;
     void *s, *r;
     int n;
     MPI_Comm comm;
-    MPI_Request persistent[2];   /* through the preload, the MPI library's own */
+    MPI_Request persistent[2];
 } nb_call;
 
-/* One call of the collective: blocking or started (*q), through the
- * interposer or the MPI library's own. */
-static int coll_call(const char *coll, const nb_call *c, int direct, MPI_Request *q)
-{
-    int k = c->n / 4 ? c->n / 4 : 1;
-    if (!strcmp(coll, "allgather")) {
-        if (q) return direct ? PMPI_Iallgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q)
-                             : MPI_Iallgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q);
-        return direct ? PMPI_Allgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm)
-                      : MPI_Allgather(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm);
-    }
-    if (!strcmp(coll, "allreduce")) {
-        if (q) return direct ? PMPI_Iallreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, q)
-                             : MPI_Iallreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, q);
-        return direct ? PMPI_Allreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm)
-                      : MPI_Allreduce(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm);
-    }
-    if (!strcmp(coll, "bcast")) {
-        if (q) return direct ? PMPI_Ibcast(c->s, c->n, MPI_BYTE, 0, c->comm, q)
-                             : MPI_Ibcast(c->s, c->n, MPI_BYTE, 0, c->comm, q);
-        return direct ? PMPI_Bcast(c->s, c->n, MPI_BYTE, 0, c->comm) : MPI_Bcast(c->s, c->n, MPI_BYTE, 0, c->comm);
-    }
-    if (!strcmp(coll, "alltoall")) {
-        if (q) return direct ? PMPI_Ialltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q)
-                             : MPI_Ialltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, q);
-        return direct ? PMPI_Alltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm)
-                      : MPI_Alltoall(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm);
-    }
-    /* barrier */
-    if (q) return direct ? PMPI_Ibarrier(c->comm, q) : MPI_Ibarrier(c->comm, q);
-    return direct ? PMPI_Barrier(c->comm) : MPI_Barrier(c->comm);
-}
+static int call_blocking(const nb_call *c, int direct) { return c->blocking(direct, c->s, c->r, c->n, c->comm); }
 
-#if HAVE_PERSISTENT
-/* The collective's persistent request (direct: the MPI library's own). */
-static int persistent_init(const char *coll, const nb_call *c, int direct, MPI_Request *q)
-{
-    int k = c->n / 4 ? c->n / 4 : 1;
-    MPI_Info i = MPI_INFO_NULL;
-    if (!strcmp(coll, "allgather"))
-        return direct ? PMPI_Allgather_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q)
-                      : MPI_Allgather_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q);
-    if (!strcmp(coll, "allreduce"))
-        return direct ? PMPI_Allreduce_init(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, i, q)
-                      : MPI_Allreduce_init(c->s, c->r, k, MPI_INT, MPI_SUM, c->comm, i, q);
-    if (!strcmp(coll, "bcast"))
-        return direct ? PMPI_Bcast_init(c->s, c->n, MPI_BYTE, 0, c->comm, i, q)
-                      : MPI_Bcast_init(c->s, c->n, MPI_BYTE, 0, c->comm, i, q);
-    if (!strcmp(coll, "alltoall"))
-        return direct ? PMPI_Alltoall_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q)
-                      : MPI_Alltoall_init(c->s, c->n, MPI_BYTE, c->r, c->n, MPI_BYTE, c->comm, i, q);
-    return direct ? PMPI_Barrier_init(c->comm, i, q) : MPI_Barrier_init(c->comm, i, q);
-}
-#endif
-
-/* The persistent requests of both forms, or none (MPI-3). */
-static int persistent_make(const char *coll, nb_call *c)
+/* The persistent requests of both forms, or none (MPI-3: init NULL). */
+static int persistent_make(const struct nb_coll *k, nb_call *c)
 {
     c->persistent[0] = c->persistent[1] = MPI_REQUEST_NULL;
-#if HAVE_PERSISTENT
-    int rc = persistent_init(coll, c, 0, &c->persistent[0]);
-    return rc == MPI_SUCCESS ? persistent_init(coll, c, 1, &c->persistent[1]) : rc;
-#else
-    (void)coll;
-    return MPI_SUCCESS;
-#endif
+    if (!k->init) return MPI_SUCCESS;
+    int rc = k->init(0, c->s, c->r, c->n, c->comm, &c->persistent[0]);
+    return rc == MPI_SUCCESS ? k->init(1, c->s, c->r, c->n, c->comm, &c->persistent[1]) : rc;
 }
 
 static void persistent_free(nb_call *c)
@@ -155,21 +183,21 @@ static void persistent_free(nb_call *c)
     if (c->persistent[1] != MPI_REQUEST_NULL) PMPI_Request_free(&c->persistent[1]);
 }
 
-static int one_form(const char *coll, nb_call *c, int form)
+static int one_form(nb_call *c, int form)
 {
     MPI_Request q;
     int rc;
     switch (form) {
-    case F_BLOCKING: return coll_call(coll, c, 0, NULL);
-    case F_MPI_BLOCKING: return coll_call(coll, c, 1, NULL);
+    case F_BLOCKING: return call_blocking(c, 0);
+    case F_MPI_BLOCKING: return call_blocking(c, 1);
     case F_NONBLOCKING:
-        if ((rc = coll_call(coll, c, 0, &q)) != MPI_SUCCESS) return rc;
+        if ((rc = c->start(0, c->s, c->r, c->n, c->comm, &q)) != MPI_SUCCESS) return rc;
         return MPI_Wait(&q, MPI_STATUS_IGNORE);
     case F_MPI_NONBLOCKING:
-        if ((rc = coll_call(coll, c, 1, &q)) != MPI_SUCCESS) return rc;
+        if ((rc = c->start(1, c->s, c->r, c->n, c->comm, &q)) != MPI_SUCCESS) return rc;
         return PMPI_Wait(&q, MPI_STATUS_IGNORE);
     case F_BLOCKING_REQ:
-        if ((rc = coll_call(coll, c, 0, NULL)) != MPI_SUCCESS) return rc;
+        if ((rc = call_blocking(c, 0)) != MPI_SUCCESS) return rc;
         return request_round_trip();
     case F_PERSISTENT:
         if ((rc = MPI_Start(&c->persistent[0])) != MPI_SUCCESS) return rc;
@@ -182,12 +210,12 @@ static int one_form(const char *coll, nb_call *c, int form)
 }
 
 /* One batch of one form; the slowest rank's time per call (us). */
-static double form_batch(const char *coll, nb_call *c, int form, int calls, int *err)
+static double form_batch(nb_call *c, int form, int calls, int *err)
 {
     MPI_Barrier(c->comm);
     double t0 = MPI_Wtime();
     for (int i = 0; i < calls; i++) {
-        int rc = one_form(coll, c, form);
+        int rc = one_form(c, form);
         if (rc != MPI_SUCCESS) *err = rc;
     }
     double t = (MPI_Wtime() - t0) / calls * 1e6, worst = t;
@@ -201,38 +229,35 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int request_cost_known(const char *coll)
-{
-    static const char *const known[] = { "allgather", "allreduce", "bcast", "alltoall", "barrier" };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (!strcmp(coll, known[i])) return 1;
-    return 0;
-}
+int request_cost_known(const char *coll) { return nb_coll_of(coll) != NULL; }
 
-int request_cost_measure(const char *coll, int bytes, int calls, int batches)
+int request_cost_measure(const char *coll, overhead_call_fn blocking, int bytes, int calls, int batches)
 {
     int rank, size, err = MPI_SUCCESS;
+    const struct nb_coll *k = nb_coll_of(coll);
+    if (!k) return 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
-    nb_call c = { calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD, { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
+    nb_call c = { blocking, k->start, calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD,
+                  { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
     double *t = malloc((size_t)batches * NFORMS * sizeof *t);
     if (!c.s || !c.r || !t) {
         fprintf(stderr, "topocoll-overhead: out of memory\n");
         free(c.s); free(c.r); free(t);
         return 1;
     }
-    if ((err = persistent_make(coll, &c)) != MPI_SUCCESS) {
+    if ((err = persistent_make(k, &c)) != MPI_SUCCESS) {
         fprintf(stderr, "topocoll-overhead: %s: the persistent request could not be made\n", coll);
         persistent_free(&c);
         free(c.s); free(c.r); free(t);
         return 1;
     }
-    for (int f = 0; f < NFORMS; f++) form_batch(coll, &c, f, calls, &err);   /* warm-up */
+    for (int f = 0; f < NFORMS; f++) form_batch(&c, f, calls, &err);   /* warm-up */
     for (int b = 0; b < batches; b++)
-        for (int k = 0; k < NFORMS; k++) {
-            int f = (k + b) % NFORMS;
-            t[f * batches + b] = form_batch(coll, &c, f, calls, &err);
+        for (int j = 0; j < NFORMS; j++) {
+            int f = (j + b) % NFORMS;
+            t[f * batches + b] = form_batch(&c, f, calls, &err);
         }
     if (rank == 0) {
         double med[NFORMS];

@@ -35,7 +35,7 @@
 
 #include "request_cost.h"
 
-typedef int (*call_fn)(int direct, void *s, void *r, int n, MPI_Comm comm);
+typedef overhead_call_fn call_fn;
 
 static int do_allgather(int direct, void *s, void *r, int n, MPI_Comm comm)
 {
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
         if (o.coll && strcmp(o.coll, colls[i].name)) continue;
         if (o.nb && !request_cost_known(colls[i].name)) continue;
         found = 1;
-        bad |= o.nb ? request_cost_measure(colls[i].name, o.bytes, o.per_batch, o.batches)
+        bad |= o.nb ? request_cost_measure(colls[i].name, colls[i].fn, o.bytes, o.per_batch, o.batches)
                     : measure(colls[i].fn, colls[i].name, &o, rank, size);
     }
     if (!found && rank == 0) fprintf(stderr, "topocoll-overhead: unknown collective '%s'\n", o.coll);
