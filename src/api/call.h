@@ -85,6 +85,13 @@ static inline MPI_Datatype tc_call_type(const tc_call *c, int b) { return b == T
 /* The whole call (by_name: algorithm names the entry, else TOPOCOLL_<COLL>
  * or the selection): MPI_SUCCESS or the error raised on c->comm. */
 int tc_call_collective(tc_call *c, int by_name, const char *algorithm);
+/* The same by selection, left out of the run summary (a persistent init's
+ * learning calls on scratch buffers, learn_at_init.c). */
+int tc_call_collective_unrecorded(tc_call *c);
+/* A persistent request's init: its key learned on scratch buffers before
+ * the request chooses (TOPOCOLL_LEARN_INIT; learn_at_init.c).  Every rank
+ * that reaches the init's choice calls it. */
+void tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a);
 
 /* ---- call_args.c ---- */
 

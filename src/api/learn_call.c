@@ -289,6 +289,37 @@ int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo
     return n;
 }
 
+int tc_learn_prepare(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    if (!tc_learn_on(tc_config_get(), c->d->coll)) return 0;
+    tc_fp_saved env;   /* the learn file's agreement and the candidates' pricing */
+    tc_fp_hold(&env);
+    tc_learn_slot *s = slot_of(x, c, a);
+    if (!s) s = make_slot(x, c, a, tc_learn_size_class(c->d->coll, c->bytes), op_class_of(c, a));
+    tc_fp_restore(&env);
+    return s && !(s->l.phase == TC_LEARN_SETTLED && !s->l.pending);
+}
+
+void tc_learn_hurry(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    tc_learn_slot *s = slot_of(x, c, a);
+    if (!s) return;
+    tc_call_memo *m = &x->memo[c->d->coll];
+    if (m->learn == &s->l) {   /* the fast path's patient calls end here */
+        tc_learn_memo_flush(m);
+        m->valid = 0;
+    }
+    s->l.prm.payback = 0;
+    if (s->l.phase == TC_LEARN_PATIENT && s->l.calls < (uint64_t)s->l.prm.patience)
+        s->l.prm.patience = (int)s->l.calls;
+}
+
+int tc_learn_settled(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    const tc_learn_slot *s = slot_of(x, c, a);
+    return s && s->l.phase == TC_LEARN_SETTLED && !s->l.pending;
+}
+
 void tc_learn_ctx_free(tc_ctx *x)
 {
     for (int i = 0; i < x->nlearn; i++) {

@@ -360,6 +360,11 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
     if (c->d->vcounts && (rc = tc_call_make_vcounts(c)) != MPI_SUCCESS)
         return tc_raise_mpi(c->comm, rc, c->fn);
+    if (persistent && !by_name) {   /* before any rank may leave for the MPI library's own */
+        tc_args la;
+        tc_call_make_ctx_args(c, x, &la);
+        tc_learn_at_init(x, c, &la);
+    }
     if (c->mismatch) return native(x, c, persistent, info, req, "send and receive signatures differ");
     if (c->d->vroot)
         return native(x, c, persistent, info, req, "gatherv and scatterv spread the root's counts first (a blocking step)");

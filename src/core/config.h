@@ -27,6 +27,7 @@ typedef struct tc_config {
     int fallback;            /* TOPOCOLL_FALLBACK: what a forced algorithm that declines does */
     int learn;               /* TOPOCOLL_LEARN: learning during the run (docs/learning.md) */
     int learn_patience;      /* TOPOCOLL_LEARN_PATIENCE: table-served calls of a key before it learns */
+    int learn_init;          /* TOPOCOLL_LEARN_INIT: calls a persistent init may run to settle its key (0: none) */
     int learn_payback;       /* TOPOCOLL_LEARN_PAYBACK: how many times a key's calls must pay for exploring (0: always explore) */
     const char *learn_noise; /* TOPOCOLL_LEARN_NOISE as given (testing aid) */
     double noise;            /* its fraction (0: none) */

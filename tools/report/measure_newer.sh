@@ -16,6 +16,8 @@
 #   request_cost  topocoll-overhead -m nb at np 2: a small nonblocking (and,
 #            with MPICH 4, persistent) call against the blocking one and the
 #            generalized request's round trip, LAUNCHES launches into rN.txt
+#            (LEARN_INITS="0 400": per launch each TOPOCOLL_LEARN_INIT value,
+#            into rN_initV.txt)
 #   overlap_auto  the overlap part with topocoll's choice and the MPI library's
 #            only, at 8 B, 512 B and 64 KiB: np 2 bound and the virtual 2x2,
 #            LAUNCHES launches (default 3) into rN_ov_np2_COLL, rN_ov_v2x2_COLL
@@ -124,12 +126,23 @@ for part in $parts; do
     else
       run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
     fi
+    # LEARN_INITS="0 400": each launch runs every TOPOCOLL_LEARN_INIT value
+    # in turn, into rN_initV.txt (persistent inits without and with learning)
     for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
-      for c in $nbcolls barrier; do
-        for s in 8 512; do
-          [ "$c" = barrier ] && [ "$s" != 8 ] && continue
-          timeout 600 "${run[@]}" "$B/tools/overhead/topocoll-overhead" -m nb -c "$c" -s "$s" -n 10000 -b 21 \
-            >> "$out/r$r.txt" 2>&1
+      for v in ${LEARN_INITS:-default}; do
+        f=$out/r$r.txt; [ "$v" = default ] || f=$out/r${r}_init$v.txt
+        for c in $nbcolls barrier; do
+          for s in 8 512; do
+            [ "$c" = barrier ] && [ "$s" != 8 ] && continue
+            pass=("${run[@]}")
+            if [ "$v" != default ] && [ "${run[0]}" = mpirun ]; then
+              pass=(env TOPOCOLL_LEARN_INIT="$v" mpirun -x TOPOCOLL_LEARN_INIT "${run[@]:1}")
+            elif [ "$v" != default ]; then
+              pass=(env TOPOCOLL_LEARN_INIT="$v" "${run[@]}")
+            fi
+            timeout 600 "${pass[@]}" "$B/tools/overhead/topocoll-overhead" -m nb -c "$c" -s "$s" -n 10000 -b 21 \
+              >> "$f" 2>&1
+          done
         done
       done
     done ;;
