@@ -43,6 +43,7 @@
 #include "api/context.h"
 #include "coll/desc.h"
 #include "core/config.h"
+#include "core/thread_local.h"
 
 typedef struct tc_call {
     const tc_coll_desc *d;
@@ -89,9 +90,11 @@ int tc_call_collective(tc_call *c, int by_name, const char *algorithm);
  * learning calls on scratch buffers, learn_at_init.c). */
 int tc_call_collective_unrecorded(tc_call *c);
 /* A persistent request's init: its key learned on scratch buffers before
- * the request chooses (TOPOCOLL_LEARN_INIT; learn_at_init.c).  Every rank
- * that reaches the init's choice calls it. */
-void tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a);
+ * the request chooses, then the persistent forms of the fastest entries
+ * timed (TOPOCOLL_LEARN_INIT; learn_at_init.c); returns the fastest of
+ * those, or NULL (none timed: the usual choice).  Every rank that reaches
+ * the init's choice calls it; the answer is the same on every rank. */
+const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a);
 
 /* ---- call_args.c ---- */
 
@@ -185,6 +188,12 @@ int tc_run_native_nb(const tc_call *c, int persistent, MPI_Info info, MPI_Reques
 /* The whole nonblocking call (persistent: the _init form): *req is the
  * request; MPI_SUCCESS or the error raised on c->comm. */
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req);
+/* The entries the key's settled learner timed, fastest first, that accept
+ * the call and have a persistent form (at most max into out). */
+int tc_nb_persistent_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
+/* Set while a persistent init times its candidates' requests: their starts
+ * are left out of the run summary. */
+extern TC_THREAD_LOCAL int tc_nb_trial;
 
 /* ---- pieces.c ---- */
 

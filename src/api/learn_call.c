@@ -291,13 +291,14 @@ int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo
 
 int tc_learn_prepare(tc_ctx *x, const tc_call *c, const tc_args *a)
 {
-    if (!tc_learn_on(tc_config_get(), c->d->coll)) return 0;
+    if (!tc_learn_on(tc_config_get(), c->d->coll)) return -1;
     tc_fp_saved env;   /* the learn file's agreement and the candidates' pricing */
     tc_fp_hold(&env);
     tc_learn_slot *s = slot_of(x, c, a);
     if (!s) s = make_slot(x, c, a, tc_learn_size_class(c->d->coll, c->bytes), op_class_of(c, a));
     tc_fp_restore(&env);
-    return s && !(s->l.phase == TC_LEARN_SETTLED && !s->l.pending);
+    if (!s) return -1;
+    return !(s->l.phase == TC_LEARN_SETTLED && !s->l.pending);
 }
 
 void tc_learn_hurry(tc_ctx *x, const tc_call *c, const tc_args *a)

@@ -64,9 +64,10 @@ int tc_learn_waiting(tc_learn_wait *out, int max);
  * nonblocking collective is not the blocking one it timed); 0 where the
  * key has no settled learner.  The same on every rank at the same call. */
 int tc_learn_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
-/* A persistent request's init (learn_at_init.c): the call's key has a
- * learner (made here where it had none) that has not settled?  0 also where
- * learning is off or memory is short.  Every rank alike at the same call. */
+/* A persistent request's init (learn_at_init.c): the call's key's learner,
+ * made here where it had none: 1 where it has not settled, 0 where it has,
+ * -1 where there is none (learning off, memory short).  Every rank alike at
+ * the same call. */
 int tc_learn_prepare(tc_ctx *x, const tc_call *c, const tc_args *a);
 /* Then, where every rank's key is prepared: it learns from its next call
  * on, without patience or gauging. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "api/call.h"
+#include "core/mpi_persistent.h"
 
 typedef int (*native_fn)(const tc_call *c);
 
@@ -87,8 +88,8 @@ int tc_run_native(const tc_call *c)
 
 typedef int (*native_nb_fn)(const tc_call *c, MPI_Info info, MPI_Request *req);
 
-#if MPI_VERSION >= 4
-#define NATIVE_INIT(Mpi, SHAPE) PMPI_##Mpi##_init(NATIVE_##SHAPE, info, req)
+#if TC_HAVE_MPI_PERSISTENT
+#define NATIVE_INIT(Mpi, SHAPE) TC_PMPI_INIT(Mpi)(NATIVE_##SHAPE, info, req)
 #else
 #define NATIVE_INIT(Mpi, SHAPE) ((void)c, MPI_ERR_UNSUPPORTED_OPERATION)
 #endif

@@ -241,10 +241,19 @@ static int choose_instead(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const 
  * operation's); *why: why native serves instead (al NULL).  area: the
  * schedule may use node-shared memory (a persistent request's own, or the
  * nonblocking calls' ring, nb_areas.h); where it may not, a choice on
- * node-shared memory asks for the ring (persistent 0). */
+ * node-shared memory asks for the ring (persistent 0).  raced: a persistent
+ * init's fastest timed entry (learn_at_init.c), first where it serves. */
 static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *algorithm, int area,
-                  int persistent, const tc_algo **al, tc_sched *s, const tc_sched **cached, const char **why)
+                  int persistent, const tc_algo *raced, const tc_algo **al, tc_sched *s, const tc_sched **cached,
+                  const char **why)
 {
+    /* a persistent init that timed its candidates' persistent forms */
+    if (raced && (*al = first_nonblocking(&raced, 1, x, c, a, s, cached, area)) != NULL) {
+        tc_explain(x, c->d->name, c->bytes, (*al)->name,
+                   "persistent: the fastest of the persistent forms its init timed");
+        *why = NULL;
+        return MPI_SUCCESS;
+    }
     /* where the blocking call's learner has settled the key, what it timed
      * fastest on this machine serves, rather than the table's prediction */
     if (!by_name && !tc_config_get()->force[c->d->coll] &&
@@ -337,13 +346,15 @@ static int persistent_area(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const
     return choose_instead(x, c, a, by_name, *al, al, &op->sched, cached, why);
 }
 
+TC_THREAD_LOCAL int tc_nb_trial;
+
 /* The operation's fields besides its schedule and bindings. */
 static int finish_op(tc_ctx *x, const tc_call *c, const tc_algo *al, tc_nb_op *op)
 {
     op->op = c->d->reduction ? c->op : MPI_OP_NULL;
     op->me = c->rank;
     op->user_comm = c->comm;
-    if (tc_config_get()->stats_on) {
+    if (tc_config_get()->stats_on && !tc_nb_trial) {   /* an init's trial requests: not counted */
         op->stats_algo = al->name;
         op->stats_coll = (int)c->d->coll;
         op->stats_size = c->size;
@@ -360,10 +371,11 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
     if (c->d->vcounts && (rc = tc_call_make_vcounts(c)) != MPI_SUCCESS)
         return tc_raise_mpi(c->comm, rc, c->fn);
+    const tc_algo *raced = NULL;
     if (persistent && !by_name) {   /* before any rank may leave for the MPI library's own */
         tc_args la;
         tc_call_make_ctx_args(c, x, &la);
-        tc_learn_at_init(x, c, &la);
+        raced = tc_learn_at_init(x, c, &la);
     }
     if (c->mismatch) return native(x, c, persistent, info, req, "send and receive signatures differ");
     if (c->d->vroot)
@@ -375,8 +387,8 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     const char *why = NULL;
     tc_nb_op *op = tc_nb_op_new();
     if (!op) return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
-    rc = choose(x, c, &a, by_name, algorithm, persistent || x->ring_made == 1, persistent, &al, &op->sched, &cached,
-                &why);
+    rc = choose(x, c, &a, by_name, algorithm, persistent || x->ring_made == 1, persistent, raced, &al, &op->sched,
+                &cached, &why);
     if (rc == MPI_SUCCESS && persistent) rc = persistent_area(x, c, &a, by_name, &al, op, &cached, &why);
     else if (rc == MPI_SUCCESS) rc = ring_area(x, c, &a, by_name, &al, op, &cached, &why);
     if (rc == MPI_SUCCESS && !al) {
@@ -447,6 +459,15 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
         *rc = MPI_SUCCESS;
     }
     return 1;
+}
+
+int tc_nb_persistent_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
+{
+    const tc_algo *ranked[TC_LEARN_MAX_CAND];
+    int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND), kept = 0;
+    for (int i = 0; i < n && kept < max; i++)
+        if (tc_algo_accepts(ranked[i], a, x->topo, NULL) && !entry_why(ranked[i], c, 1)) out[kept++] = ranked[i];
+    return kept;
 }
 
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req)

@@ -20,6 +20,7 @@
 #include "api/stats.h"
 #include "core/config.h"
 #include "core/fp_env.h"
+#include "core/mpi_persistent.h"
 #include "detect/detect.h"
 
 /* Exported (the library is built with hidden visibility): the MPI_ functions. */
@@ -98,6 +99,19 @@ TOPOCOLL_COLLS(TC_INTERPOSE_NB)
         return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
     }
 TOPOCOLL_COLLS(TC_INTERPOSE_INIT)
+#endif
+
+/* Open MPI 4's persistent collectives (its MPIX_<Coll>_init extension),
+ * where the MPI library has them. */
+#if TC_HAVE_MPIX_PERSISTENT
+#define TC_INTERPOSE_MPIX_INIT(UPPER, lower, Mpi, SHAPE)                                           \
+    int MPIX_##Mpi##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)            \
+    {                                                                                              \
+        if (!covered_by(TOPOCOLL_##UPPER, comm))                                                   \
+            return PMPIX_##Mpi##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                       \
+        return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
+    }
+TOPOCOLL_COLLS(TC_INTERPOSE_MPIX_INIT)
 #endif
 
 /* The request functions: topocoll's operations advance in every one of

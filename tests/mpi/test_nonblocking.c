@@ -73,6 +73,14 @@
 #include <string.h>
 #include <time.h>
 
+/* The MPI library's persistent collectives: MPI-4's MPI_<Coll>_init, or
+ * Open MPI 4's extension MPIX_<Coll>_init (through the interposer, where it
+ * is linked or preloaded, both are topocoll's). */
+#include "core/mpi_persistent.h"
+#define NB_HAVE_MPI_INIT TC_HAVE_MPI_PERSISTENT
+#define NB_MPI_INIT(Mpi) TC_MPI_INIT(Mpi)
+#define NB_MPI_INIT_NAME TC_MPI_INIT_NAME
+
 #include "nb_ops.h"
 #include "../common/mpi_harness.h"
 #include "../common/watchdog.h"
@@ -548,7 +556,7 @@ static int pers_colls[NB_NPERS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_BCAST, TOPOCOLL
                                     TOPOCOLL_BARRIER, TOPOCOLL_REDUCE };
 static int npers = NB_NPERS;
 
-#if !defined(NB_MPI_ONLY) || MPI_VERSION >= 4
+#if !defined(NB_MPI_ONLY) || NB_HAVE_MPI_INIT
 
 enum { PERS_TOPOCOLL, PERS_MPI };
 #ifdef MPICH_VERSION
@@ -580,21 +588,21 @@ static int pers_library_own(void)
 static int pers_init(nb_op *o, int kind, MPI_Request *req)
 {
     switch (o->coll) {
-#if !defined(NB_MPI_ONLY) && MPI_VERSION >= 4
+#if !defined(NB_MPI_ONLY) && NB_HAVE_MPI_INIT
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         return kind == PERS_TOPOCOLL ? topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req) \
-                                     : MPI_##Mpi##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+                                     : NB_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
 #elif !defined(NB_MPI_ONLY)
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         (void)kind;                                                                              \
         return topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
-#elif MPI_VERSION >= 4
+#elif NB_HAVE_MPI_INIT
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         (void)kind;                                                                              \
-        return MPI_##Mpi##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+        return NB_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
 #endif
         TOPOCOLL_COLLS(NB_INIT)
 #undef NB_INIT
@@ -646,7 +654,7 @@ static void run_persistent(MPI_Comm comm, int kind)
     const int *colls = pers_colls;
     int npc = npers;
     static const char *const start_names[3] = { "topocoll_start", "MPI_Start", "MPI_Startall" };
-    const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : "MPI_<Coll>_init";
+    const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : NB_MPI_INIT_NAME;
     nb_op ops[NB_NPERS];
     MPI_Request reqs[NB_NPERS + 2];
     int psend[4], precv[4], p, r;
@@ -874,7 +882,7 @@ int main(int argc, char **argv)
 #ifndef NB_MPI_ONLY
     run_persistent(comm, PERS_TOPOCOLL);
 #endif
-#if MPI_VERSION >= 4
+#if NB_HAVE_MPI_INIT
     run_persistent(comm, PERS_MPI);
 #else
     if (wrank == 0) printf("persistent MPI_<Coll>_init: not in this MPI library (MPI %d.%d)\n", MPI_VERSION,

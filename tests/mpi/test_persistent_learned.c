@@ -10,7 +10,9 @@
  *     captured around the init: TOPOCOLL_EXPLAIN=1 is set by the program),
  *     or, for a user-defined op, that nothing ran on scratch data;
  *   - five starts give the right results, each served by the same entry on
- *     every rank (topocoll_last_algorithm()), not the MPI library's own.
+ *     every rank (topocoll_last_algorithm()), not the MPI library's own;
+ *     where the init timed the persistent forms of several entries, the
+ *     one its explain line names.
  * Cases: alltoall and allgather of ints, bcast from the last rank, allreduce
  * of doubles in place, reduce of doubles (MAX) to rank 0, and allreduce
  * with a user-defined op (not learned at the init).  The default patience
@@ -63,11 +65,13 @@ static void capture_begin(void)
     close(fd);
 }
 
-/* Which of the two texts the captured lines held (bit 0: a, bit 1: b;
- * rank 0's answer, on every rank). */
-static int capture_end(const char *a, const char *b)
+/* What rank 0's captured lines said (the same on every rank): bit 0 a line
+ * holding a, bit 1 one holding b; raced: the entry named by a line holding
+ * c ("-> NAME (..."), "" where none did. */
+static int capture_end(const char *a, const char *b, const char *c, char raced[64])
 {
     int found = 0;
+    raced[0] = 0;
     if (rank == 0 && saved_fd >= 0) {
         fflush(stderr);
         dup2(saved_fd, 2);
@@ -78,11 +82,14 @@ static int capture_end(const char *a, const char *b)
         while (f && fgets(line, sizeof line, f)) {
             if (strstr(line, a)) found |= 1;
             if (strstr(line, b)) found |= 2;
+            const char *arrow = strstr(line, "-> ");
+            if (strstr(line, c) && arrow) sscanf(arrow + 3, "%63[^ (]", raced);
         }
         if (f) fclose(f);
         unlink(capture_path);
     }
     PMPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    PMPI_Bcast(raced, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
     return found;
 }
 
@@ -186,7 +193,9 @@ static void run_case(const pl_case *k, MPI_Op uop)
     MPI_Request req = MPI_REQUEST_NULL;
     capture_begin();
     int rc = init_request(k, send, recv, comm, uop, &req);
-    int seen = capture_end("persistent init: ", "calls on scratch buffers, the key settled");
+    char raced[64];
+    int seen = capture_end("persistent init: ", "calls on scratch buffers, the key settled", "; persistent forms timed)",
+                           raced);
     int learned = seen & 1, settled = (seen & 2) != 0;
     CHECK(rc == MPI_SUCCESS && req != MPI_REQUEST_NULL, "%s: the init failed (%d)", k->name, rc);
     int untouched = memcmp(send, send_copy, (size_t)n * esz) == 0;
@@ -213,7 +222,10 @@ static void run_case(const pl_case *k, MPI_Op uop)
     CHECK(wrong == 0, "%s: %d wrong elements over %d starts", k->name, wrong, STARTS);
     CHECK(disagree == 0, "%s: %d starts ran different entries on different ranks", k->name, disagree);
     if (!k->user_op) CHECK(native == 0, "%s: the MPI library's own served (%s)", k->name, algo);
-    if (rank == 0) printf("%s: persistent request served by %s%s\n", k->name, algo, learned ? ", learned at the init" : "");
+    if (raced[0]) CHECK(strcmp(raced, algo) == 0, "%s: the init timed %s fastest, the starts ran %s", k->name, raced, algo);
+    if (rank == 0)
+        printf("%s: persistent request served by %s%s%s\n", k->name, algo, learned ? ", learned at the init" : "",
+               raced[0] ? ", the fastest of the persistent forms timed" : "");
     if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
     free(send);
     free(recv);

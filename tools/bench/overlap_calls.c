@@ -5,7 +5,8 @@
  * tested.
  *
  *   "native"  the MPI library's own: PMPI_I<Mpi>, PMPI_<Mpi>_init (MPI-4
- *             libraries only), PMPI_Start, PMPI_Wait, PMPI_Test: no topocoll
+ *             libraries; Open MPI 4's PMPIX_<Mpi>_init), PMPI_Start,
+ *             PMPI_Wait, PMPI_Test: no topocoll
  *             code on the path, as an application without topocoll runs.
  *   "auto"    topocoll's selection: topocoll_i<lower>, topocoll_<lower>_init,
  *             topocoll_start.
@@ -28,6 +29,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "core/mpi_persistent.h"
 
 static int is_native(const char *algo) { return strcmp(algo, "native") == 0; }
 static int is_auto(const char *algo) { return strcmp(algo, BENCH_AUTO) == 0; }
@@ -105,9 +107,9 @@ static int regular_vectors(MPI_Comm comm, int count, MPI_Datatype t, int esize, 
     case TOPOCOLL_##UPPER: PI_##SHAPE(topocoll_##lower##_init, )
 #define CASE_NAMED_INIT(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: PI_##SHAPE(topocoll_##lower##_init_algorithm, algo, )
-#if MPI_VERSION >= 4
+#if TC_HAVE_MPI_PERSISTENT
 #define CASE_NATIVE_INIT(UPPER, lower, Mpi, SHAPE) \
-    case TOPOCOLL_##UPPER: PI_##SHAPE(PMPI_##Mpi##_init, )
+    case TOPOCOLL_##UPPER: PI_##SHAPE(TC_PMPI_INIT(Mpi), )
 #endif
 
 int bench_nb_supported(const bench_coll *bc)
@@ -165,13 +167,13 @@ int bench_nb_init(const bench_coll *bc, const char *algo, const void *sbuf, void
     if (vrc != MPI_SUCCESS)
         return vrc;
     if (is_native(algo)) {
-#if MPI_VERSION >= 4
+#if TC_HAVE_MPI_PERSISTENT
         switch (bc->coll) {
             TOPOCOLL_COLLS(CASE_NATIVE_INIT)
         default: break;
         }
 #else
-        *why = "the MPI library has no persistent collectives (MPI-3)";
+        *why = "the MPI library has no persistent collectives (MPI-3 without Open MPI's MPIX_ extension)";
         return BENCH_NB_NOT_MEASURED;
 #endif
     } else if (is_auto(algo)) {

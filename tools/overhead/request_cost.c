@@ -19,12 +19,12 @@
  *   request       the generalized request's round trip alone
  *   mpi blocking  PMPI_<Coll> (the MPI library's own)
  *   mpi nonblock  PMPI_I<coll> + PMPI_Wait (the MPI library's own)
- * and, where the MPI library defines MPI-4's persistent collectives
- * (MPICH 4; not Open MPI 4.1), two more, each request made once before the
- * batches:
- *   persistent    MPI_Start + MPI_Wait of MPI_<Coll>_init's request
+ * and, where the MPI library has persistent collectives (MPI-4's
+ * MPI_<Coll>_init: MPICH 4; Open MPI 4's extension MPIX_<Coll>_init), two
+ * more, each request made once before the batches:
+ *   persistent    MPI_Start + MPI_Wait of MPI(X)_<Coll>_init's request
  *                 (through the preload: topocoll's persistent request)
- *   mpi persist   PMPI_Start + PMPI_Wait of PMPI_<Coll>_init's request
+ *   mpi persist   PMPI_Start + PMPI_Wait of PMPI(X)_<Coll>_init's request
  * Each line: the median over batches of the slowest rank's time per call,
  * and its ratio to the first form.
  */
@@ -33,13 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mpi_persistent.h"
 #include "request_cost.h"
 
-#if MPI_VERSION >= 4
-#define HAVE_PERSISTENT 1
-#else
-#define HAVE_PERSISTENT 0
-#endif
+/* The MPI library's persistent collectives (MPI-4's, or Open MPI 4's
+ * MPIX_ extension; both interposed by the preload). */
+#define HAVE_PERSISTENT TC_HAVE_MPI_PERSISTENT
+#define INIT_OF(Mpi) TC_MPI_INIT(Mpi)
+#define PINIT_OF(Mpi) TC_PMPI_INIT(Mpi)
 
 enum {
     F_BLOCKING, F_NONBLOCKING, F_BLOCKING_REQ, F_REQUEST, F_MPI_BLOCKING, F_MPI_NONBLOCKING,
@@ -110,29 +111,29 @@ static int start_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI
 #if HAVE_PERSISTENT
 static int init_allgather(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PMPI_Allgather_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
-                  : MPI_Allgather_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+    return direct ? PINIT_OF(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : INIT_OF(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
 static int init_allreduce(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PMPI_Allreduce_init(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q)
-                  : MPI_Allreduce_init(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q);
+    return direct ? PINIT_OF(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q)
+                  : INIT_OF(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q);
 }
 static int init_bcast(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
     (void)r;
-    return direct ? PMPI_Bcast_init(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q)
-                  : MPI_Bcast_init(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q);
+    return direct ? PINIT_OF(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q)
+                  : INIT_OF(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q);
 }
 static int init_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PMPI_Alltoall_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
-                  : MPI_Alltoall_init(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+    return direct ? PINIT_OF(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : INIT_OF(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
 static int init_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
     (void)s, (void)r, (void)n;
-    return direct ? PMPI_Barrier_init(comm, MPI_INFO_NULL, q) : MPI_Barrier_init(comm, MPI_INFO_NULL, q);
+    return direct ? PINIT_OF(Barrier)(comm, MPI_INFO_NULL, q) : INIT_OF(Barrier)(comm, MPI_INFO_NULL, q);
 }
 #define INIT(f) f
 #else
