@@ -166,6 +166,8 @@ static inline void nb_op_setup(nb_op *o, int coll, int count, int tkind, int roo
     o->rdsp = nb_alloc(sizeof(int) * (size_t)p);
     o->sdspb = nb_alloc(sizeof(int) * (size_t)p);
     o->rdspb = nb_alloc(sizeof(int) * (size_t)p);
+    for (int j = 0; j < p; j++)   /* the collectives without vectors leave them unset */
+        o->scnt[j] = o->sdsp[j] = o->rcnt[j] = o->rdsp[j] = 0;
     o->stypes = nb_alloc(sizeof(MPI_Datatype) * (size_t)p);
     o->rtypes = nb_alloc(sizeof(MPI_Datatype) * (size_t)p);
     long selems = 0, relems = 0, tot = 0;
