@@ -84,11 +84,11 @@ fi
 # build above compiles everything with -Werror): topocoll_local_tests (labels
 # unit and verify, tests/CMakeLists.txt) and the MPI programs below.
 echo "==== openmpi, address + undefined sanitizers"
-if BUILD_TARGETS="topocoll_local_tests test_matrix test_alltoallv test_bad_input test_allreduce_ops topocoll-bench test_persistent_learned" \
+if BUILD_TARGETS="topocoll_local_tests test_matrix test_alltoallv test_bad_input test_allreduce_ops topocoll-bench test_learn_on_scratch" \
    build openmpi-asan openmpi -DTOPOCOLL_SANITIZE=address,undefined; then
   TOPOCOLL_VERIFY_STRIDE=4 ctest_run openmpi-asan-local build-openmpi-asan -j2 -L "unit|verify"
   ASAN_OPTIONS=detect_leaks=0 ctest_run openmpi-asan-mpi build-openmpi-asan \
-    -R "openmpi_(allgather_matrix_np(3|4)|alltoallv_np4|bad_input_np2|bench_np4|allreduce_ops_(tiled_hier|hier)_cma_np4|persistent_learned_np3)$"
+    -R "openmpi_(allgather_matrix_np(3|4)|alltoallv_np4|bad_input_np2|bench_np4|allreduce_ops_(tiled_hier|hier)_cma_np4|learn_on_scratch_np3)$"
 fi
 
 # ThreadSanitizer: the unit tests (among them the MPI-free shared state from

@@ -11,6 +11,7 @@
 #include "api/alltoallw.h"
 #include "api/call.h"
 #include "api/nb_areas.h"
+#include "api/nb_race.h"
 #include "api/check.h"
 #include "api/error.h"
 #include "api/explain.h"
@@ -163,6 +164,8 @@ static inline int call_collective(tc_call *c, const tc_config *cfg, int by_name,
     /* asked for by a nonblocking call, made here by every rank alike (its
      * failure is the ring's absence, not the call's) */
     if (x->ring_want) (void)tc_nb_ring_make(x);
+    /* asked for by a key's nonblocking calls (nb_race.c): every rank alike */
+    if (x->race_want) tc_nb_race_run(x);
     return call_on_context(x, c, cfg, by_name, algorithm);
 }
 

@@ -189,8 +189,14 @@ int tc_run_native_nb(const tc_call *c, int persistent, MPI_Info info, MPI_Reques
  * request; MPI_SUCCESS or the error raised on c->comm. */
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req);
 /* The entries the key's settled learner timed, fastest first, that accept
- * the call and have a persistent form (at most max into out). */
-int tc_nb_persistent_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
+ * the call and have a nonblocking form (area: with node-shared memory of
+ * its own, as a persistent request or a call on the ring has; else none),
+ * at most max into out. */
+int tc_nb_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, int area, const tc_algo **out, int max);
+/* A nonblocking race's candidates (nb_race.c): the learner's fastest with
+ * a nonblocking form (node-shared memory where the ring is made), the cost
+ * model's fastest with one (none), and the MPI library's own; at most max. */
+int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
 /* Set while a persistent init times its candidates' requests: their starts
  * are left out of the run summary. */
 extern TC_THREAD_LOCAL int tc_nb_trial;

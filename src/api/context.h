@@ -130,6 +130,12 @@ typedef struct tc_ctx {
     int ring_want;         /* a nonblocking call asked for it: the next blocking call makes it */
     uint64_t ring_seq;     /* nonblocking calls served on it so far */
     size_t ring_half;      /* its areas' data half (tc_nb_ring_half) */
+    unsigned nb_count[TOPOCOLL_NCOLL]; /* the nonblocking calls of the memo's key towards its
+                              race (nb_race.c) */
+    unsigned char nb_looked[TOPOCOLL_NCOLL]; /* 1: that key has nothing to race (its memo's
+                              calls are not counted) */
+    int race_want;         /* a key's nonblocking calls asked for a race: the next blocking call runs it */
+    struct tc_call *race_call; /* that key's call record (its buffers not used) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;
     tc_vmemo *vmemo;       /* NULL until a per-rank-count call is remembered */

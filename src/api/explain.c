@@ -7,6 +7,7 @@
 
 #include "coll/desc.h"
 #include "core/config.h"
+#include "api/call.h"
 #include "api/error.h"
 #include "api/shm_calibrate.h"
 #include "select/select.h"
@@ -31,7 +32,7 @@ void tc_explain(const tc_ctx *x, const char *coll, int64_t bytes, const char *al
 {
     last_algo = algo;
     int level = tc_config_get()->explain;
-    if (level == 0 || (level == 1 && x->rank != 0)) return;
+    if (level == 0 || tc_nb_trial || (level == 1 && x->rank != 0)) return;   /* (a race's trials: quiet) */
     fprintf(stderr, "topocoll explain: %s np=%d nodes=%d bytes=%lld rank=%d -> %s (%s)\n", coll,
             x->size, x->topo->nnodes, (long long)bytes, x->rank, algo, why);
 }
@@ -40,7 +41,7 @@ void tc_explain_native(const char *coll, int size, int rank, int64_t bytes, cons
 {
     last_algo = "native";
     int level = tc_config_get()->explain;
-    if (level == 0 || (level == 1 && rank != 0)) return;
+    if (level == 0 || tc_nb_trial || (level == 1 && rank != 0)) return;
     fprintf(stderr, "topocoll explain: %s np=%d bytes=%lld rank=%d -> native (%s)\n", coll, size,
             (long long)bytes, rank, why);
 }

@@ -33,6 +33,7 @@
 #include "api/explain.h"
 #include "core/fp_env.h"
 #include "api/shm_calibrate.h"
+#include "api/nb_race.h"
 #include "select/select.h"
 #include "select/selector.h"
 
@@ -315,6 +316,11 @@ void tc_learn_hurry(tc_ctx *x, const tc_call *c, const tc_args *a)
         s->l.prm.patience = (int)s->l.calls;
 }
 
+tc_learn_slot *tc_learn_find(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    return slot_of(x, c, a);
+}
+
 int tc_learn_settled(tc_ctx *x, const tc_call *c, const tc_args *a)
 {
     const tc_learn_slot *s = slot_of(x, c, a);
@@ -323,6 +329,7 @@ int tc_learn_settled(tc_ctx *x, const tc_call *c, const tc_args *a)
 
 void tc_learn_ctx_free(tc_ctx *x)
 {
+    tc_nb_race_forget(x);
     for (int i = 0; i < x->nlearn; i++) {
         if (waiting_phase(&x->learn[i]->l)) waiting_end(&x->learn[i]->l, 1);
         free(x->learn[i]);

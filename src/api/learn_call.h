@@ -18,6 +18,8 @@ typedef struct tc_learn_slot {
     tc_learner l;
     double send[TC_LEARN_NRED], recv[TC_LEARN_NRED];   /* the times kept at a start, the agreed ones */
     int np, nnodes, ppn;
+    int nb_raced;              /* the nonblocking calls' race ran for the key (nb_race.c) */
+    const tc_algo *nb_winner;  /* its fastest nonblocking form (NULL: none timed) */
 } tc_learn_slot;
 
 /* What the call path keeps for one call between the choice and its end. */
@@ -72,6 +74,8 @@ int tc_learn_prepare(tc_ctx *x, const tc_call *c, const tc_args *a);
 /* Then, where every rank's key is prepared: it learns from its next call
  * on, without patience or gauging. */
 void tc_learn_hurry(tc_ctx *x, const tc_call *c, const tc_args *a);
+/* The call's key's learner, or NULL where it has none yet (local). */
+tc_learn_slot *tc_learn_find(tc_ctx *x, const tc_call *c, const tc_args *a);
 /* Has the call's key a settled learner (no reduction in flight)? */
 int tc_learn_settled(tc_ctx *x, const tc_call *c, const tc_args *a);
 /* Release a context's learners (waits for a reduction in flight: every

@@ -229,7 +229,9 @@ void tc_memo_remember_nb(tc_ctx *x, const tc_call *c, const tc_args *a, const tc
 
 const tc_call_memo *tc_memo_nb(tc_call *c, const tc_config *cfg, const char *algorithm, tc_ctx **out)
 {
-    if (c->comm == MPI_COMM_NULL || cfg->explain || cfg->check_on || c->d->vcounts) return NULL;
+    /* (a race's trials take the memo as the calls they stand for would
+     * without TOPOCOLL_EXPLAIN) */
+    if (c->comm == MPI_COMM_NULL || (cfg->explain && !tc_nb_trial) || cfg->check_on || c->d->vcounts) return NULL;
     tc_ctx *x = tc_ctx_last_of(c->comm);
     if (!x && !(x = tc_ctx_lookup(c->comm))) return NULL;
     tc_call_memo *m = &x->nb_memo[c->d->coll];

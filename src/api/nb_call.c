@@ -33,6 +33,7 @@
 #include "api/learn_call.h"
 #include "api/nb_areas.h"
 #include "api/shm_budget.h"
+#include "api/nb_race.h"
 #include "api/nb_requests.h"
 #include "core/config.h"
 #include "select/cost_model.h"
@@ -254,6 +255,19 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
         *why = NULL;
         return MPI_SUCCESS;
     }
+    /* the key's nonblocking forms timed by its race (nb_race.c) */
+    const tc_algo *won = !by_name && !persistent && !tc_config_get()->force[c->d->coll] ? tc_nb_race_winner(x, c, a)
+                                                                                         : NULL;
+    if (won && (won->req & TC_REQ_NATIVE)) {   /* the MPI library's own nonblocking collective */
+        *al = NULL;
+        *why = "nonblocking: the MPI library's own was the fastest in its race";
+        return MPI_SUCCESS;
+    }
+    if (won && (*al = first_nonblocking(&won, 1, x, c, a, s, cached, area)) != NULL) {
+        tc_explain(x, c->d->name, c->bytes, (*al)->name, "nonblocking: the fastest nonblocking form its race timed");
+        *why = NULL;
+        return MPI_SUCCESS;
+    }
     /* where the blocking call's learner has settled the key, what it timed
      * fastest on this machine serves, rather than the table's prediction */
     if (!by_name && !tc_config_get()->force[c->d->coll] &&
@@ -382,6 +396,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         return native(x, c, persistent, info, req, "gatherv and scatterv spread the root's counts first (a blocking step)");
     tc_args a;
     tc_call_make_ctx_args(c, x, &a);
+    if (!persistent && !by_name) tc_nb_race_ask(x, c, &a);
     const tc_algo *al = NULL;
     const tc_sched *cached = NULL;
     const char *why = NULL;
@@ -431,6 +446,7 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
     tc_ctx *x = NULL;
     const tc_call_memo *m = tc_memo_nb(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &x);
     if (!m || !x->built || !x->nb) return 0;
+    if (!by_name && tc_nb_race_due(x, c->d->coll, cfg)) return 0;   /* the full path asks for the race */
     if (!m->sched) {
         *rc = native_quiet(c, 0, info, req);
         return 1;
@@ -461,13 +477,32 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
     return 1;
 }
 
-int tc_nb_persistent_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
+int tc_nb_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, int area, const tc_algo **out, int max)
 {
     const tc_algo *ranked[TC_LEARN_MAX_CAND];
     int n = tc_learn_ranked(x, c, a, ranked, TC_LEARN_MAX_CAND), kept = 0;
+    tc_args b = *a;
+    if (!area) b.node_shm = 0;
     for (int i = 0; i < n && kept < max; i++)
-        if (tc_algo_accepts(ranked[i], a, x->topo, NULL) && !entry_why(ranked[i], c, 1)) out[kept++] = ranked[i];
+        if (tc_algo_accepts(ranked[i], &b, x->topo, NULL) && !entry_why(ranked[i], c, area)) out[kept++] = ranked[i];
     return kept;
+}
+
+int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
+{
+    int n = tc_nb_ranked(x, c, a, x->ring_made == 1, out, max > 2 ? max - 2 : max);
+    tc_sched s;
+    tc_sched_init(&s);
+    const tc_sched *cached;
+    tc_args b = *a;
+    const tc_algo *model = model_nonblocking(x, c, &b, &s, &cached);
+    tc_sched_free(&s);
+    for (int i = 0; model && i < n; i++)
+        if (out[i] == model) model = NULL;
+    if (model && n < max) out[n++] = model;
+    const tc_algo *own = tc_catalog_find(c->d->coll, "native");
+    if (own && n < max) out[n++] = own;
+    return n;
 }
 
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req)

@@ -1,9 +1,11 @@
 /*
- * A persistent request's key learned at its init (docs/learning.md,
- * "Persistent requests"): an init by selection on a key whose learner has
- * not settled runs blocking calls of the request's shape on scratch buffers
- * until it settles, then chooses.  For each case, on a fresh duplicate of
- * MPI_COMM_WORLD (no key learned before):
+ * Learning on scratch buffers (docs/learning.md, "Persistent requests" and
+ * "Nonblocking calls"), run on fresh duplicates of MPI_COMM_WORLD (no key
+ * learned before), with the default patience and payback.
+ *
+ * Persistent part: an init by selection on a key whose learner has not
+ * settled runs blocking calls of the request's shape on scratch buffers
+ * until it settles, then times the persistent forms of its fastest entries.
  *   - the init leaves the user's buffers untouched (send data and a
  *     sentinel in the receive buffer are the same after it);
  *   - rank 0's explain line says the key settled at the init (stderr is
@@ -13,10 +15,16 @@
  *     every rank (topocoll_last_algorithm()), not the MPI library's own;
  *     where the init timed the persistent forms of several entries, the
  *     one its explain line names.
+ * Nonblocking part: RACE_CALLS nonblocking calls of a key (more than the
+ * patience), each checked; then an MPI_Iallreduce is started, and a
+ * blocking MPI_Barrier runs the key's race (rank 0's explain line, captured
+ * around the barrier, names the winner); the MPI_Iallreduce then completes
+ * with the right sum; AFTER_CALLS more nonblocking calls are right, served
+ * by the same entry on every rank, and by the race's winner.  A user-defined
+ * op is not raced (no race line).
  * Cases: alltoall and allgather of ints, bcast from the last rank, allreduce
  * of doubles in place, reduce of doubles (MAX) to rank 0, and allreduce
- * with a user-defined op (not learned at the init).  The default patience
- * and payback stay: without the init's learning the key would be patient.
+ * with a user-defined op.
  *
  * Rank 0 prints "N passed, M failed".
  */
@@ -57,7 +65,7 @@ static void capture_begin(void)
 {
     if (rank != 0) return;
     fflush(stderr);
-    snprintf(capture_path, sizeof capture_path, "/tmp/tc_pl_XXXXXX");
+    snprintf(capture_path, sizeof capture_path, "/tmp/tc_ls_XXXXXX");
     int fd = mkstemp(capture_path);
     if (fd < 0) return;
     saved_fd = dup(2);
@@ -140,6 +148,21 @@ static int init_request(const pl_case *k, void *send, void *recv, MPI_Comm comm,
         return topocoll_reduce_init(send, recv, c, MPI_DOUBLE, MPI_MAX, 0, comm, MPI_INFO_NULL, req);
     default:
         return MPI_ERR_ARG;
+    }
+}
+
+/* The case's nonblocking call (MPI_I<coll>: topocoll's, linked). */
+static int nb_start(const pl_case *k, void *send, void *recv, MPI_Comm comm, MPI_Op uop, MPI_Request *req)
+{
+    int c = k->count;
+    switch (k->coll) {
+    case TOPOCOLL_ALLTOALL: return MPI_Ialltoall(send, c, MPI_INT, recv, c, MPI_INT, comm, req);
+    case TOPOCOLL_ALLGATHER: return MPI_Iallgather(send, c, MPI_INT, recv, c, MPI_INT, comm, req);
+    case TOPOCOLL_BCAST: return MPI_Ibcast(send, c, MPI_INT, size - 1, comm, req);
+    case TOPOCOLL_ALLREDUCE:
+        return MPI_Iallreduce(MPI_IN_PLACE, send, c, MPI_DOUBLE, k->user_op ? uop : MPI_SUM, comm, req);
+    case TOPOCOLL_REDUCE: return MPI_Ireduce(send, recv, c, MPI_DOUBLE, MPI_MAX, 0, comm, req);
+    default: return MPI_ERR_ARG;
     }
 }
 
@@ -233,6 +256,81 @@ static void run_case(const pl_case *k, MPI_Op uop)
     MPI_Comm_free(&comm);
 }
 
+/* ---- the nonblocking calls' race ----------------------------------------------- */
+
+enum { RACE_CALLS = 70, AFTER_CALLS = 10 };
+
+/* n nonblocking calls of the case from call `from` on, each checked; the
+ * entries that served them: the first in algo, disagreements and the
+ * calls not served by want (NULL: any) counted. */
+static void nb_calls(const pl_case *k, MPI_Comm comm, MPI_Op uop, unsigned char *send, unsigned char *recv, int n,
+                     int from, const char *want, char algo[64], int *wrong, int *disagree, int *other)
+{
+    int cnt = (k->coll == TOPOCOLL_ALLTOALL) ? size * k->count : k->count;
+    for (int s = from; s < from + n; s++) {
+        fill_send(k, send, cnt, s);
+        MPI_Request req;
+        if (nb_start(k, send, recv, comm, uop, &req) != MPI_SUCCESS) {
+            (*wrong)++;
+            continue;
+        }
+        const char *name = topocoll_last_algorithm();
+        if (s == from) snprintf(algo, 64, "%s", name);
+        *disagree += !same_everywhere(hash_name(name));
+        if (want && strcmp(name, want) != 0) (*other)++;
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        *wrong += wrong_result(k, send, recv, s);
+    }
+}
+
+static void race_case(const pl_case *k, MPI_Op uop)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int n = (k->coll == TOPOCOLL_ALLTOALL) ? size * k->count : k->count;
+    int m = (k->coll == TOPOCOLL_ALLTOALL || k->coll == TOPOCOLL_ALLGATHER) ? size * k->count : k->count;
+    size_t esz = (k->coll == TOPOCOLL_ALLREDUCE || k->coll == TOPOCOLL_REDUCE) ? sizeof(double) : sizeof(int);
+    unsigned char *send = malloc((size_t)n * esz), *recv = malloc((size_t)m * esz);
+    if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 2);
+    int wrong = 0, disagree = 0, other = 0;
+    char first[64] = "", after[64] = "";
+    /* a nonblocking call never makes a communicator's context: a blocking
+     * call by name does at once */
+    CHECK(topocoll_barrier_algorithm("dissemination", comm) == MPI_SUCCESS, "%s: the barrier by name", k->name);
+    nb_calls(k, comm, uop, send, recv, RACE_CALLS, 0, NULL, first, &wrong, &disagree, &other);
+
+    /* an operation in flight across the race */
+    int in[3] = { rank, 1, 2 * rank }, out[3] = { 0, 0, 0 };
+    MPI_Request pending;
+    MPI_Iallreduce(in, out, 3, MPI_INT, MPI_SUM, comm, &pending);
+    capture_begin();
+    MPI_Barrier(comm);
+    char won[64];
+    int seen = capture_end("nonblocking race: ", "the key settled; nonblocking forms timed)",
+                           "; nonblocking forms timed)", won);
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    CHECK(out[0] == size * (size - 1) / 2 && out[1] == size && out[2] == size * (size - 1),
+          "%s: an MPI_Iallreduce in flight across the race: %d %d %d", k->name, out[0], out[1], out[2]);
+    if (k->user_op) {
+        CHECK(!(seen & 1), "%s: a user-defined op raced on scratch data", k->name);
+    } else {
+        CHECK(seen & 2, "%s: no race at the blocking call after %d nonblocking calls (explain line: %s)", k->name,
+              RACE_CALLS, seen & 1 ? "no forms timed" : "missing");
+    }
+    nb_calls(k, comm, uop, send, recv, AFTER_CALLS, RACE_CALLS, won[0] ? won : NULL, after, &wrong, &disagree,
+             &other);
+    CHECK(wrong == 0, "%s: %d wrong elements in the nonblocking results", k->name, wrong);
+    CHECK(disagree == 0, "%s: %d nonblocking calls ran different entries on different ranks", k->name, disagree);
+    CHECK(other == 0, "%s: %d of %d calls after the race not served by its winner %s (first: %s)", k->name, other,
+          AFTER_CALLS, won, after);
+    if (rank == 0)
+        printf("%s: nonblocking calls served by %s, after the race by %s%s\n", k->name, first, after,
+               won[0] ? " (its winner)" : "");
+    free(send);
+    free(recv);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     setenv("TOPOCOLL_EXPLAIN", "1", 1);
@@ -250,6 +348,7 @@ int main(int argc, char **argv)
         { "allreduce 5 doubles, user op", TOPOCOLL_ALLREDUCE, 5, 1 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) run_case(&cases[k], uop);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) race_case(&cases[k], uop);
     MPI_Op_free(&uop);
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();

@@ -1,0 +1,193 @@
+/*
+ * Learning on scratch buffers (see learn_scratch.h).
+ *
+ * The race of forms, steps (every rank alike):
+ *   1. the persistent form: one request per candidate, made by name on the
+ *      scratch record (collective, as an init is); the nonblocking form
+ *      makes a call by name each time;
+ *   2. TC_RACE_WARM untimed rounds over the candidates, then TC_RACE_BLOCKS
+ *      rounds in which each candidate runs one untimed call (the memo of a
+ *      call by name is made again there: the candidates alternate) and
+ *      TC_RACE_BLOCK calls and waits, timed together: other work on the
+ *      machine only adds time, so a candidate's time is its least block;
+ *      rounds in turn spread the machine's moods over all candidates
+ *      alike; nothing is explained meanwhile (an explain line per call
+ *      would slow topocoll's candidates, not the MPI library's);
+ *   3. one reduction (MAX over the ranks: a collective is as slow as its
+ *      slowest rank) and the least agreed time wins (ties: the earlier,
+ *      that is the learner's faster).
+ * A candidate's errors go to MPI_ERRORS_RETURN meanwhile (it then counts as
+ * not timed); its calls are left out of the run summary (tc_nb_trial).
+ * Cost: 38 calls per candidate, in nanoseconds and integers only (no
+ * floating-point flag raised in the caller's environment).
+ */
+#include "api/learn_scratch.h"
+
+#include <stdlib.h>
+
+#include "api/learn_call.h"
+#include "api/nb_requests.h"
+#include "api/stats.h"
+
+enum { TC_RACE_WARM = 2, TC_RACE_BLOCKS = 4, TC_RACE_BLOCK = 8 };
+
+int tc_scratch_eligible(const tc_call *c)
+{
+    return tc_learn_on(tc_config_get(), c->d->coll) && !c->d->vcounts && !c->mismatch &&
+           (!c->d->reduction || tc_call_op_predefined(c->op)) && c->size > 0 &&
+           c->bytes <= TC_SCRATCH_MAX / c->size;
+}
+
+/* Bytes that n elements of type t span, and their true lower bound in *lb;
+ * -1 where they cannot be had or exceed TC_SCRATCH_MAX. */
+static int64_t span_of(MPI_Datatype t, int64_t n, MPI_Aint *lb)
+{
+    MPI_Aint tlb, text, l, ext;
+    *lb = 0;
+    if (n <= 0) return 0;
+    if (PMPI_Type_get_true_extent(t, &tlb, &text) != MPI_SUCCESS || PMPI_Type_get_extent(t, &l, &ext) != MPI_SUCCESS ||
+        ext < 0 || text < 0)
+        return -1;
+    if (ext > 0 && n - 1 > (TC_SCRATCH_MAX - (int64_t)text) / (int64_t)ext) return -1;
+    *lb = tlb;
+    return (n - 1) * (int64_t)ext + (int64_t)text;
+}
+
+int tc_scratch_make(const tc_call *c, tc_scratch *s)
+{
+    tc_call *r = &s->call;
+    s->mem[0] = s->mem[1] = NULL;
+    *r = *c;   /* the record's completed fields again from the checks */
+    r->rank = r->size = r->in_place = r->staged = r->mismatch = 0;
+    r->use[0] = r->use[1] = r->tsize[0] = r->tsize[1] = 0;
+    r->bytes = 0;
+    r->v64 = NULL;
+    int64_t n = (int64_t)c->size * (c->scount > c->rcount ? c->scount : c->rcount);
+    const void *user[2] = { c->sbuf, c->rbuf };
+    void *to[2] = { (void *)c->sbuf, c->rbuf };
+    for (int b = 0; b < 2; b++) {
+        if (!c->use[b] || user[b] == MPI_IN_PLACE) continue;
+        if (b == TC_BUF_RECV && c->use[TC_BUF_SEND] && user[1] == user[0]) {
+            to[1] = to[0];
+            continue;
+        }
+        MPI_Aint lb;
+        int64_t bytes = span_of(tc_call_type(c, b), n, &lb);
+        if (bytes < 0 || !(s->mem[b] = calloc(1, bytes > 0 ? (size_t)bytes : 1))) {
+            tc_scratch_free(s);
+            return 0;
+        }
+        to[b] = (char *)s->mem[b] - lb;
+    }
+    r->sbuf = to[TC_BUF_SEND];
+    r->rbuf = to[TC_BUF_RECV];
+    return 1;
+}
+
+void tc_scratch_free(tc_scratch *s)
+{
+    free(s->mem[0]);
+    free(s->mem[1]);
+    s->mem[0] = s->mem[1] = NULL;
+}
+
+int tc_scratch_all_may(const tc_ctx *x, int mine)
+{
+    int all = mine;
+    return PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, x->comm) == MPI_SUCCESS && all;
+}
+
+int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, int max)
+{
+    int calls = 0;
+    if (tc_learn_settled(x, c, a)) return 0;
+    tc_learn_hurry(x, c, a);
+    while (calls < max && !tc_learn_settled(x, c, a)) {
+        tc_call once = s->call;
+        if (tc_call_collective_unrecorded(&once) != MPI_SUCCESS) break;
+        calls++;
+    }
+    return calls;
+}
+
+/* ---- the race of forms ------------------------------------------------------ */
+
+typedef struct trial {
+    const tc_algo *al;
+    MPI_Request req;   /* the persistent form's request */
+    uint64_t best;     /* least block so far (UINT64_MAX - 1: none yet; UINT64_MAX: failed) */
+} trial;
+
+/* One call of the trial's form and its wait. */
+static int trial_once(trial *t, const tc_scratch *s, int persistent)
+{
+    int rc;
+    if (persistent) {
+        if ((rc = tc_nb_start(&t->req)) != MPI_SUCCESS) return rc;
+        return tc_nb_wait(&t->req, MPI_STATUS_IGNORE);
+    }
+    tc_call once = s->call;
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (t->al->req & TC_REQ_NATIVE) rc = tc_run_native_nb(&once, 0, MPI_INFO_NULL, &r);
+    else rc = tc_nb_call(&once, 1, t->al->name, 0, MPI_INFO_NULL, &r);
+    if (rc != MPI_SUCCESS) return rc;
+    return tc_nb_wait(&r, MPI_STATUS_IGNORE);
+}
+
+/* n calls of the trial after an untimed one (its memo of the call made
+ * again: the candidates alternate); UINT64_MAX: an error. */
+static uint64_t trial_block(trial *t, const tc_scratch *s, int persistent, int n)
+{
+    if (trial_once(t, s, persistent) != MPI_SUCCESS) return UINT64_MAX;
+    uint64_t t0 = tc_stats_now();
+    for (int i = 0; i < n; i++)
+        if (trial_once(t, s, persistent) != MPI_SUCCESS) return UINT64_MAX;
+    return tc_stats_now() - t0;
+}
+
+static void race_rounds(trial *t, int n, const tc_scratch *s, int persistent)
+{
+    for (int w = 0; w < TC_RACE_WARM; w++)
+        for (int k = 0; k < n; k++)
+            if (t[k].best != UINT64_MAX && trial_block(&t[k], s, persistent, 0) == UINT64_MAX) t[k].best = UINT64_MAX;
+    for (int b = 0; b < TC_RACE_BLOCKS; b++)
+        for (int k = 0; k < n; k++) {
+            if (t[k].best == UINT64_MAX) continue;   /* (the same at every rank but for a local error) */
+            uint64_t ns = trial_block(&t[k], s, persistent, TC_RACE_BLOCK);
+            if (ns < t[k].best || ns == UINT64_MAX) t[k].best = ns;
+        }
+}
+
+const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
+                               int n, int persistent, uint64_t *ns)
+{
+    trial t[TC_SCRATCH_RACE_MAX];
+    uint64_t mine[TC_SCRATCH_RACE_MAX], all[TC_SCRATCH_RACE_MAX];
+    MPI_Errhandler user;
+    if (n > TC_SCRATCH_RACE_MAX) n = TC_SCRATCH_RACE_MAX;
+    if (n < 1 || PMPI_Comm_get_errhandler(c->comm, &user) != MPI_SUCCESS) return NULL;
+    (void)PMPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    tc_nb_trial = 1;
+    for (int k = 0; k < n; k++) {
+        t[k] = (trial){ cand[k], MPI_REQUEST_NULL, UINT64_MAX - 1 };
+        if (!persistent) continue;
+        tc_call once = s->call;
+        if (tc_nb_call(&once, 1, cand[k]->name, 1, MPI_INFO_NULL, &t[k].req) != MPI_SUCCESS ||
+            t[k].req == MPI_REQUEST_NULL)
+            t[k].best = UINT64_MAX;
+    }
+    race_rounds(t, n, s, persistent);
+    for (int k = 0; k < n; k++) {
+        if (t[k].req != MPI_REQUEST_NULL) (void)tc_nb_request_free(&t[k].req);
+        mine[k] = t[k].best;
+    }
+    tc_nb_trial = 0;
+    (void)PMPI_Comm_set_errhandler(c->comm, user);
+    (void)PMPI_Errhandler_free(&user);
+    if (PMPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
+    int best = -1;
+    for (int k = 0; k < n; k++)
+        if (all[k] < UINT64_MAX - 1 && (best < 0 || all[k] < all[best])) best = k;
+    if (best >= 0 && ns) *ns = all[best];
+    return best < 0 ? NULL : cand[best];
+}

@@ -1,0 +1,53 @@
+/*
+ * Learning on scratch buffers: what a persistent init (learn_at_init.c)
+ * and the nonblocking calls' race (nb_race.c) share.  A call's record is
+ * copied with zeroed scratch buffers in the place of the user's (every
+ * predefined reduction of zeros is exact and raises no floating-point
+ * flag), blocking calls of its shape on them settle its key's learner, and
+ * the nonblocking or persistent forms of the key's fastest entries are
+ * timed on them, the times agreed by one reduction.
+ */
+#ifndef TC_API_LEARN_SCRATCH_H
+#define TC_API_LEARN_SCRATCH_H
+
+#include "api/call.h"
+
+/* The largest scratch buffer (bytes). */
+#define TC_SCRATCH_MAX ((int64_t)16 << 20)
+
+typedef struct tc_scratch {
+    tc_call call;    /* the record with the scratch buffers, its checks not yet made */
+    void *mem[2];    /* the buffers (NULL: none) */
+} tc_scratch;
+
+/* May the checked call c learn on scratch buffers (learning on for its
+ * collective, one count per rank, a predefined op, equal signatures, p x
+ * its bytes within TC_SCRATCH_MAX)?  Local; the same on every rank of a
+ * correct program. */
+int tc_scratch_eligible(const tc_call *c);
+/* The scratch record of the checked call c: its significant buffers
+ * replaced by zeroed memory of p times the larger count of their datatypes,
+ * MPI_IN_PLACE and insignificant arguments kept.  0 where the memory could
+ * not be had (s then holds nothing to free). */
+int tc_scratch_make(const tc_call *c, tc_scratch *s);
+void tc_scratch_free(tc_scratch *s);
+/* Does every rank's mine hold (one reduction over the context, MIN)? */
+int tc_scratch_all_may(const tc_ctx *x, int mine);
+/* Blocking calls of the scratch record, by selection and left out of the
+ * run summary, until the key of c (args a) settles or max calls ran, its
+ * patience and gauge skipped; returns the calls run.  Collective: every
+ * rank leaves at the same call (the learner decides at call indices). */
+int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, int max);
+/* The fastest of cand[0..n) (n <= TC_SCRATCH_RACE_MAX) in the form asked
+ * on the scratch record: persistent, a request made once and started and
+ * waited; else a nonblocking call by name and its wait, each time (the
+ * MPI library's own, "native": its nonblocking collective).  The
+ * candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
+ * candidate's time is its least block, agreed by one reduction (MAX over
+ * the ranks).  NULL where none could be timed.  *ns: the winner's agreed
+ * nanoseconds per block of 8 calls.  Collective. */
+#define TC_SCRATCH_RACE_MAX 4
+const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
+                               int n, int persistent, uint64_t *ns);
+
+#endif
