@@ -25,7 +25,9 @@
  *      full path (tc_nb_race_ask);
  *   2. that call runs the race before its own work (tc_nb_race_run):
  *      scratch buffers and one agreement, the key settled with blocking
- *      calls on them where it has not (tc_scratch_settle), then the
+ *      calls on them where it has not (tc_scratch_settle), the ring of
+ *      node-shared areas made where the learner's fastest entries need it
+ *      (as a nonblocking call choosing them would have it made), then the
  *      candidates' nonblocking forms timed, a call and its wait each
  *      (tc_scratch_race): the learner's two fastest entries with one, the
  *      cost model's fastest with one (message rounds only: the learner
@@ -50,6 +52,7 @@
 #include "api/explain.h"
 #include "api/learn_call.h"
 #include "api/learn_scratch.h"
+#include "api/nb_areas.h"
 #include "api/nb_race.h"
 
 /* Are the call's significant datatypes predefined (handles that outlive
@@ -93,6 +96,21 @@ void tc_nb_race_ask(tc_ctx *x, const tc_call *c, const tc_args *a)
     drop_blocking_memos(x);
 }
 
+/* Where the learner's fastest entries with a nonblocking form run on
+ * node-shared memory, the ring they need is made first (collective, as at
+ * any blocking call: nb_areas.h), so that they race as the key's calls
+ * would run them. */
+static void make_ring_for(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    const tc_algo *top[2];
+    int n = tc_nb_ranked(x, c, a, 1, top, 2);
+    for (int i = 0; i < n; i++)
+        if (top[i]->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) {
+            (void)tc_nb_ring_make(x);   /* (its failure: the ring's absence, not the call's) */
+            return;
+        }
+}
+
 /* The race on the scratch record of c (every rank may go on). */
 static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s)
 {
@@ -101,6 +119,7 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
     tc_learn_slot *sl = tc_learn_find(x, c, a);
     const tc_algo *cand[TC_SCRATCH_RACE_MAX], *winner = NULL;
     int settled = tc_learn_settled(x, c, a);
+    if (settled && x->ring_made == 0) make_ring_for(x, c, a);
     int n = settled ? tc_nb_race_candidates(x, c, a, cand, TC_SCRATCH_RACE_MAX) : 0;
     if (n >= 2) winner = tc_scratch_race(x, c, s, cand, n, 0, NULL);
     if (sl) {

@@ -92,10 +92,11 @@ static const centry table[] = {
       "looks again later; 0: learn at the patience's end, whatever the calls cost (docs/learning.md)",
       0, 1000000, NULL, NULL },
     { "TOPOCOLL_LEARN_INIT", T_INT, "400", offsetof(tc_config, learn_init),
-      "the most calls a persistent collective's init (MPI_<Coll>_init, topocoll_<coll>_init) runs on scratch "
-      "buffers of the request's shape so that the learner settles the request's key before the request "
-      "chooses its algorithm; 0: the init takes the learner's choice only where the key has settled, else "
-      "the table's (docs/learning.md)", 0, 100000, NULL, NULL },
+      "the most calls a persistent collective's init (MPI_<Coll>_init, topocoll_<coll>_init), or a nonblocking "
+      "key's race at the next blocking collective, runs on scratch buffers of the call's shape so that the "
+      "learner settles its key before the forms are timed; 0: no learning on scratch buffers (persistent "
+      "inits take the learner's choice where the key has settled, else the table's; nonblocking calls no "
+      "race) (docs/learning.md)", 0, 100000, NULL, NULL },
     { "TOPOCOLL_LEARN_NOISE", T_STR, NULL, offsetof(tc_config, learn_noise),
       "testing aid: a fraction f in [0, 10]; every timing the learner takes is multiplied by a random "
       "factor in [1 - f, 1 + f], drawn per rank (agreement tests)", 0, 0, NULL, NULL },

@@ -21,6 +21,7 @@
 #   overlap_auto  the overlap part with topocoll's choice and the MPI library's
 #            only, at 8 B, 512 B and 64 KiB: np 2 bound and the virtual 2x2,
 #            LAUNCHES launches (default 3) into rN_ov_np2_COLL, rN_ov_v2x2_COLL
+#            (LEARN_INITS="0 400" as for request_cost: _initV appended)
 # Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run
 # on an idle machine; the load before and after is kept beside the data
 # (load_before.txt, load_after.txt).
@@ -54,11 +55,12 @@ cluster_up() {
 }
 # cluster_overlap_run COLL ENTRIES SIZES TESTS: topocoll-bench --overlap on the
 # cluster, preloaded, into ov_cl_COLL (ov_cl_testsTESTS_COLL with MPI_Test calls).
-cluster_overlap_run() {
-  local name=ov_cl_$1 extra=()
+cluster_overlap_run() {   # COLL ENTRIES SIZES TESTCALLS [TOPOCOLL_LEARN_INIT value]
+  local name=ov_cl_$1 extra=() env=()
   [ "$4" -gt 0 ] && extra=(--test-calls "$4") && name=ov_cl_tests${4}_$1
-  "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
-    -c "$1" -a "$2" -s "$3" "${extra[@]}" -r 3 -q --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
+  [ -n "${5:-}" ] && env=(--env TOPOCOLL_LEARN_INIT="$5") && name=${name}_init$5
+  "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" "${env[@]}" -- "$bench" \
+    --overlap -c "$1" -a "$2" -s "$3" "${extra[@]}" -r 3 -q --csv "$out/$name.csv" > "$out/$name.txt" 2>&1
 }
 # the entries compared in the overlap part (those with a nonblocking form)
 entries() {
@@ -110,13 +112,22 @@ for part in $parts; do
   overlap_auto)
     # topocoll's selection against the MPI library's own only, np 2 and the
     # virtual 2 x 2, launches LAUNCHES (default 3) times
+    # (LEARN_INITS="0 400": per launch each TOPOCOLL_LEARN_INIT value, the
+    # files' names ending in _initV)
     for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
-      for c in $nbcolls; do
-        timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
-          -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_np2_$c.csv" > "$out/r${r}_ov_np2_$c.txt" 2>&1
-        timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" -t 2x2 \
-          -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_v2x2_$c.csv" > "$out/r${r}_ov_v2x2_$c.txt" 2>&1
+      for v in ${LEARN_INITS:-default}; do
+        sfx=; [ "$v" = default ] || sfx=_init$v
+        export TOPOCOLL_LEARN_INIT=${v/default/400}
+        for c in $nbcolls; do
+          timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" -x TOPOCOLL_LEARN_INIT "$bench" --overlap \
+            -c "$c" -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_np2_$c$sfx.csv" \
+            > "$out/r${r}_ov_np2_$c$sfx.txt" 2>&1
+          timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$pre" -x TOPOCOLL_LEARN_INIT "$bench" --overlap \
+            -c "$c" -t 2x2 -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_ov_v2x2_$c$sfx.csv" \
+            > "$out/r${r}_ov_v2x2_$c$sfx.txt" 2>&1
+        done
       done
+      unset TOPOCOLL_LEARN_INIT
     done ;;
   request_cost)
     # topocoll-overhead -m nb at np 2 (the build's MPI: with MPICH 4 the
@@ -148,8 +159,15 @@ for part in $parts; do
     done ;;
   cluster_overlap)
     cluster_up
+    # (LEARN_INITS="0 400": each TOPOCOLL_LEARN_INIT value in turn, _initV)
     for c in $nbcolls; do
-      for t in 0 8; do cluster_overlap_run "$c" native,auto 4K,256K $t; done
+      for t in 0 8; do
+        if [ -n "${LEARN_INITS:-}" ]; then
+          for v in $LEARN_INITS; do cluster_overlap_run "$c" native,auto 4K,256K $t "$v"; done
+        else
+          cluster_overlap_run "$c" native,auto 4K,256K $t
+        fi
+      done
     done
     "$tool" down > /dev/null 2>&1 ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
