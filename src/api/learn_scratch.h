@@ -44,7 +44,8 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * MPI library's own, "native": its nonblocking collective).  The
  * candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
  * candidate's time is its least block, agreed by one reduction (MAX over
- * the ranks).  NULL where none could be timed.  *ns: the winner's agreed
+ * the ranks); a later candidate wins only where it is more than a tenth
+ * faster.  NULL where none could be timed.  *ns: the winner's agreed
  * nanoseconds per block of 8 calls.  Collective. */
 #define TC_SCRATCH_RACE_MAX 4
 const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
