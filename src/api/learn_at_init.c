@@ -8,7 +8,7 @@
  * has not, the request would take the selection table's or the cost model's
  * choice, and neither prices node-shared memory for every collective (MPICH
  * 4, np 2: 8-byte alltoall and bcast requests made before any blocking call
- * ran message rounds at 1.2 to 3.1 times the blocking call, which had
+ * ran message rounds at 1.1 to 2.9 times the blocking call, which had
  * learned shm_inline).  MPI-4 makes the init a nonlocal collective
  * operation, planned once for many starts, so the init may spend some
  * blocking calls to learn the key first.
@@ -45,9 +45,6 @@
  * would run on scratch data), forced or named entries, learning off
  * (TOPOCOLL_LEARN=0), or scratch above 16 MiB per buffer.
  */
-#include <stdio.h>
-
-#include "api/explain.h"
 #include "api/learn_call.h"
 #include "api/learn_scratch.h"
 
@@ -66,13 +63,7 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     int settled = tc_learn_settled(x, c, a);
     int n = settled ? tc_nb_ranked(x, c, a, 1, cand, 3) : 0;
     if (n >= 2) raced = tc_scratch_race(x, c, &s, cand, n, 1, NULL);
-    if (cfg->explain) {
-        char why[160];
-        snprintf(why, sizeof why, "persistent init: %d calls on scratch buffers, the key %s; %s", calls,
-                 settled ? "settled" : "not settled (TOPOCOLL_LEARN_INIT)",
-                 raced ? "persistent forms timed" : "no persistent forms timed");
-        tc_explain(x, c->d->name, c->bytes, raced ? raced->name : "learning", why);
-    }
+    tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, raced);
     tc_scratch_free(&s);
     return raced;
 }

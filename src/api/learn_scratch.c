@@ -24,8 +24,10 @@
  */
 #include "api/learn_scratch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "api/explain.h"
 #include "api/learn_call.h"
 #include "api/nb_requests.h"
 #include "api/stats.h"
@@ -195,4 +197,14 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s,
         if (all[k] < UINT64_MAX - 1 && (best < 0 || all[k] + all[k] / 10 < all[best])) best = k;
     if (best >= 0 && ns) *ns = all[best];
     return best < 0 ? NULL : cand[best];
+}
+
+void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
+                        const tc_algo *winner)
+{
+    if (!tc_config_get()->explain) return;
+    char why[192];
+    snprintf(why, sizeof why, "%s: %d calls on scratch buffers, the key %s; %s%s forms timed", what, calls,
+             settled ? "settled" : "not settled (TOPOCOLL_LEARN_INIT)", winner ? "" : "no ", form);
+    tc_explain(x, c->d->name, c->bytes, winner ? winner->name : "learning", why);
 }

@@ -51,4 +51,9 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
 const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
                                int n, int persistent, uint64_t *ns);
 
+/* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
+ * init" or "nonblocking race"; form: the forms raced), naming the winner. */
+void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
+                        const tc_algo *winner);
+
 #endif

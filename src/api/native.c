@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "api/call.h"
-#include "core/mpi_persistent.h"
+#include "api/mpi_persistent.h"
 
 typedef int (*native_fn)(const tc_call *c);
 

@@ -44,12 +44,10 @@
  * collectives.  TOPOCOLL_LEARN_INIT=0 turns it off with the persistent
  * inits' learning.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/call.h"
-#include "api/explain.h"
 #include "api/learn_call.h"
 #include "api/learn_scratch.h"
 #include "api/nb_areas.h"
@@ -127,13 +125,7 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
         sl->nb_winner = winner;
     }
     x->nb_memo[c->d->coll].valid = 0;   /* the next nonblocking call chooses again */
-    if (cfg->explain) {
-        char why[192];
-        snprintf(why, sizeof why, "nonblocking race: %d calls on scratch buffers, the key %s; %s", calls,
-                 settled ? "settled" : "not settled (TOPOCOLL_LEARN_INIT)",
-                 winner ? "nonblocking forms timed" : "no nonblocking forms timed");
-        tc_explain(x, c->d->name, c->bytes, winner ? winner->name : "learning", why);
-    }
+    tc_scratch_explain(x, c, "nonblocking race", "nonblocking", calls, settled, winner);
 }
 
 void tc_nb_race_run(tc_ctx *x)

@@ -20,7 +20,7 @@
 #include "api/stats.h"
 #include "core/config.h"
 #include "core/fp_env.h"
-#include "core/mpi_persistent.h"
+#include "api/mpi_persistent.h"
 #include "detect/detect.h"
 
 /* Exported (the library is built with hidden visibility): the MPI_ functions. */

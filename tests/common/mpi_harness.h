@@ -31,6 +31,17 @@ static inline int tc_test_mpi_summary(int print_ok)
     return status;
 }
 
+/* Does every rank of MPI_COMM_WORLD name the same entry (a hash of name
+ * compared with two reductions through PMPI: no topocoll call)? */
+static inline int tc_test_same_name_everywhere(const char *name)
+{
+    unsigned long long h = 1469598103934665603ull, lo = 0, hi = 0;
+    for (const char *s = name; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    PMPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
 /* The MPI library's own mpi_yield_when_idle, read through the tool
  * interface (0 where it has none: MPICH), independently of the library's
  * reading of it. */

@@ -54,7 +54,8 @@ MPI_SYMBOL = re.compile(r"^(P?MPIX?_|ompi_|opal_|orte_|MPIR_|MPID_|MPIU_|mpi_|pm
 # The interposer's overrides: the C MPI_ functions (src/interpose/pmpi.c) and
 # their Fortran names (src/interpose/fortran.c: mpi_x, mpi_x_, mpi_x__,
 # MPI_X, mpi_x_f08_, MPI_X_f08).
-INTERPOSED = re.compile(r"^(MPI_[A-Z][a-z_]*(_f08)?|MPI_[A-Z][A-Z_]*|mpi_[a-z_]*[a-z](_+|_f08_)?)$")
+INTERPOSED = re.compile(r"^(MPI_[A-Z][a-z_]*(_f08)?|MPI_[A-Z][A-Z_]*|mpi_[a-z_]*[a-z](_+|_f08_)?|"
+                        r"MPIX_[A-Z][a-z_]*_init)$")   # Open MPI's persistent collectives (MPIX_ extension)
 # Symbols every shared object may define.
 LINKER_SYMBOLS = {"_init", "_fini", "__bss_start", "_edata", "_end", "__data_start",
                   "data_start", "_IO_stdin_used"}

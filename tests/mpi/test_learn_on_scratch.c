@@ -41,21 +41,6 @@
 
 static int rank, size;
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int same_everywhere(uint64_t h)
-{
-    uint64_t lo = 0, hi = 0;
-    PMPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    return lo == hi;
-}
-
 /* ---- rank 0's stderr captured around the init ------------------------------ */
 
 static int saved_fd = -1;
@@ -237,7 +222,7 @@ static void run_case(const pl_case *k, MPI_Op uop)
         topocoll_start(&req);
         const char *name = topocoll_last_algorithm();
         if (s == 0) snprintf(algo, sizeof algo, "%s", name);
-        disagree += !same_everywhere(hash_name(name));
+        disagree += !tc_test_same_name_everywhere(name);
         native += strcmp(name, "native") == 0;
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         wrong += wrong_result(k, send, recv, s);
@@ -276,7 +261,7 @@ static void nb_calls(const pl_case *k, MPI_Comm comm, MPI_Op uop, unsigned char 
         }
         const char *name = topocoll_last_algorithm();
         if (s == from) snprintf(algo, 64, "%s", name);
-        *disagree += !same_everywhere(hash_name(name));
+        *disagree += !tc_test_same_name_everywhere(name);
         if (want && strcmp(name, want) != 0) (*other)++;
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         *wrong += wrong_result(k, send, recv, s);

@@ -33,22 +33,6 @@
 
 static int rank, size;
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* Every rank's value of h is the same (PMPI: not a topocoll call). */
-static int same_everywhere(uint64_t h)
-{
-    uint64_t lo = 0, hi = 0;
-    PMPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    PMPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    return lo == hi;
-}
-
 static void fill(int *v, int n, int call)
 {
     for (int i = 0; i < n; i++) v[i] = (rank + 1) * (i % 97 + 1) + call;
@@ -77,7 +61,7 @@ static void one_size(int count)
         const char *name = topocoll_last_algorithm();
         if (c == 0) snprintf(first, sizeof first, "%s", name);
         native += strcmp(name, "native") == 0;
-        disagree += !same_everywhere(hash_name(name));
+        disagree += !tc_test_same_name_everywhere(name);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         for (int i = 0; i < count; i++) wrong += out[i] != expected(i, c);
     }

@@ -76,7 +76,7 @@
 /* The MPI library's persistent collectives: MPI-4's MPI_<Coll>_init, or
  * Open MPI 4's extension MPIX_<Coll>_init (through the interposer, where it
  * is linked or preloaded, both are topocoll's). */
-#include "core/mpi_persistent.h"
+#include "api/mpi_persistent.h"
 #define NB_HAVE_MPI_INIT TC_HAVE_MPI_PERSISTENT
 #define NB_MPI_INIT(Mpi) TC_MPI_INIT(Mpi)
 #define NB_MPI_INIT_NAME TC_MPI_INIT_NAME

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "core/mpi_persistent.h"
+#include "api/mpi_persistent.h"
 
 static int is_native(const char *algo) { return strcmp(algo, "native") == 0; }
 static int is_auto(const char *algo) { return strcmp(algo, BENCH_AUTO) == 0; }

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mpi_persistent.h"
+#include "api/mpi_persistent.h"
 #include "request_cost.h"
 
 /* The MPI library's persistent collectives (MPI-4's, or Open MPI 4's

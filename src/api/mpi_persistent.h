@@ -13,8 +13,8 @@
  *   TC_MPI_INIT_NAME         "MPI_<Coll>_init" or "MPIX_<Coll>_init"
  * Tools and tests include it too.
  */
-#ifndef TC_CORE_MPI_PERSISTENT_H
-#define TC_CORE_MPI_PERSISTENT_H
+#ifndef TC_API_MPI_PERSISTENT_H
+#define TC_API_MPI_PERSISTENT_H
 
 #include <mpi.h>
 
