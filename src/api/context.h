@@ -199,6 +199,10 @@ tc_vmemo *tc_vmemo_get(tc_ctx *c);
 void tc_vmemo_free(tc_ctx *c);
 /* Every choice it keeps forgotten (the context's schedules flushed). */
 void tc_vmemo_forget(tc_ctx *c);
+/* Every blocking memo of the context dropped, the vector memo too (the
+ * calls their learners' fast paths served counted into the learners first:
+ * memo.c): each rank's next blocking call on it takes the full path. */
+void tc_memo_drop_blocking(tc_ctx *x);
 /* Replace comm's topology (collective: every rank passes the same spec). */
 int tc_ctx_set_topology(MPI_Comm comm, const char *spec);
 /* The schedule for key on this rank: cached or built (NULL + error code). */

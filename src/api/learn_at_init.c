@@ -53,16 +53,12 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     const tc_config *cfg = tc_config_get();
     if (cfg->learn_init <= 0 || !tc_learn_on(cfg, c->d->coll) || c->d->vcounts) return NULL;
     tc_scratch s;
-    int mine = tc_learn_prepare(x, c, a) >= 0 && tc_scratch_eligible(c) && tc_scratch_make(c, &s);
-    if (!tc_scratch_all_may(x, mine)) {   /* every key stays as it was, at every rank */
-        if (mine) tc_scratch_free(&s);
-        return NULL;
-    }
+    if (!tc_scratch_begin(x, c, a, &s)) return NULL;   /* every key stays as it was, at every rank */
     int calls = tc_scratch_settle(x, c, a, &s, cfg->learn_init);
     const tc_algo *raced = NULL, *cand[TC_SCRATCH_RACE_MAX];
     int settled = tc_learn_settled(x, c, a);
     int n = settled ? tc_nb_ranked(x, c, a, 1, cand, 3) : 0;
-    if (n >= 2) raced = tc_scratch_race(x, c, &s, cand, n, 1, NULL);
+    if (n >= 2) raced = tc_scratch_race(x, c, &s, cand, n, 1);
     tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, raced);
     tc_scratch_free(&s);
     return raced;

@@ -299,7 +299,7 @@ int tc_learn_prepare(tc_ctx *x, const tc_call *c, const tc_args *a)
     if (!s) s = make_slot(x, c, a, tc_learn_size_class(c->d->coll, c->bytes), op_class_of(c, a));
     tc_fp_restore(&env);
     if (!s) return -1;
-    return !(s->l.phase == TC_LEARN_SETTLED && !s->l.pending);
+    return !tc_learn_settled(x, c, a);
 }
 
 void tc_learn_hurry(tc_ctx *x, const tc_call *c, const tc_args *a)

@@ -56,7 +56,9 @@ static int64_t span_of(MPI_Datatype t, int64_t n, MPI_Aint *lb)
     return (n - 1) * (int64_t)ext + (int64_t)text;
 }
 
-int tc_scratch_make(const tc_call *c, tc_scratch *s)
+/* The scratch record (tc_scratch_begin's); 0 where the memory could not be
+ * had (s then holds nothing to free). */
+static int scratch_make(const tc_call *c, tc_scratch *s)
 {
     tc_call *r = &s->call;
     s->mem[0] = s->mem[1] = NULL;
@@ -94,10 +96,12 @@ void tc_scratch_free(tc_scratch *s)
     s->mem[0] = s->mem[1] = NULL;
 }
 
-int tc_scratch_all_may(const tc_ctx *x, int mine)
+int tc_scratch_begin(tc_ctx *x, const tc_call *c, const tc_args *a, tc_scratch *s)
 {
-    int all = mine;
-    return PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, x->comm) == MPI_SUCCESS && all;
+    int mine = tc_learn_prepare(x, c, a) >= 0 && tc_scratch_eligible(c) && scratch_make(c, s), all = mine;
+    if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, x->comm) == MPI_SUCCESS && all) return 1;
+    if (mine) tc_scratch_free(s);
+    return 0;
 }
 
 int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, int max)
@@ -162,7 +166,7 @@ static void race_rounds(trial *t, int n, const tc_scratch *s, int persistent)
 }
 
 const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
-                               int n, int persistent, uint64_t *ns)
+                               int n, int persistent)
 {
     trial t[TC_SCRATCH_RACE_MAX];
     uint64_t mine[TC_SCRATCH_RACE_MAX], all[TC_SCRATCH_RACE_MAX];
@@ -195,7 +199,6 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s,
     int best = -1;
     for (int k = 0; k < n; k++)
         if (all[k] < UINT64_MAX - 1 && (best < 0 || all[k] + all[k] / 10 < all[best])) best = k;
-    if (best >= 0 && ns) *ns = all[best];
     return best < 0 ? NULL : cand[best];
 }
 

@@ -25,14 +25,14 @@ typedef struct tc_scratch {
  * its bytes within TC_SCRATCH_MAX)?  Local; the same on every rank of a
  * correct program. */
 int tc_scratch_eligible(const tc_call *c);
-/* The scratch record of the checked call c: its significant buffers
- * replaced by zeroed memory of p times the larger count of their datatypes,
- * MPI_IN_PLACE and insignificant arguments kept.  0 where the memory could
- * not be had (s then holds nothing to free). */
-int tc_scratch_make(const tc_call *c, tc_scratch *s);
+/* Collective over the context: the key's learner made where it had none
+ * (tc_learn_prepare), and s the scratch record of the checked call c (its
+ * significant buffers replaced by zeroed memory of p times the larger count
+ * of their datatypes, MPI_IN_PLACE and insignificant arguments kept), where
+ * every rank's call is eligible and got its memory (one reduction, MIN).
+ * 0 where some rank's did not: nothing to free, the keys as they were. */
+int tc_scratch_begin(tc_ctx *x, const tc_call *c, const tc_args *a, tc_scratch *s);
 void tc_scratch_free(tc_scratch *s);
-/* Does every rank's mine hold (one reduction over the context, MIN)? */
-int tc_scratch_all_may(const tc_ctx *x, int mine);
 /* Blocking calls of the scratch record, by selection and left out of the
  * run summary, until the key of c (args a) settles or max calls ran, its
  * patience and gauge skipped; returns the calls run.  Collective: every
@@ -45,11 +45,10 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
  * candidate's time is its least block, agreed by one reduction (MAX over
  * the ranks); a later candidate wins only where it is more than a tenth
- * faster.  NULL where none could be timed.  *ns: the winner's agreed
- * nanoseconds per block of 8 calls.  Collective. */
+ * faster.  NULL where none could be timed.  Collective. */
 #define TC_SCRATCH_RACE_MAX 4
 const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
-                               int n, int persistent, uint64_t *ns);
+                               int n, int persistent);
 
 /* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
  * init" or "nonblocking race"; form: the forms raced), naming the winner. */

@@ -217,6 +217,13 @@ int tc_memo_call(tc_call *c, const tc_config *cfg, const char *algorithm, int *r
     return 1;
 }
 
+void tc_memo_drop_blocking(tc_ctx *x)
+{
+    for (int k = 0; k < TOPOCOLL_NCOLL; k++) tc_learn_memo_flush(&x->memo[k]);
+    memset(x->memo, 0, sizeof x->memo);
+    tc_vmemo_forget(x);
+}
+
 /* ---- the nonblocking calls' memo (nb_call.c) -------------------------------- */
 
 void tc_memo_remember_nb(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, const tc_sched *s,

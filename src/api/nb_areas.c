@@ -222,8 +222,7 @@ void tc_nb_ring_ask(tc_ctx *x)
 {
     if (x->ring_made != 0 || x->ring_want) return;
     x->ring_want = 1;
-    memset(x->memo, 0, sizeof x->memo);   /* the next blocking call takes the full path */
-    tc_vmemo_forget(x);
+    tc_memo_drop_blocking(x);   /* the next blocking call takes the full path */
 }
 
 int tc_nb_areas_release(tc_ctx *x, int finalizing)

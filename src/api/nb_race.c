@@ -62,16 +62,6 @@ static int named_types(const tc_call *c)
     return 1;
 }
 
-/* The blocking calls' memos dropped (the calls their learners' fast paths
- * served counted first): every rank's next blocking call takes the full
- * path. */
-static void drop_blocking_memos(tc_ctx *x)
-{
-    for (int k = 0; k < TOPOCOLL_NCOLL; k++) tc_learn_memo_flush(&x->memo[k]);
-    memset(x->memo, 0, sizeof x->memo);
-    tc_vmemo_forget(x);
-}
-
 void tc_nb_race_ask(tc_ctx *x, const tc_call *c, const tc_args *a)
 {
     const tc_config *cfg = tc_config_get();
@@ -91,7 +81,7 @@ void tc_nb_race_ask(tc_ctx *x, const tc_call *c, const tc_args *a)
     x->race_call = kept;
     x->race_want = 1;
     x->nb_looked[coll] = 1;   /* the race drops the memo: the next call looks again */
-    drop_blocking_memos(x);
+    tc_memo_drop_blocking(x);
 }
 
 /* Where the learner's fastest entries with a nonblocking form run on
@@ -119,7 +109,7 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
     int settled = tc_learn_settled(x, c, a);
     if (settled && x->ring_made == 0) make_ring_for(x, c, a);
     int n = settled ? tc_nb_race_candidates(x, c, a, cand, TC_SCRATCH_RACE_MAX) : 0;
-    if (n >= 2) winner = tc_scratch_race(x, c, s, cand, n, 0, NULL);
+    if (n >= 2) winner = tc_scratch_race(x, c, s, cand, n, 0);
     if (sl) {
         sl->nb_raced = 1;
         sl->nb_winner = winner;
@@ -137,9 +127,10 @@ void tc_nb_race_run(tc_ctx *x)
     tc_args a;
     tc_call_make_ctx_args(c, x, &a);
     tc_scratch s;
-    int mine = tc_learn_prepare(x, c, &a) >= 0 && tc_scratch_make(c, &s);
-    if (tc_scratch_all_may(x, mine)) race(x, c, &a, &s);
-    if (mine) tc_scratch_free(&s);
+    if (tc_scratch_begin(x, c, &a, &s)) {
+        race(x, c, &a, &s);
+        tc_scratch_free(&s);
+    }
     free(c);
 }
 

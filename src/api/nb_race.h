@@ -21,7 +21,9 @@ static inline unsigned tc_nb_race_patience(const tc_config *cfg)
 static inline int tc_nb_race_due(tc_ctx *x, int coll, const tc_config *cfg)
 {
     if (x->nb_looked[coll]) return 0;
-    return x->nb_count[coll] + 1 >= tc_nb_race_patience(cfg) && !x->race_want ? 1 : (x->nb_count[coll]++, 0);
+    if (x->nb_count[coll] + 1 >= tc_nb_race_patience(cfg) && !x->race_want) return 1;   /* (counted there) */
+    x->nb_count[coll]++;
+    return 0;
 }
 /* The race asked for, run at the start of a blocking call (collective:
  * every rank's same blocking call). */

@@ -89,29 +89,17 @@ TOPOCOLL_COLLS(TC_INTERPOSE)
 
 TOPOCOLL_COLLS(TC_INTERPOSE_NB)
 
-/* MPI-4's persistent collectives, where the MPI library declares them. */
-#if MPI_VERSION >= 4
+/* The persistent collectives, where the MPI library has them: MPI-4's
+ * MPI_<Mpi>_init, or Open MPI 4's MPIX_<Mpi>_init (api/mpi_persistent.h). */
+#if TC_HAVE_MPI_PERSISTENT
 #define TC_INTERPOSE_INIT(UPPER, lower, Mpi, SHAPE)                                                \
-    int MPI_##Mpi##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)             \
+    int TC_MPI_INIT(Mpi)(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)             \
     {                                                                                              \
         if (!covered_by(TOPOCOLL_##UPPER, comm))                                                   \
-            return PMPI_##Mpi##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                        \
+            return TC_PMPI_INIT(Mpi)(TOPOCOLL_ARGS_##SHAPE, info, request);                        \
         return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
     }
 TOPOCOLL_COLLS(TC_INTERPOSE_INIT)
-#endif
-
-/* Open MPI 4's persistent collectives (its MPIX_<Coll>_init extension),
- * where the MPI library has them. */
-#if TC_HAVE_MPIX_PERSISTENT
-#define TC_INTERPOSE_MPIX_INIT(UPPER, lower, Mpi, SHAPE)                                           \
-    int MPIX_##Mpi##_init(TOPOCOLL_PARAMS_##SHAPE, MPI_Info info, MPI_Request *request)            \
-    {                                                                                              \
-        if (!covered_by(TOPOCOLL_##UPPER, comm))                                                   \
-            return PMPIX_##Mpi##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                       \
-        return topocoll_##lower##_init(TOPOCOLL_ARGS_##SHAPE, info, request);                      \
-    }
-TOPOCOLL_COLLS(TC_INTERPOSE_MPIX_INIT)
 #endif
 
 /* The request functions: topocoll's operations advance in every one of

@@ -77,9 +77,6 @@
  * Open MPI 4's extension MPIX_<Coll>_init (through the interposer, where it
  * is linked or preloaded, both are topocoll's). */
 #include "api/mpi_persistent.h"
-#define NB_HAVE_MPI_INIT TC_HAVE_MPI_PERSISTENT
-#define NB_MPI_INIT(Mpi) TC_MPI_INIT(Mpi)
-#define NB_MPI_INIT_NAME TC_MPI_INIT_NAME
 
 #include "nb_ops.h"
 #include "../common/mpi_harness.h"
@@ -556,7 +553,7 @@ static int pers_colls[NB_NPERS] = { TOPOCOLL_ALLREDUCE, TOPOCOLL_BCAST, TOPOCOLL
                                     TOPOCOLL_BARRIER, TOPOCOLL_REDUCE };
 static int npers = NB_NPERS;
 
-#if !defined(NB_MPI_ONLY) || NB_HAVE_MPI_INIT
+#if !defined(NB_MPI_ONLY) || TC_HAVE_MPI_PERSISTENT
 
 enum { PERS_TOPOCOLL, PERS_MPI };
 #ifdef MPICH_VERSION
@@ -588,21 +585,21 @@ static int pers_library_own(void)
 static int pers_init(nb_op *o, int kind, MPI_Request *req)
 {
     switch (o->coll) {
-#if !defined(NB_MPI_ONLY) && NB_HAVE_MPI_INIT
+#if !defined(NB_MPI_ONLY) && TC_HAVE_MPI_PERSISTENT
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         return kind == PERS_TOPOCOLL ? topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req) \
-                                     : NB_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+                                     : TC_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
 #elif !defined(NB_MPI_ONLY)
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         (void)kind;                                                                              \
         return topocoll_##lower##_init(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
-#elif NB_HAVE_MPI_INIT
+#elif TC_HAVE_MPI_PERSISTENT
 #define NB_INIT(UPPER, lower, Mpi, SHAPE)                                                        \
     case TOPOCOLL_##UPPER:                                                                       \
         (void)kind;                                                                              \
-        return NB_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
+        return TC_MPI_INIT(Mpi)(NB_ARGS_##UPPER(o), MPI_INFO_NULL, req);
 #endif
         TOPOCOLL_COLLS(NB_INIT)
 #undef NB_INIT
@@ -654,7 +651,7 @@ static void run_persistent(MPI_Comm comm, int kind)
     const int *colls = pers_colls;
     int npc = npers;
     static const char *const start_names[3] = { "topocoll_start", "MPI_Start", "MPI_Startall" };
-    const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : NB_MPI_INIT_NAME;
+    const char *kname = kind == PERS_TOPOCOLL ? "topocoll_<coll>_init" : TC_MPI_INIT_NAME;
     nb_op ops[NB_NPERS];
     MPI_Request reqs[NB_NPERS + 2];
     int psend[4], precv[4], p, r;
@@ -882,7 +879,7 @@ int main(int argc, char **argv)
 #ifndef NB_MPI_ONLY
     run_persistent(comm, PERS_TOPOCOLL);
 #endif
-#if NB_HAVE_MPI_INIT
+#if TC_HAVE_MPI_PERSISTENT
     run_persistent(comm, PERS_MPI);
 #else
     if (wrank == 0) printf("persistent MPI_<Coll>_init: not in this MPI library (MPI %d.%d)\n", MPI_VERSION,

@@ -36,17 +36,12 @@
 #include "api/mpi_persistent.h"
 #include "request_cost.h"
 
-/* The MPI library's persistent collectives (MPI-4's, or Open MPI 4's
- * MPIX_ extension; both interposed by the preload). */
-#define HAVE_PERSISTENT TC_HAVE_MPI_PERSISTENT
-#define INIT_OF(Mpi) TC_MPI_INIT(Mpi)
-#define PINIT_OF(Mpi) TC_PMPI_INIT(Mpi)
 
 enum {
     F_BLOCKING, F_NONBLOCKING, F_BLOCKING_REQ, F_REQUEST, F_MPI_BLOCKING, F_MPI_NONBLOCKING,
     F_PERSISTENT, F_MPI_PERSISTENT, NFORMS_ALL
 };
-#define NFORMS (HAVE_PERSISTENT ? NFORMS_ALL : F_PERSISTENT)
+#define NFORMS (TC_HAVE_MPI_PERSISTENT ? NFORMS_ALL : F_PERSISTENT)
 
 static const char *const form_name[NFORMS_ALL] = {
     "blocking", "nonblocking", "blocking+req", "request", "mpi blocking", "mpi nonblock",
@@ -108,32 +103,32 @@ static int start_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI
     return direct ? PMPI_Ibarrier(comm, q) : MPI_Ibarrier(comm, q);
 }
 
-#if HAVE_PERSISTENT
+#if TC_HAVE_MPI_PERSISTENT
 static int init_allgather(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PINIT_OF(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
-                  : INIT_OF(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+    return direct ? TC_PMPI_INIT(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : TC_MPI_INIT(Allgather)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
 static int init_allreduce(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PINIT_OF(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q)
-                  : INIT_OF(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q);
+    return direct ? TC_PMPI_INIT(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q)
+                  : TC_MPI_INIT(Allreduce)(s, r, int_count(n), MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, q);
 }
 static int init_bcast(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
     (void)r;
-    return direct ? PINIT_OF(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q)
-                  : INIT_OF(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q);
+    return direct ? TC_PMPI_INIT(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q)
+                  : TC_MPI_INIT(Bcast)(s, n, MPI_BYTE, 0, comm, MPI_INFO_NULL, q);
 }
 static int init_alltoall(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
-    return direct ? PINIT_OF(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
-                  : INIT_OF(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
+    return direct ? TC_PMPI_INIT(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q)
+                  : TC_MPI_INIT(Alltoall)(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
 static int init_barrier(int direct, void *s, void *r, int n, MPI_Comm comm, MPI_Request *q)
 {
     (void)s, (void)r, (void)n;
-    return direct ? PINIT_OF(Barrier)(comm, MPI_INFO_NULL, q) : INIT_OF(Barrier)(comm, MPI_INFO_NULL, q);
+    return direct ? TC_PMPI_INIT(Barrier)(comm, MPI_INFO_NULL, q) : TC_MPI_INIT(Barrier)(comm, MPI_INFO_NULL, q);
 }
 #define INIT(f) f
 #else
