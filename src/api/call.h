@@ -193,6 +193,10 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
  * its own, as a persistent request or a call on the ring has; else none),
  * at most max into out. */
 int tc_nb_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, int area, const tc_algo **out, int max);
+/* The rounds of al's nonblocking schedule for the call at this rank
+ * (area: as for tc_nb_ranked); TC_RACE_ROUNDS_UNKNOWN (select/learn.h)
+ * for the MPI library's own or an entry without a nonblocking form. */
+uint64_t tc_nb_form_rounds(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, int area);
 /* A nonblocking race's candidates (nb_race.c): the learner's fastest with
  * a nonblocking form (node-shared memory where the ring is made), the cost
  * model's fastest with one (none), and the MPI library's own; at most max. */

@@ -58,7 +58,7 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     const tc_algo *raced = NULL, *cand[TC_SCRATCH_RACE_MAX];
     int settled = tc_learn_settled(x, c, a);
     int n = settled ? tc_nb_ranked(x, c, a, 1, cand, 3) : 0;
-    if (n >= 2) raced = tc_scratch_race(x, c, &s, cand, n, 1);
+    if (n >= 2) raced = tc_scratch_race(x, c, a, &s, cand, n, 1);
     tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, raced);
     tc_scratch_free(&s);
     return raced;

@@ -14,9 +14,12 @@
  *      alike; nothing is explained meanwhile (an explain line per call
  *      would slow topocoll's candidates, not the MPI library's);
  *   3. one reduction (MAX over the ranks: a collective is as slow as its
- *      slowest rank); a candidate wins over the earlier ones (the
- *      learner's faster) only where its agreed time is more than a tenth
- *      below theirs.
+ *      slowest rank) of the times and of the candidates' schedule rounds;
+ *      a candidate wins over the earlier ones (the learner's faster) only
+ *      where its agreed time is more than a tenth below theirs, and among
+ *      the candidates within a tenth of the winner the fewest rounds win
+ *      (tc_learn_race_pick: a form with fewer rounds needs fewer progress
+ *      calls, and overlaps better with computation).
  * A candidate's errors go to MPI_ERRORS_RETURN meanwhile (it then counts as
  * not timed); its calls are left out of the run summary (tc_nb_trial).
  * Cost: 38 calls per candidate, in nanoseconds and integers only (no
@@ -122,7 +125,7 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
 typedef struct trial {
     const tc_algo *al;
     MPI_Request req;   /* the persistent form's request */
-    uint64_t best;     /* least block so far (UINT64_MAX - 1: none yet; UINT64_MAX: failed) */
+    uint64_t best;     /* least block so far (TC_RACE_UNTIMED: none yet; UINT64_MAX: failed) */
 } trial;
 
 /* One call of the trial's form and its wait. */
@@ -165,18 +168,18 @@ static void race_rounds(trial *t, int n, const tc_scratch *s, int persistent)
         }
 }
 
-const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
-                               int n, int persistent)
+const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s,
+                               const tc_algo *const *cand, int n, int persistent)
 {
     trial t[TC_SCRATCH_RACE_MAX];
-    uint64_t mine[TC_SCRATCH_RACE_MAX], all[TC_SCRATCH_RACE_MAX];
+    uint64_t mine[2 * TC_SCRATCH_RACE_MAX], all[2 * TC_SCRATCH_RACE_MAX];   /* times, then rounds */
     MPI_Errhandler user;
     if (n > TC_SCRATCH_RACE_MAX) n = TC_SCRATCH_RACE_MAX;
     if (n < 1 || PMPI_Comm_get_errhandler(c->comm, &user) != MPI_SUCCESS) return NULL;
     (void)PMPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     tc_nb_trial = 1;
     for (int k = 0; k < n; k++) {
-        t[k] = (trial){ cand[k], MPI_REQUEST_NULL, UINT64_MAX - 1 };
+        t[k] = (trial){ cand[k], MPI_REQUEST_NULL, TC_RACE_UNTIMED };
         if (!persistent) continue;
         tc_call once = s->call;
         if (tc_nb_call(&once, 1, cand[k]->name, 1, MPI_INFO_NULL, &t[k].req) != MPI_SUCCESS ||
@@ -187,18 +190,13 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s,
     for (int k = 0; k < n; k++) {
         if (t[k].req != MPI_REQUEST_NULL) (void)tc_nb_request_free(&t[k].req);
         mine[k] = t[k].best;
+        mine[n + k] = tc_nb_form_rounds(x, c, a, cand[k], persistent || x->ring_made == 1);
     }
     tc_nb_trial = 0;
     (void)PMPI_Comm_set_errhandler(c->comm, user);
     (void)PMPI_Errhandler_free(&user);
-    if (PMPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
-    /* the earlier candidate (the learner's faster) keeps the race unless a
-     * later one is faster by more than a tenth: a pure call and wait does
-     * not show how a form overlaps with computation (its rounds, the tests
-     * between them), and within the noise the learner's order stands */
-    int best = -1;
-    for (int k = 0; k < n; k++)
-        if (all[k] < UINT64_MAX - 1 && (best < 0 || all[k] + all[k] / 10 < all[best])) best = k;
+    if (PMPI_Allreduce(mine, all, 2 * n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
+    int best = tc_learn_race_pick(all, all + n, n);
     return best < 0 ? NULL : cand[best];
 }
 

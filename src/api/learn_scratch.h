@@ -45,10 +45,12 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
  * candidate's time is its least block, agreed by one reduction (MAX over
  * the ranks); a later candidate wins only where it is more than a tenth
- * faster.  NULL where none could be timed.  Collective. */
+ * faster, and among those within a tenth of the winner the fewest
+ * schedule rounds win (tc_learn_race_pick).  a: c's arguments.  NULL
+ * where none could be timed.  Collective. */
 #define TC_SCRATCH_RACE_MAX 4
-const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_scratch *s, const tc_algo *const *cand,
-                               int n, int persistent);
+const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s,
+                               const tc_algo *const *cand, int n, int persistent);
 
 /* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
  * init" or "nonblocking race"; form: the forms raced), naming the winner. */

@@ -488,6 +488,20 @@ int tc_nb_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, int area, const 
     return kept;
 }
 
+uint64_t tc_nb_form_rounds(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, int area)
+{
+    if (al->req & TC_REQ_NATIVE) return TC_RACE_ROUNDS_UNKNOWN;
+    tc_args b = *a;
+    if (!area) b.node_shm = 0;
+    if (!tc_algo_accepts(al, &b, x->topo, NULL)) return TC_RACE_ROUNDS_UNKNOWN;
+    tc_sched s;
+    tc_sched_init(&s);
+    const tc_sched *cached;
+    uint64_t rounds = make_schedule(al, c, &b, x, &s, &cached, area) ? TC_RACE_ROUNDS_UNKNOWN : (uint64_t)s.nrounds;
+    tc_sched_free(&s);
+    return rounds;
+}
+
 int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
 {
     int n = tc_nb_ranked(x, c, a, x->ring_made == 1, out, max > 2 ? max - 2 : max);

@@ -572,3 +572,16 @@ void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_le
     o->calls = l->calls;
     o->from_file = l->from_file;
 }
+
+int tc_learn_race_pick(const uint64_t *ns, const uint64_t *rounds, int n)
+{
+    int best = -1;
+    for (int k = 0; k < n; k++)
+        if (ns[k] < TC_RACE_UNTIMED && (best < 0 || ns[k] + ns[k] / 10 < ns[best])) best = k;
+    if (best < 0 || rounds[best] == TC_RACE_ROUNDS_UNKNOWN) return best;
+    uint64_t within = ns[best] + ns[best] / 10;
+    int fewest = best;
+    for (int k = 0; k < n; k++)
+        if (ns[k] <= within && rounds[k] < rounds[fewest]) fewest = k;
+    return fewest;
+}

@@ -269,4 +269,25 @@ void tc_learn_outcome_of(const tc_learner *l, int np, int nnodes, int ppn, tc_le
 /* The median of v[0..n) (sorted in place); 0 for n 0. */
 double tc_learn_median(double *v, int n);
 
+/* A race of forms (nonblocking or persistent calls timed on scratch
+ * buffers, src/api/learn_scratch.h): candidate k, in the learner's order
+ * (fastest blocking first), took ns[k] nanoseconds, agreed over the ranks
+ * (TC_RACE_UNTIMED or above: not timed), and its schedule has rounds[k]
+ * rounds (TC_RACE_ROUNDS_UNKNOWN: the MPI library's own, whose rounds are
+ * not known).  The winner:
+ *   1. the earliest candidate, replaced by a later one only where that one
+ *      is more than a tenth faster (a pure call and wait decides nothing
+ *      within the noise, and the learner's order stands);
+ *   2. among the candidates within a tenth of that winner's time, the one
+ *      with the fewest rounds, where the winner's rounds are known: a
+ *      nonblocking form advances a round per progress call at best (a
+ *      round's messages must complete before the next is posted), so in an
+ *      application that computes between its test calls, fewer rounds
+ *      finish sooner; among equal rounds the winner of step 1 stays, else
+ *      the earlier candidate.
+ * Returns its index, -1 where none was timed. */
+#define TC_RACE_UNTIMED (UINT64_MAX - 1)
+#define TC_RACE_ROUNDS_UNKNOWN UINT64_MAX
+int tc_learn_race_pick(const uint64_t *ns, const uint64_t *rounds, int n);
+
 #endif

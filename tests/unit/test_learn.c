@@ -404,6 +404,35 @@ static void payback(void)
           (unsigned long long)l.calls);
 }
 
+/* The race of forms: the learner's order within a tenth, then the fewest
+ * rounds within a tenth of the winner (the MPI library's own: rounds
+ * unknown, never preferred for them, and a winner that keeps its place). */
+static void race_pick(void)
+{
+    const uint64_t U = TC_RACE_ROUNDS_UNKNOWN, X = TC_RACE_UNTIMED, F = UINT64_MAX;
+    struct {
+        const char *what;
+        uint64_t ns[4], rounds[4];
+        int n, want;
+    } cases[] = {
+        { "the first within a tenth", { 100, 95, 105, 99 }, { 3, 3, 3, U }, 4, 0 },
+        { "a later one more than a tenth faster", { 100, 89, 95, 120 }, { 3, 3, 3, U }, 4, 1 },
+        { "fewest rounds within a tenth of the winner", { 100, 105, 109, 99 }, { 7, 2, 1, U }, 4, 2 },
+        { "rounds outside the tenth do not count", { 100, 111, 130, 99 }, { 7, 1, 1, U }, 4, 0 },
+        { "the tenth is of the winner, not of the first", { 100, 80, 87, 99 }, { 7, 3, 1, U }, 4, 2 },
+        { "equal rounds keep the winner", { 100, 105, 108, 120 }, { 2, 2, 2, U }, 4, 0 },
+        { "the MPI library's own winning keeps its place", { 100, 104, 104, 80 }, { 7, 1, 1, U }, 4, 3 },
+        { "the MPI library's own is not fewer rounds", { 100, 104, 104, 99 }, { 7, 3, 3, U }, 4, 1 },
+        { "untimed and failed are skipped", { X, F, 50, 52 }, { 1, 1, 4, 2 }, 4, 3 },
+        { "none timed", { X, F, X, F }, { 1, 1, 1, 1 }, 4, -1 },
+        { "one candidate", { 7 }, { U }, 1, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = tc_learn_race_pick(cases[i].ns, cases[i].rounds, cases[i].n);
+        CHECK(got == cases[i].want, "race pick, %s: %d, want %d", cases[i].what, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
     int n = 0;
@@ -422,5 +451,6 @@ int main(void)
     record();
     patience();
     payback();
+    race_pick();
     return tc_test_summary();
 }
