@@ -55,11 +55,12 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     tc_scratch s;
     if (!tc_scratch_begin(x, c, a, &s)) return NULL;   /* every key stays as it was, at every rank */
     int calls = tc_scratch_settle(x, c, a, &s, cfg->learn_init);
-    const tc_algo *raced = NULL, *cand[TC_SCRATCH_RACE_MAX];
+    const tc_algo *cand[TC_SCRATCH_RACE_MAX];
+    tc_race_result r = { .n = 0, .winner = NULL };
     int settled = tc_learn_settled(x, c, a);
     int n = settled ? tc_nb_ranked(x, c, a, 1, cand, 3) : 0;
-    if (n >= 2) raced = tc_scratch_race(x, c, a, &s, cand, n, 1);
-    tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, raced);
+    if (n >= 2) (void)tc_scratch_race(x, c, a, &s, cand, n, 1, &r);
+    tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, &r);
     tc_scratch_free(&s);
-    return raced;
+    return r.winner;
 }

@@ -49,12 +49,24 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * schedule rounds win (tc_learn_race_pick).  a: c's arguments.  NULL
  * where none could be timed.  Collective. */
 #define TC_SCRATCH_RACE_MAX 4
+/* What a race timed, for TOPOCOLL_EXPLAIN: its candidates in order, their
+ * agreed times (of a block of calls; TC_RACE_UNTIMED or above: not timed)
+ * and schedule rounds
+ * (TC_RACE_ROUNDS_UNKNOWN: not known), and the winner (NULL: none). */
+typedef struct tc_race_result {
+    int n;
+    const tc_algo *cand[TC_SCRATCH_RACE_MAX];
+    uint64_t ns[TC_SCRATCH_RACE_MAX], rounds[TC_SCRATCH_RACE_MAX];
+    const tc_algo *winner;
+} tc_race_result;
 const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s,
-                               const tc_algo *const *cand, int n, int persistent);
+                               const tc_algo *const *cand, int n, int persistent, tc_race_result *out);
 
 /* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
- * init" or "nonblocking race"; form: the forms raced), naming the winner. */
+ * init" or "nonblocking race"; form: the forms raced), naming the winner
+ * and, where a race ran (r not NULL, r->n > 0), each candidate's time and
+ * rounds. */
 void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
-                        const tc_algo *winner);
+                        const tc_race_result *r);
 
 #endif

@@ -502,9 +502,23 @@ uint64_t tc_nb_form_rounds(tc_ctx *x, const tc_call *c, const tc_args *a, const 
     return rounds;
 }
 
+/* The learner's fastest entries with a nonblocking form, at most max into
+ * out: on the ring's node-shared memory where it is made and the entry's
+ * need fits its areas (one that does not would decline its trial). */
+static int race_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
+{
+    const tc_algo *ranked[TC_LEARN_MAX_CAND];
+    int area = x->ring_made == 1, n = tc_nb_ranked(x, c, a, area, ranked, TC_LEARN_MAX_CAND), kept = 0;
+    for (int i = 0; i < n && kept < max; i++) {
+        int on_shm = area && (ranked[i]->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE));
+        if (!on_shm || fits_ring(ranked[i], c, a, x)) out[kept++] = ranked[i];
+    }
+    return kept;
+}
+
 int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
 {
-    int n = tc_nb_ranked(x, c, a, x->ring_made == 1, out, max > 2 ? max - 2 : max);
+    int n = race_ranked(x, c, a, out, max > 2 ? max - 2 : max);
     tc_sched s;
     tc_sched_init(&s);
     const tc_sched *cached;

@@ -105,17 +105,18 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
     const tc_config *cfg = tc_config_get();
     int calls = tc_scratch_settle(x, c, a, s, cfg->learn_init);
     tc_learn_slot *sl = tc_learn_find(x, c, a);
-    const tc_algo *cand[TC_SCRATCH_RACE_MAX], *winner = NULL;
+    const tc_algo *cand[TC_SCRATCH_RACE_MAX];
+    tc_race_result r = { .n = 0, .winner = NULL };
     int settled = tc_learn_settled(x, c, a);
     if (settled && x->ring_made == 0) make_ring_for(x, c, a);
     int n = settled ? tc_nb_race_candidates(x, c, a, cand, TC_SCRATCH_RACE_MAX) : 0;
-    if (n >= 2) winner = tc_scratch_race(x, c, a, s, cand, n, 0);
+    if (n >= 2) (void)tc_scratch_race(x, c, a, s, cand, n, 0, &r);
     if (sl) {
         sl->nb_raced = 1;
-        sl->nb_winner = winner;
+        sl->nb_winner = r.winner;
     }
     x->nb_memo[c->d->coll].valid = 0;   /* the next nonblocking call chooses again */
-    tc_scratch_explain(x, c, "nonblocking race", "nonblocking", calls, settled, winner);
+    tc_scratch_explain(x, c, "nonblocking race", "nonblocking", calls, settled, &r);
 }
 
 void tc_nb_race_run(tc_ctx *x)

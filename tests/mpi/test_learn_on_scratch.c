@@ -60,7 +60,8 @@ static void capture_begin(void)
 
 /* What rank 0's captured lines said (the same on every rank): bit 0 a line
  * holding a, bit 1 one holding b; raced: the entry named by a line holding
- * c ("-> NAME (..."), "" where none did. */
+ * c ("-> NAME (..."), "" where none did; bit 2: that line lists the forms
+ * timed after c (": NAME TIME ...") with raced among them. */
 static int capture_end(const char *a, const char *b, const char *c, char raced[64])
 {
     int found = 0;
@@ -76,7 +77,11 @@ static int capture_end(const char *a, const char *b, const char *c, char raced[6
             if (strstr(line, a)) found |= 1;
             if (strstr(line, b)) found |= 2;
             const char *arrow = strstr(line, "-> ");
-            if (strstr(line, c) && arrow) sscanf(arrow + 3, "%63[^ (]", raced);
+            const char *timed = strstr(line, c);
+            if (!timed || !arrow) continue;
+            sscanf(arrow + 3, "%63[^ (]", raced);
+            /* the race's candidates, each with its time: the winner among them */
+            if (strncmp(timed + strlen(c), ": ", 2) == 0 && strstr(timed, raced)) found |= 4;
         }
         if (f) fclose(f);
         unlink(capture_path);
@@ -202,7 +207,7 @@ static void run_case(const pl_case *k, MPI_Op uop)
     capture_begin();
     int rc = init_request(k, send, recv, comm, uop, &req);
     char raced[64];
-    int seen = capture_end("persistent init: ", "calls on scratch buffers, the key settled", "; persistent forms timed)",
+    int seen = capture_end("persistent init: ", "calls on scratch buffers, the key settled", "; persistent forms timed",
                            raced);
     int learned = seen & 1, settled = (seen & 2) != 0;
     CHECK(rc == MPI_SUCCESS && req != MPI_REQUEST_NULL, "%s: the init failed (%d)", k->name, rc);
@@ -231,6 +236,7 @@ static void run_case(const pl_case *k, MPI_Op uop)
     CHECK(disagree == 0, "%s: %d starts ran different entries on different ranks", k->name, disagree);
     if (!k->user_op) CHECK(native == 0, "%s: the MPI library's own served (%s)", k->name, algo);
     if (raced[0]) CHECK(strcmp(raced, algo) == 0, "%s: the init timed %s fastest, the starts ran %s", k->name, raced, algo);
+    if (raced[0]) CHECK(seen & 4, "%s: the init's explain line does not list the forms it timed", k->name);
     if (rank == 0)
         printf("%s: persistent request served by %s%s%s\n", k->name, algo, learned ? ", learned at the init" : "",
                raced[0] ? ", the fastest of the persistent forms timed" : "");
@@ -291,8 +297,8 @@ static void race_case(const pl_case *k, MPI_Op uop)
     capture_begin();
     MPI_Barrier(comm);
     char won[64];
-    int seen = capture_end("nonblocking race: ", "the key settled; nonblocking forms timed)",
-                           "; nonblocking forms timed)", won);
+    int seen = capture_end("nonblocking race: ", "the key settled; nonblocking forms timed",
+                           "; nonblocking forms timed", won);
     MPI_Wait(&pending, MPI_STATUS_IGNORE);
     CHECK(out[0] == size * (size - 1) / 2 && out[1] == size && out[2] == size * (size - 1),
           "%s: an MPI_Iallreduce in flight across the race: %d %d %d", k->name, out[0], out[1], out[2]);
@@ -308,6 +314,7 @@ static void race_case(const pl_case *k, MPI_Op uop)
     CHECK(disagree == 0, "%s: %d nonblocking calls ran different entries on different ranks", k->name, disagree);
     CHECK(other == 0, "%s: %d of %d calls after the race not served by its winner %s (first: %s)", k->name, other,
           AFTER_CALLS, won, after);
+    if (won[0]) CHECK(seen & 4, "%s: the race's explain line does not list the forms it timed", k->name);
     if (rank == 0)
         printf("%s: nonblocking calls served by %s, after the race by %s%s\n", k->name, first, after,
                won[0] ? " (its winner)" : "");

@@ -52,7 +52,8 @@ typedef struct ov_cell {
     bench_status status;
     char msg[MPI_MAX_ERROR_STRING + 96];
     char pers_why[MPI_MAX_ERROR_STRING + 96];   /* why t_persistent is empty */
-    char served[64];                            /* topocoll_last_algorithm() after a start */
+    char served[64];                            /* what served the pure phase: "A", or "A>B" where the
+                                                   first repetition's choice A became B by the last */
     double fig[NFIGS];                          /* medians over repetitions, us (rank 0) */
     int has_pers;
     long long bad[2];                           /* first wrong data: bytes, ranks */
@@ -341,6 +342,20 @@ static void decline(ov_cell *x, int code)
     snprintf(x->msg, sizeof x->msg, "declined: no nonblocking form (%s)", es);
 }
 
+/* The cell's served_by: the first repetition's choice, and where the last
+ * repetition's differs (a learner or a race settled in between), "first>last". */
+static void note_served(ov_cell *x, const char *now, int rep, int reps)
+{
+    if (rep == 0) {
+        snprintf(x->served, sizeof x->served, "%s", now);
+        return;
+    }
+    if (rep != reps - 1 || strcmp(x->served, now) == 0) return;
+    char first[sizeof x->served];
+    snprintf(first, sizeof first, "%s", x->served);
+    snprintf(x->served, sizeof x->served, "%.31s>%.31s", first, now);
+}
+
 /* Rank 0's figures of this repetition go to reps[impl][fig][rep]. */
 static void run_rep(ov_ctx *c, int s, int k, int rep)
 {
@@ -354,7 +369,7 @@ static void run_rep(ov_ctx *c, int s, int k, int rep)
     if ((e = phase(c, x, s, PH_BLOCKING, algo, rep, 0, NULL, &tt, &tc)) != MPI_SUCCESS)
         { fail(x, PH_BLOCKING, e); return; }
     r[FIG_BLOCKING * a->opts->reps + rep] = tt * 1e6;
-    c->want_served = rep == 0;
+    c->want_served = 1;
     if ((e = phase(c, x, s, PH_PURE, algo, rep, 0, NULL, &tt, &tc)) != MPI_SUCCESS) {
         if (declines_nonblocking(algo, e))
             decline(x, e);
@@ -363,8 +378,7 @@ static void run_rep(ov_ctx *c, int s, int k, int rep)
         return;
     }
     c->want_served = 0;
-    if (rep == 0)
-        snprintf(x->served, sizeof x->served, "%s", c->served);
+    note_served(x, c->served, rep, a->opts->reps);
     r[FIG_PURE * a->opts->reps + rep] = tt * 1e6;
     pure = tt;
     MPI_Bcast(&pure, 1, MPI_DOUBLE, 0, a->comm);
