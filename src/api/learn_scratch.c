@@ -168,8 +168,8 @@ static void race_rounds(trial *t, int n, const tc_scratch *s, int persistent)
         }
 }
 
-const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s,
-                               const tc_algo *const *cand, int n, int persistent, tc_race_result *out)
+void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
+                     int n, int persistent, tc_race_result *out)
 {
     out->n = 0;
     out->winner = NULL;
@@ -177,7 +177,7 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, co
     uint64_t mine[2 * TC_SCRATCH_RACE_MAX], all[2 * TC_SCRATCH_RACE_MAX];   /* times, then rounds */
     MPI_Errhandler user;
     if (n > TC_SCRATCH_RACE_MAX) n = TC_SCRATCH_RACE_MAX;
-    if (n < 1 || PMPI_Comm_get_errhandler(c->comm, &user) != MPI_SUCCESS) return NULL;
+    if (n < 1 || PMPI_Comm_get_errhandler(c->comm, &user) != MPI_SUCCESS) return;
     (void)PMPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     tc_nb_trial = 1;
     for (int k = 0; k < n; k++) {
@@ -197,7 +197,7 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, co
     tc_nb_trial = 0;
     (void)PMPI_Comm_set_errhandler(c->comm, user);
     (void)PMPI_Errhandler_free(&user);
-    if (PMPI_Allreduce(mine, all, 2 * n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
+    if (PMPI_Allreduce(mine, all, 2 * n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return;
     int best = tc_learn_race_pick(all, all + n, n);
     out->n = n;
     for (int k = 0; k < n; k++) {
@@ -206,31 +206,30 @@ const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, co
         out->rounds[k] = all[n + k];
     }
     out->winner = best < 0 ? NULL : cand[best];
-    return out->winner;
 }
 
-/* ", ring 17.6 ms 7 rounds" for candidate k of r at p (room: its end): the
- * time per call of its least block. */
-static char *race_entry(char *p, const char *end, const tc_race_result *r, int k)
+/* Appends ", ring 17.6 ms 7 rounds" for candidate k of r (the time per
+ * call of its least block) to why, of size bytes, *len of them used. */
+static void race_entry(char *why, size_t size, size_t *len, const tc_race_result *r, int k)
 {
     char t[32] = "not timed", n[32] = "";
     double us = (double)r->ns[k] / 1e3 / TC_RACE_BLOCK;
     if (r->ns[k] < TC_RACE_UNTIMED)
         snprintf(t, sizeof t, us >= 1e3 ? "%.3g ms" : "%.3g us", us >= 1e3 ? us / 1e3 : us);
     if (r->rounds[k] != TC_RACE_ROUNDS_UNKNOWN) snprintf(n, sizeof n, " %llu rounds", (unsigned long long)r->rounds[k]);
-    int w = snprintf(p, (size_t)(end - p), "%s%s %s%s", k ? ", " : ": ", r->cand[k]->name, t, n);
-    return w < 0 || w >= end - p ? (char *)end - 1 : p + w;
+    int w = snprintf(why + *len, size - *len, "%s%s %s%s", k ? ", " : ": ", r->cand[k]->name, t, n);
+    *len = w < 0 || (size_t)w >= size - *len ? size - 1 : *len + (size_t)w;
 }
 
 void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
                         const tc_race_result *r)
 {
     if (!tc_config_get()->explain) return;
-    const tc_algo *winner = r ? r->winner : NULL;
+    const tc_algo *winner = r->winner;
     char why[512];
     int w = snprintf(why, sizeof why, "%s: %d calls on scratch buffers, the key %s; %s%s forms timed", what,
                      calls, settled ? "settled" : "not settled (TOPOCOLL_LEARN_INIT)", winner ? "" : "no ", form);
-    char *p = why + (w < 0 ? 0 : w < (int)sizeof why ? w : (int)sizeof why - 1);
-    for (int k = 0; r && k < r->n; k++) p = race_entry(p, why + sizeof why, r, k);
+    size_t len = w < 0 ? 0 : (size_t)w < sizeof why ? (size_t)w : sizeof why - 1;
+    for (int k = 0; k < r->n; k++) race_entry(why, sizeof why, &len, r, k);
     tc_explain(x, c->d->name, c->bytes, winner ? winner->name : "learning", why);
 }

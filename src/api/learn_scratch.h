@@ -38,7 +38,7 @@ void tc_scratch_free(tc_scratch *s);
  * patience and gauge skipped; returns the calls run.  Collective: every
  * rank leaves at the same call (the learner decides at call indices). */
 int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, int max);
-/* The fastest of cand[0..n) (n <= TC_SCRATCH_RACE_MAX) in the form asked
+/* Races cand[0..n) (n <= TC_SCRATCH_RACE_MAX) in the form asked
  * on the scratch record: persistent, a request made once and started and
  * waited; else a nonblocking call by name and its wait, each time (the
  * MPI library's own, "native": its nonblocking collective).  The
@@ -46,12 +46,12 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * candidate's time is its least block, agreed by one reduction (MAX over
  * the ranks); a later candidate wins only where it is more than a tenth
  * faster, and among those within a tenth of the winner the fewest
- * schedule rounds win (tc_learn_race_pick).  a: c's arguments.  NULL
- * where none could be timed.  Collective. */
+ * schedule rounds win (tc_learn_race_pick).  a: c's arguments.  Into
+ * out: what was timed and the winner (n 0 and no winner where the race
+ * could not run; no winner where none could be timed).  Collective. */
 #define TC_SCRATCH_RACE_MAX 4
-/* What a race timed, for TOPOCOLL_EXPLAIN: its candidates in order, their
- * agreed times (of a block of calls; TC_RACE_UNTIMED or above: not timed)
- * and schedule rounds
+/* What a race timed: its candidates in order, their agreed times (of a
+ * block of calls; TC_RACE_UNTIMED or above: not timed) and schedule rounds
  * (TC_RACE_ROUNDS_UNKNOWN: not known), and the winner (NULL: none). */
 typedef struct tc_race_result {
     int n;
@@ -59,13 +59,12 @@ typedef struct tc_race_result {
     uint64_t ns[TC_SCRATCH_RACE_MAX], rounds[TC_SCRATCH_RACE_MAX];
     const tc_algo *winner;
 } tc_race_result;
-const tc_algo *tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s,
-                               const tc_algo *const *cand, int n, int persistent, tc_race_result *out);
+void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
+                     int n, int persistent, tc_race_result *out);
 
 /* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
- * init" or "nonblocking race"; form: the forms raced), naming the winner
- * and, where a race ran (r not NULL, r->n > 0), each candidate's time and
- * rounds. */
+ * init" or "nonblocking race"; form: the forms raced), naming r's winner
+ * and, where a race ran (r->n > 0), each candidate's time and rounds. */
 void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
                         const tc_race_result *r);
 

@@ -110,7 +110,7 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
     int settled = tc_learn_settled(x, c, a);
     if (settled && x->ring_made == 0) make_ring_for(x, c, a);
     int n = settled ? tc_nb_race_candidates(x, c, a, cand, TC_SCRATCH_RACE_MAX) : 0;
-    if (n >= 2) (void)tc_scratch_race(x, c, a, s, cand, n, 0, &r);
+    if (n >= 2) tc_scratch_race(x, c, a, s, cand, n, 0, &r);
     if (sl) {
         sl->nb_raced = 1;
         sl->nb_winner = r.winner;
