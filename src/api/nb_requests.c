@@ -62,6 +62,19 @@ static void give(void)
     if (locking) pthread_mutex_unlock(&lock);
 }
 
+/* Add d to a count that other threads read without the lock (lock held).
+ * Where one thread at a time calls MPI (no lock), a plain load and store:
+ * a locked add first waits for this rank's stores to node-shared memory
+ * just made (a publication's lines, a done word) to reach the peers'
+ * cores: after a persistent 512-byte bcast's lines it took a fifth of the
+ * receiving rank's profile at np 2 (MPICH), and start and wait took
+ * 0.01-0.03 us longer with it (0.16-0.20 us) in 4 of 5 launches. */
+static void count_add(atomic_int *c, int d)
+{
+    if (locking) atomic_fetch_add(c, d);
+    else atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d, memory_order_release);
+}
+
 /* Looks at the operations before a waiting call gives the processor up:
  * where some communicator's ranks have a processing unit each
  * (tc_nb_channel_open), LOOKS_DEDICATED (about as long as the node-shared
@@ -264,8 +277,8 @@ static void persistent_free(tc_nb_op *op)
 {
     unlink_op(&persistents, op, 1);
     atomic_fetch_add_explicit(&persistent_gen, 1, memory_order_release);
-    atomic_fetch_sub(&persistent_count, 1);
-    atomic_fetch_sub(&tc_nb_live, 1);
+    count_add(&persistent_count, -1);
+    count_add(&tc_nb_live, -1);
     MPI_Request h = op->handle;
     (void)PMPI_Grequest_complete(h);
     (void)PMPI_Request_free(&h);   /* free_fn frees op */
@@ -305,13 +318,13 @@ static void finish(tc_nb_op *op)
     if (op->stats_algo) count_run(op);
     unlink_op(&outstanding, op, 0);
     __atomic_store_n(&op->running, 0, __ATOMIC_RELEASE);
-    atomic_fetch_sub(&running_count, 1);
+    count_add(&running_count, -1);
     op->result = tc_nb_exec_result(&op->ex);
     if (op->persistent) {
         if (op->detached) persistent_free(op);
         return;
     }
-    atomic_fetch_sub(&tc_nb_live, 1);
+    count_add(&tc_nb_live, -1);
     MPI_Request h = op->handle;
     (void)PMPI_Grequest_complete(h);
     if (op->detached) (void)PMPI_Request_free(&h);   /* free_fn frees op */
@@ -450,7 +463,7 @@ static int run_op(tc_nb_op *op)
     op->running = 1;
     op->next = outstanding;
     outstanding = op;
-    atomic_fetch_add(&running_count, 1);
+    count_add(&running_count, 1);
     if (op->native_start || !op->ex.local_due) (void)advance(op);   /* else: the local work waits for a test */
     return MPI_SUCCESS;
 }
@@ -470,11 +483,11 @@ int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
     hold_channel(op);
     int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->handle);
     if (rc == MPI_SUCCESS) {
-        atomic_fetch_add(&tc_nb_live, 1);
+        count_add(&tc_nb_live, 1);
         *request = op->handle;   /* before the run: a run that ends at once completes it */
         rc = run_op(op);
         if (rc != MPI_SUCCESS) {   /* nothing posted: the request completes with the error */
-            atomic_fetch_sub(&tc_nb_live, 1);
+            count_add(&tc_nb_live, -1);
             op->result = rc;
             (void)PMPI_Grequest_complete(op->handle);
             rc = MPI_SUCCESS;
@@ -494,8 +507,8 @@ int tc_nb_persistent(tc_nb_op *op, MPI_Request *request)
         if (op->ch) op->tag = TC_NB_TAGS + (int)(op->ch->pseq++ % TC_NB_PTAGS);
         op->pnext = persistents;
         persistents = op;
-        atomic_fetch_add(&persistent_count, 1);
-        atomic_fetch_add(&tc_nb_live, 1);
+        count_add(&persistent_count, 1);
+        count_add(&tc_nb_live, 1);
         *request = op->handle;
     }
     give();
