@@ -105,6 +105,12 @@ static int run_chosen(tc_ctx *x, tc_call *c, const tc_config *cfg, const tc_call
      * plan's agreement; the plan's inputs are agreed, so is its outcome) */
     if ((rc = tc_bind_shm_plan(x, cut, a, al, &piece)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
     if (piece > 0) return run_in_pieces(x, c, cfg, *al, a, piece);
+    /* An explained call delays the ranks that print its line (rank 0, a few
+     * microseconds a line), and the others' run would then time the wait
+     * for them: the learner's timed calls start together instead, so that
+     * TOPOCOLL_EXPLAIN does not change what it explains. */
+    if (lt->slot && lt->plan.timed && cfg->explain && (rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS)
+        return tc_raise_mpi(c->comm, rc, c->fn);
     uint64_t t0 = lt->slot ? tc_stats_now() : 0;   /* integers: no floating-point flag raised */
     rc = run_whole(x, c, cut, a, al, s);
     *whole = 1;
