@@ -12,6 +12,12 @@
 #                                   interposer preloaded, the selection on
 #                                   the detected topology and (np 4) on
 #                                   2 nodes x 2 sockets (TOPOCOLL_TOPOLOGY)
+#   <flavour>_fpe_interposer_nb_np<N>  the same through MPI_I<coll> + MPI_Wait
+#   mpich_fpe_interposer_persistent_np2  through MPI_<Coll>_init, two starts,
+#                                   inexact checked too: the init's learning
+#                                   on scratch buffers (calls the user did
+#                                   not make) must leave no flag, whatever
+#                                   the MPI library raises in them
 add_executable(test_fpe ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_fpe.c)
 target_include_directories(test_fpe PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(test_fpe PRIVATE topocoll_static m)
@@ -36,8 +42,19 @@ foreach(np IN LISTS TOPOCOLL_FPE_NPS)
              COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi> TOPOCOLL_CONTEXT_AFTER=0
                      $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS})
     topocoll_coll_test(${F}_fpe_interposer_np${np} ${np} 120)
+    add_test(NAME ${F}_fpe_interposer_nb_np${np}
+             COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi> TOPOCOLL_CONTEXT_AFTER=0
+                     $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS} ${TOPOCOLL_FPE_ARGS} --nonblocking)
+    topocoll_coll_test(${F}_fpe_interposer_nb_np${np} ${np} 120)
   endif()
 endforeach()
+if(NOT TOPOCOLL_SANITIZE AND TOPOCOLL_MPI_FLAVOR STREQUAL "mpich")   # MPI-4's persistent collectives
+  topocoll_mpiexec(launch 2)
+  add_test(NAME ${F}_fpe_interposer_persistent_np2
+           COMMAND ${launch} ${TOPOCOLL_ENV_EXECUTABLE} LD_PRELOAD=$<TARGET_FILE:topocoll_pmpi> TOPOCOLL_CONTEXT_AFTER=0
+                   $<TARGET_FILE:test_fpe_mpi> ${MPIEXEC_POSTFLAGS} --persistent)   # inexact checked too
+  topocoll_coll_test(${F}_fpe_interposer_persistent_np2 2 120)
+endif()
 if(NOT TOPOCOLL_SANITIZE AND TOPOCOLL_MPI_FLAVOR STREQUAL "openmpi")
   topocoll_mpiexec(launch 4)
   add_test(NAME ${F}_fpe_interposer_2x2_np4

@@ -33,9 +33,12 @@
  * cases through MPI_Allreduce, MPI_Reduce and MPI_Reduce_scatter_block on
  * fresh duplicates of MPI_COMM_WORLD, for a run with the interposer
  * preloaded (the selection, TOPOCOLL_<COLL>, TOPOCOLL_TOPOLOGY from the
- * environment).
+ * environment); --nonblocking: through MPI_I<coll> and MPI_Wait (the
+ * reductions then run in the wait's progress), --persistent (an MPI-4
+ * library): through MPI_<Coll>_init, MPI_Start and MPI_Wait, twice per
+ * request, then MPI_Request_free.
  *
- * Usage: test_fpe [--ignore-inexact]
+ * Usage: test_fpe [--ignore-inexact] [--nonblocking | --persistent]
  *   --ignore-inexact  flags other than inexact only: MPICH 4.0's progress
  *                     engine, oversubscribed, now and then raises inexact
  *                     in a plain MPI program (MPI_Comm_dup, MPI_Allreduce).
@@ -156,6 +159,43 @@ static long wrong(int o, int t, int p, long n, long first, const void *buf)
 
 static void *sbuf, *rbuf;
 
+#ifdef FPE_MPI_NAMES
+enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT };
+static int form = FORM_BLOCKING;
+
+/* The request's operation (started or not), waited for; persistent: two
+ * starts, then freed.  An MPI error code. */
+static int finish(MPI_Request *r, int rc)
+{
+    if (rc != MPI_SUCCESS) return rc;
+    if (form == FORM_NONBLOCKING) return MPI_Wait(r, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 2 && rc == MPI_SUCCESS; k++)
+        if ((rc = MPI_Start(r)) == MPI_SUCCESS) rc = MPI_Wait(r, MPI_STATUS_IGNORE);
+    int rc2 = MPI_Request_free(r);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+static int call_request(int c, int o, MPI_Datatype type, int count, int root, MPI_Comm comm)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (form == FORM_NONBLOCKING) {
+        if (c == C_ALLREDUCE) return finish(&r, MPI_Iallreduce(sbuf, rbuf, count, type, ops[o], comm, &r));
+        if (c == C_REDUCE) return finish(&r, MPI_Ireduce(sbuf, rbuf, count, type, ops[o], root, comm, &r));
+        return finish(&r, MPI_Ireduce_scatter_block(sbuf, rbuf, count, type, ops[o], comm, &r));
+    }
+#if MPI_VERSION >= 4
+    if (c == C_ALLREDUCE)
+        return finish(&r, MPI_Allreduce_init(sbuf, rbuf, count, type, ops[o], comm, MPI_INFO_NULL, &r));
+    if (c == C_REDUCE)
+        return finish(&r, MPI_Reduce_init(sbuf, rbuf, count, type, ops[o], root, comm, MPI_INFO_NULL, &r));
+    return finish(&r, MPI_Reduce_scatter_block_init(sbuf, rbuf, count, type, ops[o], comm, MPI_INFO_NULL, &r));
+#else
+    (void)root;
+    return MPI_ERR_OTHER;   /* (refused by main) */
+#endif
+}
+#endif
+
 /* Run collective c by algorithm (NULL: the selection) on comm; 0 when the
  * call returned MPI_SUCCESS. */
 static int call(int c, const char *algorithm, int o, int t, int count, int root, MPI_Comm comm)
@@ -163,6 +203,7 @@ static int call(int c, const char *algorithm, int o, int t, int count, int root,
     MPI_Datatype type = t == 0 ? MPI_DOUBLE : MPI_FLOAT;
 #ifdef FPE_MPI_NAMES
     (void)algorithm;
+    if (form != FORM_BLOCKING) return call_request(c, o, type, count, root, comm);
     if (c == C_ALLREDUCE) return MPI_Allreduce(sbuf, rbuf, count, type, ops[o], comm);
     if (c == C_REDUCE) return MPI_Reduce(sbuf, rbuf, count, type, ops[o], root, comm);
     return MPI_Reduce_scatter_block(sbuf, rbuf, count, type, ops[o], comm);
@@ -330,6 +371,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ignore-inexact") == 0) {
             checked &= ~FE_INEXACT;
+#ifdef FPE_MPI_NAMES
+        } else if (strcmp(argv[i], "--nonblocking") == 0) {
+            form = FORM_NONBLOCKING;
+        } else if (strcmp(argv[i], "--persistent") == 0 && MPI_VERSION >= 4) {
+            form = FORM_PERSISTENT;
+#endif
         } else {
             if (wrank == 0) printf("unknown argument %s\n", argv[i]);
             MPI_Finalize();
