@@ -13,6 +13,9 @@
 #            against the MPI library's nonblocking collectives
 #   cluster_overlap  the overlap part alone on the emulated cluster, topocoll's
 #            choice beside the MPI library's, without and with 8 MPI_Test calls
+#   cluster_overlap_repeat  four of those cells (bcast 4 KiB and allgather
+#            256 KiB with 8 test calls, allreduce 4 KiB and 256 KiB without),
+#            LAUNCHES launches (default 5)
 #   request_cost  topocoll-overhead -m nb at np 2: a small nonblocking (and,
 #            with MPICH 4, persistent) call against the blocking one and the
 #            generalized request's round trip, LAUNCHES launches into rN.txt
@@ -157,6 +160,22 @@ for part in $parts; do
         done
       done
     done ;;
+  cluster_overlap_repeat)
+    # the cells whose reading one launch left open, LAUNCHES launches (default
+    # 5) of topocoll's choice against the MPI library's, into
+    # rN_COLL_SIZE_tTESTS.csv/.txt
+    cluster_up
+    for ((r = 1; r <= ${LAUNCHES:-5}; r++)); do
+      for spec in "bcast 4K 8" "allreduce 256K 0" "allgather 256K 8" "allreduce 4K 0"; do
+        set -- $spec
+        extra=()
+        [ "$3" -gt 0 ] && extra=(--test-calls "$3")
+        "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
+          -c "$1" -a native,auto -s "$2" "${extra[@]}" -r 3 -q --csv "$out/r${r}_$1_$2_t$3.csv" \
+          > "$out/r${r}_$1_$2_t$3.txt" 2>&1
+      done
+    done
+    "$tool" down > /dev/null 2>&1 ;;
   cluster_overlap)
     cluster_up
     # (LEARN_INITS="0 400": each TOPOCOLL_LEARN_INIT value in turn, _initV)
