@@ -17,7 +17,7 @@ extern const tc_algo tc_allgather_linear, tc_allgather_gather_bcast, tc_allgathe
     tc_allgather_neighbor_exchange, tc_allgather_native;
 extern const tc_family tc_allgather_twotier, tc_allgather_hierarchical;
 
-extern const tc_algo tc_bcast_binomial, tc_bcast_scatter_allgather, tc_bcast_native;
+extern const tc_algo tc_bcast_binomial, tc_bcast_linear, tc_bcast_scatter_allgather, tc_bcast_native;
 extern const tc_family tc_bcast_twotier;
 
 extern const tc_algo tc_scatter_binomial, tc_scatter_native;
@@ -62,6 +62,7 @@ static const tc_catalog_row allgather[] = {
 
 static const tc_catalog_row bcast[] = {
     ALGO(tc_bcast_binomial),
+    ALGO(tc_bcast_linear),
     ALGO(tc_bcast_scatter_allgather),
     FAMILY(tc_bcast_twotier),              /* twotier:units=ranks|sockets,chunked=no|yes */
     ALGO(tc_bcast_native),

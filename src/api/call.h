@@ -199,7 +199,9 @@ int tc_nb_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, int area, const 
 uint64_t tc_nb_form_rounds(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al, int area);
 /* A nonblocking race's candidates (nb_race.c): the learner's fastest with
  * a nonblocking form (node-shared memory where the ring is made), the cost
- * model's fastest with one (none), and the MPI library's own; at most max. */
+ * model's fastest with one (none), the catalog's entry of fewest rounds
+ * (one reduction over the communicator: collective), and the MPI
+ * library's own; at most max. */
 int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max);
 /* Set while a persistent init times its candidates' requests: their starts
  * are left out of the run summary. */

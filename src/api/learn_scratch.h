@@ -49,7 +49,7 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * schedule rounds win (tc_learn_race_pick).  a: c's arguments.  Into
  * out: what was timed and the winner (n 0 and no winner where the race
  * could not run; no winner where none could be timed).  Collective. */
-#define TC_SCRATCH_RACE_MAX 4
+#define TC_SCRATCH_RACE_MAX 5
 /* What a race timed: its candidates in order, their agreed times (of a
  * block of calls; TC_RACE_UNTIMED or above: not timed) and schedule rounds
  * (TC_RACE_ROUNDS_UNKNOWN: not known), and the winner (NULL: none). */

@@ -516,18 +516,56 @@ static int race_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_a
     return kept;
 }
 
+/* The catalog's entry (at its defaults) with a nonblocking form for the
+ * call in the fewest rounds (the most any rank has: one reduction over the
+ * communicator, so that every rank names the same; the first of the
+ * fewest in catalog order), on the ring as race_ranked asks; NULL: none.
+ * A round advances only in a progress call: an application that tests
+ * seldom overlaps a form of one round (a bcast's root sends everything at
+ * the start) and waits for the rest of a form of several, which a call and
+ * its wait alone do not show. */
+#define FEWEST_MAX_ENTRIES 32
+static const tc_algo *fewest_rounds(tc_ctx *x, const tc_call *c, const tc_args *a)
+{
+    int area = x->ring_made == 1, n = tc_catalog_entry_count(c->d->coll);
+    if (n > FEWEST_MAX_ENTRIES) n = FEWEST_MAX_ENTRIES;
+    const tc_algo *al[FEWEST_MAX_ENTRIES];
+    uint64_t mine[FEWEST_MAX_ENTRIES], all[FEWEST_MAX_ENTRIES];
+    for (int i = 0; i < n; i++) {
+        const tc_entry *e = tc_catalog_entry_at(c->d->coll, i);
+        al[i] = e ? e->def : NULL;
+        mine[i] = TC_RACE_ROUNDS_UNKNOWN;
+        if (!al[i] || entry_why(al[i], c, area)) continue;
+        if (area && (al[i]->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) && !fits_ring(al[i], c, a, x)) continue;
+        mine[i] = tc_nb_form_rounds(x, c, a, al[i], area);
+    }
+    if (n < 1 || PMPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (all[i] != TC_RACE_ROUNDS_UNKNOWN && (best < 0 || all[i] < all[best])) best = i;
+    return best < 0 ? NULL : al[best];
+}
+
+/* Whether al is among out[0..n). */
+static int listed_in(const tc_algo *const *out, int n, const tc_algo *al)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i] == al) return 1;
+    return 0;
+}
+
 int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
 {
-    int n = race_ranked(x, c, a, out, max > 2 ? max - 2 : max);
+    int n = race_ranked(x, c, a, out, max > 3 ? max - 3 : max);
     tc_sched s;
     tc_sched_init(&s);
     const tc_sched *cached;
     tc_args b = *a;
     const tc_algo *model = model_nonblocking(x, c, &b, &s, &cached);
     tc_sched_free(&s);
-    for (int i = 0; model && i < n; i++)
-        if (out[i] == model) model = NULL;
-    if (model && n < max) out[n++] = model;
+    if (model && !listed_in(out, n, model) && n < max) out[n++] = model;
+    const tc_algo *few = fewest_rounds(x, c, a);
+    if (few && !listed_in(out, n, few) && n < max) out[n++] = few;
     const tc_algo *own = tc_catalog_find(c->d->coll, "native");
     if (own && n < max) out[n++] = own;
     return n;
