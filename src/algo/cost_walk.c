@@ -134,6 +134,23 @@ int tc_cw_pow2_floor(int p)
     return q;
 }
 
+/* The root's send of step d (ctx: the root). */
+static int from_root(const void *ctx, int r, int p, int d, double *blocks)
+{
+    int root = *(const int *)ctx;
+    if (r != root) return -1;
+    *blocks = 1;
+    return (root + d) % p;
+}
+
+int tc_cw_cost_from_root(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
+{
+    (void)al;
+    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
+    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, from_root, &root, d, n);
+    return 0;
+}
+
 int tc_cw_all_distances(tc_cost *c, const tc_topo *t, double n)
 {
     if (t->size > 2048) return -1;

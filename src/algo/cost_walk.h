@@ -74,6 +74,10 @@ int tc_cw_fold_old(int p, int v);
  * then recursive halving among the q survivors (mask d: n/2d sent and
  * reduced).  Returns q. */
 int tc_cw_fold_halving(tc_cost *c, const tc_topo *t, double n);
+/* A cost function (tc_algo.cost): p-1 steps from the root to root+d of n
+ * bytes each (d = 1..p-1), a linear bcast's or scatter's sends one after
+ * another (a root out of range: rank 0). */
+int tc_cw_cost_from_root(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c);
 /* p-1 steps to rank+d of n bytes each (d = 1..p-1): the pairwise and linear
  * exchanges of all-to-all; -1 past 2048 ranks (O(p^2) to price), else 0. */
 int tc_cw_all_distances(tc_cost *c, const tc_topo *t, double n);

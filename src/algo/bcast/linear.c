@@ -33,26 +33,8 @@ static int generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-/* The root's d-th send (ctx: the root). */
-static int from_root(const void *ctx, int r, int p, int d, double *blocks)
-{
-    int root = *(const int *)ctx;
-    if (r != root) return -1;
-    *blocks = 1;
-    return (root + d) % p;
-}
-
-/* Cost function: the root's p - 1 messages, one after another. */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
-{
-    (void)al;
-    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
-    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, from_root, &root, d, n);
-    return 0;
-}
-
 const tc_algo tc_bcast_linear = {
-    .cost = cost,
+    .cost = tc_cw_cost_from_root,   /* the root's p - 1 messages, one after another */
     .coll = TOPOCOLL_BCAST, .name = "linear",
     .desc = "the root sends to every rank in one round (small p or small messages; nothing left for a "
             "nonblocking wait)",

@@ -35,26 +35,8 @@ int tc_scatterv_linear_generate(tc_sched *s, const tc_args *a, const tc_topo *t)
     return 0;
 }
 
-/* The step of distance d: the root sends rank root+d one block. */
-static int pair(const void *ctx, int r, int p, int d, double *blocks)
-{
-    int root = *(const int *)ctx;
-    if (r != root) return -1;
-    *blocks = 1;
-    return (root + d) % p;
-}
-
-/* Cost function: p-1 messages of a block from the root, one per step. */
-static int cost(const tc_algo *al, const tc_args *a, const tc_topo *t, double n, tc_cost *c)
-{
-    (void)al;
-    int root = a->root >= 0 && a->root < t->size ? a->root : 0;
-    for (int d = 1; d < t->size; d++) tc_cw_step(c, t, pair, &root, d, n);
-    return 0;
-}
-
 const tc_algo tc_scatterv_linear = {
-    .cost = cost,
+    .cost = tc_cw_cost_from_root,   /* the root's p - 1 messages, one after another */
     .coll = TOPOCOLL_SCATTERV, .name = "linear",
     .desc = "direct: the root sends every rank its block",
     .req = TC_REQ_NONE, .generate = tc_scatterv_linear_generate, .source = __FILE__,
