@@ -107,9 +107,9 @@ static int run_chosen(tc_ctx *x, tc_call *c, const tc_config *cfg, const tc_call
     if (piece > 0) return run_in_pieces(x, c, cfg, *al, a, piece);
     /* An explained call delays the ranks that print its line (rank 0, a few
      * microseconds a line), and the others' run would then time the wait
-     * for them: the learner's timed calls start together instead, so that
-     * TOPOCOLL_EXPLAIN does not change what it explains. */
-    if (lt->slot && lt->plan.timed && cfg->explain && (rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS)
+     * for them: where any rank explains, the learner's timed calls start
+     * together, so that TOPOCOLL_EXPLAIN does not change what it explains. */
+    if (lt->slot && lt->plan.timed && x->explaining && (rc = PMPI_Barrier(c->comm)) != MPI_SUCCESS)
         return tc_raise_mpi(c->comm, rc, c->fn);
     uint64_t t0 = lt->slot ? tc_stats_now() : 0;   /* integers: no floating-point flag raised */
     rc = run_whole(x, c, cut, a, al, s);

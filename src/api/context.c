@@ -278,6 +278,15 @@ static int ctx_topology(tc_ctx *c, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/* Whether any rank of c explains: a rank whose environment alone sets
+ * TOPOCOLL_EXPLAIN delays its calls by its lines, and the barrier that
+ * keeps that out of the learner's timings (call.c) must be every rank's. */
+static int ctx_explaining(tc_ctx *c)
+{
+    int mine = tc_config_get()->explain != 0;
+    return PMPI_Allreduce(&mine, &c->explaining, 1, MPI_INT, MPI_MAX, c->comm);
+}
+
 /* A marker: nothing made yet, no MPI call. */
 static tc_ctx *ctx_alloc(void)
 {
@@ -300,6 +309,7 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
     if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
+    if (rc == MPI_SUCCESS) rc = ctx_explaining(c);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
     if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm, shm_spins(c));   /* NULL: the MPI library's nonblocking calls */
     if (rc != MPI_SUCCESS) {

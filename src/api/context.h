@@ -120,6 +120,8 @@ typedef struct tc_ctx {
     int node_shm;          /* every node's ranks share memory (tc_args.node_shm) */
     tc_node_comms ncomms;  /* the member sets' communicators */
     tc_load_info load;     /* oversubscribed or not (tc_args.load), detected once */
+    int explaining;        /* some rank of the communicator explains (TOPOCOLL_EXPLAIN): the
+                              learner's timed calls start with a barrier (call.c); agreed */
     tc_shm_model *model;   /* the one-node allreduce memory model, made by the
                               context on first need (shm_calibrate.h); NULL: not yet */
     unsigned model_asked;  /* selections that reached the model before it was made */
