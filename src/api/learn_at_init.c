@@ -40,18 +40,12 @@
  * the blocking calls after, find it settled; then 38 starts of up to three
  * requests per init.  Memory: the scratch buffers for the init's time.
  *
- * The caller's floating-point environment is held over all of it
- * (core/fp_env.h): these calls are the library's own, and the MPI library
- * may raise flags in them (MPICH over UCX raised inexact in the connection
- * set-up of the first large message between two ranks, which a trial sent).
- *
  * Restrictions: not for the per-peer collectives (one learner per
  * communicator, vectors of their own), user-defined ops (their function
  * would run on scratch data), forced or named entries, learning off
  * (TOPOCOLL_LEARN=0), or scratch above 16 MiB per buffer.
  */
 #include "api/learn_call.h"
-#include "core/fp_env.h"
 #include "api/learn_scratch.h"
 
 const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
@@ -59,12 +53,7 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     const tc_config *cfg = tc_config_get();
     if (cfg->learn_init <= 0 || !tc_learn_on(cfg, c->d->coll) || c->d->vcounts) return NULL;
     tc_scratch s;
-    tc_fp_saved env;   /* calls the user did not make: what they raise is not the caller's */
-    tc_fp_hold(&env);
-    if (!tc_scratch_begin(x, c, a, &s)) {
-        tc_fp_restore(&env);
-        return NULL;   /* every key stays as it was, at every rank */
-    }
+    if (!tc_scratch_begin(x, c, a, &s)) return NULL;   /* every key stays as it was, at every rank */
     int calls = tc_scratch_settle(x, c, a, &s, cfg->learn_init);
     const tc_algo *cand[TC_SCRATCH_RACE_MAX];
     tc_race_result r = { .n = 0, .winner = NULL };
@@ -73,6 +62,5 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     if (n >= 2) tc_scratch_race(x, c, a, &s, cand, n, 1, &r);
     tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, &r);
     tc_scratch_free(&s);
-    tc_fp_restore(&env);
     return r.winner;
 }

@@ -59,6 +59,13 @@ static int64_t span_of(MPI_Datatype t, int64_t n, MPI_Aint *lb)
     return (n - 1) * (int64_t)ext + (int64_t)text;
 }
 
+static void release_mem(tc_scratch *s)
+{
+    free(s->mem[0]);
+    free(s->mem[1]);
+    s->mem[0] = s->mem[1] = NULL;
+}
+
 /* The scratch record (tc_scratch_begin's); 0 where the memory could not be
  * had (s then holds nothing to free). */
 static int scratch_make(const tc_call *c, tc_scratch *s)
@@ -82,7 +89,7 @@ static int scratch_make(const tc_call *c, tc_scratch *s)
         MPI_Aint lb;
         int64_t bytes = span_of(tc_call_type(c, b), n, &lb);
         if (bytes < 0 || !(s->mem[b] = calloc(1, bytes > 0 ? (size_t)bytes : 1))) {
-            tc_scratch_free(s);
+            release_mem(s);
             return 0;
         }
         to[b] = (char *)s->mem[b] - lb;
@@ -94,16 +101,17 @@ static int scratch_make(const tc_call *c, tc_scratch *s)
 
 void tc_scratch_free(tc_scratch *s)
 {
-    free(s->mem[0]);
-    free(s->mem[1]);
-    s->mem[0] = s->mem[1] = NULL;
+    release_mem(s);
+    tc_fp_restore(&s->fp);
 }
 
 int tc_scratch_begin(tc_ctx *x, const tc_call *c, const tc_args *a, tc_scratch *s)
 {
+    tc_fp_hold(&s->fp);
     int mine = tc_learn_prepare(x, c, a) >= 0 && tc_scratch_eligible(c) && scratch_make(c, s), all = mine;
     if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, x->comm) == MPI_SUCCESS && all) return 1;
-    if (mine) tc_scratch_free(s);
+    if (mine) release_mem(s);
+    tc_fp_restore(&s->fp);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #define TC_API_LEARN_SCRATCH_H
 
 #include "api/call.h"
+#include "core/fp_env.h"
 
 /* The largest scratch buffer (bytes). */
 #define TC_SCRATCH_MAX ((int64_t)16 << 20)
@@ -18,6 +19,7 @@
 typedef struct tc_scratch {
     tc_call call;    /* the record with the scratch buffers, its checks not yet made */
     void *mem[2];    /* the buffers (NULL: none) */
+    tc_fp_saved fp;  /* the caller's floating-point environment, held from begin to free */
 } tc_scratch;
 
 /* May the checked call c learn on scratch buffers (learning on for its
@@ -30,8 +32,14 @@ int tc_scratch_eligible(const tc_call *c);
  * significant buffers replaced by zeroed memory of p times the larger count
  * of their datatypes, MPI_IN_PLACE and insignificant arguments kept), where
  * every rank's call is eligible and got its memory (one reduction, MIN).
- * 0 where some rank's did not: nothing to free, the keys as they were. */
+ * 0 where some rank's did not: nothing to free, the keys as they were.
+ * From a successful begin to tc_scratch_free the caller's floating-point
+ * environment is held (core/fp_env.h): the calls on scratch buffers are
+ * the library's own, and the MPI library may raise flags in them (MPICH
+ * over UCX raised inexact in the connection set-up of the first large
+ * message between two ranks, which a trial sent). */
 int tc_scratch_begin(tc_ctx *x, const tc_call *c, const tc_args *a, tc_scratch *s);
+/* The buffers freed, the caller's floating-point environment back. */
 void tc_scratch_free(tc_scratch *s);
 /* Blocking calls of the scratch record, by selection and left out of the
  * run summary, until the key of c (args a) settles or max calls ran, its

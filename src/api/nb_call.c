@@ -502,17 +502,23 @@ uint64_t tc_nb_form_rounds(tc_ctx *x, const tc_call *c, const tc_args *a, const 
     return rounds;
 }
 
+/* May al's trial in a race run on the ring (area: the ring is made)?  An
+ * entry on node-shared memory whose need does not fit the ring's areas
+ * would decline its trial. */
+static int raceable_on_ring(const tc_algo *al, const tc_call *c, const tc_args *a, const tc_ctx *x, int area)
+{
+    return !area || !(al->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) || fits_ring(al, c, a, x);
+}
+
 /* The learner's fastest entries with a nonblocking form, at most max into
  * out: on the ring's node-shared memory where it is made and the entry's
- * need fits its areas (one that does not would decline its trial). */
+ * need fits its areas. */
 static int race_ranked(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo **out, int max)
 {
     const tc_algo *ranked[TC_LEARN_MAX_CAND];
     int area = x->ring_made == 1, n = tc_nb_ranked(x, c, a, area, ranked, TC_LEARN_MAX_CAND), kept = 0;
-    for (int i = 0; i < n && kept < max; i++) {
-        int on_shm = area && (ranked[i]->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE));
-        if (!on_shm || fits_ring(ranked[i], c, a, x)) out[kept++] = ranked[i];
-    }
+    for (int i = 0; i < n && kept < max; i++)
+        if (raceable_on_ring(ranked[i], c, a, x, area)) out[kept++] = ranked[i];
     return kept;
 }
 
@@ -535,9 +541,8 @@ static const tc_algo *fewest_rounds(tc_ctx *x, const tc_call *c, const tc_args *
         const tc_entry *e = tc_catalog_entry_at(c->d->coll, i);
         al[i] = e ? e->def : NULL;
         mine[i] = TC_RACE_ROUNDS_UNKNOWN;
-        if (!al[i] || entry_why(al[i], c, area)) continue;
-        if (area && (al[i]->req & (TC_REQ_NODE_SHM | TC_REQ_INLINE)) && !fits_ring(al[i], c, a, x)) continue;
-        mine[i] = tc_nb_form_rounds(x, c, a, al[i], area);
+        if (al[i] && !entry_why(al[i], c, area) && raceable_on_ring(al[i], c, a, x, area))
+            mine[i] = tc_nb_form_rounds(x, c, a, al[i], area);
     }
     if (n < 1 || PMPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MAX, x->comm) != MPI_SUCCESS) return NULL;
     int best = -1;

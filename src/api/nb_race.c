@@ -47,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fp_env.h"
 #include "api/call.h"
 #include "api/learn_call.h"
 #include "api/learn_scratch.h"
@@ -129,13 +128,10 @@ void tc_nb_race_run(tc_ctx *x)
     tc_args a;
     tc_call_make_ctx_args(c, x, &a);
     tc_scratch s;
-    tc_fp_saved env;   /* calls the user did not make (as at a persistent init) */
-    tc_fp_hold(&env);
     if (tc_scratch_begin(x, c, &a, &s)) {
         race(x, c, &a, &s);
         tc_scratch_free(&s);
     }
-    tc_fp_restore(&env);
     free(c);
 }
 

@@ -168,11 +168,10 @@ for part in $parts; do
     for ((r = 1; r <= ${LAUNCHES:-5}; r++)); do
       for spec in "bcast 4K 8" "allreduce 256K 0" "allgather 256K 8" "allreduce 4K 0"; do
         set -- $spec
-        extra=()
-        [ "$3" -gt 0 ] && extra=(--test-calls "$3")
-        "$tool" run --ranks 2,2,2,2 --order block --timeout 600 --env LD_PRELOAD="$pre" -- "$bench" --overlap \
-          -c "$1" -a native,auto -s "$2" "${extra[@]}" -r 3 -q --csv "$out/r${r}_$1_$2_t$3.csv" \
-          > "$out/r${r}_$1_$2_t$3.txt" 2>&1
+        cluster_overlap_run "$1" native,auto "$2" "$3"
+        ran=ov_cl_$1
+        [ "$3" -gt 0 ] && ran=ov_cl_tests${3}_$1
+        for f in csv txt; do mv "$out/$ran.$f" "$out/r${r}_$1_$2_t$3.$f"; done
       done
     done
     "$tool" down > /dev/null 2>&1 ;;
