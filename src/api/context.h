@@ -136,7 +136,13 @@ typedef struct tc_ctx {
                               race (nb_race.c) */
     unsigned char nb_looked[TOPOCOLL_NCOLL]; /* 1: that key has nothing to race (its memo's
                               calls are not counted) */
+    unsigned nb_since[TOPOCOLL_NCOLL]; /* the nonblocking calls of a watched key since its race */
+    unsigned nb_check_at[TOPOCOLL_NCOLL]; /* ... at which its usage is next compared (nb_race.h) */
+    unsigned nb_tick[TOPOCOLL_NCOLL]; /* its calls, for sampling every TC_NB_USAGE_EVERY-th */
+    unsigned char nb_watch[TOPOCOLL_NCOLL]; /* 1: the key raced and may race again where the
+                              application's usage changes (nb_usage.h) */
     int race_want;         /* a key's nonblocking calls asked for a race: the next blocking call runs it */
+    int race_check;        /* ... only where some rank's usage changed since its last race */
     struct tc_call *race_call; /* that key's call record (its buffers not used) */
     struct tc_learn_slot **learn; /* the learners of its keys (learn_call.c) */
     int nlearn, learn_cap;

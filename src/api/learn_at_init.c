@@ -59,8 +59,8 @@ const tc_algo *tc_learn_at_init(tc_ctx *x, const tc_call *c, const tc_args *a)
     tc_race_result r = { .n = 0, .winner = NULL };
     int settled = tc_learn_settled(x, c, a);
     int n = settled ? tc_nb_ranked(x, c, a, 1, cand, 3) : 0;
-    if (n >= 2) tc_scratch_race(x, c, a, &s, cand, n, 1, &r);
-    tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, &r);
+    if (n >= 2) tc_scratch_race(x, c, a, &s, cand, n, 1, NULL, &r);
+    tc_scratch_explain(x, c, "persistent init", "persistent", calls, settled, NULL, &r);
     tc_scratch_free(&s);
     return r.winner;
 }

@@ -20,6 +20,7 @@ typedef struct tc_learn_slot {
     int np, nnodes, ppn;
     int nb_raced;              /* the nonblocking calls' race ran for the key (nb_race.c) */
     const tc_algo *nb_winner;  /* its fastest nonblocking form (NULL: none timed) */
+    int nb_reraces;            /* races again for a change of the application's usage */
 } tc_learn_slot;
 
 /* What the call path keeps for one call between the choice and its end. */

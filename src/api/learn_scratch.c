@@ -136,49 +136,106 @@ typedef struct trial {
     uint64_t best;     /* least block so far (TC_RACE_UNTIMED: none yet; UINT64_MAX: failed) */
 } trial;
 
-/* One call of the trial's form and its wait. */
-static int trial_once(trial *t, const tc_scratch *s, int persistent)
+/* How the race runs each call: back to back, or as the application did
+ * (nb_usage.h): computation between the call and its wait, test calls in
+ * it, and only the time in MPI counted (what the application's
+ * computation does not hide). */
+typedef struct race_form {
+    int persistent;
+    uint64_t gap_ns;   /* 0: back to back */
+    unsigned tests;
+} race_form;
+
+/* Busy until t (ns, tc_stats_now's clock): the application's computation. */
+static void compute_until(uint64_t t)
+{
+    while (tc_stats_now() < t) {
+    }
+}
+
+/* The computation and test calls between a trial's start and its wait;
+ * returns the time spent in the test calls. */
+static uint64_t between(MPI_Request *r, const race_form *f)
+{
+    uint64_t in_mpi = 0, piece = f->gap_ns / (f->tests + 1), t = tc_stats_now();
+    for (unsigned i = 0; i < f->tests; i++) {
+        compute_until(t += piece);
+        uint64_t t0 = tc_stats_now();
+        int flag = 0;
+        (void)tc_nb_test(r, &flag, MPI_STATUS_IGNORE);
+        uint64_t t1 = tc_stats_now();
+        in_mpi += t1 - t0;
+        t += t1 - t0;
+    }
+    compute_until(t + piece);
+    return in_mpi;
+}
+
+/* One call of the trial's form and its wait; *ns its time (in MPI only,
+ * where f has computation between them). */
+static int trial_once(trial *t, const tc_scratch *s, const race_form *f, uint64_t *ns)
 {
     int rc;
-    if (persistent) {
-        if ((rc = tc_nb_start(&t->req)) != MPI_SUCCESS) return rc;
-        return tc_nb_wait(&t->req, MPI_STATUS_IGNORE);
+    uint64_t t0 = tc_stats_now(), hidden = 0;
+    MPI_Request once_req = MPI_REQUEST_NULL, *r = &once_req;
+    if (f->persistent) {
+        r = &t->req;
+        rc = tc_nb_start(r);
+    } else {
+        tc_call once = s->call;
+        if (t->al->req & TC_REQ_NATIVE) rc = tc_run_native_nb(&once, 0, MPI_INFO_NULL, r);
+        else rc = tc_nb_call(&once, 1, t->al->name, 0, MPI_INFO_NULL, r);
     }
-    tc_call once = s->call;
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (t->al->req & TC_REQ_NATIVE) rc = tc_run_native_nb(&once, 0, MPI_INFO_NULL, &r);
-    else rc = tc_nb_call(&once, 1, t->al->name, 0, MPI_INFO_NULL, &r);
     if (rc != MPI_SUCCESS) return rc;
-    return tc_nb_wait(&r, MPI_STATUS_IGNORE);
+    if (f->gap_ns) {
+        uint64_t t1 = tc_stats_now(), tests = between(r, f);
+        hidden = tc_stats_now() - t1 - tests;   /* the computation's time */
+    }
+    rc = tc_nb_wait(r, MPI_STATUS_IGNORE);
+    *ns = tc_stats_now() - t0 - hidden;
+    return rc;
 }
 
 /* n calls of the trial after an untimed one (its memo of the call made
  * again: the candidates alternate); UINT64_MAX: an error. */
-static uint64_t trial_block(trial *t, const tc_scratch *s, int persistent, int n)
+static uint64_t trial_block(trial *t, const tc_scratch *s, const race_form *f, int n)
 {
-    if (trial_once(t, s, persistent) != MPI_SUCCESS) return UINT64_MAX;
-    uint64_t t0 = tc_stats_now();
-    for (int i = 0; i < n; i++)
-        if (trial_once(t, s, persistent) != MPI_SUCCESS) return UINT64_MAX;
-    return tc_stats_now() - t0;
+    uint64_t ns, sum = 0;
+    if (trial_once(t, s, f, &ns) != MPI_SUCCESS) return UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        if (trial_once(t, s, f, &ns) != MPI_SUCCESS) return UINT64_MAX;
+        sum += ns;
+    }
+    return sum;
 }
 
-static void race_rounds(trial *t, int n, const tc_scratch *s, int persistent)
+static void race_rounds(trial *t, int n, const tc_scratch *s, const race_form *f)
 {
     for (int w = 0; w < TC_RACE_WARM; w++)
         for (int k = 0; k < n; k++)
-            if (t[k].best != UINT64_MAX && trial_block(&t[k], s, persistent, 0) == UINT64_MAX) t[k].best = UINT64_MAX;
+            if (t[k].best != UINT64_MAX && trial_block(&t[k], s, f, 0) == UINT64_MAX) t[k].best = UINT64_MAX;
     for (int b = 0; b < TC_RACE_BLOCKS; b++)
         for (int k = 0; k < n; k++) {
             if (t[k].best == UINT64_MAX) continue;   /* (the same at every rank but for a local error) */
-            uint64_t ns = trial_block(&t[k], s, persistent, TC_RACE_BLOCK);
+            uint64_t ns = trial_block(&t[k], s, f, TC_RACE_BLOCK);
             if (ns < t[k].best || ns == UINT64_MAX) t[k].best = ns;
         }
 }
 
-void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
-                     int n, int persistent, tc_race_result *out)
+/* The race's form for usage u (NULL: back to back). */
+static race_form form_of(int persistent, const tc_nb_usage *u)
 {
+    race_form f = { persistent, 0, 0 };
+    if (!u) return f;
+    f.gap_ns = u->gap_ns < TC_NB_USAGE_GAP_MAX ? u->gap_ns : TC_NB_USAGE_GAP_MAX;
+    f.tests = u->tests < TC_NB_USAGE_TESTS_MAX ? u->tests : TC_NB_USAGE_TESTS_MAX;
+    return f;
+}
+
+void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
+                     int n, int persistent, const tc_nb_usage *u, tc_race_result *out)
+{
+    race_form f = form_of(persistent, u);
     out->n = 0;
     out->winner = NULL;
     trial t[TC_SCRATCH_RACE_MAX];
@@ -196,7 +253,7 @@ void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scr
             t[k].req == MPI_REQUEST_NULL)
             t[k].best = UINT64_MAX;
     }
-    race_rounds(t, n, s, persistent);
+    race_rounds(t, n, s, &f);
     for (int k = 0; k < n; k++) {
         if (t[k].req != MPI_REQUEST_NULL) (void)tc_nb_request_free(&t[k].req);
         mine[k] = t[k].best;
@@ -230,14 +287,19 @@ static void race_entry(char *why, size_t size, size_t *len, const tc_race_result
 }
 
 void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
-                        const tc_race_result *r)
+                        const tc_nb_usage *u, const tc_race_result *r)
 {
     if (!tc_config_get()->explain) return;
     const tc_algo *winner = r->winner;
-    char why[512];
+    char why[640];
     int w = snprintf(why, sizeof why, "%s: %d calls on scratch buffers, the key %s; %s%s forms timed", what,
                      calls, settled ? "settled" : "not settled (TOPOCOLL_LEARN_INIT)", winner ? "" : "no ", form);
     size_t len = w < 0 ? 0 : (size_t)w < sizeof why ? (size_t)w : sizeof why - 1;
     for (int k = 0; k < r->n; k++) race_entry(why, sizeof why, &len, r, k);
+    if (u && len < sizeof why - 1) {
+        race_form f = form_of(0, u);
+        snprintf(why + len, sizeof why - len, "; as the application ran them: %.3g us of computation and %u test "
+                 "calls between a call and its wait, the time in MPI", (double)f.gap_ns / 1e3, f.tests);
+    }
     tc_explain(x, c->d->name, c->bytes, winner ? winner->name : "learning", why);
 }

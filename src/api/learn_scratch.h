@@ -11,6 +11,7 @@
 #define TC_API_LEARN_SCRATCH_H
 
 #include "api/call.h"
+#include "api/nb_usage.h"
 #include "core/fp_env.h"
 
 /* The largest scratch buffer (bytes). */
@@ -49,8 +50,12 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
 /* Races cand[0..n) (n <= TC_SCRATCH_RACE_MAX) in the form asked
  * on the scratch record: persistent, a request made once and started and
  * waited; else a nonblocking call by name and its wait, each time (the
- * MPI library's own, "native": its nonblocking collective).  The
- * candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
+ * MPI library's own, "native": its nonblocking collective).  u: how the
+ * application runs its calls (nb_usage.h; NULL: back to back): the
+ * computation between a call and its wait (at most TC_NB_USAGE_GAP_MAX),
+ * the test calls spread in it, and a call's time is then the time in MPI
+ * only (its start, tests and wait), what the computation does not hide.
+ * The candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
  * candidate's time is its least block, agreed by one reduction (MAX over
  * the ranks); a later candidate wins only where it is more than a tenth
  * faster, and among those within a tenth of the winner the fewest
@@ -68,12 +73,13 @@ typedef struct tc_race_result {
     const tc_algo *winner;
 } tc_race_result;
 void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
-                     int n, int persistent, tc_race_result *out);
+                     int n, int persistent, const tc_nb_usage *u, tc_race_result *out);
 
 /* TOPOCOLL_EXPLAIN: one line for what learned on scratch (what: "persistent
- * init" or "nonblocking race"; form: the forms raced), naming r's winner
- * and, where a race ran (r->n > 0), each candidate's time and rounds. */
+ * init" or "nonblocking race"; form: the forms raced; u: the usage they were
+ * timed with, NULL: back to back), naming r's winner and, where a race ran
+ * (r->n > 0), each candidate's time and rounds. */
 void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const char *form, int calls, int settled,
-                        const tc_race_result *r);
+                        const tc_nb_usage *u, const tc_race_result *r);
 
 #endif

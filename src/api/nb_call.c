@@ -408,7 +408,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     else if (rc == MPI_SUCCESS) rc = ring_area(x, c, &a, by_name, &al, op, &cached, &why);
     if (rc == MPI_SUCCESS && !al) {
         tc_nb_op_free(op);
-        tc_memo_remember_nb(x, c, &a, tc_catalog_find(c->d->coll, "native"), NULL, by_name);
+        if (!persistent) tc_memo_remember_nb(x, c, &a, tc_catalog_find(c->d->coll, "native"), NULL, by_name);
         return native(x, c, persistent, info, req, why);
     }
     if (rc == MPI_SUCCESS && c->d->reduction && (rc = tc_call_check_op(c)) != MPI_SUCCESS)
@@ -420,14 +420,16 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
     tc_explain(x, c->d->name, c->bytes, al->name,
                persistent ? (op->area ? "persistent, on node-shared memory of its own" : "persistent")
                           : op->area ? "nonblocking, on the ring's node-shared memory" : "nonblocking");
-    /* a memo's schedule on node-shared memory takes a ring area; a persistent
-     * request's own area may be larger than the ring's: not remembered */
-    int remember = cached != NULL && !(persistent && op->area);
+    /* the memo serves the nonblocking calls that follow: a persistent init's
+     * choice (its own race's, learn_at_init.c) is not theirs (their race's,
+     * nb_race.c), and its area may be larger than the ring's */
+    int remember = cached != NULL && !persistent;
     if ((rc = bind_user(c, &a, op->user)) == MPI_SUCCESS) rc = finish_op(x, c, al, op);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
+    if (!persistent && !by_name && tc_nb_race_samples(x, c->d->coll)) tc_nb_op_sample(op, c->d->coll);
     rc = persistent ? tc_nb_persistent(op, req) : tc_nb_launch(op, req);
     if (rc != MPI_SUCCESS) {
         tc_nb_op_free(op);
@@ -467,6 +469,7 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
         return 0;
     }
     if (err == MPI_SUCCESS) err = finish_op(x, c, m->algo, op);
+    if (err == MPI_SUCCESS && !by_name && tc_nb_race_samples(x, c->d->coll)) tc_nb_op_sample(op, c->d->coll);
     if (err == MPI_SUCCESS) err = tc_nb_launch(op, req);
     if (err != MPI_SUCCESS) {
         tc_nb_op_free(op);

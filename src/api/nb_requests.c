@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/call.h"
 #include "api/error.h"
+#include "api/nb_usage.h"
 #include "api/stats.h"
 #include "core/thread_local.h"
 #include "exec/backoff.h"
@@ -178,6 +180,9 @@ static void clear_for_reuse(tc_nb_op *op)
     op->stats_coll = op->stats_size = 0;
     op->stats_bytes = 0;
     op->stats_t0 = 0;
+    op->usage_t0 = 0;
+    op->usage_tests0 = 0;
+    op->usage_coll = 0;
 }
 
 void tc_nb_op_free(tc_nb_op *op)
@@ -343,11 +348,80 @@ static int native_done(tc_nb_op *op)
     return flag;
 }
 
+/* ---- how the application uses its calls (nb_usage.h) ---------------------------- */
+
+/* Inside one of MPI's wait calls (this thread). */
+static TC_THREAD_LOCAL int waiting;
+/* The application's test calls (MPI_Test, its all/any/some forms,
+ * MPI_Request_get_status), not those a wait makes. */
+static atomic_uint user_tests;
+
+void tc_nb_op_sample(tc_nb_op *op, int coll)
+{
+    op->usage_coll = coll + 1;   /* the sample starts when the start returns (tc_nb_launch) */
+}
+
+/* A sampled call whose operation ended in its start (a root that only
+ * sends, a receiver whose data was there): its sample ends at this
+ * thread's next wait or test call, which the live count (raised by one
+ * meanwhile) sends through here. */
+static TC_THREAD_LOCAL struct {
+    int coll;   /* + 1; 0: none */
+    unsigned tests0;
+    uint64_t t0;
+} ended_at_start;
+
+/* A sampled operation's start returns (lock held): the application's
+ * computation begins. */
+static void sample_begin(tc_nb_op *op)
+{
+    if (!op->usage_coll) return;
+    unsigned tests = atomic_load_explicit(&user_tests, memory_order_relaxed);
+    uint64_t now = tc_stats_now();
+    if (!op->running) {
+        if (!ended_at_start.coll) count_add(&tc_nb_live, 1);
+        ended_at_start.coll = op->usage_coll;
+        ended_at_start.tests0 = tests;
+        ended_at_start.t0 = now;
+        return;
+    }
+    op->usage_tests0 = tests;
+    op->usage_t0 = now;
+}
+
+/* One of MPI's wait or test calls begins: a call that ended at its start
+ * gives its sample. */
+static void wait_begins(void)
+{
+    if (!ended_at_start.coll) return;
+    tc_nb_usage_note(ended_at_start.coll - 1, tc_stats_now() - ended_at_start.t0,
+                     atomic_load_explicit(&user_tests, memory_order_relaxed) - ended_at_start.tests0);
+    ended_at_start.coll = 0;
+    take();
+    count_add(&tc_nb_live, -1);
+    give();
+}
+
+static void count_test(void)
+{
+    if (!waiting && !tc_nb_trial) atomic_fetch_add_explicit(&user_tests, 1, memory_order_relaxed);
+}
+
+/* A sampled operation reached by a wait, or ended: its sample. */
+static void sample_end(tc_nb_op *op)
+{
+    tc_nb_usage_note(op->usage_coll - 1, tc_stats_now() - op->usage_t0,
+                     atomic_load_explicit(&user_tests, memory_order_relaxed) - op->usage_tests0);
+    op->usage_t0 = 0;
+}
+
 static int advance(tc_nb_op *op)
 {
     int done = 0;
+    if (op->usage_t0 && waiting) sample_end(op);   /* the wait begins */
     if (op->native_start) done = native_done(op);
     else (void)tc_nb_exec_progress(&op->ex, &done);
+    if (op->usage_t0 && done) sample_end(op);
     if (done) finish(op);
     return done;
 }
@@ -486,6 +560,7 @@ int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
         count_add(&tc_nb_live, 1);
         *request = op->handle;   /* before the run: a run that ends at once completes it */
         rc = run_op(op);
+        if (rc == MPI_SUCCESS) sample_begin(op);
         if (rc != MPI_SUCCESS) {   /* nothing posted: the request completes with the error */
             count_add(&tc_nb_live, -1);
             op->result = rc;
@@ -591,7 +666,7 @@ static int persistent_complete(tc_nb_op *op, MPI_Status *st)
 
 /* ---- MPI's request functions ----------------------------------------------------- */
 
-int tc_nb_wait(MPI_Request *r, MPI_Status *st)
+static int wait_one(MPI_Request *r, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Wait(r, st);
     tc_nb_op *op = persistent_of(*r);
@@ -628,9 +703,21 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
     }
 }
 
+int tc_nb_wait(MPI_Request *r, MPI_Status *st)
+{
+    int was = waiting;
+    waiting = 1;
+    wait_begins();
+    int rc = wait_one(r, st);
+    waiting = was;
+    return rc;
+}
+
 int tc_nb_test(MPI_Request *r, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Test(r, flag, st);
+    count_test();
+    wait_begins();
     tc_nb_progress();
     tc_nb_op *op = persistent_of(*r);
     if (!op) return PMPI_Test(r, flag, st);
@@ -643,6 +730,8 @@ int tc_nb_test(MPI_Request *r, int *flag, MPI_Status *st)
 int tc_nb_get_status(MPI_Request r, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Request_get_status(r, flag, st);
+    count_test();
+    wait_begins();
     tc_nb_progress();
     tc_nb_op *op = persistent_of(r);
     if (!op) return PMPI_Request_get_status(r, flag, st);
@@ -703,6 +792,8 @@ static MPI_Status *status_at(MPI_Status st[], int i)
 int tc_nb_testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
 {
     if (!any_live()) return PMPI_Testall(n, r, flag, st);
+    count_test();
+    wait_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -727,7 +818,7 @@ out:
     return rc;
 }
 
-int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
+static int wait_all(int n, MPI_Request r[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitall(n, r, st);
     tc_backoff w;
@@ -739,9 +830,21 @@ int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
     }
 }
 
+int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
+{
+    int was = waiting;
+    waiting = 1;
+    wait_begins();
+    int rc = wait_all(n, r, st);
+    waiting = was;
+    return rc;
+}
+
 int tc_nb_testany(int n, MPI_Request r[], int *idx, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Testany(n, r, idx, flag, st);
+    count_test();
+    wait_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -769,7 +872,7 @@ out:
     return rc;
 }
 
-int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
+static int wait_any(int n, MPI_Request r[], int *idx, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Waitany(n, r, idx, st);
     tc_backoff w;
@@ -781,9 +884,21 @@ int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
     }
 }
 
+int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
+{
+    int was = waiting;
+    waiting = 1;
+    wait_begins();
+    int rc = wait_any(n, r, idx, st);
+    waiting = was;
+    return rc;
+}
+
 int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Testsome(n, r, outcount, idx, st);
+    count_test();
+    wait_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -816,7 +931,7 @@ int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status 
     return rc;
 }
 
-int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
+static int wait_some(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Waitsome(n, r, outcount, idx, st);
     tc_backoff w;
@@ -826,6 +941,16 @@ int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status 
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
         tc_backoff_pause(&w);
     }
+}
+
+int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
+{
+    int was = waiting;
+    waiting = 1;
+    wait_begins();
+    int rc = wait_some(n, r, outcount, idx, st);
+    waiting = was;
+    return rc;
 }
 
 int tc_nb_request_free(MPI_Request *r)

@@ -86,12 +86,21 @@ typedef struct tc_nb_op {
     int stats_coll, stats_size;
     int64_t stats_bytes;
     uint64_t stats_t0;
+    /* How the application uses the call (nb_usage.h): the time its start
+     * returned (0: no sample running), the application's test calls by
+     * then, its collective + 1 (0: not sampled). */
+    uint64_t usage_t0;
+    unsigned usage_tests0;
+    int usage_coll;
     /* (a field added here is cleared for reuse in nb_requests.c's clear_for_reuse) */
 } tc_nb_op;
 
 /* A new operation: zeroed but for the executor's state, which each start
  * sets (tc_nb_exec_start); its schedule initialised. */
 tc_nb_op *tc_nb_op_new(void);
+/* Sample how the application uses op, a call of collective coll about to
+ * be launched (nb_usage.h). */
+void tc_nb_op_sample(tc_nb_op *op, int coll);
 /* Free an operation that is not outstanding. */
 void tc_nb_op_free(tc_nb_op *op);
 

@@ -25,6 +25,11 @@
 #            only, at 8 B, 512 B and 64 KiB: np 2 bound and the virtual 2x2,
 #            LAUNCHES launches (default 3) into rN_ov_np2_COLL, rN_ov_v2x2_COLL
 #            (LEARN_INITS="0 400" as for request_cost: _initV appended)
+#   overlap_base  the overlap_auto cells with this build and a base build
+#            (BASE=DIR, its libtopocoll_pmpi.so) in turn in each launch, the
+#            virtual 2x2 and np 2, LAUNCHES launches (default 3) into
+#            rN_{new,base}_ov_{v2x2,np2}_COLL: a change's before and after on
+#            the machine of the same minutes
 # Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run
 # on an idle machine; the load before and after is kept beside the data
 # (load_before.txt, load_after.txt).
@@ -157,6 +162,22 @@ for part in $parts; do
             timeout 600 "${pass[@]}" "$B/tools/overhead/topocoll-overhead" -m nb -c "$c" -s "$s" -n 10000 -b 21 \
               >> "$f" 2>&1
           done
+        done
+      done
+    done ;;
+  overlap_base)
+    base=$(cd "${BASE:?BASE=the base build directory}" && pwd)
+    for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
+      for c in $nbcolls; do
+        for which in new base; do
+          lib=$pre
+          [ "$which" = base ] && lib=$base/libtopocoll_pmpi.so
+          timeout 600 "${L[@]}" -np 4 "${O[@]}" -x LD_PRELOAD="$lib" "$bench" --overlap -c "$c" -t 2x2 \
+            -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_${which}_ov_v2x2_$c.csv" \
+            > "$out/r${r}_${which}_ov_v2x2_$c.txt" 2>&1
+          timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$lib" "$bench" --overlap -c "$c" \
+            -a native,auto -s 8,512,64K -r 3 -q --csv "$out/r${r}_${which}_ov_np2_$c.csv" \
+            > "$out/r${r}_${which}_ov_np2_$c.txt" 2>&1
         done
       done
     done ;;
