@@ -111,8 +111,11 @@ void tc_nb_race_ask(tc_ctx *x, const tc_call *c, const tc_args *a)
     int coll = c->d->coll;
     const tc_learn_slot *sl = tc_learn_find(x, c, a);
     if (x->nb_looked[coll] && x->nb_watch[coll]) {
-        count_watched(x, c);
-        return;
+        if (sl && sl->nb_raced) {
+            count_watched(x, c);
+            return;
+        }
+        x->nb_watch[coll] = 0;   /* another key of the collective: the memo's calls count for it now */
     }
     if (cfg->learn_init <= 0 || (sl && sl->nb_raced) || !tc_scratch_eligible(c) || !named_types(c)) {
         x->nb_looked[coll] = 1;   /* nothing to race for this key: the memo's calls stop counting */

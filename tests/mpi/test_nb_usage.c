@@ -9,8 +9,10 @@
  *      the wait on every rank, or with --rank0-computes on rank 0 only
  *      (the ranks' usage differs: the comparison is agreed, so every rank
  *      races again or none does);
- *   C. PHASE_C calls with the computation on every rank and TESTS
- *      MPI_Test calls spread in it.
+ *   D. PHASE_A calls of another key (4 ints), each waited for at once:
+ *      it races in turn (the first key's watch gives way);
+ *   C. PHASE_C calls of that key with the computation on every rank and
+ *      TESTS MPI_Test calls spread in it.
  * (The root's operation ends in its start, so the root gives no samples: the
  * race lines checked are rank 0's, a receiver's.)
  * Every call's data is checked on every rank, and every call must be served
@@ -48,20 +50,20 @@ static void compute(double us, int tests, MPI_Request *r)
     }
 }
 
-/* n calls of phase ph: who computes (-1 none, -2 every rank, else that
+/* n calls of phase ph (count ints, 2 or 4): who computes (-1 none, -2 every rank, else that
  * rank) and with how many tests. */
-static void phase(MPI_Comm comm, const char *ph, int n, int who, int tests, int *disagree)
+static void phase(MPI_Comm comm, const char *ph, int count, int n, int who, int tests, int *disagree)
 {
     int wrong = 0;
     for (int i = 0; i < n; i++) {
-        int v[2] = { -1, -1 };
-        if (rank == size - 1) v[0] = i, v[1] = 7 * i + 1;
+        int v[4] = { -1, -1, -1, -1 };
+        if (rank == size - 1) v[0] = i, v[1] = 7 * i + 1, v[2] = v[3] = 5;
         MPI_Request r;
-        MPI_Ibcast(v, 2, MPI_INT, size - 1, comm, &r);
+        MPI_Ibcast(v, count, MPI_INT, size - 1, comm, &r);
         const char *served = topocoll_last_algorithm();
         if (who == -2 || who == rank) compute(COMPUTE_US, tests, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
-        wrong += v[0] != i || v[1] != 7 * i + 1;
+        wrong += v[0] != i || v[1] != 7 * i + 1 || (count == 4 && (v[2] != 5 || v[3] != 5));
         *disagree += !tc_test_same_name_everywhere(served ? served : "");
         MPI_Barrier(comm);
     }
@@ -76,9 +78,10 @@ int main(int argc, char **argv)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int disagree = 0, rank0_only = argc > 1 && strcmp(argv[1], "--rank0-computes") == 0;
-    phase(comm, "A (waited at once)", PHASE_A, -1, 0, &disagree);
-    phase(comm, "B (computation)", PHASE_B, rank0_only ? 0 : -2, 0, &disagree);
-    phase(comm, "C (computation and tests)", PHASE_C, -2, TESTS, &disagree);
+    phase(comm, "A (waited at once)", 2, PHASE_A, -1, 0, &disagree);
+    phase(comm, "B (computation)", 2, PHASE_B, rank0_only ? 0 : -2, 0, &disagree);
+    phase(comm, "D (another key, waited at once)", 4, PHASE_A, -1, 0, &disagree);
+    phase(comm, "C (computation and tests)", 4, PHASE_C, -2, TESTS, &disagree);
     CHECK(disagree == 0, "%d calls were served by different entries on different ranks", disagree);
     MPI_Comm_free(&comm);
     int status = tc_test_mpi_summary(0);
