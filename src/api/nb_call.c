@@ -436,6 +436,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, int by_name, const char *algor
         return tc_raise_mpi(c->comm, rc, c->fn);
     }
     if (remember) tc_memo_remember_nb(x, c, &a, al, cached, by_name);
+    if (op->usage_coll) tc_nb_op_sample_begin(op);
     return MPI_SUCCESS;
 }
 
@@ -475,6 +476,7 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
         tc_nb_op_free(op);
         *rc = tc_raise_mpi(c->comm, err, c->fn);
     } else {
+        if (op->usage_coll) tc_nb_op_sample_begin(op);
         *rc = MPI_SUCCESS;
     }
     return 1;

@@ -58,7 +58,7 @@
  * fewer than TOPOCOLL_LEARN_PATIENCE times, or on a communicator without
  * blocking collectives.  A watched key: a sample (two clock reads and a
  * lock) every TC_NB_USAGE_EVERY-th call, and one reduction at each
- * comparison (about 20 in a million calls).  TOPOCOLL_LEARN_INIT=0 turns it
+ * comparison (about 13 in a million calls).  TOPOCOLL_LEARN_INIT=0 turns it
  * off with the persistent inits' learning.
  */
 #include <stdlib.h>

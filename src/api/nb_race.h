@@ -22,11 +22,11 @@ static inline unsigned tc_nb_race_patience(const tc_config *cfg)
  * blocking call to compare how the application used the calls since the
  * race with how the race timed them (nb_usage.h; agreed over the
  * communicator), and to race again where any rank's differs. */
-#define TC_NB_CHECK_FIRST 64u
+#define TC_NB_CHECK_FIRST 128u
 #define TC_NB_CHECK_LAST (1u << 20)
 /* Every TC_NB_USAGE_EVERY-th nonblocking call of a watched key is sampled
  * (a power of two). */
-#define TC_NB_USAGE_EVERY 8u
+#define TC_NB_USAGE_EVERY 16u
 /* Races again per key, at most. */
 #define TC_NB_RERACES_MAX 2
 

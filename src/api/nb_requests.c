@@ -358,7 +358,7 @@ static atomic_uint user_tests;
 
 void tc_nb_op_sample(tc_nb_op *op, int coll)
 {
-    op->usage_coll = coll + 1;   /* the sample starts when the start returns (tc_nb_launch) */
+    op->usage_coll = coll + 1;   /* the sample begins when the call returns (tc_nb_op_sample_begin) */
 }
 
 /* A sampled call whose operation ended in its start (a root that only
@@ -371,7 +371,7 @@ static TC_THREAD_LOCAL struct {
     uint64_t t0;
 } ended_at_start;
 
-/* A sampled operation's start returns (lock held): the application's
+/* A sampled operation's call returns (lock held): the application's
  * computation begins. */
 static void sample_begin(tc_nb_op *op)
 {
@@ -387,6 +387,13 @@ static void sample_begin(tc_nb_op *op)
     }
     op->usage_tests0 = tests;
     op->usage_t0 = now;
+}
+
+void tc_nb_op_sample_begin(tc_nb_op *op)
+{
+    take();
+    sample_begin(op);
+    give();
 }
 
 /* One of MPI's wait or test calls begins: a call that ended at its start
@@ -560,7 +567,6 @@ int tc_nb_launch(tc_nb_op *op, MPI_Request *request)
         count_add(&tc_nb_live, 1);
         *request = op->handle;   /* before the run: a run that ends at once completes it */
         rc = run_op(op);
-        if (rc == MPI_SUCCESS) sample_begin(op);
         if (rc != MPI_SUCCESS) {   /* nothing posted: the request completes with the error */
             count_add(&tc_nb_live, -1);
             op->result = rc;

@@ -99,8 +99,11 @@ typedef struct tc_nb_op {
  * sets (tc_nb_exec_start); its schedule initialised. */
 tc_nb_op *tc_nb_op_new(void);
 /* Sample how the application uses op, a call of collective coll about to
- * be launched (nb_usage.h). */
+ * be launched (nb_usage.h); the sample begins at tc_nb_op_sample_begin,
+ * when the call returns to the application (its last work done: a memo
+ * made after the launch is not the application's computation). */
 void tc_nb_op_sample(tc_nb_op *op, int coll);
+void tc_nb_op_sample_begin(tc_nb_op *op);
 /* Free an operation that is not outstanding. */
 void tc_nb_op_free(tc_nb_op *op);
 

@@ -3,16 +3,18 @@
  *
  * Steps: the nonblocking calls that count towards a key's race, and every
  * TC_NB_USAGE_EVERY-th call after it (nb_race.h), mark their operation;
- * the operation's first progress pass inside one of MPI's wait calls (or
- * its end, whichever comes first) gives the sample: the time since its
- * start and the test calls the application made since (nb_requests.c).
- * The last TC_NB_USAGE_KEEP samples of each collective are kept; the race
- * reads their medians, and a later check compares the samples since the
- * race with the class it timed: a class that hides more (computation where
- * the race had none, test calls where it had none) races again; one that
- * hides less does not (an application that alternates, as a benchmark's
- * pure and overlapped phases do, keeps the choice for its overlapped
- * calls, where it matters most).
+ * the sample begins when the call returns to the application and ends at
+ * the operation's first progress pass inside one of MPI's wait calls, or
+ * at its end, whichever comes first (a call that ended in its start: at
+ * the thread's next wait or test call): the time in between and the test
+ * calls the application made (nb_requests.c).  The last TC_NB_USAGE_KEEP
+ * samples of each collective are kept; the race reads the medians of those
+ * of the class most of them have, and a later check compares the samples
+ * since the race with the class it timed: a class that hides more
+ * (computation where the race had none, test calls where it had none)
+ * races again; one that hides less does not (an application that
+ * alternates, as a benchmark's pure and overlapped phases do, keeps the
+ * choice for its overlapped calls, where it matters most).
  * Cost: two clock reads and a lock per sampled call; memory: a few hundred
  * bytes per collective.
  */
@@ -77,23 +79,38 @@ static int cmp_uint(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The medians of s's samples (lock held). */
+/* The class of one sample (tc_nb_usage_class). */
+static int sample_class(uint64_t gap, unsigned tests)
+{
+    tc_nb_usage one = { gap, tests, 1 };
+    return tc_nb_usage_class(&one);
+}
+
+/* What s's samples say (lock held): the class most of them have (a tie:
+ * the one that hides more), and the medians of that class's samples, so
+ * that calls of two kinds (waited at once, or behind computation) do not
+ * mix into a usage that neither has. */
 static void medians(const usage_store *s, tc_nb_usage *u)
 {
     uint64_t g[TC_NB_USAGE_KEEP];
-    unsigned t[TC_NB_USAGE_KEEP];
+    unsigned t[TC_NB_USAGE_KEEP], count[3] = { 0, 0, 0 }, n = 0;
     u->samples = (int)s->n;
     u->gap_ns = 0;
     u->tests = 0;
     if (s->n == 0) return;
-    for (unsigned i = 0; i < s->n; i++) {
-        g[i] = s->gap[i];
-        t[i] = s->tests[i];
-    }
-    qsort(g, s->n, sizeof g[0], cmp_u64);
-    qsort(t, s->n, sizeof t[0], cmp_uint);
-    u->gap_ns = g[s->n / 2];
-    u->tests = t[s->n / 2];
+    for (unsigned i = 0; i < s->n; i++) count[sample_class(s->gap[i], s->tests[i])]++;
+    int cls = 0;
+    for (int k = 1; k < 3; k++)
+        if (count[k] >= count[cls]) cls = k;
+    for (unsigned i = 0; i < s->n; i++)
+        if (sample_class(s->gap[i], s->tests[i]) == cls) {
+            g[n] = s->gap[i];
+            t[n++] = s->tests[i];
+        }
+    qsort(g, n, sizeof g[0], cmp_u64);
+    qsort(t, n, sizeof t[0], cmp_uint);
+    u->gap_ns = g[n / 2];
+    u->tests = t[n / 2];
 }
 
 void tc_nb_usage_get(int coll, tc_nb_usage *u)

@@ -28,7 +28,8 @@
 /* The race's test calls per call, at most. */
 #define TC_NB_USAGE_TESTS_MAX 64u
 
-/* What the samples say: medians of the kept ones (none: samples 0). */
+/* What the samples say: the medians of the kept samples of the class most
+ * of them have (none: samples 0). */
 typedef struct tc_nb_usage {
     uint64_t gap_ns;   /* start to the first wait */
     unsigned tests;    /* the application's test calls in between */
@@ -41,7 +42,7 @@ int tc_nb_usage_class(const tc_nb_usage *u);
 
 /* One call's sample (any thread). */
 void tc_nb_usage_note(int coll, uint64_t gap_ns, unsigned tests);
-/* The medians of coll's kept samples. */
+/* What coll's kept samples say. */
 void tc_nb_usage_get(int coll, tc_nb_usage *u);
 /* A race of coll timed usage class cls: the samples start again. */
 void tc_nb_usage_raced(int coll, int cls);
