@@ -144,6 +144,8 @@ typedef struct race_form {
     int persistent;
     uint64_t gap_ns;   /* 0: back to back */
     unsigned tests;
+    MPI_Comm sync;     /* as the application ran them (on every rank alike): a barrier on it,
+                          not timed, before each call; MPI_COMM_NULL: none */
 } race_form;
 
 /* Busy until t (ns, tc_stats_now's clock): the application's computation. */
@@ -176,6 +178,10 @@ static uint64_t between(MPI_Request *r, const race_form *f)
 static int trial_once(trial *t, const tc_scratch *s, const race_form *f, uint64_t *ns)
 {
     int rc;
+    /* the ranks start together, as the overlapped calls of an application
+     * in step do: a rank that starts late would find its peers' messages
+     * there and show a form's later rounds as free */
+    if (f->sync != MPI_COMM_NULL && (rc = PMPI_Barrier(f->sync)) != MPI_SUCCESS) return rc;
     uint64_t t0 = tc_stats_now(), hidden = 0;
     MPI_Request once_req = MPI_REQUEST_NULL, *r = &once_req;
     if (f->persistent) {
@@ -223,10 +229,11 @@ static void race_rounds(trial *t, int n, const tc_scratch *s, const race_form *f
 }
 
 /* The race's form for usage u (NULL: back to back). */
-static race_form form_of(int persistent, const tc_nb_usage *u)
+static race_form form_of(int persistent, const tc_nb_usage *u, MPI_Comm sync)
 {
-    race_form f = { persistent, 0, 0 };
+    race_form f = { persistent, 0, 0, MPI_COMM_NULL };
     if (!u) return f;
+    f.sync = sync;
     f.gap_ns = u->gap_ns < TC_NB_USAGE_GAP_MAX ? u->gap_ns : TC_NB_USAGE_GAP_MAX;
     f.tests = u->tests < TC_NB_USAGE_TESTS_MAX ? u->tests : TC_NB_USAGE_TESTS_MAX;
     return f;
@@ -235,7 +242,7 @@ static race_form form_of(int persistent, const tc_nb_usage *u)
 void tc_scratch_race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch *s, const tc_algo *const *cand,
                      int n, int persistent, const tc_nb_usage *u, tc_race_result *out)
 {
-    race_form f = form_of(persistent, u);
+    race_form f = form_of(persistent, u, x->comm);
     out->n = 0;
     out->winner = NULL;
     trial t[TC_SCRATCH_RACE_MAX];
@@ -297,7 +304,7 @@ void tc_scratch_explain(tc_ctx *x, const tc_call *c, const char *what, const cha
     size_t len = w < 0 ? 0 : (size_t)w < sizeof why ? (size_t)w : sizeof why - 1;
     for (int k = 0; k < r->n; k++) race_entry(why, sizeof why, &len, r, k);
     if (u && len < sizeof why - 1) {
-        race_form f = form_of(0, u);
+        race_form f = form_of(0, u, MPI_COMM_NULL);
         snprintf(why + len, sizeof why - len, "; as the application ran them: %.3g us of computation and %u test "
                  "calls between a call and its wait, the time in MPI", (double)f.gap_ns / 1e3, f.tests);
     }

@@ -51,9 +51,11 @@ int tc_scratch_settle(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_sc
  * on the scratch record: persistent, a request made once and started and
  * waited; else a nonblocking call by name and its wait, each time (the
  * MPI library's own, "native": its nonblocking collective).  u: how the
- * application runs its calls (nb_usage.h; NULL: back to back): the
- * computation between a call and its wait (at most TC_NB_USAGE_GAP_MAX),
- * the test calls spread in it, and a call's time is then the time in MPI
+ * application runs its calls (nb_usage.h; NULL: back to back, on every
+ * rank alike): the computation between a call and its wait (at most
+ * TC_NB_USAGE_GAP_MAX; this rank's own, 0 where it waits at once), the
+ * test calls spread in it, a barrier before each call (so u must be NULL
+ * on every rank or on none), and a call's time is then the time in MPI
  * only (its start, tests and wait), what the computation does not hide.
  * The candidates run in turn, 2 untimed rounds then 4 blocks of 8; a
  * candidate's time is its least block, agreed by one reduction (MAX over

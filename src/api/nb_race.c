@@ -167,18 +167,21 @@ static void race(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_scratch
     tc_race_result r = { .n = 0, .winner = NULL };
     tc_nb_usage u;
     tc_nb_usage_get(c->d->coll, &u);
-    int cls = tc_nb_usage_class(&u);
+    int cls = tc_nb_usage_class(&u), computes = 0;
+    if (!cls) u.gap_ns = 0, u.tests = 0;   /* this rank waits at once */
+    /* agreed: the race's trials start together (a barrier) where any rank computes */
+    if (PMPI_Allreduce(&cls, &computes, 1, MPI_INT, MPI_MAX, x->comm) != MPI_SUCCESS) computes = 0;
     int settled = tc_learn_settled(x, c, a);
     if (settled && x->ring_made == 0) make_ring_for(x, c, a);
     int n = settled ? tc_nb_race_candidates(x, c, a, cand, TC_SCRATCH_RACE_MAX) : 0;
-    if (n >= 2) tc_scratch_race(x, c, a, s, cand, n, 0, cls ? &u : NULL, &r);
+    if (n >= 2) tc_scratch_race(x, c, a, s, cand, n, 0, computes ? &u : NULL, &r);
     if (sl) {
         sl->nb_raced = 1;
         sl->nb_winner = r.winner;
     }
     x->nb_memo[c->d->coll].valid = 0;   /* the next nonblocking call chooses again */
     watch_after(x, c, sl, cls);
-    tc_scratch_explain(x, c, "nonblocking race", "nonblocking", calls, settled, cls ? &u : NULL, &r);
+    tc_scratch_explain(x, c, "nonblocking race", "nonblocking", calls, settled, computes ? &u : NULL, &r);
 }
 
 /* A comparison asked for (x->race_check): does any rank's usage of c's
