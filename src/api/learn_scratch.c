@@ -8,8 +8,11 @@
  *   2. TC_RACE_WARM untimed rounds over the candidates, then TC_RACE_BLOCKS
  *      rounds in which each candidate runs one untimed call (the memo of a
  *      call by name is made again there: the candidates alternate) and
- *      TC_RACE_BLOCK calls and waits, timed together: other work on the
- *      machine only adds time, so a candidate's time is its least block;
+ *      TC_RACE_BLOCK calls and waits, their times summed (with the
+ *      application's computation between call and wait, nb_usage.h: the
+ *      ranks start each call together, and only the time in MPI counts):
+ *      other work on the machine only adds time, so a candidate's time is
+ *      its least block;
  *      rounds in turn spread the machine's moods over all candidates
  *      alike; nothing is explained meanwhile (an explain line per call
  *      would slow topocoll's candidates, not the MPI library's);
@@ -22,8 +25,9 @@
  *      calls, and overlaps better with computation).
  * A candidate's errors go to MPI_ERRORS_RETURN meanwhile (it then counts as
  * not timed); its calls are left out of the run summary (tc_nb_trial).
- * Cost: 38 calls per candidate, in nanoseconds and integers only (no
- * floating-point flag raised in the caller's environment).
+ * Cost: 38 calls per candidate (with computation, each after a barrier and
+ * up to TC_NB_USAGE_GAP_MAX of busy time), in nanoseconds and integers only
+ * (no floating-point flag raised in the caller's environment).
  */
 #include "api/learn_scratch.h"
 
