@@ -396,9 +396,9 @@ void tc_nb_op_sample_begin(tc_nb_op *op)
     give();
 }
 
-/* One of MPI's wait or test calls begins: a call that ended at its start
- * gives its sample. */
-static void wait_begins(void)
+/* A call that ended at its start gives its sample: one of MPI's wait or
+ * test calls begins. */
+static void sample_pending_end(void)
 {
     if (!ended_at_start.coll) return;
     tc_nb_usage_note(ended_at_start.coll - 1, tc_stats_now() - ended_at_start.t0,
@@ -409,9 +409,20 @@ static void wait_begins(void)
     give();
 }
 
-static void count_test(void)
+/* One of MPI's test calls begins (the application's, where no wait makes it). */
+static void test_begins(void)
 {
     if (!waiting && !tc_nb_trial) atomic_fetch_add_explicit(&user_tests, 1, memory_order_relaxed);
+    sample_pending_end();
+}
+
+/* One of MPI's wait calls begins; returns what to restore when it ends. */
+static int wait_begins(void)
+{
+    int was = waiting;
+    waiting = 1;
+    sample_pending_end();
+    return was;
 }
 
 /* A sampled operation reached by a wait, or ended: its sample. */
@@ -711,9 +722,7 @@ static int wait_one(MPI_Request *r, MPI_Status *st)
 
 int tc_nb_wait(MPI_Request *r, MPI_Status *st)
 {
-    int was = waiting;
-    waiting = 1;
-    wait_begins();
+    int was = wait_begins();
     int rc = wait_one(r, st);
     waiting = was;
     return rc;
@@ -722,8 +731,7 @@ int tc_nb_wait(MPI_Request *r, MPI_Status *st)
 int tc_nb_test(MPI_Request *r, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Test(r, flag, st);
-    count_test();
-    wait_begins();
+    test_begins();
     tc_nb_progress();
     tc_nb_op *op = persistent_of(*r);
     if (!op) return PMPI_Test(r, flag, st);
@@ -736,8 +744,7 @@ int tc_nb_test(MPI_Request *r, int *flag, MPI_Status *st)
 int tc_nb_get_status(MPI_Request r, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Request_get_status(r, flag, st);
-    count_test();
-    wait_begins();
+    test_begins();
     tc_nb_progress();
     tc_nb_op *op = persistent_of(r);
     if (!op) return PMPI_Request_get_status(r, flag, st);
@@ -798,8 +805,7 @@ static MPI_Status *status_at(MPI_Status st[], int i)
 int tc_nb_testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
 {
     if (!any_live()) return PMPI_Testall(n, r, flag, st);
-    count_test();
-    wait_begins();
+    test_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -838,9 +844,7 @@ static int wait_all(int n, MPI_Request r[], MPI_Status st[])
 
 int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
 {
-    int was = waiting;
-    waiting = 1;
-    wait_begins();
+    int was = wait_begins();
     int rc = wait_all(n, r, st);
     waiting = was;
     return rc;
@@ -849,8 +853,7 @@ int tc_nb_waitall(int n, MPI_Request r[], MPI_Status st[])
 int tc_nb_testany(int n, MPI_Request r[], int *idx, int *flag, MPI_Status *st)
 {
     if (!any_live()) return PMPI_Testany(n, r, idx, flag, st);
-    count_test();
-    wait_begins();
+    test_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -892,9 +895,7 @@ static int wait_any(int n, MPI_Request r[], int *idx, MPI_Status *st)
 
 int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
 {
-    int was = waiting;
-    waiting = 1;
-    wait_begins();
+    int was = wait_begins();
     int rc = wait_any(n, r, idx, st);
     waiting = was;
     return rc;
@@ -903,8 +904,7 @@ int tc_nb_waitany(int n, MPI_Request r[], int *idx, MPI_Status *st)
 int tc_nb_testsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
     if (!any_live()) return PMPI_Testsome(n, r, outcount, idx, st);
-    count_test();
-    wait_begins();
+    test_begins();
     tc_nb_progress();
     MPI_Request *copy;
     tc_nb_op **ops;
@@ -951,9 +951,7 @@ static int wait_some(int n, MPI_Request r[], int *outcount, int idx[], MPI_Statu
 
 int tc_nb_waitsome(int n, MPI_Request r[], int *outcount, int idx[], MPI_Status st[])
 {
-    int was = waiting;
-    waiting = 1;
-    wait_begins();
+    int was = wait_begins();
     int rc = wait_some(n, r, outcount, idx, st);
     waiting = was;
     return rc;

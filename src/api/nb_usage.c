@@ -33,33 +33,29 @@ typedef struct usage_store {
     uint64_t gap[TC_NB_USAGE_KEEP];
     unsigned tests[TC_NB_USAGE_KEEP];
     unsigned n, next;   /* kept samples, the next slot */
-    int raced;          /* the class the last race timed (-1: none yet) */
+    int raced;          /* 1 + the class the last race timed (0: no race yet) */
 } usage_store;
 
 static usage_store store[TOPOCOLL_NCOLL];
-static int store_ready;
 static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static usage_store *store_of(int coll)
+/* The class of a computation of gap ns with tests test calls. */
+static int class_of(uint64_t gap, unsigned tests)
 {
-    if (!store_ready) {
-        for (int i = 0; i < TOPOCOLL_NCOLL; i++) store[i].raced = -1;
-        store_ready = 1;
-    }
-    return &store[coll];
+    if (gap < TC_NB_USAGE_GAP_MIN) return 0;
+    return tests == 0 ? 1 : 2;
 }
 
 int tc_nb_usage_class(const tc_nb_usage *u)
 {
-    if (u->samples == 0 || u->gap_ns < TC_NB_USAGE_GAP_MIN) return 0;
-    return u->tests == 0 ? 1 : 2;
+    return u->samples == 0 ? 0 : class_of(u->gap_ns, u->tests);
 }
 
 void tc_nb_usage_note(int coll, uint64_t gap_ns, unsigned tests)
 {
     if (coll < 0 || coll >= TOPOCOLL_NCOLL) return;
     pthread_mutex_lock(&store_lock);
-    usage_store *s = store_of(coll);
+    usage_store *s = &store[coll];
     s->gap[s->next] = gap_ns;
     s->tests[s->next] = tests;
     s->next = (s->next + 1) % TC_NB_USAGE_KEEP;
@@ -79,13 +75,6 @@ static int cmp_uint(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The class of one sample (tc_nb_usage_class). */
-static int sample_class(uint64_t gap, unsigned tests)
-{
-    tc_nb_usage one = { gap, tests, 1 };
-    return tc_nb_usage_class(&one);
-}
-
 /* What s's samples say (lock held): the class most of them have (a tie:
  * the one that hides more), and the medians of that class's samples, so
  * that calls of two kinds (waited at once, or behind computation) do not
@@ -98,12 +87,12 @@ static void medians(const usage_store *s, tc_nb_usage *u)
     u->gap_ns = 0;
     u->tests = 0;
     if (s->n == 0) return;
-    for (unsigned i = 0; i < s->n; i++) count[sample_class(s->gap[i], s->tests[i])]++;
+    for (unsigned i = 0; i < s->n; i++) count[class_of(s->gap[i], s->tests[i])]++;
     int cls = 0;
     for (int k = 1; k < 3; k++)
         if (count[k] >= count[cls]) cls = k;
     for (unsigned i = 0; i < s->n; i++)
-        if (sample_class(s->gap[i], s->tests[i]) == cls) {
+        if (class_of(s->gap[i], s->tests[i]) == cls) {
             g[n] = s->gap[i];
             t[n++] = s->tests[i];
         }
@@ -120,7 +109,7 @@ void tc_nb_usage_get(int coll, tc_nb_usage *u)
     u->tests = 0;
     if (coll < 0 || coll >= TOPOCOLL_NCOLL) return;
     pthread_mutex_lock(&store_lock);
-    medians(store_of(coll), u);
+    medians(&store[coll], u);
     pthread_mutex_unlock(&store_lock);
 }
 
@@ -128,8 +117,8 @@ void tc_nb_usage_raced(int coll, int cls)
 {
     if (coll < 0 || coll >= TOPOCOLL_NCOLL) return;
     pthread_mutex_lock(&store_lock);
-    usage_store *s = store_of(coll);
-    s->raced = cls;
+    usage_store *s = &store[coll];
+    s->raced = cls + 1;
     s->n = s->next = 0;
     pthread_mutex_unlock(&store_lock);
 }
@@ -138,10 +127,10 @@ int tc_nb_usage_changed(int coll)
 {
     if (coll < 0 || coll >= TOPOCOLL_NCOLL) return 0;
     pthread_mutex_lock(&store_lock);
-    usage_store *s = store_of(coll);
+    usage_store *s = &store[coll];
     tc_nb_usage u;
     medians(s, &u);
-    int changed = s->raced >= 0 && u.samples >= TC_NB_USAGE_ENOUGH && tc_nb_usage_class(&u) > s->raced;
+    int changed = s->raced && u.samples >= TC_NB_USAGE_ENOUGH && tc_nb_usage_class(&u) > s->raced - 1;
     pthread_mutex_unlock(&store_lock);
     return changed;
 }
