@@ -216,17 +216,27 @@ static void load_topology_ahead(void)
     if (!tc_config_get()->disable) tc_detect_prefetch();
 }
 
+/* MPI_COMM_WORLD's context, made while every rank is in MPI_Init: a
+ * nonblocking call may not make one (that waits for the other ranks), so a
+ * program that calls only nonblocking collectives would otherwise never get
+ * topocoll's (context.h, tc_ctx_at_init). */
+static int world_context(int rc)
+{
+    if (rc == MPI_SUCCESS && !tc_config_get()->disable) tc_ctx_at_init();
+    return rc;
+}
+
 /* MPI's start-up: the topology loads alongside, where the constructor below
  * did not start it. */
 int MPI_Init(int *argc, char ***argv)
 {
     load_topology_ahead();
-    return PMPI_Init(argc, argv);
+    return world_context(PMPI_Init(argc, argv));
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     load_topology_ahead();
-    return PMPI_Init_thread(argc, argv, required, provided);
+    return world_context(PMPI_Init_thread(argc, argv, required, provided));
 }
 
 /* Loaded: MPI's wait and test calls advance topocoll's operations, which

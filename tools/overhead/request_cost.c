@@ -274,3 +274,57 @@ int request_cost_measure(const char *coll, overhead_call_fn blocking, int bytes,
     free(c.s); free(c.r); free(t);
     return err != MPI_SUCCESS;
 }
+
+/* -m nbonly: one batch of the nonblocking call alone (direct: the MPI
+ * library's own), started and waited for back to back; the batches are
+ * separated and their times gathered through PMPI, so that no blocking
+ * collective reaches topocoll.  The slowest rank's time per call (us). */
+static double nbonly_batch(const nb_call *c, int direct, int calls, int *err)
+{
+    PMPI_Barrier(c->comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < calls; i++) {
+        MPI_Request q;
+        int rc = c->start(direct, c->s, c->r, c->n, c->comm, &q);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) *err = rc;
+    }
+    double t = (MPI_Wtime() - t0) / calls * 1e6, worst = t;
+    PMPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    return worst;
+}
+
+int request_cost_nbonly(const char *coll, int bytes, int calls, int batches)
+{
+    int rank, size, err = MPI_SUCCESS;
+    const struct nb_coll *k = nb_coll_of(coll);
+    if (!k) return 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
+    nb_call c = { NULL, k->start, calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD,
+                  { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
+    double *t = malloc(2 * (size_t)batches * sizeof *t);
+    if (!c.s || !c.r || !t) {
+        fprintf(stderr, "topocoll-overhead: out of memory\n");
+        free(c.s); free(c.r); free(t);
+        return 1;
+    }
+    for (int d = 0; d < 2; d++) nbonly_batch(&c, d, calls, &err);   /* warm-up */
+    for (int b = 0; b < batches; b++)
+        for (int j = 0; j < 2; j++) {
+            int d = (j + b) % 2;
+            t[d * batches + b] = nbonly_batch(&c, d, calls, &err);
+        }
+    if (rank == 0) {
+        double med[2];
+        for (int d = 0; d < 2; d++) {
+            qsort(t + (size_t)d * batches, (size_t)batches, sizeof *t, cmp_double);
+            med[d] = t[(size_t)d * batches + batches / 2];
+        }
+        printf("%-10s np=%d bytes=%-6d MPI_I %8.4f us  PMPI_I %8.4f us  ratio %.2f%s\n", coll, size, bytes, med[0],
+               med[1], med[1] > 0 ? med[0] / med[1] : 0.0, err != MPI_SUCCESS ? "  (calls returned errors)" : "");
+    }
+    free(c.s); free(c.r); free(t);
+    return err != MPI_SUCCESS;
+}

@@ -16,4 +16,10 @@ int request_cost_known(const char *coll);
  * collective's blocking call); nonzero if a call failed or memory ran out. */
 int request_cost_measure(const char *coll, overhead_call_fn blocking, int bytes, int calls, int batches);
 
+/* -m nbonly: a program that makes nonblocking calls only (no blocking
+ * collective through the interposer): MPI_I<coll> + MPI_Wait against
+ * PMPI_I<coll> + MPI_Wait in alternating batches; prints rank 0's line;
+ * nonzero if a call failed or memory ran out. */
+int request_cost_nbonly(const char *coll, int bytes, int calls, int batches);
+
 #endif
