@@ -227,22 +227,32 @@ static int cmp_double(const void *a, const void *b)
 
 int request_cost_known(const char *coll) { return nb_coll_of(coll) != NULL; }
 
+/* The measured call of coll on MPI_COMM_WORLD with its buffers, and room
+ * for `times` timings in *t; 1 where coll is unknown or memory ran out. */
+static int call_open(const char *coll, overhead_call_fn blocking, int bytes, size_t times, nb_call *c, double **t,
+                     int *rank, int *size)
+{
+    const struct nb_coll *k = nb_coll_of(coll);
+    if (!k) return 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    size_t big = (size_t)(bytes ? bytes : 1) * (size_t)*size + 64;
+    *c = (nb_call){ blocking, k->start, calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD,
+                    { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
+    *t = malloc(times * sizeof **t);
+    if (c->s && c->r && *t) return 0;
+    fprintf(stderr, "topocoll-overhead: out of memory\n");
+    free(c->s); free(c->r); free(*t);
+    return 1;
+}
+
 int request_cost_measure(const char *coll, overhead_call_fn blocking, int bytes, int calls, int batches)
 {
     int rank, size, err = MPI_SUCCESS;
     const struct nb_coll *k = nb_coll_of(coll);
-    if (!k) return 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
-    nb_call c = { blocking, k->start, calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD,
-                  { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
-    double *t = malloc((size_t)batches * NFORMS * sizeof *t);
-    if (!c.s || !c.r || !t) {
-        fprintf(stderr, "topocoll-overhead: out of memory\n");
-        free(c.s); free(c.r); free(t);
-        return 1;
-    }
+    nb_call c;
+    double *t;
+    if (!k || call_open(coll, blocking, bytes, (size_t)batches * NFORMS, &c, &t, &rank, &size)) return 1;
     if ((err = persistent_make(k, &c)) != MPI_SUCCESS) {
         fprintf(stderr, "topocoll-overhead: %s: the persistent request could not be made\n", coll);
         persistent_free(&c);
@@ -297,19 +307,9 @@ static double nbonly_batch(const nb_call *c, int direct, int calls, int *err)
 int request_cost_nbonly(const char *coll, int bytes, int calls, int batches)
 {
     int rank, size, err = MPI_SUCCESS;
-    const struct nb_coll *k = nb_coll_of(coll);
-    if (!k) return 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    size_t big = (size_t)(bytes ? bytes : 1) * (size_t)size + 64;
-    nb_call c = { NULL, k->start, calloc(big, 1), calloc(big, 1), bytes, MPI_COMM_WORLD,
-                  { MPI_REQUEST_NULL, MPI_REQUEST_NULL } };
-    double *t = malloc(2 * (size_t)batches * sizeof *t);
-    if (!c.s || !c.r || !t) {
-        fprintf(stderr, "topocoll-overhead: out of memory\n");
-        free(c.s); free(c.r); free(t);
-        return 1;
-    }
+    nb_call c;
+    double *t;
+    if (call_open(coll, NULL, bytes, 2 * (size_t)batches, &c, &t, &rank, &size)) return 1;
     for (int d = 0; d < 2; d++) nbonly_batch(&c, d, calls, &err);   /* warm-up */
     for (int b = 0; b < batches; b++)
         for (int j = 0; j < 2; j++) {

@@ -30,6 +30,13 @@
 #            virtual 2x2 and np 2, LAUNCHES launches (default 3) into
 #            rN_{new,base}_ov_{v2x2,np2}_COLL: a change's before and after on
 #            the machine of the same minutes
+#   nbonly   topocoll-overhead -m nbonly at np 2: a program that makes
+#            nonblocking calls only (allreduce, alltoall, allgather, bcast at
+#            8 B, 512 B and 64 KiB), topocoll's MPI_I<coll> against the MPI
+#            library's PMPI_I<coll>, by selection (rN_selected.txt) and with
+#            message schedules forced (allgather linear, allreduce
+#            recursive_doubling, bcast binomial, alltoall pairwise:
+#            rN_forced.txt), LAUNCHES launches (default 3)
 # Default: all three; COLLS="barrier alltoallw" limits the collectives.  Run
 # on an idle machine; the load before and after is kept beside the data
 # (load_before.txt, load_after.txt).
@@ -136,6 +143,28 @@ for part in $parts; do
         done
       done
       unset TOPOCOLL_LEARN_INIT
+    done ;;
+  nbonly)
+    if grep -qs '^MPIEXEC_EXECUTABLE:.*mpich' "$B/CMakeCache.txt"; then
+      run=(mpiexec.mpich -np 2 -bind-to core -env LD_PRELOAD "$pre")
+      forced=(-env TOPOCOLL_ALLGATHER linear -env TOPOCOLL_ALLREDUCE recursive_doubling
+              -env TOPOCOLL_BCAST binomial -env TOPOCOLL_ALLTOALL pairwise)
+    else
+      run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
+      forced=(-x TOPOCOLL_ALLGATHER=linear -x TOPOCOLL_ALLREDUCE=recursive_doubling
+              -x TOPOCOLL_BCAST=binomial -x TOPOCOLL_ALLTOALL=pairwise)
+    fi
+    for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
+      for form in selected forced; do
+        extra=(); [ "$form" = forced ] && extra=("${forced[@]}")
+        for c in $nbcolls; do
+          for s in 8 512 65536; do
+            n=2000; [ "$s" = 65536 ] && n=200
+            timeout 600 "${run[@]}" "${extra[@]}" "$B/tools/overhead/topocoll-overhead" -m nbonly -c "$c" -s "$s" \
+              -n "$n" -b 11 >> "$out/r${r}_$form.txt" 2>&1
+          done
+        done
+      done
     done ;;
   request_cost)
     # topocoll-overhead -m nb at np 2 (the build's MPI: with MPICH 4 the
