@@ -78,11 +78,6 @@ static int ctx_unmake(tc_ctx *c)
     tc_workspace_free(&c->ws);
     tc_shm_model_drop(c);
     if ((rc2 = tc_nb_areas_release(c, finalizing)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
-    /* a channel still in the making: its MPI_Comm_idup is waited for here,
-     * in MPI_Comm_free or MPI_Finalize of the communicator (collective:
-     * every rank started it before), while the communicator it duplicates
-     * lives (Open MPI 4.1 tears a freed one down under its steps) */
-    (void)tc_nb_channel_settle(c->nb);
     tc_nb_channel_release(c->nb, finalizing);
     c->nb = NULL;
     if (!finalizing) {
@@ -95,7 +90,7 @@ static int ctx_unmake(tc_ctx *c)
     }
     c->comm = MPI_COMM_NULL;
     if (c->built) atomic_fetch_sub(&made_count, 1);
-    c->built = c->nb_only = 0;
+    c->built = 0;
     return rc;
 }
 
@@ -314,16 +309,11 @@ static int ctx_make(tc_ctx *c, MPI_Comm comm)
     int rc = tc_comm_dup(comm, &c->comm);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(comm, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
-    /* a context made by a nonblocking call keeps its topology (the same
-     * every rank derives) and its channel, whose duplicate every rank has
-     * started by now */
-    if (rc == MPI_SUCCESS && !c->nb_only) rc = ctx_topology(c, comm);
+    if (rc == MPI_SUCCESS) rc = ctx_topology(c, comm);
     if (rc == MPI_SUCCESS) rc = tc_detect_load(c->comm, &c->load);
     if (rc == MPI_SUCCESS) rc = ctx_explaining(c);
     if (rc == MPI_SUCCESS) rc = tc_shm_init(&c->shm, c->comm, c->rank, c->topo, shm_spins(c), &c->node_shm);
-    if (rc == MPI_SUCCESS && c->nb) rc = tc_nb_channel_settle(c->nb);
-    else if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm, shm_spins(c));   /* NULL: the MPI library's nonblocking calls */
-    c->nb_only = 0;
+    if (rc == MPI_SUCCESS) c->nb = tc_nb_channel_open(c->comm, shm_spins(c));   /* NULL: the MPI library's nonblocking calls */
     if (rc != MPI_SUCCESS) {
         (void)ctx_unmake(c);   /* rc is the error reported */
         c->shm.node_comm = MPI_COMM_NULL;
@@ -425,7 +415,6 @@ int tc_ctx_for_call(MPI_Comm comm, topocoll_coll coll, int size, tc_ctx **out)
         *out = c;
         return MPI_SUCCESS;
     }
-    if (c && c->nb_only) return tc_ctx_get(comm, out);   /* made by a nonblocking call: completed now */
     unsigned after = cfg->context_after > 0 ? (unsigned)cfg->context_after : 0;
     if (c ? c->calls >= after : after == 0) return tc_ctx_get(comm, out);
     if (!c) {
@@ -436,58 +425,9 @@ int tc_ctx_for_call(MPI_Comm comm, topocoll_coll coll, int size, tc_ctx **out)
     return MPI_SUCCESS;
 }
 
-/* Makes marker c comm's context for nonblocking calls without any
- * collective call (tc_ctx_for_nb_call); on failure c is a marker again. */
-static int ctx_make_nb(tc_ctx *c, MPI_Comm comm, const tc_ctx *world)
+int tc_ctx_made_at_init_everywhere(void)
 {
-    tc_learn_file_start();
-    int rc = PMPI_Comm_rank(comm, &c->rank);
-    if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(comm, &c->size);
-    if (rc == MPI_SUCCESS) {
-        if (tc_config_live("TOPOCOLL_TOPOLOGY")) rc = tc_topo_detect(comm, &c->topo);   /* local */
-        else if (!(c->topo = from_world(comm))) rc = MPI_ERR_NO_MEM;
-    }
-    c->load = world->load;             /* the machine's processes, counted over MPI_COMM_WORLD */
-    c->explaining = world->explaining; /* agreed over MPI_COMM_WORLD, which holds comm's ranks */
-    c->node_shm = 0;
-    if (rc == MPI_SUCCESS && !(c->nb = tc_nb_channel_open_later(comm, shm_spins(c)))) rc = MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) {
-        (void)ctx_unmake(c);
-        return rc;
-    }
-    c->nb_only = 1;
-    return MPI_SUCCESS;
-}
-
-static int ctx_make_nb_held(tc_ctx *c, MPI_Comm comm, const tc_ctx *world)
-{
-    tc_fp_saved env;
-    tc_fp_hold(&env);
-    int rc = ctx_make_nb(c, comm, world);
-    tc_fp_restore(&env);
-    return rc;
-}
-
-int tc_ctx_for_nb_call(MPI_Comm comm, topocoll_coll coll, int size, int at_once, tc_ctx **out)
-{
-    *out = NULL;
-    tc_ctx *c, *world;
-    int rc = find(comm, &c);
-    if (rc != MPI_SUCCESS) return rc;
-    if (c && (c->built || c->nb_only)) {
-        *out = c;
-        return MPI_SUCCESS;
-    }
-    if (comm == MPI_COMM_WORLD || size == 1 || !atomic_load(&world_at_init) ||
-        !(world = tc_ctx_lookup(MPI_COMM_WORLD)) || !world->built)
-        return MPI_SUCCESS;
-    if (!at_once && !tc_config_get()->force[coll]) return MPI_SUCCESS;   /* by selection: the MPI library's */
-    if (!c) {
-        if (!(c = ctx_alloc())) return MPI_ERR_NO_MEM;
-        if ((rc = ctx_attach(comm, c)) != MPI_SUCCESS) return rc;
-    }
-    if (ctx_make_nb_held(c, comm, world) == MPI_SUCCESS) *out = c;
-    return MPI_SUCCESS;
+    return atomic_load_explicit(&world_at_init, memory_order_relaxed);
 }
 
 void tc_ctx_at_init(void)

@@ -104,10 +104,6 @@ typedef struct tc_vmemo {
 
 typedef struct tc_ctx {
     int built;             /* 0: a marker only, counting calls (tc_ctx_for_call) */
-    int nb_only;           /* made by a nonblocking call (tc_ctx_for_nb_call), built 0: the
-                              topology, load and nonblocking channel, no private duplicate
-                              (comm MPI_COMM_NULL) nor node-shared memory; a blocking
-                              collective completes it */
     int synced;            /* a call that may synchronise the ranks reached it (a blocking
                               collective, a persistent init, topocoll_set_topology): until
                               then nothing has been timed on it, so the nonblocking calls by
@@ -172,25 +168,16 @@ int tc_ctx_get(MPI_Comm comm, tc_ctx **out);
  * it in the same call).  A collective forced by TOPOCOLL_<COLL> makes the
  * context at once.  Local but for the making. */
 int tc_ctx_for_call(MPI_Comm comm, topocoll_coll coll, int size, tc_ctx **out);
-/* The same for a nonblocking call, which may not wait for the other ranks:
- * *out a context that serves nonblocking calls (built, or nb_only), or
- * NULL.  Where a communicator other than MPI_COMM_WORLD has none, a call
- * by name (at_once) or of a forced collective makes one without any
- * collective call: its topology taken from MPI_COMM_WORLD's (or the
- * virtual topology's spec), its load and explaining from MPI_COMM_WORLD's
- * context, its nonblocking channel an MPI_Comm_idup, no node-shared
- * memory; only where every rank made MPI_COMM_WORLD's context in MPI_Init
- * (tc_ctx_at_init), so that every rank decides alike.  Calls by selection
- * make none (until a blocking collective has reached a communicator they
- * are the MPI library's anyway: tc_ctx.synced).  MPI_COMM_WORLD's is made
- * in MPI_Init or by a blocking collective.  Local. */
-int tc_ctx_for_nb_call(MPI_Comm comm, topocoll_coll coll, int size, int at_once, tc_ctx **out);
 /* MPI_Init's (the interposer's): MPI_COMM_WORLD's context made now, while
  * every rank is in MPI_Init, and whether every rank has it agreed (one
  * reduction), so that a program calling only nonblocking collectives gets
  * topocoll's.  Errors leave things as they were (the first blocking
  * collective makes the context). */
 void tc_ctx_at_init(void);
+/* Did every rank make MPI_COMM_WORLD's context in MPI_Init?  (A context
+ * that no blocking collective has reached serves nonblocking calls only
+ * then: made at init on some ranks alone, the ranks would choose apart.) */
+int tc_ctx_made_at_init_everywhere(void);
 /* Contexts alive in this process: markers and made ones (for tests). */
 int tc_ctx_alive(int *made);
 /* The context of comm if it has one (no MPI call when this thread's last

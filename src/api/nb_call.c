@@ -145,35 +145,11 @@ static int native_quiet(tc_call *c, int persistent, MPI_Info info, MPI_Request *
     return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
 }
 
-/* The MPI library's nonblocking collective for a call on a communicator
- * whose channel is in the making (nb_requests.h): started on the channel
- * once it is made, behind the operations launched before it. */
-static int native_behind(tc_ctx *x, tc_call *c, MPI_Request *req)
-{
-    tc_nb_op *op = tc_nb_op_new();
-    tc_call *kept = op ? malloc(sizeof *kept) : NULL;
-    if (!kept) {
-        free(op);
-        return tc_raise_mpi(c->comm, MPI_ERR_NO_MEM, c->fn);
-    }
-    *kept = *c;
-    kept->v64 = NULL;   /* the caller frees the record's own copies */
-    op->owned = kept;
-    op->native_start = native_start;
-    op->user_comm = c->comm;
-    op->me = c->rank;
-    op->ch = x->nb;
-    int rc = tc_nb_launch(op, req);
-    if (rc != MPI_SUCCESS) tc_nb_op_free(op);
-    return rc == MPI_SUCCESS ? rc : tc_raise_mpi(c->comm, rc, c->fn);
-}
-
 /* The MPI library's own, with the reason in the explain line. */
 static int native(tc_ctx *x, tc_call *c, int persistent, MPI_Info info, MPI_Request *req, const char *why)
 {
     if (x) tc_explain(x, c->d->name, c->bytes, "native", why);
     else tc_explain_native(c->d->name, c->size, c->rank, c->bytes, why);
-    if (!persistent && x && tc_nb_channel_pending(x->nb)) return native_behind(x, c, req);
     return native_quiet(c, persistent, info, req);
 }
 
@@ -280,7 +256,7 @@ static int choose(tc_ctx *x, tc_call *c, tc_args *a, int by_name, const char *al
         return MPI_SUCCESS;
     }
     int selected = !by_name && !persistent && !tc_config_get()->force[c->d->coll];
-    if (selected && !x->synced) {   /* a context made in MPI_Init or by a nonblocking call */
+    if (selected && !x->synced) {   /* MPI_COMM_WORLD's context made in MPI_Init */
         *al = NULL;
         *why = "nonblocking: nothing timed on this communicator yet (no blocking collective): the MPI library's own";
         return MPI_SUCCESS;
@@ -477,10 +453,9 @@ static int from_memo(tc_call *c, const tc_config *cfg, int by_name, const char *
 {
     tc_ctx *x = NULL;
     const tc_call_memo *m = tc_memo_nb(c, cfg, by_name ? (algorithm ? algorithm : "") : NULL, &x);
-    if (!m || !x->nb) return 0;
+    if (!m || !x->built || !x->nb) return 0;
     if (!by_name && tc_nb_race_due(x, c->d->coll, cfg)) return 0;   /* the full path asks for the race */
     if (!m->sched) {
-        if (tc_nb_channel_pending(x->nb)) return 0;   /* behind the channel: the full path */
         *rc = native_quiet(c, 0, info, req);
         return 1;
     }
@@ -611,14 +586,15 @@ int tc_nb_race_candidates(tc_ctx *x, const tc_call *c, const tc_args *a, const t
     return n;
 }
 
-/* Why a nonblocking call on a communicator without a context is the MPI
- * library's (tc_ctx_for_nb_call). */
+/* Why a nonblocking call on a communicator without a context (or with one
+ * made in MPI_Init on some ranks alone: tc_ctx_made_at_init_everywhere) is
+ * the MPI library's. */
 static const char *no_context_why(const tc_call *c)
 {
     if (c->size == 1) return "one rank: no context";
     if (c->comm == MPI_COMM_WORLD)
         return "no context yet: made in MPI_Init (C programs) or by the first blocking collective";
-    return "a new communicator's first calls: no context yet";
+    return "no context yet: made by a blocking collective (a nonblocking call may not wait for the other ranks)";
 }
 
 int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, MPI_Info info, MPI_Request *req)
@@ -643,16 +619,9 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
     if ((!x || !x->built) && persistent && (rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS)
         return tc_raise_mpi(c->comm, rc, c->fn);
     if (persistent && x) x->synced = 1;   /* an init may synchronise the ranks (it learns, it races) */
-    if (!persistent && (rc = tc_ctx_for_nb_call(c->comm, c->d->coll, c->size, by_name, &x)) != MPI_SUCCESS)
-        return tc_raise_mpi(c->comm, rc, c->fn);
-    if (!x || !x->nb) {
+    if (!x || !x->built || !x->nb || (!x->synced && !tc_ctx_made_at_init_everywhere())) {
         if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
         return native(NULL, c, persistent, info, req, no_context_why(c));
-    }
-    if (x->nb_only && tc_select_size_per_rank(c->d->coll)) {
-        if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
-        return native(x, c, persistent, info, req, "sizes that differ between ranks are agreed in a blocking "
-                                                   "step: after the communicator's first blocking collective");
     }
     return call_on_context(x, c, by_name, algorithm, persistent, info, req);
 }

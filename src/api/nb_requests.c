@@ -95,7 +95,7 @@ static atomic_uint looks_between_yields = 1;
 
 /* ---- channels --------------------------------------------------------------- */
 
-static tc_nb_channel *channel_new(int spin)
+tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin)
 {
     if (spin) {
         atomic_store_explicit(&looks_before_yield, LOOKS_DEDICATED, memory_order_relaxed);
@@ -103,82 +103,17 @@ static tc_nb_channel *channel_new(int spin)
     }
     tc_nb_channel *ch = calloc(1, sizeof *ch);
     if (!ch) return NULL;
-    ch->comm = MPI_COMM_NULL;
-    ch->ready = MPI_REQUEST_NULL;
+    if (tc_comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
+        free(ch);
+        return NULL;
+    }
     ch->refs = 1;
     return ch;
-}
-
-tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin)
-{
-    tc_nb_channel *ch = channel_new(spin);
-    if (ch && tc_comm_dup(comm, &ch->comm) != MPI_SUCCESS) {
-        free(ch);
-        return NULL;
-    }
-    return ch;
-}
-
-tc_nb_channel *tc_nb_channel_open_later(MPI_Comm comm, int spin)
-{
-    tc_nb_channel *ch = channel_new(spin);
-    if (ch && PMPI_Comm_idup(comm, &ch->comm, &ch->ready) != MPI_SUCCESS) {
-        free(ch);
-        return NULL;
-    }
-    if (ch) atomic_store_explicit(&ch->pending, 1, memory_order_release);
-    return ch;
-}
-
-static void note_pending(tc_nb_channel *ch);
-
-/* Is the channel's duplicate made (lock held)?  A test of its idup, which
- * also advances it. */
-static int channel_ready(tc_nb_channel *ch)
-{
-    if (ch->ready == MPI_REQUEST_NULL) return 1;
-    int flag = 0;
-    ch->testing = 1;
-    int rc = PMPI_Test(&ch->ready, &flag, MPI_STATUS_IGNORE);
-    ch->testing = 0;
-    if (rc != MPI_SUCCESS || !flag) return 0;
-    note_pending(ch);
-    return 1;
-}
-
-/* The channel's state for tc_nb_channel_pending, after a change (lock held). */
-static void note_pending(tc_nb_channel *ch)
-{
-    atomic_store_explicit(&ch->pending, ch->ready != MPI_REQUEST_NULL || ch->waiting > 0, memory_order_release);
-}
-
-int tc_nb_channel_pending(const tc_nb_channel *ch)
-{
-    return ch && atomic_load_explicit(&ch->pending, memory_order_acquire);
-}
-
-static void start_waiting(tc_nb_channel *ch);
-
-int tc_nb_channel_settle(tc_nb_channel *ch)
-{
-    if (!ch) return MPI_SUCCESS;
-    take();
-    /* (inside the channel's own test: MPICH runs the delete callbacks of a
-     * communicator freed while an MPI_Comm_idup of it was in flight when
-     * that completes; the test completes it) */
-    int rc = ch->ready == MPI_REQUEST_NULL || ch->testing ? MPI_SUCCESS : PMPI_Wait(&ch->ready, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && !ch->testing) start_waiting(ch);
-    note_pending(ch);
-    give();
-    return rc;
 }
 
 static void channel_drop(tc_nb_channel *ch, int finalizing)
 {
     if (--ch->refs > 0) return;
-    /* an idup in flight: every rank started it before the call freeing
-     * the communicator (or MPI_Finalize), both collective */
-    if (ch->ready != MPI_REQUEST_NULL) (void)PMPI_Wait(&ch->ready, MPI_STATUS_IGNORE);
     if (!finalizing && ch->comm != MPI_COMM_NULL) (void)PMPI_Comm_free(&ch->comm);
     free(ch);
 }
@@ -238,8 +173,6 @@ static void clear_for_reuse(tc_nb_op *op)
     op->user_comm = MPI_COMM_NULL;
     op->handle = MPI_REQUEST_NULL;
     op->persistent = op->tag = op->running = op->active = op->detached = op->result = op->started = 0;
-    op->channel_wait = 0;
-    op->wait_seq = 0;
     op->owned = NULL;
     op->native_start = NULL;
     op->inner = MPI_REQUEST_NULL;
@@ -500,69 +433,12 @@ static void sample_end(tc_nb_op *op)
     op->usage_t0 = 0;
 }
 
-/* Start op: the MPI library's collective where it serves the operation,
- * else its schedule on its channel (lock held). */
-static int start_now(tc_nb_op *op)
-{
-    if (op->native_start) {
-        op->ex.err = op->ex.truncation = MPI_SUCCESS;
-        return op->native_start(op, &op->inner);
-    }
-    memcpy(op->ex.bind, op->user, sizeof op->user);
-    return tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, op->tag, op->op,
-                            op->area ? &op->area->shm : NULL, op->area ? op->area->node_idx : NULL,
-                            op->home ? &op->gate : NULL, op->started);
-}
-
-/* The channel's duplicate is made: the operations that waited for it start
- * in the order of their calls (lock held).  The order matters to the MPI
- * library's own collectives among them: Open MPI 4.1 agrees on an
- * MPI_Comm_idup's context id in several nonblocking steps on the parent
- * communicator, each begun where the previous one completes, so a
- * nonblocking collective of its own started there meanwhile takes another
- * step's place at one rank and not at another (its messages truncated);
- * none starts before the duplicate is made at this rank, by which time
- * every rank has begun all its steps.  A start that fails ends its
- * operation with the error (channel_wait 2). */
-static void start_waiting(tc_nb_channel *ch)
-{
-    for (; ch->waiting > 0; note_pending(ch)) {
-        tc_nb_op *first = NULL;
-        for (tc_nb_op *op = outstanding; op; op = op->next)
-            if (op->channel_wait == 1 && op->ch == ch && (!first || op->wait_seq < first->wait_seq)) first = op;
-        if (!first) break;
-        ch->waiting--;
-        int rc = start_now(first);
-        first->channel_wait = rc == MPI_SUCCESS ? 0 : 2;
-        if (rc != MPI_SUCCESS) {
-            first->ex.err = rc;
-            first->ex.truncation = MPI_SUCCESS;
-        }
-    }
-}
-
-/* Does op still wait for its channel's duplicate (1; *done where its start
- * failed)?  0: it runs (lock held). */
-static int channel_pending(tc_nb_op *op, int *done)
-{
-    if (op->channel_wait == 1) {
-        if (!channel_ready(op->ch)) return 1;
-        start_waiting(op->ch);
-    }
-    if (op->channel_wait == 2) *done = 1;
-    return op->channel_wait != 0;
-}
-
 static int advance(tc_nb_op *op)
 {
     int done = 0;
     if (op->usage_t0 && waiting) sample_end(op);   /* the wait begins */
-    if (channel_pending(op, &done)) {
-    } else if (op->native_start) {
-        done = native_done(op);
-    } else {
-        (void)tc_nb_exec_progress(&op->ex, &done);
-    }
+    if (op->native_start) done = native_done(op);
+    else (void)tc_nb_exec_progress(&op->ex, &done);
     if (op->usage_t0 && done) sample_end(op);
     if (done) finish(op);
     return done;
@@ -663,17 +539,16 @@ static int run_op(tc_nb_op *op)
 {
     if (op->stats_algo) op->stats_t0 = tc_stats_now();
     tc_waiting_hook = tc_nb_progress;   /* blocking waits advance the operations from now on */
-    int rc = MPI_SUCCESS;
-    if (!op->native_start && !op->persistent) op->tag = (int)(op->ch->seq++ % TC_NB_TAGS);
-    /* (a persistent request's channel is made; a started operation waits
-     * behind those that wait for it) */
-    if (op->ch && (op->ch->waiting > 0 || !channel_ready(op->ch))) {
-        op->channel_wait = 1;
-        op->wait_seq = op->ch->waits++;
-        op->ch->waiting++;
-        note_pending(op->ch);
+    int rc;
+    if (op->native_start) {
+        op->ex.err = op->ex.truncation = MPI_SUCCESS;
+        rc = op->native_start(op, &op->inner);
     } else {
-        rc = start_now(op);
+        int tag = op->persistent ? op->tag : (int)(op->ch->seq++ % TC_NB_TAGS);
+        memcpy(op->ex.bind, op->user, sizeof op->user);
+        rc = tc_nb_exec_start(&op->ex, &op->sched, op->ch->comm, op->me, tag, op->op,
+                              op->area ? &op->area->shm : NULL, op->area ? op->area->node_idx : NULL,
+                              op->home ? &op->gate : NULL, op->started);
     }
     if (rc != MPI_SUCCESS) return rc;
     op->started = op->persistent;   /* a persistent request's next starts keep this one's preparation */
@@ -681,7 +556,7 @@ static int run_op(tc_nb_op *op)
     op->next = outstanding;
     outstanding = op;
     count_add(&running_count, 1);
-    if (op->native_start || op->channel_wait || !op->ex.local_due) (void)advance(op);   /* else: the local work waits for a test */
+    if (op->native_start || !op->ex.local_due) (void)advance(op);   /* else: the local work waits for a test */
     return MPI_SUCCESS;
 }
 

@@ -36,12 +36,6 @@
  * number their tags by start (seq), the same order at every rank. */
 typedef struct tc_nb_channel {
     MPI_Comm comm;
-    MPI_Request ready;     /* comm's MPI_Comm_idup in flight (tc_nb_channel_open_later);
-                              MPI_REQUEST_NULL: comm may be used */
-    int testing;           /* inside the test of ready (channel_ready) */
-    atomic_int pending;    /* ready in flight or operations waiting (tc_nb_channel_pending) */
-    int waiting;           /* operations launched that wait for it (they start in call order) */
-    unsigned waits;        /* their numbering */
     unsigned seq;          /* nonblocking operations started */
     unsigned pseq;         /* persistent requests made */
     int refs;              /* the context's and each operation's */
@@ -52,19 +46,6 @@ typedef struct tc_nb_channel {
  * spin: comm's ranks have a processing unit each (the waiting calls look
  * longer before they yield). */
 tc_nb_channel *tc_nb_channel_open(MPI_Comm comm, int spin);
-/* The same made by a nonblocking call, which may not wait for the other
- * ranks: comm's duplicate is an MPI_Comm_idup, and operations launched
- * before it completes wait for it in their progress (their tags are taken
- * in call order all the same).  Local. */
-tc_nb_channel *tc_nb_channel_open_later(MPI_Comm comm, int spin);
-/* Is the channel's duplicate still in the making (no lock: a hint that
- * holds until the channel's next progress)?  The MPI library's own
- * nonblocking collectives for calls on its communicator then start behind
- * it, as operations with a native start launched on the channel. */
-int tc_nb_channel_pending(const tc_nb_channel *ch);
-/* Wait until the channel's duplicate is made (collective: only where every
- * rank has started it, in a blocking collective on its communicator). */
-int tc_nb_channel_settle(tc_nb_channel *ch);
 /* The context gives its channel up (operations may still hold it). */
 void tc_nb_channel_release(tc_nb_channel *ch, int finalizing);
 
@@ -86,13 +67,8 @@ typedef struct tc_nb_op {
     MPI_Comm user_comm;         /* the caller's communicator (error messages) */
     MPI_Request handle;         /* the generalized request the caller holds */
     int persistent;
-    int tag;                    /* its tag: a persistent request's fixed at init (MPI-4 matches
-                                   persistent collectives by init order, whatever the order of
-                                   their starts), a nonblocking call's taken at its launch */
-    int channel_wait;           /* 1: launched before its channel's duplicate was made (or
-                                   behind operations that were): starts, in call order, in the
-                                   progress that finds it made; 2: that start failed */
-    unsigned wait_seq;          /* its place among them */
+    int tag;                    /* persistent: its tag, fixed at init (MPI-4 matches persistent
+                                   collectives by init order, whatever the order of their starts) */
     int running;                /* its schedule runs (in the outstanding list) */
     int active;                 /* persistent: started, not yet completed by a wait or test */
     int detached;               /* MPI_Request_free while running: freed when done */

@@ -542,9 +542,7 @@ void tc_shm_model_drop(tc_ctx *x)
 const tc_shm_model *tc_shm_model_for(tc_ctx *x, const tc_args *a, int *rc)
 {
     *rc = MPI_SUCCESS;
-    /* (a context made by a nonblocking call has no communicator to
-     * calibrate on, and no node-shared memory for the model to price) */
-    if (x->nb_only || !model_applies(x, a)) return NULL;
+    if (!model_applies(x, a)) return NULL;
     if (!x->model) *rc = make_model(x);   /* the first need: collective */
     return x->model;
 }

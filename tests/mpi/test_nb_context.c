@@ -1,26 +1,27 @@
 /*
- * Nonblocking collectives on communicators that no blocking collective has
+ * Nonblocking collectives in a program that no blocking collective has
  * reached (docs/nonblocking.md, "Communicators without a blocking
- * collective"): MPI_COMM_WORLD's context is made in MPI_Init, a derived
- * communicator's by its nonblocking calls, without waiting for the other
- * ranks (its channel an MPI_Comm_idup).  Until a blocking collective
- * reaches a communicator, its calls by selection are the MPI library's own;
- * forced (TOPOCOLL_<COLL>) and named calls run their entry.
+ * collective"): MPI_COMM_WORLD's context is made in MPI_Init, so its forced
+ * (TOPOCOLL_<COLL>) and named calls run their entry from the first call;
+ * its calls by selection are the MPI library's own until a blocking
+ * collective reaches it (nothing has been timed); a derived communicator
+ * gets its context from its first blocking collective.
  *
- *   1. A nonblocking call never waits for the other ranks: on a new
- *      communicator, the last rank starts a named MPI_Iallgather and then
- *      sends rank 0 a token that rank 0 receives before starting its own.
- *   2. Several named operations at once on a new communicator, started
- *      before its channel is made, and one by selection (the MPI library's
- *      own, started behind them), completed by one MPI_Waitall.
+ *   1. A nonblocking call never waits for the other ranks: the last rank
+ *      starts a named MPI_Iallgather on MPI_COMM_WORLD and then sends rank 0
+ *      a token that rank 0 receives before starting its own.
+ *   2. Five named operations at once on MPI_COMM_WORLD and one by
+ *      selection, completed by one MPI_Waitall.
  *   3. CALLS calls of allgather, allreduce and bcast by selection on
  *      MPI_COMM_WORLD and on a communicator split in reverse rank order:
- *      results right, served alike on every rank, by the forced entries
- *      with --forced (the test's environment forces allgather ring,
- *      allreduce recursive_doubling, bcast binomial), else by "native".
- *   4. A blocking collective on that communicator completes its context;
- *      nonblocking calls after it are right and alike on every rank.
- *   5. MPI_Comm_free of a communicator with an operation in flight.
+ *      results right, served alike on every rank; on MPI_COMM_WORLD by the
+ *      forced entries with --forced (the test's environment forces
+ *      allgather ring, allreduce recursive_doubling, bcast binomial), else
+ *      by "native"; on the new communicator by "native" either way.
+ *   4. A blocking collective on that communicator makes its context; calls
+ *      after it right and alike on every rank, the forced entries with
+ *      --forced.
+ *   5. MPI_Comm_free of that communicator with an operation in flight.
  * Nothing here calls a blocking collective through topocoll before step 4
  * (the checks reduce through PMPI).
  *
@@ -50,26 +51,22 @@ static int everywhere(int flag)
 /* 1: the last rank's start must return before rank 0 starts. */
 static void start_never_waits(void)
 {
-    MPI_Comm c;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
     int mine[2] = { rank, 3 * rank }, got[2 * 64] = { 0 }, token = 0, wrong = 0;
     MPI_Request r;
     if (rank == 0 && size > 1) MPI_Recv(&token, 1, MPI_INT, size - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    int rc = topocoll_iallgather_algorithm("ring", mine, 2, MPI_INT, got, 2, MPI_INT, c, &r);
+    int rc = topocoll_iallgather_algorithm("ring", mine, 2, MPI_INT, got, 2, MPI_INT, MPI_COMM_WORLD, &r);
     if (rank == size - 1 && size > 1) MPI_Send(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
     for (int j = 0; j < size; j++) wrong += got[2 * j] != j || got[2 * j + 1] != 3 * j;
     CHECK(everywhere(rc == MPI_SUCCESS && wrong == 0), "a named Iallgather started before a peer's: rc %d, %d wrong",
           rc, wrong);
-    MPI_Comm_free(&c);
 }
 
-/* 2: five named operations at once on a fresh communicator, and one by
- * selection (the MPI library's own, started behind the channel). */
+/* 2: five named operations at once on MPI_COMM_WORLD, and one by
+ * selection (the MPI library's own). */
 static void many_at_once(void)
 {
-    MPI_Comm c;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &c);
+    MPI_Comm c = MPI_COMM_WORLD;
     int me, n, sum[COUNT], mine[COUNT], root[COUNT], ag[64], a2a_s[64], a2a_r[64], a2a_n[64], wrong = 0;
     MPI_Comm_rank(c, &me);
     MPI_Comm_size(c, &n);
@@ -81,7 +78,7 @@ static void many_at_once(void)
     if (rc == MPI_SUCCESS) rc = topocoll_ialltoall_algorithm("pairwise", a2a_s, 1, MPI_INT, a2a_r, 1, MPI_INT, c, &r[2]);
     if (rc == MPI_SUCCESS) rc = topocoll_ibarrier_algorithm("dissemination", c, &r[3]);
     if (rc == MPI_SUCCESS) rc = topocoll_iallgather_algorithm("linear", &me, 1, MPI_INT, ag, 1, MPI_INT, c, &r[4]);
-    /* by selection: the MPI library's own, started behind the channel */
+    /* by selection: the MPI library's own */
     if (rc == MPI_SUCCESS) rc = MPI_Ialltoall(a2a_s, 1, MPI_INT, a2a_n, 1, MPI_INT, c, &r[5]);
     MPI_Status st[6];
     if (rc == MPI_SUCCESS) rc = MPI_Waitall(6, r, st);
@@ -90,7 +87,6 @@ static void many_at_once(void)
     for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
         wrong += a2a_r[j] != 1000 * j + me || a2a_n[j] != 1000 * j + me || ag[j] != j;
     CHECK(everywhere(rc == MPI_SUCCESS && wrong == 0), "six operations at once: rc %d, %d wrong", rc, wrong);
-    MPI_Comm_free(&c);
 }
 
 /* One call of collective k on c, waited for; wrong results counted, the
@@ -136,11 +132,9 @@ static void by_selection(MPI_Comm c, const char *where, const char *const expect
     }
 }
 
-/* 5: a communicator freed with an operation in flight. */
-static void freed_in_flight(void)
+/* 5: c freed with an operation in flight (c has its context). */
+static void freed_in_flight(MPI_Comm c)
 {
-    MPI_Comm c;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
     int mine = rank + 1, sum = 0;
     MPI_Request r;
     int rc = topocoll_iallreduce_algorithm("recursive_doubling", &mine, &sum, 1, MPI_INT, MPI_SUM, c, &r);
@@ -165,11 +159,10 @@ int main(int argc, char **argv)
     by_selection(MPI_COMM_WORLD, "MPI_COMM_WORLD", expect);
     MPI_Comm c;
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &c);
-    by_selection(c, "a new communicator", expect);
-    MPI_Barrier(c);   /* 4: the context completed */
+    by_selection(c, "a new communicator", size > 1 ? native_names : NULL);
+    topocoll_barrier_algorithm("dissemination", c);   /* 4: by name, its context made at once */
     by_selection(c, "after a blocking collective", forced ? expect : NULL);
-    MPI_Comm_free(&c);
-    freed_in_flight();
+    freed_in_flight(c);
 
     int status = tc_test_mpi_summary(0);
     MPI_Finalize();
