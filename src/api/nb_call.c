@@ -593,7 +593,7 @@ static const char *no_context_why(const tc_call *c)
 {
     if (c->size == 1) return "one rank: no context";
     if (c->comm == MPI_COMM_WORLD)
-        return "no context yet: made in MPI_Init (C programs) or by the first blocking collective";
+        return "no context yet: made in MPI_Init or by the first blocking collective";
     return "no context yet: made by a blocking collective (a nonblocking call may not wait for the other ranks)";
 }
 

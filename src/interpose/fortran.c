@@ -63,6 +63,11 @@
  * LOGICAL: 1 is .true. for gfortran, which both libraries are built with)
  * and ierror.  The MPI library's own pmpi_ Fortran names stay untouched.
  *
+ * MPI_INIT and MPI_INIT_THREAD: Open MPI's bindings and MPICH's mpi_f08
+ * ones call PMPI_Init; the names defined here call pmpi.c's MPI_Init, so
+ * that MPI_COMM_WORLD's context is made there as for a C program (MPICH's
+ * mpif.h and `use mpi` ones call MPI_Init through the PLT already).
+ *
  * MPI_Ialltoallw's datatype arrays are C arrays made here from the Fortran
  * handles; MPI lets the operation read them until it completes, so they are
  * kept until a wait or test here sees the request freed (or MPI_Request_free
@@ -120,6 +125,27 @@ _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a Fortran status is 
 /* Count, displacement and index arrays pass through: a Fortran default
  * integer is a C int on every platform these libraries are built for here. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as int arrays");
+
+/* MPI_INIT and MPI_INIT_THREAD where the binding calls PMPI_Init (Open
+ * MPI's, MPICH's f08): pmpi.c's MPI_Init, which makes MPI_COMM_WORLD's
+ * context while every rank is there, as for a C program; no command line,
+ * as the bindings pass. */
+void tc_fortran_init(MPI_Fint *ierror);
+void tc_fortran_init(MPI_Fint *ierror)
+{
+    int argc = 0;
+    char **argv = NULL;
+    set_ierror(ierror, MPI_Init(&argc, &argv));
+}
+void tc_fortran_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror);
+void tc_fortran_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    int argc = 0, c_provided = MPI_THREAD_SINGLE;
+    char **argv = NULL;
+    int rc = MPI_Init_thread(&argc, &argv, (int)*required, &c_provided);
+    if (rc == MPI_SUCCESS) *provided = (MPI_Fint)c_provided;
+    set_ierror(ierror, rc);
+}
 
 #endif
 
@@ -691,6 +717,8 @@ TC_F_REQUEST_FUNCTIONS(TC_F_REQUEST_NAMES)
 void tc_fortran_finalize(MPI_Fint *ierror);
 void tc_fortran_finalize(MPI_Fint *ierror) { set_ierror(ierror, MPI_Finalize()); }
 TC_F_NAMES(finalize, FINALIZE, Finalize, tc_fortran_finalize)
+TC_F_NAMES(init, INIT, Init, tc_fortran_init)
+TC_F_NAMES(init_thread, INIT_THREAD, Init_thread, tc_fortran_init_thread)
 
 #else
 
@@ -755,6 +783,8 @@ TOPOCOLL_COLLS(TC_F08_MPICH)
 /* The request functions' f08 names (MPICH 4: the f08 status objects). */
 #define TC_F08_MPICH_REQUEST_NAMES(l, U, C) TC_F08_MPICH_ALIAS(mpi_##l##_f08_, tc_fortran_##l)
 TC_F_REQUEST_FUNCTIONS(TC_F08_MPICH_REQUEST_NAMES)
+TC_F08_MPICH_ALIAS(mpi_init_f08_, tc_fortran_init)
+TC_F08_MPICH_ALIAS(mpi_init_thread_f08_, tc_fortran_init_thread)
 #endif
 typedef int tc_fortran_none;
 
