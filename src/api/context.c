@@ -384,18 +384,15 @@ int tc_ctx_get(MPI_Comm comm, tc_ctx **out)
     int rc = find(comm, &c);
     *out = NULL;
     if (rc != MPI_SUCCESS) return rc;
-    if (c && c->built) {
-        c->synced = 1;
-        *out = c;
-        return MPI_SUCCESS;
+    if (!c || !c->built) {
+        int fresh = !c;
+        if (fresh && !(c = ctx_alloc())) return MPI_ERR_NO_MEM;
+        if ((rc = ctx_make_held(c, comm)) != MPI_SUCCESS) {
+            if (fresh) (void)ctx_free(c);
+            return rc;
+        }
+        if (fresh && (rc = ctx_attach(comm, c)) != MPI_SUCCESS) return rc;
     }
-    int fresh = !c;
-    if (fresh && !(c = ctx_alloc())) return MPI_ERR_NO_MEM;
-    if ((rc = ctx_make_held(c, comm)) != MPI_SUCCESS) {
-        if (fresh) (void)ctx_free(c);
-        return rc;
-    }
-    if (fresh && (rc = ctx_attach(comm, c)) != MPI_SUCCESS) return rc;
     c->synced = 1;
     *out = c;
     return MPI_SUCCESS;

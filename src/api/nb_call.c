@@ -615,10 +615,11 @@ int tc_nb_call(tc_call *c, int by_name, const char *algorithm, int persistent, M
         if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
         return native(NULL, c, persistent, info, req, "no interposer: MPI's wait calls cannot advance topocoll");
     }
-    tc_ctx *x = tc_ctx_lookup(c->comm);
-    if ((!x || !x->built) && persistent && (rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS)
-        return tc_raise_mpi(c->comm, rc, c->fn);
-    if (persistent && x) x->synced = 1;   /* an init may synchronise the ranks (it learns, it races) */
+    /* a persistent init may synchronise the ranks (it learns, it races):
+     * the context made, or marked as reached by such a call */
+    tc_ctx *x = NULL;
+    if (persistent && (rc = tc_ctx_get(c->comm, &x)) != MPI_SUCCESS) return tc_raise_mpi(c->comm, rc, c->fn);
+    if (!persistent) x = tc_ctx_lookup(c->comm);
     if (!x || !x->built || !x->nb || (!x->synced && !tc_ctx_made_at_init_everywhere())) {
         if ((rc = tc_call_check(c)) != MPI_SUCCESS) return rc;
         return native(NULL, c, persistent, info, req, no_context_why(c));

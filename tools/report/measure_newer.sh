@@ -62,6 +62,21 @@ algos() {
 }
 # the barrier's microseconds on the oversubscribed cluster vary most: more repetitions
 reps() { [ "$1" = barrier ] && echo 10 || echo 3; }
+# The build's MPI library is MPICH (else Open MPI).
+is_mpich() { grep -qs '^MPIEXEC_EXECUTABLE:.*mpich' "$B/CMakeCache.txt"; }
+# run: np 2 bound to cores with the interposer preloaded, in the launcher's syntax.
+np2_preloaded() {
+  if is_mpich; then run=(mpiexec.mpich -np 2 -bind-to core -env LD_PRELOAD "$pre")
+  else run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
+  fi
+}
+# envargs: NAME=VALUE ... as the launcher's environment arguments.
+env_args() {
+  envargs=()
+  for kv; do
+    if is_mpich; then envargs+=(-env "${kv%%=*}" "${kv#*=}"); else envargs+=(-x "$kv"); fi
+  done
+}
 # The emulated cluster of 4 hosts at 1 Gbit/s, started afresh.
 cluster_up() {
   export TOPOCOLL_CLUSTER_NAME=newer
@@ -145,15 +160,10 @@ for part in $parts; do
       unset TOPOCOLL_LEARN_INIT
     done ;;
   nbonly)
-    if grep -qs '^MPIEXEC_EXECUTABLE:.*mpich' "$B/CMakeCache.txt"; then
-      run=(mpiexec.mpich -np 2 -bind-to core -env LD_PRELOAD "$pre")
-      forced=(-env TOPOCOLL_ALLGATHER linear -env TOPOCOLL_ALLREDUCE recursive_doubling
-              -env TOPOCOLL_BCAST binomial -env TOPOCOLL_ALLTOALL pairwise)
-    else
-      run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
-      forced=(-x TOPOCOLL_ALLGATHER=linear -x TOPOCOLL_ALLREDUCE=recursive_doubling
-              -x TOPOCOLL_BCAST=binomial -x TOPOCOLL_ALLTOALL=pairwise)
-    fi
+    np2_preloaded
+    env_args TOPOCOLL_ALLGATHER=linear TOPOCOLL_ALLREDUCE=recursive_doubling TOPOCOLL_BCAST=binomial \
+      TOPOCOLL_ALLTOALL=pairwise
+    forced=("${envargs[@]}")
     for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
       for form in selected forced; do
         extra=(); [ "$form" = forced ] && extra=("${forced[@]}")
@@ -169,11 +179,7 @@ for part in $parts; do
   request_cost)
     # topocoll-overhead -m nb at np 2 (the build's MPI: with MPICH 4 the
     # persistent forms too), LAUNCHES launches (default 3) into rN.txt
-    if grep -qs '^MPIEXEC_EXECUTABLE:.*mpich' "$B/CMakeCache.txt"; then
-      run=(mpiexec.mpich -np 2 -bind-to core -env LD_PRELOAD "$pre")
-    else
-      run=("${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre")
-    fi
+    np2_preloaded
     # LEARN_INITS="0 400": each launch runs every TOPOCOLL_LEARN_INIT value
     # in turn, into rN_initV.txt (persistent inits without and with learning)
     for ((r = 1; r <= ${LAUNCHES:-3}; r++)); do
