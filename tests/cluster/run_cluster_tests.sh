@@ -21,7 +21,10 @@
 #     partition: a host's link down mid-run -> the job hangs (down must clean up)
 #  5. down (with the hung job still running), then: no process in the hosts' namespaces, no namespace, no
 #     veth/bridge, no /dev/shm segment or private /dev/shm mount, no state
-#  6. without privileges the tool says so in one line and exits non-zero
+#  6. a cluster of 2 hosts whose frames are delayed 2 ms (up --delay): the MPI
+#     latency between them is at least the delay, every barrier algorithm
+#     completes across them, down stops the delay switch
+#  7. without privileges the tool says so in one line and exits non-zero
 #
 # Teardown runs on exit whatever happened (trap).  Needs root; build-openmpi
 # (and build-mpich for the MPICH part) built by scripts/build.sh.
@@ -53,6 +56,7 @@ fi
 
 cleanup() {
   "$tool" down >/dev/null 2>&1 || true
+  TOPOCOLL_CLUSTER_NAME=${name}dly "$tool" down >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -328,6 +332,46 @@ if [ ! -e "$state" ] && ! ls -d /tmp/ompi.host[0-9]* >/dev/null 2>&1; then
   pass "no state directory or Open MPI session directory left"
 else
   fail "left: $(ls -d "$state" /tmp/ompi.host[0-9]* 2>/dev/null | tr '\n' ' ')"
+fi
+
+# ---- a delayed cluster: the user-space switch holds every frame for the delay -------------
+# 2 hosts with frames delayed 2 ms each way: the one-way MPI latency between
+# them is at least the delay (and not ten times it), a barrier across them
+# gives the same result as without (the benchmark checks), and down stops
+# the switch with the rest.
+dname=${name}dly
+if TOPOCOLL_CLUSTER_NAME=$dname "$tool" up --hosts 2 --delay 2ms; then
+  pass "up with --delay 2ms: 2 hosts, the delay switch started"
+  TOPOCOLL_CLUSTER_NAME=$dname "$tool" run --ranks 1,1 --timeout 60 -- \
+    build-openmpi/tools/bench/topocoll-pingpong -n 20 -r 3 >"$out/delay-pingpong.log" 2>&1
+  lat=$(awk '/median/ { print $(NF-1) }' "$out/delay-pingpong.log" | tail -n 1)
+  if [ -n "$lat" ] && awk -v l="$lat" 'BEGIN { exit !(l >= 2000 && l < 20000) }'; then
+    pass "delayed link: one-way MPI latency $lat us for a 2 ms delay"
+  else
+    fail "delayed link: one-way latency '${lat:-none}' us, not 2-20 ms (log $out/delay-pingpong.log)"
+  fi
+  check_barrier() {
+    TOPOCOLL_CLUSTER_NAME=$dname "$tool" run --ranks 2,1 --timeout 120 -- \
+      build-openmpi/tools/bench/topocoll-bench -c barrier -s 8 -a all --back-to-back -i 5 -w 1 -r 1 -q \
+      >"$out/delay-barrier.log" 2>&1
+  }
+  if check_barrier; then
+    pass "delayed link: every barrier algorithm across 2 hosts (ranks 2,1) completes"
+  else
+    fail "delayed link: barrier benchmark failed (log $out/delay-barrier.log)"
+  fi
+  dstate=${state%/*}/$dname
+  spid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["switch_pid"])' "$dstate/state.json" 2>/dev/null)
+  TOPOCOLL_CLUSTER_NAME=$dname "$tool" down >/dev/null 2>&1
+  # a killed switch may stay a zombie (this init reaps no orphans): alive
+  # means it still has namespaces
+  if [ -n "$spid" ] && ! readlink "/proc/$spid/ns/net" >/dev/null 2>&1 && ! ls /run/netns 2>/dev/null | grep -q "^tcc-$dname-"; then
+    pass "down stopped the delay switch (pid $spid) and deleted the namespaces"
+  else
+    fail "after down: switch pid '${spid:-unknown}' alive or namespaces left"
+  fi
+else
+  fail "up with --delay 2ms"
 fi
 
 # ---- without privileges: one line, non-zero ----------------------------------------------

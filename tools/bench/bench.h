@@ -50,6 +50,7 @@ typedef struct bench_opts {
     int warmup;              /* -w, -1 = adaptive */
     int learn_warmup;        /* --learn-warmup: calls of auto per size before its first repetition */
     long sleep_us;           /* --sleep-us */
+    int back_to_back;        /* --back-to-back: the iterations timed as one loop */
     int reps;                /* -r */
     char **algos;            /* -a, NULL = default list */
     int nalgos;

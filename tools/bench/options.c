@@ -31,6 +31,11 @@ void bench_usage(FILE *f)
 "                        0: no warm-up at all); every key learns after its patience\n"
 "                        (TOPOCOLL_LEARN_PAYBACK 0 unless set)\n"
 "      --sleep-us N      sleep between iterations, microseconds (default 0)\n"
+"      --back-to-back    the iterations run back to back after one MPI_Barrier and\n"
+"                        are timed as one loop (OSU's osu_barrier, IMB): a call's\n"
+"                        time is the loop's over the iterations, the maximum over\n"
+"                        ranks; for latency-bound calls, whose single timing would\n"
+"                        hold the barrier's own skew between ranks\n"
 "  -r, --reps N          repetitions; the median over them is reported (default 5)\n"
 "  -a, --algos LIST      comma-separated algorithm names (default: native and every\n"
 "                        algorithm that serves at least one of the sizes); \"all\":\n"
@@ -335,7 +340,7 @@ static int parse_algos(const char *s, bench_opts *o, char *err, size_t errlen)
 enum opt_id {
     OPT_COLL, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_LEARN_WARMUP, OPT_SLEEP, OPT_REPS, OPT_ALGOS,
     OPT_TOPO, OPT_CSV, OPT_JSON, OPT_NOVALIDATE, OPT_QUIET, OPT_PROGRESS, OPT_HELP, OPT_OVERLAP,
-    OPT_TEST_CALLS, OPT_NO_PERSISTENT
+    OPT_TEST_CALLS, OPT_NO_PERSISTENT, OPT_BACK_TO_BACK
 };
 
 static const struct opt_def {
@@ -362,6 +367,7 @@ static const struct opt_def {
     { 0, "overlap", 0, OPT_OVERLAP },
     { 0, "test-calls", 1, OPT_TEST_CALLS },
     { 0, "no-persistent", 0, OPT_NO_PERSISTENT },
+    { 0, "back-to-back", 0, OPT_BACK_TO_BACK },
 };
 #define NOPTS ((int)(sizeof opt_defs / sizeof opt_defs[0]))
 
@@ -436,6 +442,9 @@ static int apply(const struct opt_def *d, const char *arg, bench_opts *o, char *
         return 0;
     case OPT_NOVALIDATE:
         o->validate = 0;
+        return 0;
+    case OPT_BACK_TO_BACK:
+        o->back_to_back = 1;
         return 0;
     case OPT_QUIET:
         o->quiet = 1;

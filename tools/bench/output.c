@@ -69,8 +69,12 @@ void bench_print_header(const bench_run *r)
     for (int i = 0; i < r->nskipped; i++)
         printf("# not run: %s declines every size: %s\n", r->skipped[i],
                r->skipped_why[i] ? r->skipped_why[i] : "(no reason given)");
-    printf("# time: microseconds, median over repetitions of the mean (Tukey's fences) of\n"
-           "#   the per-iteration maximum over ranks\n");
+    if (o->back_to_back)
+        printf("# time: microseconds, median over repetitions of the loop of back-to-back\n"
+               "#   iterations after one barrier divided by the iterations, maximum over ranks\n");
+    else
+        printf("# time: microseconds, median over repetitions of the mean (Tukey's fences) of\n"
+               "#   the per-iteration maximum over ranks\n");
     if (r->native_col >= 0)
         printf("# (x): time / native time, below 1 is faster; *: fastest in the row\n");
     else
@@ -328,6 +332,7 @@ static json_t *json_meta(const bench_run *r)
     rc |= jset(m, "learn_patience", json_integer(bench_learn_patience()));
     rc |= jset(m, "reps", json_integer(o->reps));
     rc |= jset(m, "sleep_us", json_integer(o->sleep_us));
+    rc |= jset(m, "back_to_back", json_boolean(o->back_to_back));
     rc |= jset(m, "validate", json_boolean(o->validate));
     rc |= jset(m, "wtick", json_real(r->wtick));
     rc |= jset(m, "time", json_string("median over repetitions of the Tukey-filtered mean "

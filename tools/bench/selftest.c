@@ -118,16 +118,16 @@ static void test_options(void)
         EXPECT(strcmp(o.coll_name, "allgather") == 0);
         EXPECT(o.nsizes == 18 && o.sizes[0] == 8 && o.sizes[17] == 1048576);
         EXPECT(o.iters == 0 && o.warmup == -1 && o.reps == 5 && o.sleep_us == 0);
-        EXPECT(o.validate == 1 && o.quiet == 0 && o.algos == NULL);
+        EXPECT(o.validate == 1 && o.quiet == 0 && o.algos == NULL && o.back_to_back == 0);
         bench_opts_free(&o);
     }
     {
         const char *args[] = { "-s", "8:64K", "-r3", "--iters=7", "-w", "0", "--sleep-us",
                                "100", "-a", "ring,native,ring", "-t", "2x2/cyclic",
-                               "--no-validate", "-q" };
-        EXPECT(parse(args, 14, &o) == BENCH_PARSE_OK);
+                               "--no-validate", "-q", "--back-to-back" };
+        EXPECT(parse(args, 15, &o) == BENCH_PARSE_OK);
         EXPECT(o.nsizes == 14 && o.reps == 3 && o.iters == 7 && o.warmup == 0);
-        EXPECT(o.sleep_us == 100 && o.validate == 0 && o.quiet == 1);
+        EXPECT(o.sleep_us == 100 && o.validate == 0 && o.quiet == 1 && o.back_to_back == 1);
         EXPECT(o.nalgos == 2 && strcmp(o.algos[0], "ring") == 0 &&
                strcmp(o.algos[1], "native") == 0);
         EXPECT(o.topology && strcmp(o.topology, "2x2/cyclic") == 0);

@@ -13,6 +13,7 @@
  *         fill the buffers with the pattern of (rank, byte, rep)
  *         warm-up calls, each followed by an MPI_Allreduce of the error code
  *         iters times: MPI_Barrier; t0; call; t1; time[i] = t1 - t0; sleep
+ *           (--back-to-back: MPI_Barrier; t0; iters calls; time[] = (t1 - t0) / iters)
  *         MPI_Reduce(time[], MPI_MAX) to rank 0: per-iteration max over ranks
  *         rank 0: repetition time = mean of time[] inside Tukey's fences
  *         check every byte of the receive buffer; MPI_Allreduce the verdict
@@ -415,6 +416,27 @@ typedef struct one_result {
     long long bad[2];   /* wrong bytes, ranks with wrong bytes */
 } one_result;
 
+/* --back-to-back: one barrier, then the iterations as one timed loop; every
+ * iteration gets the loop's mean, so the repetition's statistics see one value.
+ * Returns the first failed call's code. */
+static int timed_loop(bench_ctx *c, const char *algo, size_t bytes, int iters)
+{
+    int err = MPI_SUCCESS;
+    CHECK_MPI(MPI_Barrier(c->comm));
+    double t0 = MPI_Wtime();
+    for (int it = 0; it < iters; it++) {
+        int e = bench_coll_call(c->bc, algo, c->sbuf, c->rbuf, bytes, c->comm);
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+        if (c->opts.sleep_us > 0)
+            sleep_us(c->opts.sleep_us);
+    }
+    double per_call = (MPI_Wtime() - t0) / iters;
+    for (int it = 0; it < iters; it++)
+        c->times[it] = per_call;
+    return err;
+}
+
 static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *out)
 {
     size_t bytes = c->opts.sizes[s];
@@ -435,7 +457,10 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
         if (gerr != MPI_SUCCESS)
             break;
     }
-    if (gerr == MPI_SUCCESS) {
+    if (gerr == MPI_SUCCESS && c->opts.back_to_back) {
+        err = timed_loop(c, algo, bytes, iters);
+        CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
+    } else if (gerr == MPI_SUCCESS) {
         for (int it = 0; it < iters; it++) {
             double t0, t1;
             int e;

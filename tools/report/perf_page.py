@@ -48,10 +48,11 @@ def fmt_us(us):
 def bound_us(coll, size, b):
     """Lower bound from each host's link: the bytes a host must receive over
     it at the measured goodput, plus one message latency where the set
-    measured it.  A barrier's bound is ceil(log2 hosts) latencies: a host
-    can learn of the others' arrival only through messages, and after k
-    message steps it knows of at most 2^k hosts.  size is topocoll-bench's
-    per-rank block."""
+    measured it.  A barrier's bound is one latency: a host learns of the
+    others' arrival only through messages, and where each host messages
+    every other at once (small messages do not queue on the link) one step
+    tells every host of every arrival; one message per step would take
+    ceil(log2 hosts) latencies.  size is topocoll-bench's per-rank block."""
     hosts, ppn, rate = b["hosts"], b["ranks_per_host"], b["goodput_bytes_per_s"]
     p = hosts * ppn
     into_host = {
@@ -73,7 +74,7 @@ def bound_us(coll, size, b):
     # (topocoll-pingpong's one-way figure, where the set measured it)
     lat = b.get("one_way_latency_us", 0.0)
     if coll == "barrier":
-        return math.ceil(math.log2(hosts)) * lat if lat > 0 and hosts > 1 else None
+        return lat if lat > 0 and hosts > 1 else None
     return None if into_host is None else into_host / rate * 1e6 + lat
 
 
@@ -311,8 +312,9 @@ def render(index):
             "bucket lets through at once at the nominal 1 Gbit/s); the one-node sets have",
             "no such line (their floor is memory bandwidth, see [allreduce](allreduce.md)).",
             "Where a set measured the one-way latency between two hosts",
-            "(`topocoll-pingpong`), the bound adds it once; a barrier's bound is ceil(log2 hosts)",
-            "of these latencies (after k message steps a host knows of at most 2^k hosts' arrival).",
+            "(`topocoll-pingpong`), the bound adds it once; a barrier's bound is that one",
+            "latency (every host can tell every other of its arrival in one step; one message",
+            "per step would take ceil(log2 hosts) of them).",
             "Each set was measured with the library as it",
             "was on its date.  Every table and plot is regenerated from the",
             "data by `python3 tools/report/perf_page.py`; [results/](../results/README.md)",
