@@ -416,6 +416,24 @@ typedef struct one_result {
     long long bad[2];   /* wrong bytes, ranks with wrong bytes */
 } one_result;
 
+/* The timed iterations, each after a barrier: time[i] is the call's own.
+ * Returns the first failed call's code. */
+static int timed_each(bench_ctx *c, const char *algo, size_t bytes, int iters)
+{
+    int err = MPI_SUCCESS;
+    for (int it = 0; it < iters; it++) {
+        CHECK_MPI(MPI_Barrier(c->comm));
+        double t0 = MPI_Wtime();
+        int e = bench_coll_call(c->bc, algo, c->sbuf, c->rbuf, bytes, c->comm);
+        c->times[it] = MPI_Wtime() - t0;
+        if (e != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = e;
+        if (c->opts.sleep_us > 0)
+            sleep_us(c->opts.sleep_us);
+    }
+    return err;
+}
+
 /* --back-to-back: one barrier, then the iterations as one timed loop; every
  * iteration gets the loop's mean, so the repetition's statistics see one value.
  * Returns the first failed call's code. */
@@ -457,23 +475,8 @@ static void run_one(bench_ctx *c, int s, const char *algo, int rep, one_result *
         if (gerr != MPI_SUCCESS)
             break;
     }
-    if (gerr == MPI_SUCCESS && c->opts.back_to_back) {
-        err = timed_loop(c, algo, bytes, iters);
-        CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
-    } else if (gerr == MPI_SUCCESS) {
-        for (int it = 0; it < iters; it++) {
-            double t0, t1;
-            int e;
-            CHECK_MPI(MPI_Barrier(c->comm));
-            t0 = MPI_Wtime();
-            e = bench_coll_call(c->bc, algo, c->sbuf, c->rbuf, bytes, c->comm);
-            t1 = MPI_Wtime();
-            c->times[it] = t1 - t0;
-            if (e != MPI_SUCCESS && err == MPI_SUCCESS)
-                err = e;
-            if (c->opts.sleep_us > 0)
-                sleep_us(c->opts.sleep_us);
-        }
+    if (gerr == MPI_SUCCESS) {
+        err = c->opts.back_to_back ? timed_loop(c, algo, bytes, iters) : timed_each(c, algo, bytes, iters);
         CHECK_MPI(MPI_Allreduce(&err, &gerr, 1, MPI_INT, MPI_MAX, c->comm));
     }
     out->err = gerr;
