@@ -196,6 +196,11 @@ int bench_write_json(FILE *f, const bench_run *r);
 
 /* The column that measures topocoll's own selection (topocoll_<coll>). */
 #define BENCH_AUTO "auto"
+/* The column that calls MPI_<Coll> as a program does: the MPI library's own
+ * where nothing is preloaded, else whatever the preload puts in front of it
+ * (the interposer, or tools/overhead's null shim: the least a PMPI layer
+ * adds to a call). */
+#define BENCH_INTERPOSED "interposed"
 
 /* ---- overlap mode (overlap.c, overlap_calls.c) ---------------------------- */
 

@@ -150,7 +150,7 @@ int bench_coll_applicable(const bench_coll *bc, const char *algo, size_t bytes, 
                           const char **why)
 {
     int count = (int)(bytes / (size_t)bc->esize);
-    if (strcmp(algo, BENCH_AUTO) == 0) return 1;
+    if (strcmp(algo, BENCH_AUTO) == 0 || strcmp(algo, BENCH_INTERPOSED) == 0) return 1;
     if (bc->coll == TOPOCOLL_ALLTOALLV) {   /* topocoll_applicable has no vectors; no entry declines */
         if (why) *why = "unknown algorithm";
         return topocoll_algorithm_index(bc->coll, algo) >= 0;
@@ -193,12 +193,20 @@ static int allgatherv_regular(const char *algo, const void *sbuf, void *rbuf, in
                                          rbuf, v, v + p, MPI_BYTE, comm);
 }
 
+/* Which function a column calls: PMPI_<Coll> ("native"), MPI_<Coll>
+ * ("interposed") or topocoll_<coll> ("auto"). */
+typedef enum { CALL_PMPI, CALL_MPI, CALL_TOPOCOLL } call_path;
+
 /* The per-rank-count collectives' regular problem as an application calls
- * it, for "native" (PMPI_<Coll>, no topocoll code on the path) and "auto"
- * (topocoll_<coll>): every count `count`, displacements j count (alltoallw:
+ * it, through path: every count `count`, displacements j count (alltoallw:
  * in bytes, every part of type t), the arrays kept between calls (made
  * again when count or p changes). */
-static int vector_call(const bench_coll *bc, int direct, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+#define VECTOR_CALL(Mpi, lower, ...)                                                               \
+    return path == CALL_PMPI  ? PMPI_##Mpi(__VA_ARGS__)                                            \
+           : path == CALL_MPI ? MPI_##Mpi(__VA_ARGS__)                                             \
+                              : topocoll_##lower(__VA_ARGS__)
+static int vector_call(const bench_coll *bc, call_path path, const void *sbuf, void *rbuf, int count,
+                       MPI_Comm comm)
 {
     static int *cnt, *dsp, *bdsp, vp = -1, vcount = -1;
     static MPI_Datatype *types;
@@ -218,24 +226,13 @@ static int vector_call(const bench_coll *bc, int direct, const void *sbuf, void 
             cnt[j] = count, dsp[j] = j * count, bdsp[j] = (int)(j * count * ext), types[j] = t;
     }
     switch (bc->coll) {
-    case TOPOCOLL_ALLTOALLV:
-        return direct ? PMPI_Alltoallv(sbuf, cnt, dsp, t, rbuf, cnt, dsp, t, comm)
-                      : topocoll_alltoallv(sbuf, cnt, dsp, t, rbuf, cnt, dsp, t, comm);
-    case TOPOCOLL_ALLGATHERV:
-        return direct ? PMPI_Allgatherv(sbuf, count, t, rbuf, cnt, dsp, t, comm)
-                      : topocoll_allgatherv(sbuf, count, t, rbuf, cnt, dsp, t, comm);
-    case TOPOCOLL_REDUCE_SCATTER:
-        return direct ? PMPI_Reduce_scatter(sbuf, rbuf, cnt, t, o, comm)
-                      : topocoll_reduce_scatter(sbuf, rbuf, cnt, t, o, comm);
-    case TOPOCOLL_GATHERV:
-        return direct ? PMPI_Gatherv(sbuf, count, t, rbuf, cnt, dsp, t, 0, comm)
-                      : topocoll_gatherv(sbuf, count, t, rbuf, cnt, dsp, t, 0, comm);
-    case TOPOCOLL_SCATTERV:
-        return direct ? PMPI_Scatterv(sbuf, cnt, dsp, t, rbuf, count, t, 0, comm)
-                      : topocoll_scatterv(sbuf, cnt, dsp, t, rbuf, count, t, 0, comm);
+    case TOPOCOLL_ALLTOALLV: VECTOR_CALL(Alltoallv, alltoallv, sbuf, cnt, dsp, t, rbuf, cnt, dsp, t, comm);
+    case TOPOCOLL_ALLGATHERV: VECTOR_CALL(Allgatherv, allgatherv, sbuf, count, t, rbuf, cnt, dsp, t, comm);
+    case TOPOCOLL_REDUCE_SCATTER: VECTOR_CALL(Reduce_scatter, reduce_scatter, sbuf, rbuf, cnt, t, o, comm);
+    case TOPOCOLL_GATHERV: VECTOR_CALL(Gatherv, gatherv, sbuf, count, t, rbuf, cnt, dsp, t, 0, comm);
+    case TOPOCOLL_SCATTERV: VECTOR_CALL(Scatterv, scatterv, sbuf, cnt, dsp, t, rbuf, count, t, 0, comm);
     case TOPOCOLL_ALLTOALLW:
-        return direct ? PMPI_Alltoallw(sbuf, cnt, bdsp, types, rbuf, cnt, bdsp, types, comm)
-                      : topocoll_alltoallw(sbuf, cnt, bdsp, types, rbuf, cnt, bdsp, types, comm);
+        VECTOR_CALL(Alltoallw, alltoallw, sbuf, cnt, bdsp, types, rbuf, cnt, bdsp, types, comm);
     default:
         return -1;
     }
@@ -261,6 +258,8 @@ static int vector_call(const bench_coll *bc, int direct, const void *sbuf, void 
     case TOPOCOLL_##UPPER: BENCH_##SHAPE(PMPI_##Mpi)
 #define BENCH_AUTO_CASE(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: BENCH_##SHAPE(topocoll_##lower)
+#define BENCH_MPI_CASE(UPPER, lower, Mpi, SHAPE) \
+    case TOPOCOLL_##UPPER: BENCH_##SHAPE(MPI_##Mpi)
 
 /* "native": the MPI library's own collective, called as an application
  * without topocoll calls it (PMPI, no topocoll code on the path), so that
@@ -276,7 +275,7 @@ static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int c
         TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
     default: break;
     }
-    return vector_call(bc, 1, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
+    return vector_call(bc, CALL_PMPI, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
 }
 
 /* "auto": the public topocoll_<coll> call, the path an application's
@@ -290,7 +289,20 @@ static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int cou
         TOPOCOLL_COLLS(BENCH_AUTO_CASE)
     default: break;
     }
-    return vector_call(bc, 0, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
+    return vector_call(bc, CALL_TOPOCOLL, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
+}
+
+/* "interposed": MPI_<Coll> as the program calls it, whatever is preloaded. */
+static int interposed_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+{
+    MPI_Datatype t = type_of(bc);
+    MPI_Op o = op_of(bc);
+    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
+    switch (bc->coll) {
+        TOPOCOLL_COLLS(BENCH_MPI_CASE)
+    default: break;
+    }
+    return vector_call(bc, CALL_MPI, sbuf, rbuf, count, comm);
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
@@ -305,6 +317,7 @@ int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, vo
         int rc = auto_call(bc, sbuf, rbuf, count, comm);
         if (rc != -1) return rc;
     }
+    if (strcmp(algo, BENCH_INTERPOSED) == 0) return interposed_call(bc, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,

@@ -665,8 +665,10 @@ static int setup_options(bench_ctx *c, int argc, char **argv)
     if (expand_patterns(c) != 0)
         return usage_error(c, "out of memory");
     for (int i = 0; i < c->opts.nalgos; i++)
-        if (strcmp(c->opts.algos[i], BENCH_AUTO) != 0 &&
-            topocoll_algorithm_index(c->coll, c->opts.algos[i]) < 0) {
+        if (strcmp(c->opts.algos[i], BENCH_INTERPOSED) == 0 && c->opts.overlap)
+            return usage_error(c, "--overlap: the column '%s' has no nonblocking form", BENCH_INTERPOSED);
+        else if (strcmp(c->opts.algos[i], BENCH_AUTO) != 0 && strcmp(c->opts.algos[i], BENCH_INTERPOSED) != 0 &&
+                 topocoll_algorithm_index(c->coll, c->opts.algos[i]) < 0) {
             known_algos(c->coll, list, sizeof list);
             return usage_error(c, "unknown algorithm '%s' for %s (known: %s)", c->opts.algos[i],
                                c->run.coll_name, list);

@@ -4,6 +4,13 @@
 #   colls    barrier, reduce_scatter, scan, exscan, gatherv, scatterv, alltoallw
 #            with every entry: np 2 bound to cores, the virtual 2x2 (4 ranks on
 #            the machine's cores: oversubscribed where it has fewer)
+#   colls_auto  the colls part's collectives with topocoll's choice, the MPI
+#            library's, and MPI_<Coll> through the null shim preloaded (the
+#            least any PMPI layer adds: tools/overhead/null_shim.c), np 2
+#            bound and the virtual 2x2, LAUNCHES launches (default 10) into
+#            rN_np2_COLL, rN_v2x2_COLL: cells of a few hundred nanoseconds
+#            whose ratio changes from launch to launch
+#            (tools/report/auto_native_summary.py)
 #   overlap  topocoll-bench --overlap (allreduce, alltoall, allgather, bcast),
 #            preloaded, native beside topocoll's: np 2 bound, virtual 2x2
 #   cluster  the emulated cluster, 4 hosts x 2 ranks at 1 Gbit/s
@@ -111,6 +118,16 @@ for part in $parts; do
         --csv "$out/np2_$c.csv" > "$out/np2_$c.txt" 2>&1
       timeout 600 "${L[@]}" -np 4 "${O[@]}" "$bench" -c "$c" $(algos "$c") -t 2x2 -s "$(sizes "$c" 8,4K,64K)" -r 3 -q \
         --csv "$out/v2x2_$c.csv" > "$out/v2x2_$c.txt" 2>&1
+    done ;;
+  colls_auto)
+    shim=(-x LD_PRELOAD="$B/tools/overhead/libtopocoll_null_shim.so")
+    for ((r = 1; r <= ${LAUNCHES:-10}; r++)); do
+      for c in $colls; do
+        timeout 600 "${L[@]}" -np 2 --bind-to core "${shim[@]}" "$bench" -c "$c" -a native,interposed,auto \
+          -s "$(sizes "$c" 8,4K,64K,1M)" -r 5 -q --csv "$out/r${r}_np2_$c.csv" > "$out/r${r}_np2_$c.txt" 2>&1
+        timeout 600 "${L[@]}" -np 4 "${O[@]}" "${shim[@]}" "$bench" -c "$c" -a native,interposed,auto -t 2x2 \
+          -s "$(sizes "$c" 8,4K,64K)" -r 5 -q --csv "$out/r${r}_v2x2_$c.csv" > "$out/r${r}_v2x2_$c.txt" 2>&1
+      done
     done ;;
   overlap)
     for c in $nbcolls; do
