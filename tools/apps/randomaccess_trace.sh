@@ -12,6 +12,8 @@
 #   pass       no topocoll: pass_shim.c preloaded, the request-completion
 #              calls interposed and passed on (the least any PMPI tool that
 #              sees them adds)
+#   empty      no topocoll: empty_shim.c preloaded, a library that defines
+#              no MPI function (the cost of being preloaded at all)
 # and hpcc's own figures per run (MPIRandomAccess and MPIFFT, PTRANS); the
 # modes' order rotates from round to round.
 #
@@ -31,14 +33,16 @@ command -v hpcc > /dev/null || { echo "randomaccess_trace.sh: hpcc not found (ap
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mpicc -O2 -shared -fPIC "$here/comm_shim.c" -o "$work/libcomm_shim.so"
 mpicc -O2 -shared -fPIC "$here/pass_shim.c" -o "$work/libpass_shim.so"
+mpicc -O2 -shared -fPIC "$here/empty_shim.c" -o "$work/libempty_shim.so"
 sed "s/@P@/1/;s/@Q@/2/" "$here/inputs/hpccinf.txt.in" > "$work/hpccinf.txt"
 pre=$build/libtopocoll_pmpi.so shim=$work/libcomm_shim.so
 declare -A env=(
   [native]="" [topocoll]="LD_PRELOAD=$pre" [disabled]="LD_PRELOAD=$pre TOPOCOLL_DISABLE=1"
   [dup1]="LD_PRELOAD=$shim TC_SHIM_DUPS=1" [dup6]="LD_PRELOAD=$shim TC_SHIM_DUPS=6"
   [win_dup5]="LD_PRELOAD=$shim TC_SHIM_DUPS=5 TC_SHIM_WINDOW=1"
-  [iallreduce]="LD_PRELOAD=$shim TC_SHIM_IALLREDUCE=1" [pass]="LD_PRELOAD=$work/libpass_shim.so")
-modes=${MODES:-native topocoll disabled dup1 dup6 win_dup5 iallreduce pass}
+  [iallreduce]="LD_PRELOAD=$shim TC_SHIM_IALLREDUCE=1" [pass]="LD_PRELOAD=$work/libpass_shim.so"
+  [empty]="LD_PRELOAD=$work/libempty_shim.so")
+modes=${MODES:-native topocoll disabled dup1 dup6 win_dup5 iallreduce pass empty}
 for m in $modes; do
   [ -n "${env[$m]+set}" ] || { echo "randomaccess_trace.sh: unknown mode '$m'" >&2; exit 2; }
 done

@@ -13,7 +13,7 @@
  *
  *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
  *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw|
- *                         barrier|scan|exscan]
+ *                         barrier|scan|exscan|test]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES] [-m blocking|nb|nbonly]
  *
  * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
@@ -22,6 +22,8 @@
  *
  * Prints one line per collective: median microseconds per call through
  * MPI_ (interposed), through PMPI_ (direct), their difference and ratio.
+ * -c test: MPI_Test on a receive that nothing matches instead of a
+ * collective (the cost of the interposer's request-completion wrappers).
  *
  * With -m nb (allgather, allreduce, bcast, alltoall, barrier): the
  * nonblocking call against the blocking one and against the generalized
@@ -160,6 +162,33 @@ static int do_alltoallw(int direct, void *s, void *r, int n, MPI_Comm comm)
                   : MPI_Alltoallw(s, vcnt, vdsp, vtypes, r, vcnt, vdsp, vtypes, comm);
 }
 
+/* "test": not a collective but the request-completion call that codes
+ * polling for messages make most (hpcc's MPIRandomAccess): MPI_Test on a
+ * receive that no message matches, posted on the first call and cancelled
+ * at the end (test_done).  Through the interposer it costs the wrapper that
+ * advances topocoll's nonblocking operations; PMPI_Test is the MPI
+ * library's alone. */
+static MPI_Request pending = MPI_REQUEST_NULL;
+static int pending_buf;
+
+static int do_test(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    (void)s, (void)r, (void)n;
+    int flag = 0;
+    if (pending == MPI_REQUEST_NULL) {
+        int rc = PMPI_Irecv(&pending_buf, 1, MPI_INT, MPI_ANY_SOURCE, 32000, comm, &pending);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return direct ? PMPI_Test(&pending, &flag, MPI_STATUS_IGNORE) : MPI_Test(&pending, &flag, MPI_STATUS_IGNORE);
+}
+
+static void test_done(void)
+{
+    if (pending == MPI_REQUEST_NULL) return;
+    (void)PMPI_Cancel(&pending);
+    (void)PMPI_Wait(&pending, MPI_STATUS_IGNORE);
+}
+
 static const struct { const char *name; call_fn fn; } colls[] = {
     { "allgather", do_allgather }, { "bcast", do_bcast }, { "reduce", do_reduce },
     { "gather", do_gather }, { "scatter", do_scatter },
@@ -167,7 +196,7 @@ static const struct { const char *name; call_fn fn; } colls[] = {
     { "allreduce", do_allreduce }, { "alltoall", do_alltoall },
     { "reduce_scatter", do_reduce_scatter }, { "gatherv", do_gatherv }, { "scatterv", do_scatterv },
     { "allgatherv", do_allgatherv }, { "alltoallv", do_alltoallv }, { "alltoallw", do_alltoallw },
-    { "barrier", do_barrier }, { "scan", do_scan }, { "exscan", do_exscan },
+    { "barrier", do_barrier }, { "scan", do_scan }, { "exscan", do_exscan }, { "test", do_test },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
@@ -272,6 +301,7 @@ int main(int argc, char **argv)
         else bad |= measure(colls[i].fn, colls[i].name, &o, rank, size);
     }
     if (!found && rank == 0) fprintf(stderr, "topocoll-overhead: unknown collective '%s'\n", o.coll);
+    test_done();
     MPI_Finalize();
     return !found ? 2 : bad;
 }

@@ -11,6 +11,10 @@
 #            rN_np2_COLL, rN_v2x2_COLL: cells of a few hundred nanoseconds
 #            whose ratio changes from launch to launch
 #            (tools/report/auto_native_summary.py)
+#   cluster_auto  the colls_auto columns on the emulated cluster (4 hosts x
+#            2 ranks at 1 Gbit/s) at 8 B and 4 KiB, against tuned and HAN
+#            (coll_han_priority 100), LAUNCHES launches (default 5) into
+#            rN_clANCHOR_COLL (tools/report/auto_native_summary.py)
 #   overlap  topocoll-bench --overlap (allreduce, alltoall, allgather, bcast),
 #            preloaded, native beside topocoll's: np 2 bound, virtual 2x2
 #   cluster  the emulated cluster, 4 hosts x 2 ranks at 1 Gbit/s
@@ -129,6 +133,20 @@ for part in $parts; do
           -s "$(sizes "$c" 8,4K,64K)" -r 5 -q --csv "$out/r${r}_v2x2_$c.csv" > "$out/r${r}_v2x2_$c.txt" 2>&1
       done
     done ;;
+  cluster_auto)
+    cluster_up
+    for ((r = 1; r <= ${LAUNCHES:-5}; r++)); do
+      for c in $colls; do
+        for anchor in tuned han; do
+          env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
+          "$tool" run --ranks 2,2,2,2 --order block --timeout 600 "${env[@]}" \
+            --env LD_PRELOAD="$B/tools/overhead/libtopocoll_null_shim.so" -- "$bench" -c "$c" \
+            -a native,interposed,auto -s "$(sizes "$c" 8,4K)" -r "$(reps "$c")" -q --csv "$out/r${r}_cl${anchor}_$c.csv" \
+            > "$out/r${r}_cl${anchor}_$c.txt" 2>&1
+        done
+      done
+    done
+    "$tool" down > /dev/null 2>&1 ;;
   overlap)
     for c in $nbcolls; do
       timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
