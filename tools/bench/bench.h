@@ -98,6 +98,13 @@ double bench_quantile_sorted(const double *x, int n, double q);
 double bench_tukey_mean(double *x, int n, int *dropped);
 /* Median of n >= 1 values; sorts x in place. */
 double bench_median(double *x, int n);
+/* order[0..n-1]: the columns' order in repetition rep of size index s, a
+ * permutation of 0..n-1 from a Williams design (the same on every rank).  A
+ * column's time at small sizes depends on its place in the repetition and
+ * on the column before it (0.1-0.5 us at 8 B on 2 cores); over n
+ * repetitions (2n for odd n) every column takes every place and follows
+ * every other column equally often. */
+void bench_column_order(int n, int s, int rep, int *order);
 
 /* ---- collectives (colls.c) ----------------------------------------------- */
 

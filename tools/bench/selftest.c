@@ -226,10 +226,37 @@ static void test_stats(void)
     }
 }
 
+/* The columns' orders: each a permutation; over a full design (n rows, 2n
+ * for odd n) every column takes every place and follows every other
+ * column equally often. */
+static void test_column_order(void)
+{
+    enum { MAXN = 9 };
+    for (int n = 1; n <= MAXN; n++) {
+        int rows = n % 2 ? 2 * n : n, place[MAXN][MAXN] = { { 0 } }, follows[MAXN][MAXN] = { { 0 } }, bad = 0;
+        for (int rep = 0; rep < rows; rep++) {
+            int o[MAXN], seen[MAXN] = { 0 };
+            bench_column_order(n, 3, rep, o);
+            for (int i = 0; i < n; i++) {
+                if (o[i] < 0 || o[i] >= n || seen[o[i]]++) bad = 1;
+                else place[o[i]][i]++;
+                if (i > 0 && !bad) follows[o[i - 1]][o[i]]++;
+            }
+        }
+        for (int a = 0; a < n && !bad; a++)
+            for (int b = 0; b < n; b++) {
+                if (place[a][b] != rows / n) bad = 1;
+                if (a != b && follows[a][b] != (n % 2 ? 2 : 1) * (n > 1)) bad = 1;
+            }
+        EXPECT(!bad);
+    }
+}
+
 int main(void)
 {
     test_sizes();
     test_options();
     test_stats();
+    test_column_order();
     return tc_test_summary();
 }

@@ -67,3 +67,19 @@ double bench_median(double *x, int n)
     qsort(x, (size_t)n, sizeof *x, cmp_double);
     return bench_quantile_sorted(x, n, 0.5);
 }
+
+void bench_column_order(int n, int s, int rep, int *order)
+{
+    /* Williams' design: row 0 is 0, 1, n-1, 2, n-2, ...; row r adds r to
+     * every entry (mod n); for odd n the rows n .. 2n-1 are rows 0 .. n-1
+     * reversed.  Over n rows (2n for odd n) every column takes every place
+     * and follows every other column equally often. */
+    if (n <= 0)
+        return;
+    int rows = n % 2 ? 2 * n : n, row = (int)(((unsigned)rep + (unsigned)s) % (unsigned)rows);
+    int reversed = row >= n, shift = row % n;
+    for (int i = 0; i < n; i++) {
+        int first = i == 0 ? 0 : i % 2 ? (i + 1) / 2 : n - i / 2;
+        order[reversed ? n - 1 - i : i] = (first + shift) % n;
+    }
+}

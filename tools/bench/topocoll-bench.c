@@ -83,6 +83,7 @@ typedef struct bench_ctx {
     int *repbad;             /* per algo: first repetition with wrong data, or -1 */
     long long *badbytes;     /* per algo: wrong bytes, all ranks */
     long long *badranks;     /* per algo: ranks with wrong bytes */
+    int *order;              /* the columns' order in the current repetition */
 } bench_ctx;
 
 /* Everything allocated here is freed by ctx_free; run.* arrays are owned too. */
@@ -96,6 +97,7 @@ static void ctx_free(bench_ctx *c)
     free(c->repbad);
     free(c->badbytes);
     free(c->badranks);
+    free(c->order);
     free((void *)c->run.iters);
     free((void *)c->run.warmup);
     free(c->run.algos);
@@ -579,13 +581,16 @@ static void run_size(bench_ctx *c, int s)
     for (int a = 0; a < na; a++)
         r->res[(size_t)s * (size_t)na + (size_t)a].outliers = 0;
 
-    /* Each repetition starts one column later (rotated order): whichever
-     * column runs first after the size's set-up measures faster at small
-     * sizes (0.1-0.2 us at 8 B), and the median over the repetitions
-     * should not hand that to one column. */
+    /* Each repetition runs the columns in an order of its own
+     * (bench_column_order): at small sizes a column's time depends on its
+     * place and on the column before it (a rotation kept the predecessors:
+     * at 8 B on 2 cores whichever column came first in -a read 0.6-0.9x of
+     * the others), and the median over the repetitions should not hand
+     * that to one column. */
     for (int rep = 0; rep < reps; rep++) {
+        bench_column_order(na, s, rep, c->order);
         for (int k = 0; k < na; k++) {
-            int a = (k + rep) % na;
+            int a = c->order[k];
             bench_result *x = &r->res[(size_t)s * (size_t)na + (size_t)a];
             one_result o;
             if (x->status == BENCH_DECLINED || x->status == BENCH_ERROR)
@@ -806,9 +811,10 @@ static int setup_columns(bench_ctx *c)
     c->repbad = malloc((size_t)c->run.nalgos * sizeof *c->repbad);
     c->badbytes = malloc((size_t)c->run.nalgos * sizeof *c->badbytes);
     c->badranks = malloc((size_t)c->run.nalgos * sizeof *c->badranks);
+    c->order = malloc((size_t)c->run.nalgos * sizeof *c->order);
     if (c->rank == 0)
         c->reptimes = malloc((size_t)c->run.nalgos * (size_t)c->opts.reps * sizeof *c->reptimes);
-    if (!c->repbad || !c->badbytes || !c->badranks || (c->rank == 0 && !c->reptimes))
+    if (!c->repbad || !c->badbytes || !c->badranks || !c->order || (c->rank == 0 && !c->reptimes))
         out_of_memory(c);
     return -1;
 }

@@ -2,8 +2,8 @@
 """topocoll's choice against the MPI library's own over several launches
 (measure_newer.sh colls_auto): per layout, collective and size, the ratio
 to native's time of auto (topocoll's selection) and, where measured, of
-interposed (MPI_<Coll> through the null shim: the least any PMPI layer
-adds) in each launch; per ratio its range, its median over the launches
+interposed (MPI_<Coll> through what was preloaded: the null shim, the least
+any PMPI layer adds, or topocoll's interposer) in each launch; per ratio its range, its median over the launches
 and how many launches were above 1.05.
 
     auto_native_summary.py DIR [DIR...]   (rN_LAYOUT_COLL.csv)
@@ -45,7 +45,7 @@ def main():
         sys.exit(__doc__)
     ratios = read(sys.argv[1:])
     print('per launch, time / native\'s: min-max, median, launches above 1.05')
-    print(f'{"layout":6} {"coll":14} {"bytes":>7} | {"auto (topocoll)":36} | interposed (null shim)')
+    print(f'{"layout":6} {"coll":14} {"bytes":>7} | {"auto (topocoll)":36} | interposed (MPI_<Coll>: the preload\'s)')
     for (layout, coll, size) in sorted(ratios, key=lambda k: (k[0] != 'np2', k[1], k[2])):
         r = ratios[(layout, coll, size)]
         print(f'{layout:6} {coll:14} {size:7} | {cell(r.get("auto")):36} | {cell(r.get("interposed"))}')

@@ -15,6 +15,10 @@
 #            2 ranks at 1 Gbit/s) at 8 B and 4 KiB, against tuned and HAN
 #            (coll_han_priority 100), LAUNCHES launches (default 5) into
 #            rN_clANCHOR_COLL (tools/report/auto_native_summary.py)
+#   pass_cost  the interposer's pass-through alone at np 2 and 8 B: scan,
+#            scatterv, barrier and bcast with TOPOCOLL_<COLL>=native,
+#            MPI_<Coll> through libtopocoll_pmpi.so (interposed) against
+#            PMPI_<Coll>, LAUNCHES launches (default 30) into rN_np2_COLL
 #   overlap  topocoll-bench --overlap (allreduce, alltoall, allgather, bcast),
 #            preloaded, native beside topocoll's: np 2 bound, virtual 2x2
 #   cluster  the emulated cluster, 4 hosts x 2 ranks at 1 Gbit/s
@@ -147,6 +151,14 @@ for part in $parts; do
       done
     done
     "$tool" down > /dev/null 2>&1 ;;
+  pass_cost)
+    for ((r = 1; r <= ${LAUNCHES:-30}; r++)); do
+      for c in scan scatterv barrier bcast; do
+        u=$(echo "$c" | tr a-z A-Z)
+        timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" -x "TOPOCOLL_$u=native" "$bench" -c "$c" \
+          -a native,interposed -s 8 -r 6 -q --csv "$out/r${r}_np2_$c.csv" > "$out/r${r}_np2_$c.txt" 2>&1
+      done
+    done ;;
   overlap)
     for c in $nbcolls; do
       timeout 600 "${L[@]}" -np 2 --bind-to core -x LD_PRELOAD="$pre" "$bench" --overlap -c "$c" \
