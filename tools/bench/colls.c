@@ -261,63 +261,51 @@ static int vector_call(const bench_coll *bc, call_path path, const void *sbuf, v
 #define BENCH_MPI_CASE(UPPER, lower, Mpi, SHAPE) \
     case TOPOCOLL_##UPPER: BENCH_##SHAPE(MPI_##Mpi)
 
-/* "native": the MPI library's own collective, called as an application
- * without topocoll calls it (PMPI, no topocoll code on the path), so that
- * ratios to native compare against what the library alone costs.  The
- * other columns, by name, pass topocoll's argument checks and catalog
- * look-up on every call; "auto" takes its per-call fast path. */
-static int native_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+/* One call of the benchmark's problem through path: "native" calls the MPI
+ * library's own collective as an application without topocoll calls it
+ * (PMPI, no topocoll code on the path), so that ratios to native compare
+ * against what the library alone costs; "auto" the public topocoll_<coll>,
+ * the path an application's MPI_<Coll> takes under the preload (its
+ * pass-through included); "interposed" MPI_<Coll>, whatever is preloaded.
+ * The columns by name pass topocoll's argument checks and catalog look-up
+ * on every call (topocoll_run).  -1: a collective the benchmark lacks. */
+static int path_call(const bench_coll *bc, call_path path, const void *sbuf, void *rbuf, int count,
+                     MPI_Comm comm)
 {
     MPI_Datatype t = type_of(bc);
     MPI_Op o = op_of(bc);
     (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
-    switch (bc->coll) {
-        TOPOCOLL_COLLS(BENCH_NATIVE_CASE)
-    default: break;
+    switch (path) {
+    case CALL_PMPI:
+        switch (bc->coll) { TOPOCOLL_COLLS(BENCH_NATIVE_CASE) default: break; }
+        break;
+    case CALL_MPI:
+        switch (bc->coll) { TOPOCOLL_COLLS(BENCH_MPI_CASE) default: break; }
+        break;
+    case CALL_TOPOCOLL:
+        switch (bc->coll) { TOPOCOLL_COLLS(BENCH_AUTO_CASE) default: break; }
+        break;
     }
-    return vector_call(bc, CALL_PMPI, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
+    return vector_call(bc, path, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
 }
 
-/* "auto": the public topocoll_<coll> call, the path an application's
- * MPI_<Coll> takes under the preload (its pass-through included). */
-static int auto_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
+/* The call path of a column's name; -1: a catalog entry by name. */
+static int column_path(const char *algo)
 {
-    MPI_Datatype t = type_of(bc);
-    MPI_Op o = op_of(bc);
-    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
-    switch (bc->coll) {
-        TOPOCOLL_COLLS(BENCH_AUTO_CASE)
-    default: break;
-    }
-    return vector_call(bc, CALL_TOPOCOLL, sbuf, rbuf, count, comm);   /* the v-collectives: their regular problem */
-}
-
-/* "interposed": MPI_<Coll> as the program calls it, whatever is preloaded. */
-static int interposed_call(const bench_coll *bc, const void *sbuf, void *rbuf, int count, MPI_Comm comm)
-{
-    MPI_Datatype t = type_of(bc);
-    MPI_Op o = op_of(bc);
-    (void)sbuf, (void)rbuf, (void)count, (void)t, (void)o;
-    switch (bc->coll) {
-        TOPOCOLL_COLLS(BENCH_MPI_CASE)
-    default: break;
-    }
-    return vector_call(bc, CALL_MPI, sbuf, rbuf, count, comm);
+    if (strcmp(algo, "native") == 0) return CALL_PMPI;
+    if (strcmp(algo, BENCH_AUTO) == 0) return CALL_TOPOCOLL;
+    if (strcmp(algo, BENCH_INTERPOSED) == 0) return CALL_MPI;
+    return -1;
 }
 
 int bench_coll_call(const bench_coll *bc, const char *algo, const void *sbuf, void *rbuf,
                     size_t bytes, MPI_Comm comm)
 {
-    int count = (int)(bytes / (size_t)bc->esize);
-    if (strcmp(algo, "native") == 0) {
-        int rc = native_call(bc, sbuf, rbuf, count, comm);
+    int count = (int)(bytes / (size_t)bc->esize), path = column_path(algo);
+    if (path >= 0) {
+        int rc = path_call(bc, (call_path)path, sbuf, rbuf, count, comm);
         if (rc != -1) return rc;
     }
-    if (strcmp(algo, BENCH_AUTO) == 0) {
-        int rc = auto_call(bc, sbuf, rbuf, count, comm);
-        if (rc != -1) return rc;
-    }
-    if (strcmp(algo, BENCH_INTERPOSED) == 0) return interposed_call(bc, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLTOALLV) return alltoallv_regular(algo, sbuf, rbuf, count, comm);
     if (bc->coll == TOPOCOLL_ALLGATHERV) return allgatherv_regular(algo, sbuf, rbuf, count, comm);
     return topocoll_run(bc->coll, strcmp(algo, BENCH_AUTO) == 0 ? NULL : algo, sbuf, count,
