@@ -13,7 +13,7 @@
  *
  *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
  *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw|
- *                         barrier|scan|exscan|test]
+ *                         barrier|scan|exscan|test|bcast_varying]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES] [-m blocking|nb|nbonly]
  *
  * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
@@ -23,7 +23,9 @@
  * Prints one line per collective: median microseconds per call through
  * MPI_ (interposed), through PMPI_ (direct), their difference and ratio.
  * -c test: MPI_Test on a receive that nothing matches instead of a
- * collective (the cost of the interposer's request-completion wrappers).
+ * collective (the cost of the interposer's request-completion wrappers);
+ * -c bcast_varying: MPI_Bcast of 1-7 doubles from a root that changes, no
+ * call like the one before (the full per-call path).
  *
  * With -m nb (allgather, allreduce, bcast, alltoall, barrier): the
  * nonblocking call against the blocking one and against the generalized
@@ -162,6 +164,21 @@ static int do_alltoallw(int direct, void *s, void *r, int n, MPI_Comm comm)
                   : MPI_Alltoallw(s, vcnt, vdsp, vtypes, r, vcnt, vdsp, vtypes, comm);
 }
 
+/* "bcast_varying": MPI_Bcast whose count (1-7 doubles) and root change from
+ * call to call, as in ScaLAPACK's panel broadcasts: no call repeats the one
+ * before, so the interposer's memo and pass-through never serve one and
+ * each takes the full per-call path (checks, selection, the learner's key). */
+static int do_bcast_varying(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    static unsigned call;
+    int size = 1;
+    (void)r, (void)n;
+    MPI_Comm_size(comm, &size);
+    int count = 1 + (int)(call % 7), root = (int)((call / 7) % (unsigned)size);
+    call++;
+    return direct ? PMPI_Bcast(s, count, MPI_DOUBLE, root, comm) : MPI_Bcast(s, count, MPI_DOUBLE, root, comm);
+}
+
 /* "test": not a collective but the request-completion call that codes
  * polling for messages make most (hpcc's MPIRandomAccess): MPI_Test on a
  * receive that no message matches, posted on the first call and cancelled
@@ -197,6 +214,7 @@ static const struct { const char *name; call_fn fn; } colls[] = {
     { "reduce_scatter", do_reduce_scatter }, { "gatherv", do_gatherv }, { "scatterv", do_scatterv },
     { "allgatherv", do_allgatherv }, { "alltoallv", do_alltoallv }, { "alltoallw", do_alltoallw },
     { "barrier", do_barrier }, { "scan", do_scan }, { "exscan", do_exscan }, { "test", do_test },
+    { "bcast_varying", do_bcast_varying },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
