@@ -139,6 +139,7 @@ static int call_on_context(tc_ctx *x, tc_call *c, const tc_config *cfg, int by_n
     if (rc == MPI_SUCCESS && whole && !c->d->vcounts) {   /* per-peer: no memo */
         tc_memo_remember(x, c, &a, al, s, by_name);
         tc_learn_memo(x, c->d->coll, &lt);
+        tc_memo_note_counts(x, c, &lt);
     } else if (rc == MPI_SUCCESS && whole && !by_name) {   /* per-peer: a learned choice only */
         tc_memo_remember_per_peer(x, c, &a, al, &lt, scount, rcount);
     }

@@ -229,6 +229,13 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
  * counts (allgatherv: the same receive counts); one of topocoll's schedules
  * kept by memo_vec.c.  scount, rcount: the user's single counts. */
 struct tc_learn_ticket;
+/* After tc_memo_remember and tc_learn_memo: a one-count call (bcast, the
+ * reductions) whose remembered choice is the MPI library's own, made by a
+ * settled learner for the call's size class or forced by TOPOCOLL_<COLL>,
+ * lets the pass-through serve the next calls of other counts in that size
+ * class (forced: any count), and for bcast of any root (tc_call_memo's
+ * any_count, any_root). */
+void tc_memo_note_counts(tc_ctx *x, const tc_call *c, const struct tc_learn_ticket *lt);
 void tc_memo_remember_per_peer(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_algo *al,
                                const struct tc_learn_ticket *lt, int scount, int rcount);
 /* The nonblocking calls' memo (x->nb_memo): remember the choice (al: the

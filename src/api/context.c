@@ -43,12 +43,13 @@ static char world_domain[32];
 /* Every rank made MPI_COMM_WORLD's context in MPI_Init (tc_ctx_at_init). */
 static atomic_int world_at_init;
 
-/* The per-call lookup: each thread remembers the last (communicator,
- * context) pair it used.  Freeing any context bumps the generation, so a
- * remembered pair can never outlive its communicator (a new communicator may
- * reuse a freed one's handle). */
+/* The per-call lookup: each thread remembers the last TC_LAST_CTX
+ * (communicator, context) pairs it used, replacing the oldest.  Freeing any
+ * context bumps the generation, so a remembered pair can never outlive its
+ * communicator (a new communicator may reuse a freed one's handle). */
 atomic_uint tc_ctx_generation = 1;
-TC_THREAD_LOCAL tc_last_ctx tc_ctx_last;
+TC_THREAD_LOCAL tc_last_ctx tc_ctx_last[TC_LAST_CTX];
+static TC_THREAD_LOCAL unsigned last_ctx_next;   /* the slot the next new pair takes */
 
 static int node_comms_free(tc_node_comms *n) { return tc_subcomms_free(n); }
 
@@ -341,14 +342,14 @@ int tc_ctx_alive(int *made)
 
 tc_ctx *tc_ctx_lookup(MPI_Comm comm)
 {
+    tc_ctx *c = tc_ctx_last_of(comm);
+    if (c) return c;
     unsigned gen = atomic_load_explicit(&tc_ctx_generation, memory_order_acquire);
-    if (tc_ctx_last.comm == comm && tc_ctx_last.gen == gen && tc_ctx_last.ctx) return tc_ctx_last.ctx;
     int found = 0;
-    tc_ctx *c = NULL;
     if (ensure_keyval() != MPI_SUCCESS || PMPI_Comm_get_attr(comm, keyval, &c, &found) != MPI_SUCCESS ||
-        !found)
+        !found || !c)
         return NULL;
-    tc_ctx_last = (tc_last_ctx){ comm, c, gen };
+    tc_ctx_last[last_ctx_next++ % TC_LAST_CTX] = (tc_last_ctx){ comm, c, gen };
     return c;
 }
 

@@ -75,6 +75,14 @@ typedef struct tc_call_memo {
     /* A per-rank-count call whose learned choice is a schedule, kept with
      * the call's record in tc_vmemo.vs (memo_vec.c). */
     unsigned char vsched;
+    /* A one-count call (bcast, the reductions) whose choice, the MPI
+     * library's own, holds for any count of its size class (a settled
+     * learner's winner) or any count at all (forced): the pass-through
+     * serves calls of other counts too (any_count; size_class -1: any),
+     * and, for bcast, of any root (any_root); unit: its bytes per count. */
+    unsigned char any_count, any_root;
+    int size_class;
+    int64_t unit;
 } tc_call_memo;
 
 /* The node and bridge communicators of the member-set rounds and of the
@@ -180,24 +188,27 @@ void tc_ctx_at_init(void);
 int tc_ctx_made_at_init_everywhere(void);
 /* Contexts alive in this process: markers and made ones (for tests). */
 int tc_ctx_alive(int *made);
-/* The context of comm if it has one (no MPI call when this thread's last
- * lookup was the same communicator), else NULL: local, never collective.
- * It may be a marker (built 0), whose memos are all invalid. */
+/* The context of comm if it has one (no MPI call when this thread used the
+ * communicator among its last TC_LAST_CTX ones), else NULL: local, never
+ * collective.  It may be a marker (built 0), whose memos are all invalid. */
 tc_ctx *tc_ctx_lookup(MPI_Comm comm);
-/* The lookup's memory (context.c): each thread's last (communicator,
- * context) pair, valid while the generation, bumped by freeing any context,
- * is the one it was taken under. */
+/* The lookup's memory (context.c): each thread's last TC_LAST_CTX
+ * (communicator, context) pairs, each valid while the generation, bumped by
+ * freeing any context, is the one it was taken under.  Several, because
+ * libraries alternate communicators (ScaLAPACK's row, column and grid
+ * ones): with one pair every call after another communicator's missed it. */
+#define TC_LAST_CTX 4
 typedef struct tc_last_ctx { MPI_Comm comm; tc_ctx *ctx; unsigned gen; } tc_last_ctx;
-extern TC_THREAD_LOCAL tc_last_ctx tc_ctx_last;
+extern TC_THREAD_LOCAL tc_last_ctx tc_ctx_last[TC_LAST_CTX];
 extern atomic_uint tc_ctx_generation;
-/* tc_ctx_lookup's first step alone: comm's context when it is this
- * thread's last one, else NULL (no MPI call, no search). */
+/* tc_ctx_lookup's first step alone: comm's context when it is among this
+ * thread's last ones, else NULL (no MPI call). */
 static inline tc_ctx *tc_ctx_last_of(MPI_Comm comm)
 {
-    if (tc_ctx_last.comm != comm ||
-        tc_ctx_last.gen != atomic_load_explicit(&tc_ctx_generation, memory_order_acquire))
-        return NULL;
-    return tc_ctx_last.ctx;
+    unsigned gen = atomic_load_explicit(&tc_ctx_generation, memory_order_acquire);
+    for (int i = 0; i < TC_LAST_CTX; i++)
+        if (tc_ctx_last[i].comm == comm && tc_ctx_last[i].gen == gen) return tc_ctx_last[i].ctx;
+    return NULL;
 }
 /* A communicator of this process alone whose errors return (MPI_ERRORS_RETURN):
  * for asking the MPI library whether it takes an argument without running

@@ -59,11 +59,14 @@ static int memo_fill(tc_call_memo *m, const tc_ctx *x, const tc_call *c, const t
             return -1;
         }
     }
-    *m = (tc_call_memo){ 1, c->scount, c->rcount, c->root, c->in_place, c->stype, c->rtype, c->op,
-                         a->commutative, { c->use[0], c->use[1] }, { c->tsize[0], c->tsize[1] }, c->bytes,
-                         watched, freed, !c->d->reduction || tc_call_op_predefined(c->op),
-                         *a, al, named, s, x->cache_epoch, tc_config_get()->generation, 0,
-                         { { 0 }, { 0 } }, 0, NULL, UINT64_MAX, UINT64_MAX, 0, { 0 }, { 0 }, 0, 0, 0 };
+    *m = (tc_call_memo){ .valid = 1, .scount = c->scount, .rcount = c->rcount, .root = c->root,
+                         .in_place = c->in_place, .stype = c->stype, .rtype = c->rtype, .op = c->op,
+                         .commutative = a->commutative, .use = { c->use[0], c->use[1] },
+                         .tsize = { c->tsize[0], c->tsize[1] }, .bytes = c->bytes, .watched = watched,
+                         .types_freed = freed, .predefined_op = !c->d->reduction || tc_call_op_predefined(c->op),
+                         .args = *a, .algo = al, .named = named, .sched = s, .epoch = x->cache_epoch,
+                         .config_gen = tc_config_get()->generation, .learn_left = UINT64_MAX,
+                         .learn_base = UINT64_MAX };
     /* the types' bindings once: the calls it serves have the same types */
     if (s && !c->d->vblock && !c->d->counts_bytes)
         m->typed = tc_run_bind_types(c, a, m->types, &m->alias_off) == MPI_SUCCESS;
@@ -80,6 +83,42 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
         return;
     }
     set_pass(m, c, al, s, named);
+}
+
+/* The one-count shapes of the list (include/topocoll_shapes.h): 2, the
+ * count and the root may change between calls the pass-through serves with
+ * one decision (bcast); 1, the count (the reductions); 0, neither. */
+#define ONE_COUNT_ONE_BUFFER 2
+#define ONE_COUNT_REDUCTION 1
+#define ONE_COUNT_REDUCTION_ROOT 1
+#define ONE_COUNT_TWO_BUFFERS 0
+#define ONE_COUNT_TWO_BUFFERS_ROOT 0
+#define ONE_COUNT_VECTORS 0
+#define ONE_COUNT_RECV_VECTORS 0
+#define ONE_COUNT_RECV_VECTORS_ROOT 0
+#define ONE_COUNT_SEND_VECTORS_ROOT 0
+#define ONE_COUNT_REDUCTION_COUNTS 0
+#define ONE_COUNT_TYPE_VECTORS 0
+#define ONE_COUNT_NO_BUFFERS 0
+#define ONE_COUNT_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = ONE_COUNT_##SHAPE,
+static const unsigned char one_count[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(ONE_COUNT_ROW) };
+
+void tc_memo_note_counts(tc_ctx *x, const tc_call *c, const tc_learn_ticket *lt)
+{
+    topocoll_coll k = c->d->coll;
+    tc_call_memo *m = &x->memo[k];
+    const tc_config *cfg = tc_config_get();
+    m->any_count = m->any_root = 0;
+    if (!m->valid || !m->pass || !one_count[k] || m->scount <= 0 || m->bytes <= 0 ||
+        m->bytes % m->scount != 0)
+        return;
+    int forced = cfg->force[k] && tc_catalog_find(k, cfg->force[k]) == m->algo;
+    int settled = m->learn && m->learn->phase == TC_LEARN_SETTLED && lt->slot && lt->algo == m->algo;
+    if (!forced && !settled) return;
+    m->unit = m->bytes / m->scount;
+    m->size_class = forced ? -1 : tc_learn_size_class(k, m->bytes);
+    m->any_count = 1;
+    m->any_root = one_count[k] == 2;
 }
 
 /* Whether a per-rank-count call's learned choice, the MPI library's own,

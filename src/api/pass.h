@@ -7,8 +7,8 @@
  *
  * It serves a call only where the memo would serve it with the native
  * entry, checked from the memo alone:
- *   - the communicator is this thread's last one (tc_ctx_last_of: no MPI
- *     call; a communicator freed since bumped the generation);
+ *   - the communicator is among this thread's last ones (tc_ctx_last_of: no
+ *     MPI call; a communicator freed since bumped the generation);
  *   - the memo of the collective is valid, chosen by selection (not by
  *     name) under the current configuration (its generation), with none of
  *     TOPOCOLL_STATS, TOPOCOLL_EXPLAIN or TOPOCOLL_CHECK on (the full path
@@ -17,7 +17,9 @@
  *     class to learn) and no zero-size datatype (native.c rewrites those
  *     counts): tc_memo_remember sets pass;
  *   - the same scalars as the remembered call (counts, datatypes, root,
- *     op, each buffer MPI_IN_PLACE or not), buffers the full checks would
+ *     op, each buffer MPI_IN_PLACE or not; a one-count call whose choice
+ *     holds for its size class or is forced, other counts of that class,
+ *     and for bcast other roots: tc_memo_note_counts), buffers the full checks would
  *     pass (not NULL where data is significant, send and receive apart),
  *     and no watched derived datatype freed since (its handle may come back
  *     as another type);
@@ -45,6 +47,7 @@
 #include "api/context.h"
 #include "api/explain.h"
 #include "core/config.h"
+#include "select/learn.h"
 
 /* Calls the pass-through served on this thread (tests). */
 extern TC_THREAD_LOCAL unsigned long tc_pass_served;
@@ -57,6 +60,17 @@ static inline int pass_taken(tc_call_memo *m)
     tc_record_algorithm(m->algo->name);
     tc_pass_served++;
     return 1;
+}
+
+/* The call's counts and root are the remembered call's, or a one-count
+ * call's memo holds for them (tc_memo_note_counts): another count of its
+ * size class (of any size with size_class -1), and for bcast another root. */
+static inline int pass_same_counts_root(const tc_call_memo *m, topocoll_coll coll, int scount, int rcount,
+                                        int root)
+{
+    if (m->scount == scount && m->rcount == rcount && m->root == root) return 1;
+    if (!m->any_count || scount != rcount || scount <= 0 || (m->root != root && !m->any_root)) return 0;
+    return m->size_class < 0 || tc_learn_size_class(coll, (int64_t)scount * m->unit) == m->size_class;
 }
 
 /* 1: the call (the entry's arguments in the form of the argument record:
@@ -73,8 +87,8 @@ static inline int tc_pass(topocoll_coll coll, MPI_Comm comm, const void *sbuf, i
     if (!x) return 0;
     tc_call_memo *m = &x->memo[coll];
     if (!m->pass || !m->valid || m->learn_left == 0 || m->config_gen != tc_config_as_loaded->generation ||
-        m->scount != scount || m->rcount != rcount || m->stype != stype || m->rtype != rtype ||
-        m->root != root || m->op != op || (sbuf == MPI_IN_PLACE) != m->in_place_arg[0] ||
+        m->stype != stype || m->rtype != rtype || m->op != op ||
+        !pass_same_counts_root(m, coll, scount, rcount, root) || (sbuf == MPI_IN_PLACE) != m->in_place_arg[0] ||
         (rbuf == MPI_IN_PLACE) != m->in_place_arg[1] || (m->nonnull[0] && !sbuf) ||
         (m->nonnull[1] && !rbuf) || (m->apart && sbuf == rbuf) ||
         (m->watched && m->types_freed != tc_types_freed()))

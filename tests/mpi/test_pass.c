@@ -4,7 +4,10 @@
  * count of served calls (tc_pass_served) tells which calls it took:
  *   - repeated native calls (TOPOCOLL_BCAST=native): every call after the
  *     first (or second: the context's first) is served, the data right;
- *   - a changed count or root on every call: none is served;
+ *   - forced native, a bcast whose count and root change on every call:
+ *     served (its choice holds for any); a datatype changed on every call:
+ *     none is served;
+ *   - three communicators used in turn: each keeps its pass-through;
  *   - a derived datatype freed and another made (its handle may be reused,
  *     with another size): the first call with it is not served;
  *   - a NULL buffer after served calls: the error is still raised;
@@ -12,7 +15,8 @@
  *   - learning: while a key explores (no outcome agreed yet), none is
  *     served; settled on native (a preloaded outcome), calls are served but
  *     the re-checks, which take the full path, and the learner's call index
- *     still counts every call; every rank serves the same calls;
+ *     still counts every call; every rank serves the same calls; other
+ *     counts of the size class and other roots too;
  *   - patience (TOPOCOLL_LEARN_PATIENCE P): a new key's first P calls run
  *     the table's entry with the learner waiting (native: the pass-through
  *     serves all but the first), nothing learned, every call counted; the
@@ -90,13 +94,50 @@ static void repeated_native(void)
           topocoll_last_algorithm());
 }
 
+/* One bcast of count elements of type t (MPI_INT or MPI_UNSIGNED) from
+ * root on comm, its data checked; the calls the pass-through served (0 or 1). */
+static unsigned long bcast_on(MPI_Comm comm, int count, MPI_Datatype t, int root, int call, const char *what)
+{
+    int *b = malloc((size_t)count * sizeof *b + 1);
+    for (int i = 0; i < count; i++) b[i] = rank == root ? call * 1000 + i : -1;
+    unsigned long before = tc_pass_served;
+    int rc = topocoll_bcast(b, count, t, root, comm), bad = rc != MPI_SUCCESS;
+    unsigned long served = tc_pass_served - before;
+    for (int i = 0; i < count; i++) bad |= b[i] != call * 1000 + i;
+    CHECK(!bad, "%s: bcast call %d (count %d, root %d) rc %d", what, call, count, root, rc);
+    free(b);
+    return served;
+}
+
+/* Forced native: a bcast's choice holds for any count and root, so the
+ * pass-through serves calls whose count and root change (a one-count
+ * call's memo: tc_memo_note_counts); a datatype changed on every call it
+ * does not serve. */
 static void changed_arguments(void)
 {
     configure("0", "native", NULL, NULL);
     unsigned long served = 0;
     for (int call = 0; call < 10; call++) served += bcast_once(N + call % 2, 0, call, "changing count");
     for (int call = 0; call < 10; call++) served += bcast_once(N, call % size, call, "changing root");
-    CHECK(served == 0, "arguments changed on every call: %lu calls served by the pass-through", served);
+    for (int call = 0; call < 10; call++) served += bcast_once(1 + 300 * call, call % size, call, "changing both");
+    CHECK(served >= 28, "forced native, count and root changed: %lu of 30 calls served by the pass-through", served);
+    served = 0;
+    for (int call = 0; call < 10; call++)
+        served += bcast_on(MPI_COMM_WORLD, N, call % 2 ? MPI_INT : MPI_UNSIGNED, 0, call, "changing type");
+    CHECK(served == 0, "datatype changed on every call: %lu calls served by the pass-through", served);
+}
+
+/* Communicators used in turn (as ScaLAPACK's row, column and grid ones):
+ * each keeps its pass-through (the thread remembers several). */
+static void alternating_communicators(void)
+{
+    configure("0", "native", NULL, NULL);
+    MPI_Comm c[3];
+    for (int i = 0; i < 3; i++) MPI_Comm_dup(MPI_COMM_WORLD, &c[i]);
+    unsigned long served = 0;
+    for (int call = 0; call < 30; call++) served += bcast_on(c[call % 3], N, MPI_INT, 0, call, "alternating");
+    CHECK(served >= 24, "three communicators in turn: %lu of 30 calls served by the pass-through", served);
+    for (int i = 0; i < 3; i++) MPI_Comm_free(&c[i]);
 }
 
 /* Bcast of 2 elements of type t (each of `ints` ints); served or not. */
@@ -281,6 +322,17 @@ static void settled_native(void)
     CHECK(same_everywhere(served), "settled on native: the ranks' pass-through served different calls");
     CHECK(learner_calls(bytes) == CALLS, "settled on native: the learner counted %llu calls of %d",
           (unsigned long long)learner_calls(bytes), CALLS);
+    /* other counts of the size class and other roots: the settled choice
+     * holds for them (served but the re-checks, counted by the same key) */
+    int other = COUNT + 17;
+    CHECK(tc_learn_size_class(TOPOCOLL_BCAST, (int64_t)other * 4) == tc_learn_size_class(TOPOCOLL_BCAST, bytes),
+          "settled native: %d ints not in the class of %d", other, COUNT);
+    unsigned long more = 0;
+    for (int call = 0; call < 40; call++) more += bcast_once(other + call % 3, call % size, CALLS + call, "same class");
+    CHECK(more >= 30, "settled on native, other counts of its class and other roots: %lu of 40 served", more);
+    CHECK(same_everywhere(more), "settled on native, other counts: the ranks' pass-through served different calls");
+    CHECK(learner_calls(bytes) == CALLS + 40, "settled on native, other counts: the learner counted %llu calls of %d",
+          (unsigned long long)learner_calls(bytes), CALLS + 40);
 }
 
 /* One alltoallv whose counts change with the call (rank r sends
@@ -337,6 +389,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     repeated_native();
     changed_arguments();
+    alternating_communicators();
     derived_type_replaced();
     null_buffer();
     explain_and_stats();

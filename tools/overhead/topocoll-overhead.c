@@ -13,7 +13,7 @@
  *
  *   topocoll-overhead [-c allgather|bcast|reduce|gather|scatter|reduce_scatter_block|allreduce|alltoall|
  *                         reduce_scatter|gatherv|scatterv|allgatherv|alltoallv|alltoallw|
- *                         barrier|scan|exscan|test|bcast_varying]
+ *                         barrier|scan|exscan|test|bcast_varying|bcast_alternating]
  *                     [-s BYTES] [-n CALLS_PER_BATCH] [-b BATCHES] [-m blocking|nb|nbonly]
  *
  * The per-rank-count collectives (reduce_scatter ... alltoallw) pass the
@@ -25,7 +25,8 @@
  * -c test: MPI_Test on a receive that nothing matches instead of a
  * collective (the cost of the interposer's request-completion wrappers);
  * -c bcast_varying: MPI_Bcast of 1-7 doubles from a root that changes, no
- * call like the one before (the full per-call path).
+ * call like the one before (the full per-call path); -c bcast_alternating:
+ * MPI_Bcast on three communicators in turn.
  *
  * With -m nb (allgather, allreduce, bcast, alltoall, barrier): the
  * nonblocking call against the blocking one and against the generalized
@@ -179,6 +180,31 @@ static int do_bcast_varying(int direct, void *s, void *r, int n, MPI_Comm comm)
     return direct ? PMPI_Bcast(s, count, MPI_DOUBLE, root, comm) : MPI_Bcast(s, count, MPI_DOUBLE, root, comm);
 }
 
+/* "bcast_alternating": MPI_Bcast of 8 doubles from rank 0 on three
+ * duplicates of the communicator in turn (made on the first call, freed at
+ * the end: alternating_done), as libraries alternate their row, column and
+ * grid communicators: each call's communicator is not the last one used. */
+static MPI_Comm alternating[3] = { MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL };
+
+static int do_bcast_alternating(int direct, void *s, void *r, int n, MPI_Comm comm)
+{
+    static unsigned call;
+    (void)r, (void)n;
+    for (int i = 0; i < 3; i++)
+        if (alternating[i] == MPI_COMM_NULL) {
+            int rc = PMPI_Comm_dup(comm, &alternating[i]);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+    MPI_Comm c = alternating[call++ % 3];
+    return direct ? PMPI_Bcast(s, 8, MPI_DOUBLE, 0, c) : MPI_Bcast(s, 8, MPI_DOUBLE, 0, c);
+}
+
+static void alternating_done(void)
+{
+    for (int i = 0; i < 3; i++)
+        if (alternating[i] != MPI_COMM_NULL) (void)MPI_Comm_free(&alternating[i]);
+}
+
 /* "test": not a collective but the request-completion call that codes
  * polling for messages make most (hpcc's MPIRandomAccess): MPI_Test on a
  * receive that no message matches, posted on the first call and cancelled
@@ -214,7 +240,7 @@ static const struct { const char *name; call_fn fn; } colls[] = {
     { "reduce_scatter", do_reduce_scatter }, { "gatherv", do_gatherv }, { "scatterv", do_scatterv },
     { "allgatherv", do_allgatherv }, { "alltoallv", do_alltoallv }, { "alltoallw", do_alltoallw },
     { "barrier", do_barrier }, { "scan", do_scan }, { "exscan", do_exscan }, { "test", do_test },
-    { "bcast_varying", do_bcast_varying },
+    { "bcast_varying", do_bcast_varying }, { "bcast_alternating", do_bcast_alternating },
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
@@ -320,6 +346,7 @@ int main(int argc, char **argv)
     }
     if (!found && rank == 0) fprintf(stderr, "topocoll-overhead: unknown collective '%s'\n", o.coll);
     test_done();
+    alternating_done();
     MPI_Finalize();
     return !found ? 2 : bad;
 }
