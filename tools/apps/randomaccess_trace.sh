@@ -29,6 +29,7 @@ out=${2:?usage: randomaccess_trace.sh BUILD_DIR OUT [N]}
 n=${3:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"; out=$(cd "$out" && pwd)
+. "$here/rounds.sh"
 command -v hpcc > /dev/null || { echo "randomaccess_trace.sh: hpcc not found (apt-get install hpcc)" >&2; exit 2; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mpicc -O2 -shared -fPIC "$here/comm_shim.c" -o "$work/libcomm_shim.so"
@@ -49,19 +50,14 @@ done
 keys="MPIRandomAccess_GUPs MPIRandomAccess_LCG_GUPs MPIFFT_Gflops PTRANS_GBs"
 echo "mode,rep,${keys// /,}" > "$out/runs.csv"
 uptime > "$out/load_before.txt"
-read -ra mode_list <<< "$modes"
-nm=${#mode_list[@]}
-for ((i = 1; i <= n; i++)); do
-  for ((j = 0; j < nm; j++)); do   # each round starts with the next mode
-    m=${mode_list[(i - 1 + j) % nm]}
-    x=(); for v in ${env[$m]}; do x+=(-x "$v"); done
-    (cd "$work" && rm -f hpccoutf.txt &&
-     mpirun --allow-run-as-root --mca op ^avx -np 2 --bind-to core "${x[@]}" hpcc > /dev/null 2>&1) || true
-    row="$m,$i"
-    for k in $keys; do row="$row,$(grep -s "^$k=" "$work/hpccoutf.txt" | sed 's/.*=//' || true)"; done
-    echo "$row" >> "$out/runs.csv"
-  done
-done
+run_one() {   # mode round
+  local row=$1,$2 k
+  (cd "$work" && rm -f hpccoutf.txt &&
+   mpirun --allow-run-as-root --mca op ^avx -np 2 --bind-to core "${x[@]}" hpcc > /dev/null 2>&1) || true
+  for k in $keys; do row="$row,$(grep -s "^$k=" "$work/hpccoutf.txt" | sed 's/.*=//' || true)"; done
+  echo "$row" >> "$out/runs.csv"
+}
+rounds "$n" run_one
 uptime > "$out/load_after.txt"
 python3 - "$out" <<'PY'
 import csv, math, statistics as st, sys
