@@ -85,40 +85,23 @@ void tc_memo_remember(tc_ctx *x, const tc_call *c, const tc_args *a, const tc_al
     set_pass(m, c, al, s, named);
 }
 
-/* The one-count shapes of the list (include/topocoll_shapes.h): 2, the
- * count and the root may change between calls the pass-through serves with
- * one decision (bcast); 1, the count (the reductions); 0, neither. */
-#define ONE_COUNT_ONE_BUFFER 2
-#define ONE_COUNT_REDUCTION 1
-#define ONE_COUNT_REDUCTION_ROOT 1
-#define ONE_COUNT_TWO_BUFFERS 0
-#define ONE_COUNT_TWO_BUFFERS_ROOT 0
-#define ONE_COUNT_VECTORS 0
-#define ONE_COUNT_RECV_VECTORS 0
-#define ONE_COUNT_RECV_VECTORS_ROOT 0
-#define ONE_COUNT_SEND_VECTORS_ROOT 0
-#define ONE_COUNT_REDUCTION_COUNTS 0
-#define ONE_COUNT_TYPE_VECTORS 0
-#define ONE_COUNT_NO_BUFFERS 0
-#define ONE_COUNT_ROW(UPPER, lower, Mpi, SHAPE) [TOPOCOLL_##UPPER] = ONE_COUNT_##SHAPE,
-static const unsigned char one_count[TOPOCOLL_NCOLL] = { TOPOCOLL_COLLS(ONE_COUNT_ROW) };
-
 void tc_memo_note_counts(tc_ctx *x, const tc_call *c, const tc_learn_ticket *lt)
 {
-    topocoll_coll k = c->d->coll;
+    const tc_coll_desc *d = c->d;   /* one count and type for both buffers, not per peer */
+    topocoll_coll k = d->coll;
     tc_call_memo *m = &x->memo[k];
     const tc_config *cfg = tc_config_get();
     m->any_count = m->any_root = 0;
-    if (!m->valid || !m->pass || !one_count[k] || m->scount <= 0 || m->bytes <= 0 ||
+    if (!m->valid || !m->pass || !d->one_count || d->vcounts || m->scount <= 0 || m->bytes <= 0 ||
         m->bytes % m->scount != 0)
         return;
     int forced = cfg->force[k] && tc_catalog_find(k, cfg->force[k]) == m->algo;
-    int settled = m->learn && m->learn->phase == TC_LEARN_SETTLED && lt->slot && lt->algo == m->algo;
+    int settled = m->learn && m->learn->phase == TC_LEARN_SETTLED && lt->algo == m->algo;   /* m->learn: lt's */
     if (!forced && !settled) return;
     m->unit = m->bytes / m->scount;
     m->size_class = forced ? -1 : tc_learn_size_class(k, m->bytes);
     m->any_count = 1;
-    m->any_root = one_count[k] == 2;
+    m->any_root = d->rooted && !d->reduction;   /* bcast: the root's buffer is every rank's */
 }
 
 /* Whether a per-rank-count call's learned choice, the MPI library's own,

@@ -357,7 +357,6 @@ static void note_served(ov_cell *x, const char *now, int rep, int reps)
     snprintf(x->served, sizeof x->served, "%.31s>%.31s", first, now);
 }
 
-/* Rank 0's figures of this repetition go to reps[impl][fig][rep]. */
 /* The blocking phase of one repetition into r (the implementation's
  * figures); its error code, the cell failed where not MPI_SUCCESS. */
 static int blocking_phase(ov_ctx *c, ov_cell *x, int s, const char *algo, int rep, double *r)
@@ -372,6 +371,7 @@ static int blocking_phase(ov_ctx *c, ov_cell *x, int s, const char *algo, int re
     return MPI_SUCCESS;
 }
 
+/* Rank 0's figures of this repetition go to reps[impl][fig][rep]. */
 static void run_rep(ov_ctx *c, int s, int k, int rep)
 {
     const bench_overlap_args *a = c->a;

@@ -61,6 +61,7 @@ parts=${*:-colls overlap cluster}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$B/tools/bench/topocoll-bench
 pre=$B/libtopocoll_pmpi.so
+null_shim=$B/tools/overhead/libtopocoll_null_shim.so   # MPI_<Coll> -> PMPI_<Coll> only
 tool=$root/tools/cluster/topocoll-cluster
 colls=${COLLS:-barrier reduce_scatter scan exscan gatherv scatterv alltoallw}
 nbcolls="allreduce alltoall allgather bcast"
@@ -128,7 +129,7 @@ for part in $parts; do
         --csv "$out/v2x2_$c.csv" > "$out/v2x2_$c.txt" 2>&1
     done ;;
   colls_auto)
-    shim=(-x LD_PRELOAD="$B/tools/overhead/libtopocoll_null_shim.so")
+    shim=(-x LD_PRELOAD="$null_shim")
     for ((r = 1; r <= ${LAUNCHES:-10}; r++)); do
       for c in $colls; do
         timeout 600 "${L[@]}" -np 2 --bind-to core "${shim[@]}" "$bench" -c "$c" -a native,interposed,auto \
@@ -144,7 +145,7 @@ for part in $parts; do
         for anchor in tuned han; do
           env=(); [ $anchor = han ] && env=(--env OMPI_MCA_coll_han_priority=100)
           "$tool" run --ranks 2,2,2,2 --order block --timeout 600 "${env[@]}" \
-            --env LD_PRELOAD="$B/tools/overhead/libtopocoll_null_shim.so" -- "$bench" -c "$c" \
+            --env LD_PRELOAD="$null_shim" -- "$bench" -c "$c" \
             -a native,interposed,auto -s "$(sizes "$c" 8,4K)" -r "$(reps "$c")" -q --csv "$out/r${r}_cl${anchor}_$c.csv" \
             > "$out/r${r}_cl${anchor}_$c.txt" 2>&1
         done
